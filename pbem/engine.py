@@ -1,0 +1,473 @@
+"""The engine: create a game, submit orders, replay and verify the log.
+
+A game is a directory:
+
+    log.jsonl      the hash-chained event log (the only source of truth)
+    scenario.toml  the scenario the game was created from (sha256 in GameCreated)
+    seed           the dice seed, mode 0600, host only (seeded games)
+    .state-cache   the state at the log's head; derived, safe to delete
+
+Rules run inside ``submit``: an order becomes an ``OrderGiven`` event and the
+events its resolution produced, appended in one atomic write.  Dice for the
+order at seq n are roll k=0,1,.. of event n (see dice.py).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from . import dice as D
+from . import events as E
+from . import orders as O
+from .log import EventLog, LogError, StaleHead, line_hash, GENESIS
+from .rules import Ctx, Ruleset, ruleset_for
+from .scenario import Scenario, ScenarioError, load, loads
+from .state import GameState, copy_state, decode_state, encode_state, state_bytes
+
+
+class EngineError(Exception):
+    """A failure with a message meant for the user (no traceback)."""
+
+
+def now_utc() -> str:
+    """Timestamp for log envelopes; PBEM_CLOCK pins it (tests, reproducible examples)."""
+    fixed = os.environ.get("PBEM_CLOCK")
+    if fixed:
+        return fixed
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class _Env(msgspec.Struct):
+    seq: int
+    prev: str
+    kind: str
+    body: msgspec.Raw
+    at: str
+
+
+_env_dec = msgspec.json.Decoder(_Env)
+
+
+@dataclass
+class Entry:
+    """One log line decoded: envelope fields plus the typed event."""
+    seq: int
+    hash: str
+    at: str
+    event: E.Event
+
+    @property
+    def kind(self) -> str:
+        return E.kind_of(self.event)
+
+
+@dataclass
+class Applied:
+    line: int
+    text: str
+    events: list[E.Event]
+
+
+@dataclass
+class Submission:
+    applied: list[Applied] = field(default_factory=list)
+    refused: O.OrderError | None = None
+    not_applied: list[str] = field(default_factory=list)
+    head: str = ""
+    seq: int = -1
+
+
+@dataclass
+class VerifyReport:
+    ok: bool
+    events: int
+    head: str
+    problems: list[str]
+    notes: list[str]
+
+
+class RecordedDice:
+    """Dice that replay the rolls a log recorded: lets anyone check the rules
+    were followed even before the seed is revealed."""
+
+    def __init__(self, values: list[int]):
+        self.values = values
+        self.pos = 0
+
+    def roll(self, sides: int) -> int:
+        if self.pos >= len(self.values):
+            raise D.DiceError("the rules needed more dice than the log recorded")
+        v = self.values[self.pos]
+        self.pos += 1
+        return v
+
+
+class _LazySeeded:
+    """Seeded dice that read the seed file only when a die is actually rolled,
+    so orders that roll nothing work without it."""
+
+    def __init__(self, game: "Game", event: int):
+        self.game, self.event, self.inner = game, event, None
+
+    def roll(self, sides: int) -> int:
+        if self.inner is None:
+            self.inner = D.SeededDice(self.game.seed(), self.game.game_id, self.event)
+        return self.inner.roll(sides)
+
+
+def _safe_id(name: str) -> str:
+    gid = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
+    return gid or "game"
+
+
+class Game:
+    def __init__(self, path: Path):
+        self.dir = Path(path)
+        self.log = EventLog(self.dir / "log.jsonl")
+        if not self.log.exists():
+            raise EngineError(f"{self.dir} is not a pbem game (no log.jsonl); create one with 'pbem new'")
+        first = next(iter(self.log.iter_lines()), None)
+        if first is None:
+            raise EngineError(f"{self.log.path} is empty")
+        try:
+            env = _env_dec.decode(first)
+            created = E.decode_body(env.kind, env.body)
+        except (msgspec.DecodeError, ValueError) as e:
+            raise EngineError(f"{self.log.path} line 1: not a valid GameCreated event ({e})") from None
+        if not isinstance(created, E.GameCreated):
+            raise EngineError(f"{self.log.path} line 1: the first event must be GameCreated, not {env.kind}")
+        self.created = created
+        self.game_id = created.game_id
+        sc_path = self.dir / "scenario.toml"
+        try:
+            raw = sc_path.read_bytes()
+        except OSError as e:
+            raise EngineError(f"cannot read {sc_path}: {e.strerror}") from None
+        self.scenario: Scenario = loads(raw, str(sc_path))
+        if self.scenario.sha256 != created.scenario_sha256:
+            raise EngineError(f"{sc_path} has changed since the game was created (sha256 {self.scenario.sha256[:12]}... "
+                              f"!= {created.scenario_sha256[:12]}... in the log); replaying against it would diverge")
+        self.rules: Ruleset = ruleset_for(self.scenario.game)
+        if self.rules.ruleset_version != created.ruleset_version:
+            raise EngineError(f"the log was written under {created.game} ruleset version {created.ruleset_version}, "
+                              f"this pbem has version {self.rules.ruleset_version}; install the matching pbem to replay it")
+
+    # --- creation --------------------------------------------------------
+
+    @classmethod
+    def create(cls, path: Path, scenario_ref: str, players: dict[str, str] | None = None,
+               seed_hex: str | None = None, dice: list[int] | None = None,
+               game_id: str | None = None, at: str | None = None) -> "Game":
+        path = Path(path)
+        if (path / "log.jsonl").exists():
+            raise EngineError(f"{path} already holds a game; choose a new directory")
+        try:
+            sc = load(scenario_ref)
+        except ScenarioError as e:
+            raise EngineError(str(e)) from None
+        rules = ruleset_for(sc.game)
+        players = dict(players or {})
+        for side in players:
+            if side not in sc.side_ids():
+                raise EngineError(f"--player {side}=...: {sc.id} has no side {side!r}; sides: {', '.join(sc.side_ids())}")
+        for side in sc.side_ids():
+            players.setdefault(side, "")
+        if seed_hex is not None and dice is not None:
+            raise EngineError("give either --seed or --dice, not both")
+        seed = None
+        if dice is not None:
+            for v in dice:
+                if not 1 <= v <= sc.die:
+                    raise EngineError(f"--dice: {v} is not a face of a d{sc.die}")
+            mode, commit = "scripted", ""
+        else:
+            if seed_hex is not None:
+                try:
+                    seed = bytes.fromhex(seed_hex)
+                except ValueError:
+                    raise EngineError("--seed must be hexadecimal (64 hex digits)") from None
+                if len(seed) != D.SEED_BYTES:
+                    raise EngineError(f"--seed must be {D.SEED_BYTES} bytes ({2 * D.SEED_BYTES} hex digits)")
+            else:
+                seed = D.new_seed()
+            mode, commit = "seeded", D.commitment(seed)
+        path.mkdir(parents=True, exist_ok=True)
+        gid = _safe_id(game_id or path.resolve().name)
+        sc_copy = path / "scenario.toml"
+        shutil.copyfile(sc.path, sc_copy)
+        if seed is not None:
+            seed_file = path / "seed"
+            if seed_file.exists():
+                seed_file.unlink()
+            D.write_seed(seed_file, seed)
+        created = E.GameCreated(game_id=gid, scenario_id=sc.id, scenario_sha256=sc.sha256, game=sc.game,
+                                engine_version=E.ENGINE_VERSION, ruleset_version=rules.ruleset_version,
+                                players=players, dice_mode=mode, seed_commitment=commit,
+                                scripted_dice=list(dice or []))
+        evs = [created] + rules.initial_events(sc)
+        log = EventLog(path / "log.jsonl")
+        log.append_many([(E.kind_of(e), E.body_of(e)) for e in evs], at=at or now_utc())
+        return cls(path)
+
+    # --- reading ---------------------------------------------------------
+
+    def entries(self, verify: bool = True) -> list[Entry]:
+        """Every event in the log, decoded; with verify, the chain is checked too."""
+        out: list[Entry] = []
+        prev = GENESIS
+        for n, line in enumerate(self.log.iter_lines()):
+            try:
+                env = _env_dec.decode(line)
+                ev = E.decode_body(env.kind, env.body)
+            except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as e:
+                raise LogError(f"not a valid event ({e})", n + 1, self.log.path) from None
+            if verify:
+                if env.seq != n:
+                    raise LogError(f"sequence number {env.seq}, expected {n}", n + 1, self.log.path)
+                if env.prev != prev:
+                    raise LogError(f"hash chain broken (prev does not match line {n})", n + 1, self.log.path)
+            h = line_hash(env.prev, line)
+            out.append(Entry(env.seq, h, env.at, ev))
+            prev = h
+        return out
+
+    def head(self) -> tuple[int, str]:
+        return self.log.head()
+
+    def new_state(self) -> GameState:
+        st = self.rules.new_state(self.scenario, self.game_id)
+        c = self.created
+        st.players = dict(c.players)
+        st.dice_mode = c.dice_mode
+        st.seed_commitment = c.seed_commitment
+        return st
+
+    def replay(self, entries: list[Entry], upto: int | None = None) -> GameState:
+        """Apply events (reducer only) up to and including seq ``upto``."""
+        st = self.new_state()
+        apply, sc = self.rules.apply, self.scenario
+        for en in entries:
+            if upto is not None and en.seq > upto:
+                break
+            if en.seq > 0:
+                apply(st, en.event, sc)
+            st.seq = en.seq
+        return st
+
+    @property
+    def _cache_path(self) -> Path:
+        return self.dir / ".state-cache"
+
+    def _read_cache(self, head: str) -> GameState | None:
+        try:
+            raw = self._cache_path.read_bytes()
+        except OSError:
+            return None
+        if raw[:64].decode("ascii", "replace") != head:
+            return None
+        try:
+            return decode_state(raw[64:])
+        except msgspec.DecodeError:
+            return None
+
+    def _write_cache(self, head: str, st: GameState) -> None:
+        tmp = self._cache_path.with_suffix(".tmp")
+        try:
+            tmp.write_bytes(head.encode("ascii") + encode_state(st))
+            os.replace(tmp, self._cache_path)
+        except OSError:
+            pass                                    # the cache is an optimisation only
+
+    def state(self, at: int | None = None) -> GameState:
+        """The state at the head (cached by head hash) or after event ``at``."""
+        seq, head = self.log.head()
+        if at is None or at >= seq:
+            st = self._read_cache(head)
+            if st is None:
+                st = self.replay(self.entries())
+                self._write_cache(head, st)
+            return st
+        if at < 0:
+            raise EngineError(f"--at {at}: sequence numbers start at 0")
+        return self.replay(self.entries(), upto=at)
+
+    def seed(self) -> bytes:
+        """The dice seed: from the log once revealed, else from the host's seed file."""
+        st_seed = self._revealed_seed()
+        if st_seed is not None:
+            return st_seed
+        return D.read_seed(self.dir / "seed")
+
+    def _revealed_seed(self) -> bytes | None:
+        cached = self._read_cache(self.log.head()[1])
+        if cached is not None and cached.seed:
+            return bytes.fromhex(cached.seed)
+        return None
+
+    def _dice(self, st: GameState, event_seq: int):
+        if self.created.dice_mode == "scripted":
+            return D.ScriptedDice(self.created.scripted_dice, start=st.scripted_pos)
+        return _LazySeeded(self, event_seq)
+
+    # --- writing ---------------------------------------------------------
+
+    def submit(self, side: str, text: str, expect_head: str | None = None, at: str | None = None) -> Submission:
+        """Apply a batch of orders from ``side``, order by order, up to the first refusal."""
+        if side not in self.scenario.side_ids():
+            raise EngineError(f"unknown side {side!r}; sides of {self.scenario.id}: {', '.join(self.scenario.side_ids())}")
+        sub = Submission()
+        try:
+            lines = O.parse(text)
+        except O.OrderError as e:
+            sub.refused = e
+            sub.not_applied = [ln.strip() for ln in text.splitlines() if ln.split("#", 1)[0].strip()]
+            sub.seq, sub.head = self.log.head()
+            return sub
+        with self.log.lock():
+            seq, head = self.log.head()
+            if expect_head is not None and expect_head != head:
+                raise StaleHead(f"the orders were written against head {expect_head[:12]}..., "
+                                f"but the game is now at {head[:12]}... (seq {seq}); read the new report and resend")
+            work = self.state()
+            pending: list[E.Event] = []
+            next_seq = seq + 1
+            for i, ln in enumerate(lines):
+                trial = copy_state(work)
+                ctx = Ctx(self.rules, trial, self.scenario, side, self._dice(trial, next_seq))
+                try:
+                    ctx.emit(E.OrderGiven(side=side, text=ln.text))
+                    self.rules.handle(ctx, ln.order)
+                except O.OrderError as e:
+                    e.line, e.text = ln.number, ln.text
+                    sub.refused = e
+                except D.DiceError as e:
+                    sub.refused = O.OrderError(str(e), line=ln.number, text=ln.text)
+                if sub.refused is not None:
+                    sub.not_applied = [x.text for x in lines[i:]]
+                    break
+                for ev in ctx.events:
+                    trial.seq = next_seq
+                    next_seq += 1
+                work = trial
+                pending.extend(ctx.events)
+                sub.applied.append(Applied(ln.number, ln.text, ctx.events[1:]))
+            if pending:
+                recs = self.log.append_many([(E.kind_of(e), E.body_of(e)) for e in pending],
+                                            at=at or now_utc(), expect_head=head, locked=True)
+                self._write_cache(recs[-1].hash, work)
+                sub.seq, sub.head = recs[-1].seq, recs[-1].hash
+            else:
+                sub.seq, sub.head = seq, head
+        return sub
+
+    def reveal(self, at: str | None = None) -> str:
+        """Append SeedRevealed: from now on anyone can re-derive every roll."""
+        if self.created.dice_mode != "seeded":
+            raise EngineError("this game uses scripted dice; there is no seed to reveal")
+        with self.log.lock():
+            st = self.state()
+            if st.seed:
+                raise EngineError("the seed is already revealed")
+            seed = D.read_seed(self.dir / "seed")
+            if not D.check_reveal(seed, self.created.seed_commitment):
+                raise EngineError("the seed file does not match the commitment in the log; it is not this game's seed")
+            ev = E.SeedRevealed(seed=seed.hex())
+            rec = self.log.append(E.kind_of(ev), E.body_of(ev), at=at or now_utc(), locked=True)
+            self.rules.apply(st, ev, self.scenario)
+            st.seq = rec.seq
+            self._write_cache(rec.hash, st)
+        return seed.hex()
+
+    # --- auditing --------------------------------------------------------
+
+    def verify(self, progress=None) -> VerifyReport:
+        """Check the hash chain, then re-run every order through the rules
+        and compare what they produce with what the log says happened."""
+        problems: list[str] = []
+        notes: list[str] = []
+        try:
+            entries = self.entries(verify=True)
+        except LogError as e:
+            return VerifyReport(False, 0, "", [str(e)], notes)
+        head = entries[-1].hash if entries else GENESIS
+        sc = self.scenario
+        seed: bytes | None = None
+        for en in entries:
+            if isinstance(en.event, E.SeedRevealed):
+                seed = bytes.fromhex(en.event.seed)
+                if not D.check_reveal(seed, self.created.seed_commitment):
+                    problems.append(f"seq {en.seq}: the revealed seed does not match the commitment in GameCreated")
+                    seed = None
+        if self.created.dice_mode == "scripted":
+            notes.append("scripted dice: this game's rolls were fixed in advance (tests, teaching)")
+        elif seed is None:
+            try:
+                seed = D.read_seed(self.dir / "seed")
+                notes.append("dice checked with the host's seed file (not yet revealed)")
+            except D.DiceError:
+                notes.append("dice not checked: the seed is not revealed yet; rules were checked with the recorded rolls")
+        else:
+            notes.append("dice checked against the revealed seed")
+
+        expected_start = [self.created] + self.rules.initial_events(sc)
+        got_start = [en.event for en in entries[:len(expected_start)]]
+        if got_start != expected_start:
+            problems.append("the opening events do not match the scenario's initial events")
+        st = self.new_state()
+        for ev in expected_start[1:]:
+            self.rules.apply(st, ev, sc)
+        i = len(expected_start)
+        total = len(entries)
+        while i < total and not problems:
+            en = entries[i]
+            ev = en.event
+            if progress:
+                progress(i, total)
+            if isinstance(ev, E.OrderGiven):
+                j = i + 1
+                while j < total and not isinstance(entries[j].event, (E.OrderGiven, E.SeedRevealed)):
+                    j += 1
+                logged = [x.event for x in entries[i:j]]
+                recorded = [r for x in logged for r in getattr(x, "rolls", [])]
+                if self.created.dice_mode == "scripted":
+                    dice = D.ScriptedDice(self.created.scripted_dice, start=st.scripted_pos)
+                elif seed is not None:
+                    dice = D.SeededDice(seed, self.game_id, en.seq)
+                else:
+                    dice = RecordedDice(recorded)
+                trial = copy_state(st)
+                ctx = Ctx(self.rules, trial, sc, ev.side, dice)
+                try:
+                    ctx.emit(ev)
+                    self.rules.handle(ctx, O.parse_line(ev.text))
+                except (O.OrderError, D.DiceError) as e:
+                    problems.append(f"seq {en.seq}: order {ev.text!r} from {ev.side} is refused on replay: {e}")
+                    break
+                if ctx.events != logged:
+                    k = next((n for n, (a, b) in enumerate(zip(ctx.events, logged)) if a != b),
+                             min(len(ctx.events), len(logged)))
+                    want = ctx.events[k] if k < len(ctx.events) else "(nothing)"
+                    have = logged[k] if k < len(logged) else "(nothing)"
+                    problems.append(f"seq {en.seq + k}: the log says {have!r} but the rules give {want!r}")
+                    break
+                st = trial
+                i = j
+            elif isinstance(ev, E.SeedRevealed):
+                self.rules.apply(st, ev, sc)
+                i += 1
+            else:
+                problems.append(f"seq {en.seq}: {en.kind} does not follow from any order")
+                break
+        if not problems:
+            st.seq = entries[-1].seq
+            if state_bytes(st) != state_bytes(self.replay(entries)):
+                problems.append("re-running the rules and replaying the events give different states")
+        if progress:
+            progress(total, total)
+        return VerifyReport(not problems, total, head, problems, notes)

@@ -1,0 +1,197 @@
+"""Event types: every fact in a game's log is one of these msgspec Structs.
+
+A log line is an envelope ``{seq, prev, kind, body, at}``; ``kind`` is the
+struct's tag and ``body`` its fields.  Events are facts, never requests: an
+order that the rules refuse produces no event at all.
+"""
+from __future__ import annotations
+
+import msgspec
+from msgspec import Struct, field
+
+ENGINE_VERSION = "0.1.0"
+
+
+class Event(Struct, tag_field="kind", forbid_unknown_fields=True, omit_defaults=True):
+    """Base of all events."""
+
+
+# --- game lifecycle -------------------------------------------------------
+
+class GameCreated(Event, tag="GameCreated"):
+    game_id: str
+    scenario_id: str
+    scenario_sha256: str
+    game: str                      # rules module key, e.g. "el-alamein"
+    engine_version: str
+    ruleset_version: str
+    players: dict[str, str]        # side -> email (may be "")
+    dice_mode: str                 # "seeded" | "scripted"
+    seed_commitment: str           # sha256(seed) hex; "" for scripted dice
+    scripted_dice: list[int] = []  # the whole script, public by nature
+
+
+class SeedRevealed(Event, tag="SeedRevealed"):
+    seed: str                      # hex; checked against GameCreated.seed_commitment
+
+
+class OrderGiven(Event, tag="OrderGiven"):
+    """A player's order line as accepted; the events after it are its effects.
+
+    Dice rolled while resolving it are roll k=0,1,.. of this event's seq."""
+    side: str
+    text: str
+
+
+class PhaseStarted(Event, tag="PhaseStarted"):
+    turn: int
+    phase: int                     # index into the scenario's sequence
+    side: str
+    name: str                      # "movement" | "combat" | ...
+
+
+class GameEnded(Event, tag="GameEnded"):
+    winner: str                    # side id, or "draw"
+    reason: str
+    rule: str
+
+
+# --- movement ---------------------------------------------------------------
+
+class UnitMoved(Event, tag="UnitMoved"):
+    unit: str
+    path: list[str]                # hexes entered, in order (start hex excluded)
+    mp: int                        # movement points spent
+    ma: int                        # movement allowance this phase
+
+
+class UnitBrokeOff(Event, tag="UnitBrokeOff"):
+    unit: str
+    hex: str                       # the map-edge hex it left from
+    edge: str
+
+
+# --- combat -------------------------------------------------------------------
+
+class AttackDeclared(Event, tag="AttackDeclared"):
+    target: str                    # defender hex
+    attackers: list[str]
+    retreat: list[str] = []        # inline answer: defender's retreat path (9.5(1))
+    attacker_retreat: dict[str, list[str]] = {}   # inline answer for an AR, per unit
+    advance: str = ""              # unit id, "" = ask, "-" = no advance
+    advance_path: list[str] = []
+
+
+class DeclarationsClosed(Event, tag="DeclarationsClosed"):
+    count: int
+
+
+class CombatResolved(Event, tag="CombatResolved"):
+    index: int                     # which declared attack
+    target: str
+    attackers: list[str]
+    defenders: list[str]
+    attack_strength: int
+    defence_strength: int
+    modifiers: list[str]           # human-readable reasons, each with its rule
+    odds: str                      # CRT column, e.g. "2:1"
+    rolls: list[int]
+    result: str                    # "AE" | "AR" | "DR1" | ...
+
+
+class DecisionRequired(Event, tag="DecisionRequired"):
+    """The rules give ``side`` a choice and no answer was given in advance."""
+    side: str
+    decision: str                  # "retreat" | "advance"
+    combat: int
+    units: list[str] = []
+    distance: int = 0
+    options: list[list[str]] = []
+    rule: str = ""
+
+
+class UnitRetreated(Event, tag="UnitRetreated"):
+    unit: str
+    path: list[str]
+    chosen_by: str                 # side that chose the path, or "auto" when only one existed
+
+
+class UnitEliminated(Event, tag="UnitEliminated"):
+    unit: str
+    reason: str
+    rule: str
+
+
+class UnitAdvanced(Event, tag="UnitAdvanced"):
+    unit: str
+    path: list[str]
+
+
+class AdvanceDeclined(Event, tag="AdvanceDeclined"):
+    index: int
+
+
+class CombatFinished(Event, tag="CombatFinished"):
+    index: int
+
+
+class UnitsRecovered(Event, tag="UnitsRecovered"):
+    units: list[str]
+
+
+# --- secrets (shared by games with hidden information) -------------------------
+
+class SecretRecorded(Event, tag="SecretRecorded"):
+    """A secret visible only to ``side``; others see ``commitment`` alone."""
+    side: str
+    name: str
+    commitment: str                # sha256(salt + payload) hex
+    salt: str = ""
+    payload: str = ""
+
+
+class SecretRevealed(Event, tag="SecretRevealed"):
+    side: str
+    name: str
+    salt: str
+    payload: str
+
+
+EVENT_TYPES = (
+    GameCreated, SeedRevealed, OrderGiven, PhaseStarted, GameEnded,
+    UnitMoved, UnitBrokeOff, AttackDeclared, DeclarationsClosed, CombatResolved,
+    DecisionRequired, UnitRetreated, UnitEliminated, UnitAdvanced, AdvanceDeclined,
+    CombatFinished, UnitsRecovered, SecretRecorded, SecretRevealed,
+)
+AnyEvent = (GameCreated | SeedRevealed | OrderGiven | PhaseStarted | GameEnded
+            | UnitMoved | UnitBrokeOff | AttackDeclared | DeclarationsClosed
+            | CombatResolved | DecisionRequired | UnitRetreated | UnitEliminated | UnitAdvanced
+            | AdvanceDeclined | CombatFinished | UnitsRecovered | SecretRecorded
+            | SecretRevealed)
+BY_KIND: dict[str, type[Event]] = {t.__struct_config__.tag: t for t in EVENT_TYPES}
+
+_body_decoders = {k: msgspec.json.Decoder(t) for k, t in BY_KIND.items()}
+_encoder = msgspec.json.Encoder()
+
+
+def kind_of(event: Event) -> str:
+    return event.__struct_config__.tag
+
+
+def body_of(event: Event) -> dict:
+    """The event's fields as a plain dict (the envelope body), tag excluded."""
+    d = msgspec.to_builtins(event)
+    d.pop("kind", None)
+    return d
+
+
+def decode_body(kind: str, body: bytes | dict) -> Event:
+    """Rebuild an event from its envelope kind and body."""
+    try:
+        t = BY_KIND[kind]
+    except KeyError:
+        raise ValueError(f"unknown event kind {kind!r}") from None
+    if isinstance(body, (bytes, bytearray, memoryview, msgspec.Raw)):
+        # A decoder for one concrete tagged type accepts a body without the tag.
+        return _body_decoders[kind].decode(body)
+    return msgspec.convert({"kind": kind, **body}, t)

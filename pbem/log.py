@@ -1,0 +1,399 @@
+"""Append-only, hash-chained event log (one game = one ``log.jsonl``).
+
+Each line is the compact JSON of an envelope, keys in this fixed order::
+
+    {"seq": 0, "prev": "<64 hex>", "kind": "...", "body": {...}, "at": "<ISO-8601 UTC>"}
+
+``seq`` counts from 0. ``prev`` is the hash of the previous line (GENESIS for
+seq 0). The chain is::
+
+    h[-1] = GENESIS
+    h[n]  = sha256(h[n-1].encode("ascii") + line_bytes[n]).hexdigest()
+
+where ``line_bytes[n]`` are the bytes of line n exactly as stored, without the
+trailing newline. Lines are never re-encoded for verification: re-encoding
+could normalise away a tampered byte. Because every line carries ``prev``, the
+last line alone yields the head hash, so ``head()`` only reads the file tail.
+
+Writers hold an exclusive ``flock`` on the sibling ``<stem>.lock`` file;
+readers (``read``, ``head``, ``iter_lines``) take no lock, so callers that need
+a consistent read-decide-append must do it inside ``with log.lock():``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import re
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Iterator
+
+import msgspec
+
+__all__ = [
+    "GENESIS",
+    "EventLog",
+    "LogError",
+    "Record",
+    "StaleHead",
+    "line_hash",
+]
+
+GENESIS = "0" * 64
+
+# Bytes read per step when scanning backwards from EOF in head(); a module
+# constant so tests can shrink it to exercise chunk boundaries.
+_TAIL_CHUNK = 64 * 1024
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+class LogError(Exception):
+    """The log file is unreadable, corrupt, tampered with or torn.
+
+    ``.line`` is the 1-based line number of the offending line (or None),
+    ``.path`` the log file, ``.reason`` the message without the location.
+    """
+
+    def __init__(self, reason: str, line: int | None = None, path: Path | None = None):
+        self.reason = reason
+        self.line = line
+        self.path = path
+        where = str(path) if path is not None else "event log"
+        if line is not None:
+            where += f" line {line}"
+        super().__init__(f"{where}: {reason}")
+
+
+class StaleHead(LogError):
+    """The log moved on since the caller read it (``expect_head`` mismatch)."""
+
+
+class Record(msgspec.Struct, frozen=True):
+    """One decoded log line plus its chain hash and raw bytes (not stored)."""
+
+    seq: int
+    prev: str
+    kind: str
+    body: dict[str, Any]
+    at: str
+    hash: str
+    line: bytes
+
+
+class _Envelope(msgspec.Struct, forbid_unknown_fields=True):
+    # What a line must contain, exactly; unknown keys are refused so nothing
+    # can ride along in a line without being part of the schema.
+    seq: int
+    prev: str
+    kind: str
+    body: dict[str, Any]
+    at: str
+
+
+_decoder = msgspec.json.Decoder(_Envelope)
+
+
+def line_hash(prev: str, line: bytes) -> str:
+    """Chain hash of ``line`` (stored bytes, no newline) following ``prev``."""
+    return hashlib.sha256(prev.encode("ascii") + line).hexdigest()
+
+
+def _check_at(at: str) -> None:
+    if not isinstance(at, str):
+        raise TypeError(f"at must be an ISO-8601 UTC timestamp string, got {type(at).__name__}")
+    try:
+        ts = datetime.fromisoformat(at)
+    except ValueError:
+        raise ValueError(f"at={at!r} is not an ISO-8601 timestamp") from None
+    if ts.utcoffset() != timedelta(0):
+        raise ValueError(f"at={at!r} must be in UTC (suffix 'Z' or '+00:00')")
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class EventLog:
+    """Event store for one game, backed by an append-only JSON-lines file.
+
+    Not thread-safe: use one EventLog object per thread (processes are
+    serialised by the file lock).
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.lock_path = self.path.with_suffix(".lock")
+        self._held = False
+
+    def __repr__(self) -> str:
+        return f"EventLog({str(self.path)!r})"
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    # -- errors ------------------------------------------------------------
+
+    def _error(self, reason: str, line: int | None = None) -> LogError:
+        return LogError(reason, line, self.path)
+
+    def _torn(self, line: int) -> LogError:
+        return self._error(
+            "last line is incomplete (no trailing newline), probably a crash "
+            "during a write; nothing was used from it. To recover, inspect it "
+            "and truncate the file just after the last newline",
+            line,
+        )
+
+    def _decode(self, line: bytes, lineno: int | None) -> _Envelope:
+        try:
+            return _decoder.decode(line)
+        except msgspec.DecodeError as e:
+            raise self._decode_error(e, lineno) from None
+
+    def _decode_error(self, e: msgspec.DecodeError, lineno: int | None) -> LogError:
+        if isinstance(e, msgspec.ValidationError):  # JSON fine, schema not
+            return self._error(f"invalid record: {e}", lineno)
+        return self._error(f"not valid JSON: {e}", lineno)
+
+    def _count_newlines(self) -> int:
+        # Only used to put a line number on errors found by head().
+        n = 0
+        with open(self.path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                n += chunk.count(b"\n")
+        return n
+
+    # -- reading -----------------------------------------------------------
+
+    def iter_lines(self) -> Iterator[bytes]:
+        """Yield raw lines (without newline); raise LogError on a torn last line."""
+        try:
+            f = open(self.path, "rb")
+        except FileNotFoundError:
+            return
+        with f:
+            for n, raw in enumerate(f, 1):
+                if not raw.endswith(b"\n"):
+                    raise self._torn(n)
+                yield raw[:-1]
+
+    def read(self, verify: bool = True) -> list[Record]:
+        """Decode the whole log; a missing file is an empty log.
+
+        Every line must be a valid envelope and the file must end with a
+        newline. With ``verify``, seq continuity and the prev chain are
+        checked too. Raises LogError naming the first bad line.
+        """
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return []
+        lines = data.split(b"\n")
+        tail = lines.pop()  # b"" when the file ends with a newline
+        records: list[Record] = []
+        h = GENESIS
+        for i, line in enumerate(lines):
+            env = self._decode(line, i + 1)
+            if verify:
+                if env.seq != i:
+                    raise self._error(f"expected seq {i}, found {env.seq}", i + 1)
+                if env.prev != h:
+                    if i == 0:
+                        reason = "hash chain broken (first record's prev must be GENESIS)"
+                    else:
+                        reason = (
+                            f"hash chain broken (prev does not match line {i}; "
+                            f"line {i} or this line was altered)"
+                        )
+                    raise self._error(reason, i + 1)
+            # The running hash is the definition of the chain; with verify it
+            # equals env.prev chained, without verify it ignores a bad prev.
+            h = line_hash(h, line)
+            records.append(Record(env.seq, env.prev, env.kind, env.body, env.at, h, line))
+        if tail:
+            raise self._torn(len(lines) + 1)
+        return records
+
+    def head(self) -> tuple[int, str]:
+        """(seq, hash) of the last record, or (-1, GENESIS) if empty/missing.
+
+        Reads only the tail of the file. Does not verify the chain (use
+        ``read()``); does refuse a torn or undecodable last line.
+        """
+        try:
+            f = open(self.path, "rb")
+        except FileNotFoundError:
+            return -1, GENESIS
+        with f:
+            end = f.seek(0, os.SEEK_END)
+            if end == 0:
+                return -1, GENESIS
+            f.seek(end - 1)
+            if f.read(1) != b"\n":
+                raise self._torn(self._count_newlines() + 1)
+            # Scan backwards from just before the final newline for the
+            # newline that precedes the last line.
+            parts: list[bytes] = []
+            pos = end - 1
+            while pos > 0:
+                start = max(0, pos - _TAIL_CHUNK)
+                f.seek(start)
+                chunk = f.read(pos - start)
+                pos = start
+                cut = chunk.rfind(b"\n")
+                if cut >= 0:
+                    parts.append(chunk[cut + 1 :])
+                    break
+                parts.append(chunk)
+            line = b"".join(reversed(parts))
+        # Line numbers cost a full scan, so they are computed on errors only.
+        try:
+            env = _decoder.decode(line)
+        except msgspec.DecodeError as e:
+            raise self._decode_error(e, self._count_newlines()) from None
+        if not _HEX64.fullmatch(env.prev):
+            raise self._error("prev is not a 64-digit lowercase hex hash", self._count_newlines())
+        return env.seq, line_hash(env.prev, line)
+
+    # -- writing -----------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the exclusive writer lock (``flock`` on the sibling lock file).
+
+        Not re-entrant. Inside it, pass ``locked=True`` to append/append_many::
+
+            with log.lock():
+                seq, h = log.head()
+                ...decide...
+                log.append_many(items, at, expect_head=h, locked=True)
+        """
+        if self._held:
+            raise RuntimeError(f"{self!r} already holds its lock (lock() is not re-entrant)")
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._held = True
+            try:
+                yield
+            finally:
+                self._held = False
+        finally:
+            os.close(fd)  # closing releases the flock
+
+    def append(
+        self,
+        kind: str,
+        body: dict | msgspec.Struct,
+        at: str,
+        expect_head: str | None = None,
+        locked: bool = False,
+    ) -> Record:
+        """Append one event; see ``append_many``."""
+        return self.append_many([(kind, body)], at, expect_head, locked=locked)[0]
+
+    def append_many(
+        self,
+        items: list[tuple[str, dict | msgspec.Struct]],
+        at: str,
+        expect_head: str | None = None,
+        locked: bool = False,
+    ) -> list[Record]:
+        """Atomically append events ``(kind, body)`` all stamped ``at``.
+
+        All lines go out in one write, then fsync; on any failure the file is
+        restored to its previous bytes (or removed if this call created it).
+        If ``expect_head`` is given and is not the current head hash, raise
+        StaleHead and write nothing. ``locked=True`` means the caller already
+        holds ``self.lock()``; otherwise the lock is taken here. Creates the
+        file (parent directory must exist). Returns the new records.
+        """
+        if locked:
+            if not self._held:
+                raise RuntimeError("append_many(locked=True) called without holding log.lock()")
+            return self._append_locked(items, at, expect_head)
+        if self._held:
+            # flock on a second descriptor would deadlock against ourselves.
+            raise RuntimeError("log.lock() is held by this EventLog; pass locked=True")
+        with self.lock():
+            return self._append_locked(items, at, expect_head)
+
+    def _append_locked(
+        self, items: list[tuple[str, Any]], at: str, expect_head: str | None
+    ) -> list[Record]:
+        _check_at(at)
+        seq, h = self.head()
+        if expect_head is not None and expect_head != h:
+            raise StaleHead(
+                f"log changed since it was read: expected head {expect_head[:12]}..., "
+                f"found {h[:12]}... at seq {seq}; re-read and decide again",
+                None,
+                self.path,
+            )
+        records: list[Record] = []
+        chunks: list[bytes] = []
+        for kind, body in items:
+            if not isinstance(kind, str) or not kind:
+                raise ValueError(f"kind must be a non-empty string, got {kind!r}")
+            seq += 1
+            line = msgspec.json.encode({"seq": seq, "prev": h, "kind": kind, "body": body, "at": at})
+            # Decode what we are about to store so the returned Record equals
+            # what read() will return (e.g. Struct bodies become dicts), and
+            # refuse bodies that do not encode to a JSON object.
+            try:
+                env = _decoder.decode(line)
+            except msgspec.ValidationError as e:
+                raise TypeError(f"body of {kind!r} must encode to a JSON object: {e}") from None
+            h = line_hash(h, line)
+            records.append(Record(env.seq, env.prev, env.kind, env.body, env.at, h, line))
+            chunks += (line, b"\n")
+        if chunks:
+            self._write(b"".join(chunks))
+        return records
+
+    def _write(self, data: bytes) -> None:
+        flags = os.O_WRONLY | os.O_APPEND
+        try:
+            fd = os.open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o644)
+            created = True
+        except FileExistsError:
+            fd = os.open(self.path, flags)
+            created = False
+        try:
+            size = os.fstat(fd).st_size
+            try:
+                view = memoryview(data)
+                while view:  # os.write may write less than asked
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+                if created:
+                    _fsync_dir(self.path.parent)
+            except BaseException as exc:
+                # Including KeyboardInterrupt: a failed append must leave the
+                # log byte-for-byte as it was, never with a partial line.
+                try:
+                    if created:
+                        os.unlink(self.path)
+                    else:
+                        os.ftruncate(fd, size)
+                except OSError as undo:
+                    exc.add_note(
+                        f"rolling back {self.path} to {size} bytes also failed ({undo}); "
+                        "it may end with a partial line"
+                    )
+                else:
+                    with contextlib.suppress(OSError):
+                        # Best effort: if the disk is failing this may fail too,
+                        # but the truncation is already visible to readers.
+                        os.fsync(fd)
+                raise
+        finally:
+            os.close(fd)

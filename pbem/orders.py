@@ -1,0 +1,183 @@
+"""Plain-text orders: one order a line, ``#`` starts a comment.
+
+    move 8Pz 0611 0711 0712          # path, hex by hex; "off" as the last step breaks off a map edge
+    break 7Mot                       # leave the map from the edge hex the unit is in
+    attack 0710 with 8Pz 115 [retreat 0811 0912] [ar 8Pz 0511] [advance 8Pz | no-advance]
+    retreat 5NZ 1011 1112            # answer to a pending retreat
+    advance 8Pz [0710] | no-advance  # answer to a pending advance
+    end                              # end this phase / close the attack declarations
+
+Parsing is syntax only; whether an order is legal is for the rules.
+"""
+from __future__ import annotations
+
+import re
+
+from msgspec import Struct
+
+HEX_RE = re.compile(r"^\d{4}$")
+
+
+class OrderError(Exception):
+    """An order that cannot be applied; nothing of it reaches the log."""
+
+    def __init__(self, message: str, rule: str = "", line: int | None = None, text: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.rule = rule
+        self.line = line
+        self.text = text
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line is not None else ""
+        quote = f" [{self.text}]" if self.text else ""
+        rule = f" (rule {self.rule})" if self.rule else ""
+        return f"{where}{self.message}{rule}{quote}"
+
+
+class Order(Struct, tag_field="verb"):
+    pass
+
+
+class Move(Order, tag="move"):
+    unit: str
+    path: list[str]
+    off: bool = False
+
+
+class Attack(Order, tag="attack"):
+    target: str
+    attackers: list[str]
+    retreat: list[str] = []
+    attacker_retreat: dict[str, list[str]] = {}
+    advance: str = ""              # "" = ask when the time comes, "-" = no advance
+    advance_path: list[str] = []
+
+
+class Retreat(Order, tag="retreat"):
+    unit: str
+    path: list[str]
+
+
+class Advance(Order, tag="advance"):
+    unit: str                      # "-" = no advance
+    path: list[str] = []
+
+
+class End(Order, tag="end"):
+    pass
+
+
+class Line(Struct):
+    number: int
+    text: str
+    order: Order
+
+
+def _hex(tok: str, what: str) -> str:
+    if not HEX_RE.match(tok):
+        raise OrderError(f"{tok!r} is not a hex number; {what} must be four digits like 0512")
+    return tok
+
+
+def _hexes(toks: list[str], what: str) -> list[str]:
+    return [_hex(t, what) for t in toks]
+
+
+def parse_line(text: str) -> Order | None:
+    """Parse one line; None for blank or comment lines."""
+    body = text.split("#", 1)[0].strip()
+    if not body:
+        return None
+    toks = body.split()
+    verb = toks[0].lower()
+    args = toks[1:]
+    if verb == "move":
+        if len(args) < 2:
+            raise OrderError("move needs a unit and at least one hex: move UNIT HEX [HEX ...]")
+        off = args[-1].lower() == "off"
+        path = args[1:-1] if off else args[1:]
+        return Move(unit=args[0], path=_hexes(path, "each step of a path"), off=off)
+    if verb == "break":
+        if len(args) != 1:
+            raise OrderError("break needs exactly one unit: break UNIT")
+        return Move(unit=args[0], path=[], off=True)
+    if verb == "attack":
+        return _parse_attack(args)
+    if verb == "retreat":
+        if len(args) < 2:
+            raise OrderError("retreat needs a unit and its path: retreat UNIT HEX [HEX ...]")
+        return Retreat(unit=args[0], path=_hexes(args[1:], "each step of a retreat"))
+    if verb == "advance":
+        if not args:
+            raise OrderError("advance needs a unit: advance UNIT [HEX ...], or no-advance")
+        return Advance(unit=args[0], path=_hexes(args[1:], "each step of an advance"))
+    if verb in ("no-advance", "noadvance"):
+        if args:
+            raise OrderError("no-advance takes no arguments")
+        return Advance(unit="-")
+    if verb == "end":
+        if args:
+            raise OrderError("end takes no arguments")
+        return End()
+    raise OrderError(f"unknown order {toks[0]!r}; known: move, break, attack, retreat, advance, no-advance, end")
+
+
+_ATTACK_KEYS = {"retreat", "ar", "advance", "no-advance"}
+
+
+def _parse_attack(args: list[str]) -> Attack:
+    usage = "attack HEX with UNIT [UNIT ...] [retreat HEX ...] [ar UNIT HEX ...] [advance UNIT [HEX] | no-advance]"
+    if len(args) < 3 or args[1].lower() != "with":
+        raise OrderError(f"malformed attack; write: {usage}")
+    target = _hex(args[0], "the attacked hex")
+    i = 2
+    attackers: list[str] = []
+    while i < len(args) and args[i].lower() not in _ATTACK_KEYS:
+        attackers.append(args[i])
+        i += 1
+    if not attackers:
+        raise OrderError(f"attack names no attacking unit; write: {usage}")
+    order = Attack(target=target, attackers=attackers)
+    while i < len(args):
+        key = args[i].lower()
+        i += 1
+        vals: list[str] = []
+        while i < len(args) and args[i].lower() not in _ATTACK_KEYS:
+            vals.append(args[i])
+            i += 1
+        if key == "retreat":
+            if not vals:
+                raise OrderError("'retreat' in an attack needs the defender's path: retreat HEX [HEX ...]")
+            order.retreat = _hexes(vals, "each step of a retreat")
+        elif key == "ar":
+            # pairs or runs: ar UNIT HEX [UNIT HEX ...]
+            if len(vals) < 2 or len(vals) % 2:
+                raise OrderError("'ar' needs UNIT HEX pairs: where each attacker retreats on an AR result")
+            for u, h in zip(vals[::2], vals[1::2]):
+                order.attacker_retreat[u] = [_hex(h, "an attacker's retreat hex")]
+        elif key == "advance":
+            if not vals:
+                raise OrderError("'advance' in an attack needs a unit: advance UNIT [HEX]")
+            order.advance = vals[0]
+            order.advance_path = _hexes(vals[1:], "each step of an advance")
+        elif key == "no-advance":
+            if vals:
+                raise OrderError("no-advance takes no arguments")
+            order.advance = "-"
+    return order
+
+
+def parse(text: str) -> list[Line]:
+    """Parse a whole batch; the first malformed line raises OrderError with its number."""
+    out: list[Line] = []
+    for n, raw in enumerate(text.splitlines(), start=1):
+        try:
+            o = parse_line(raw)
+        except OrderError as e:
+            e.line = n
+            e.text = raw.strip()
+            raise
+        if o is not None:
+            out.append(Line(number=n, text=raw.split("#", 1)[0].strip(), order=o))
+    return out

@@ -1,0 +1,16 @@
+"""Rules of each supported game, looked up by the scenario's ``game`` key."""
+from __future__ import annotations
+
+from .base import Ctx, Ruleset
+
+
+def ruleset_for(game: str) -> Ruleset:
+    from . import panzer_corps
+    table = {g: panzer_corps.PanzerCorps(p) for g, p in panzer_corps.GAMES.items()}
+    try:
+        return table[game]
+    except KeyError:
+        raise KeyError(f"no rules for game {game!r}; known: {', '.join(sorted(table))}") from None
+
+
+__all__ = ["Ctx", "Ruleset", "ruleset_for"]

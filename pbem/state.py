@@ -1,0 +1,110 @@
+"""Game state: what the reducer builds from the log.  Plain msgspec Structs,
+so a state encodes to canonical bytes (replay determinism is checked on them)."""
+from __future__ import annotations
+
+import msgspec
+from msgspec import Struct
+
+
+class UnitState(Struct, omit_defaults=True):
+    id: str
+    side: str
+    hex: str | None                # None while off the map
+    strength: int
+    ma: int
+    disrupted: bool = False
+    eliminated: bool = False
+    gone: str = ""                 # "broke-off" when the unit left the map for good (4.2)
+    moved: bool = False            # moved this phase (8.1(2))
+    attacked: bool = False         # attacked this combat phase (9.1(3))
+    defended: bool = False         # was attacked this combat phase (9.1(3))
+
+    def status(self) -> list[str]:
+        s = []
+        if self.eliminated:
+            s.append("eliminated")
+        if self.gone:
+            s.append(self.gone)
+        if self.disrupted:
+            s.append("disrupted")
+        if self.moved:
+            s.append("moved")
+        if self.attacked:
+            s.append("attacked")
+        return s
+
+
+class Attack(Struct, omit_defaults=True):
+    """A declared attack and how far its resolution has got."""
+    target: str
+    attackers: list[str]
+    retreat: list[str] = []
+    attacker_retreat: dict[str, list[str]] = {}
+    advance: str = ""
+    advance_path: list[str] = []
+    result: str = ""
+    defenders: list[str] = []
+    stage: str = "declared"       # declared | retreat | attacker-retreat | advance | done
+    to_retreat: list[str] = []     # units still owing a retreat
+    distance: int = 0
+
+
+class Decision(Struct, omit_defaults=True):
+    """Input the game waits for (design.md, Decisions and secrets)."""
+    side: str
+    kind: str                      # "retreat" | "advance"
+    combat: int
+    units: list[str] = []
+    distance: int = 0
+    options: list[list[str]] = []  # legal paths (retreat) or hexes (advance)
+    rule: str = ""
+
+
+class Result(Struct):
+    winner: str
+    reason: str
+    rule: str
+
+
+class GameState(Struct, omit_defaults=True):
+    game_id: str
+    scenario_id: str
+    game: str
+    turn: int = 0
+    phase: int = -1
+    units: dict[str, UnitState] = {}
+    attacks: list[Attack] = []
+    declarations_closed: bool = False
+    current: int = 0               # index of the attack being resolved
+    decision: Decision | None = None
+    result: Result | None = None
+    players: dict[str, str] = {}
+    dice_mode: str = "seeded"
+    seed_commitment: str = ""
+    seed: str = ""                 # set once SeedRevealed is in the log
+    scripted_pos: int = 0
+    seq: int = -1
+    score: dict[str, int] = {}
+    extra: dict[str, str] = {}
+
+
+_enc = msgspec.msgpack.Encoder()
+_dec = msgspec.msgpack.Decoder(GameState)
+_json = msgspec.json.Encoder(order="deterministic")
+
+
+def copy_state(s: GameState) -> GameState:
+    return _dec.decode(_enc.encode(s))
+
+
+def state_bytes(s: GameState) -> bytes:
+    """Canonical bytes of a state: equal states give equal bytes."""
+    return _json.encode(s)
+
+
+def encode_state(s: GameState) -> bytes:
+    return _enc.encode(s)
+
+
+def decode_state(b: bytes) -> GameState:
+    return _dec.decode(b)
