@@ -315,6 +315,29 @@ class Game:
             return D.ScriptedDice(self.created.scripted_dice, start=st.scripted_pos)
         return _LazySeeded(self, event_seq)
 
+    # --- report bookkeeping (outside the log: it records no game fact) -----
+
+    @property
+    def _reports_path(self) -> Path:
+        return self.dir / "reported.json"
+
+    def last_report(self, side: str) -> int:
+        """Seq of the last event ``side``'s previous report covered (0 if none)."""
+        try:
+            return int(msgspec.json.decode(self._reports_path.read_bytes()).get(side, 0))
+        except (OSError, msgspec.DecodeError, ValueError, AttributeError):
+            return 0
+
+    def mark_reported(self, side: str, seq: int) -> None:
+        try:
+            data = msgspec.json.decode(self._reports_path.read_bytes())
+        except (OSError, msgspec.DecodeError):
+            data = {}
+        data[side] = seq
+        tmp = self._reports_path.with_suffix(".tmp")
+        tmp.write_bytes(msgspec.json.encode(data))
+        os.replace(tmp, self._reports_path)
+
     # --- writing ---------------------------------------------------------
 
     def submit(self, side: str, text: str, expect_head: str | None = None, at: str | None = None) -> Submission:

@@ -1,0 +1,316 @@
+"""Command line: parse arguments, call the engine, print.  No rules here."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+# Heavy modules are imported inside commands so `pbem --help` starts fast.
+
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
+
+
+def _fail(message: str, code: int = EXIT_REFUSED) -> None:
+    click.echo(f"pbem: {message}", err=True)
+    sys.exit(code)
+
+
+def _known_errors():
+    from .dice import DiceError
+    from .engine import EngineError
+    from .log import LogError
+    from .scenario import ScenarioError
+    return (EngineError, LogError, ScenarioError, DiceError)
+
+
+class _Group(click.Group):
+    """Turns the errors pbem expects (bad game dir, tampered log, ...) into one line, exit 1."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except _known_errors() as e:
+            _fail(str(e))
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+
+
+def _game(path: str):
+    from .engine import Game
+    return Game(Path(path))
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="pbem")
+def main() -> None:
+    """pbem: play-by-email adjudicator for hex-and-counter wargames.
+
+    Every order is an event appended to a hash-chained log; a seeded,
+    deterministic reducer replays the log into the game's state.  A game is
+    a directory: create one with `pbem new`, feed it orders with `pbem order`,
+    read it with `pbem state` and `pbem report`, audit it with `pbem verify`.
+    """
+
+
+@main.command("scenarios")
+def scenarios_cmd() -> None:
+    """List the shipped scenarios (id, title, turns, sides)."""
+    from . import scenario as S
+    for p in S.shipped():
+        try:
+            sc = S.load(p)
+        except S.ScenarioError as e:
+            click.echo(f"{p.stem:<16} (broken: {e})")
+            continue
+        sides = " vs ".join(s.name for s in sc.sides)
+        click.echo(f"{sc.id:<16} {sc.turns:>2} turns  {sides:<45} {sc.title}")
+
+
+@main.group("scenario")
+def scenario_grp() -> None:
+    """Scenario files: check them."""
+
+
+@scenario_grp.command("lint")
+@click.argument("ref")
+def scenario_lint(ref: str) -> None:
+    """Validate a scenario file (PATH or shipped ID); list every problem."""
+    from . import scenario as S
+    from .rules import ruleset_for
+    sc = S.load(ref)
+    try:
+        rules = ruleset_for(sc.game)
+    except KeyError as e:
+        _fail(f"{sc.path}: {e.args[0]}")
+    problems = S.lint(sc, set(rules.result_codes)) + rules.lint(sc)
+    if problems:
+        for p in problems:
+            click.echo(f"{sc.path}: {p}")
+        _fail(f"{len(problems)} problem(s) in {sc.path}")
+    click.echo(f"{sc.path}: ok ({len(sc.units)} units, {len(sc.board.terrain)} hexes, {sc.turns} turns)")
+
+
+def _parse_players(items: tuple[str, ...]) -> dict[str, str]:
+    players = {}
+    for it in items:
+        side, sep, email = it.partition("=")
+        if not sep or not side:
+            raise click.BadParameter(f"{it!r}: write SIDE=EMAIL", param_hint="--player")
+        players[side] = email
+    return players
+
+
+def _parse_dice(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        vals = [int(x) for x in text.replace(" ", "").split(",") if x]
+    except ValueError:
+        raise click.BadParameter("write comma-separated die faces, e.g. 1,6,3", param_hint="--dice") from None
+    if not vals:
+        raise click.BadParameter("give at least one die face", param_hint="--dice")
+    return vals
+
+
+@main.command("new")
+@click.argument("game_dir", type=click.Path(file_okay=False))
+@click.option("--scenario", "scenario_ref", required=True, help="Shipped scenario id (see `pbem scenarios`) or a path.")
+@click.option("--player", "players", multiple=True, metavar="SIDE=EMAIL", help="A side's player; repeat per side.")
+@click.option("--seed", "seed_hex", metavar="HEX", help="Dice seed (64 hex digits); default: a fresh random seed.")
+@click.option("--dice", "dice", metavar="1,6,3,...", help="Scripted dice instead of a seed (tests, teaching; flagged in every report).")
+@click.option("--id", "game_id", help="Game id used in mail subjects and dice derivation (default: directory name).")
+def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id) -> None:
+    """Create a game in GAME_DIR from a scenario."""
+    from .engine import Game
+    g = Game.create(Path(game_dir), scenario_ref, _parse_players(players), seed_hex=seed_hex,
+                    dice=_parse_dice(dice), game_id=game_id)
+    seq, head = g.head()
+    click.echo(f"created game {g.game_id} ({g.scenario.title}) in {game_dir}")
+    if g.created.dice_mode == "seeded":
+        click.echo(f"dice: seeded; the seed is in {Path(game_dir) / 'seed'} (mode 0600, keep it secret); "
+                   f"commitment {g.created.seed_commitment}")
+    else:
+        click.echo("dice: SCRIPTED (tests/teaching) - every report will say so")
+    click.echo(f"head {head} (seq {seq})")
+
+
+@main.command("order")
+@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("orders", type=click.File("r"), default="-")
+@click.option("--as", "side", required=True, help="The side giving the orders.")
+@click.option("--head", "expect_head", metavar="HASH", help="Refuse unless the log's head is still HASH.")
+def order_cmd(game_dir, orders, side, expect_head) -> None:
+    """Apply text orders from FILE (or - for standard input).
+
+    Exit 0 when every order was applied, 1 when one was refused (the orders
+    before it stay applied; the refused one and the rest are not), 2 on usage
+    errors."""
+    g = _game(game_dir)
+    from .log import StaleHead
+    try:
+        sub = g.submit(side, orders.read(), expect_head=expect_head)
+    except StaleHead as e:
+        _fail(str(e))
+    for a in sub.applied:
+        click.echo(f"applied  line {a.line}: {a.text}")
+        from .render import describe
+        for ev in a.events:
+            text = describe(ev, g.scenario)
+            if text:
+                click.echo(f"         {text}")
+    if sub.refused is not None:
+        click.echo(f"REFUSED  {sub.refused}", err=True)
+        if sub.not_applied:
+            click.echo("not applied: " + " | ".join(sub.not_applied), err=True)
+        click.echo(f"head {sub.head} (seq {sub.seq})")
+        sys.exit(EXIT_REFUSED)
+    if not sub.applied:
+        click.echo("no orders in the input")
+    click.echo(f"head {sub.head} (seq {sub.seq})")
+
+
+def _viewer(g, side: str | None) -> str:
+    from .views import REFEREE, check_viewer
+    side = side or REFEREE
+    check_viewer(g, side)
+    return side
+
+
+@main.command("state")
+@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.option("--as", "side", help="View as this side (default: referee).")
+@click.option("--at", "at", type=int, help="State after event SEQ.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON.")
+def state_cmd(game_dir, side, at, as_json) -> None:
+    """Show the game's state (at the head, or after event SEQ)."""
+    from .views import state_view
+    g = _game(game_dir)
+    side = _viewer(g, side)
+    st = g.state(at)
+    head = g.entries()[st.seq].hash if at is not None else g.head()[1]
+    view = state_view(g, st, side, head)
+    if as_json:
+        click.echo(json.dumps(view, indent=2))
+        return
+    sc = g.scenario
+    if view["result"]:
+        r = view["result"]
+        click.echo(f"{sc.title}: game over - {sc.side_name(r['winner'])} wins ({r['reason']}, rule {r['rule']})")
+    else:
+        click.echo(f"{sc.title}: turn {view['turn']}/{view['turns']}, {sc.side_name(view['phase_side'])} {view['phase']} phase")
+    for a in view["awaiting"]:
+        click.echo(f"waiting for {sc.side_name(a['side'])}: {a['kind']} ({a['order']})")
+    click.echo(f"seq {view['seq']}  head {view['head']}")
+
+
+@main.command("report")
+@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.option("--as", "side", required=True, help="A side id, or referee.")
+@click.option("--at", "at", type=int, help="Report the state after event SEQ.")
+@click.option("--since", "since", type=int, help="Tell what happened after event SEQ (default: since this side's previous report).")
+@click.option("--format", "fmt", type=click.Choice(["text", "svg", "eml"]), default="text", show_default=True)
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, writable=True), help="Write to this file instead of standard output.")
+def report_cmd(game_dir, side, at, since, fmt, output) -> None:
+    """Render a side's turn report: text, SVG map, or a complete email (.eml)."""
+    from . import render
+    g = _game(game_dir)
+    side = _viewer(g, side)
+    entries = g.entries()
+    st = g.state(at)
+    head = entries[st.seq].hash
+    if since is None:
+        since = g.last_report(side) if at is None else 0
+    if fmt == "text":
+        data = render.report_text(g, side, st, entries, since, head).encode()
+    elif fmt == "svg":
+        data = render.report_svg(g, side, st, entries, since, head).encode()
+    else:
+        data = bytes(render.report_eml(g, side, st, entries, since, head))
+    if output:
+        Path(output).write_bytes(data)
+        click.echo(f"wrote {output}")
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    if at is None:
+        g.mark_reported(side, st.seq)
+
+
+@main.command("log")
+@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.option("--as", "side", help="Redact for this side (default: referee, everything).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+def log_cmd(game_dir, side, as_json) -> None:
+    """Print the event log, redacted for SIDE."""
+    from .render import describe
+    from .views import log_view, visible_event
+    g = _game(game_dir)
+    side = _viewer(g, side)
+    entries = g.entries()
+    if as_json:
+        for row in log_view(entries, side):
+            click.echo(json.dumps(row))
+        return
+    for en in entries:
+        click.echo(f"{en.seq:>5} {en.hash[:12]} {en.at} {en.kind:<18} {describe(visible_event(en.event, side), g.scenario)}")
+
+
+@main.command("verify")
+@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+def verify_cmd(game_dir) -> None:
+    """Check the hash chain and re-run every order through the rules.
+
+    Exit 0 only if the chain holds and every logged event follows from the
+    orders, the scenario and the dice."""
+    g = _game(game_dir)
+    bar = None
+    total_seen = [0]
+
+    def progress(i, total):
+        nonlocal bar
+        if total < 2000 or not sys.stderr.isatty():
+            return
+        if bar is None:
+            bar = click.progressbar(length=total, label="replaying", file=sys.stderr)
+            bar.__enter__()
+        bar.update(i - total_seen[0])
+        total_seen[0] = i
+
+    rep = g.verify(progress=progress)
+    if bar is not None:
+        bar.__exit__(None, None, None)
+    for n in rep.notes:
+        click.echo(f"note: {n}")
+    if rep.ok:
+        click.echo(f"ok: {rep.events} events, hash chain intact, every event follows from the rules; head {rep.head}")
+        return
+    for p in rep.problems:
+        click.echo(f"FAIL: {p}", err=True)
+    sys.exit(EXIT_REFUSED)
+
+
+@main.command("reveal")
+@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+def reveal_cmd(game_dir) -> None:
+    """Append SeedRevealed (host only): ends the secrecy of the dice."""
+    g = _game(game_dir)
+    if g.state().result is None:
+        click.echo("warning: the game is not over; revealing the seed lets everyone predict every future roll", err=True)
+    seed = g.reveal()
+    click.echo(f"revealed seed {seed}; `pbem verify` now checks every roll")
+
+
+@main.command("play")
+@click.argument("script", type=click.Path(exists=True, dir_okay=True))
+@click.option("--into", "into", required=True, type=click.Path(file_okay=False), help="Directory for the new game and its reports.")
+def play_cmd(script, into) -> None:
+    """Play a scripted game (an examples/ folder) from scratch into INTO,
+    writing every side's report and map after each step."""
+    from .playbook import PlaybookError, play
+    try:
+        summary = play(Path(script), Path(into), echo=click.echo)
+    except PlaybookError as e:
+        _fail(str(e))
+    click.echo(summary)

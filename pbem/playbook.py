@@ -1,0 +1,86 @@
+"""Play a scripted game: a folder of order files, applied in order.
+
+The folder holds ``playbook.toml``::
+
+    scenario = "el-alamein"
+    seed = "64 hex digits"          # fixed so the example plays the same way every time
+    players = { axis = "a@example.org", british = "b@example.org" }
+    steps = ["01-axis.txt", "02-british.txt", ...]   # each file: orders of the side named after the dash
+
+After each step every side (and the referee) gets its report and map in
+``INTO/reports/``; at the end the host reveals the seed and the log is verified.
+"""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from . import render
+from .engine import EngineError, Game
+
+
+class PlaybookError(Exception):
+    pass
+
+
+def _side_of(name: str, sides: list[str]) -> str:
+    stem = Path(name).stem
+    for s in sides:
+        if stem.endswith("-" + s):
+            return s
+    raise PlaybookError(f"{name}: the file name must end with -SIDE.txt, SIDE one of {', '.join(sides)}")
+
+
+def write_reports(game: Game, outdir: Path, tag: str) -> list[Path]:
+    """Text report and SVG map for every side and the referee; returns the files."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    entries = game.entries()
+    st = game.state()
+    head = entries[-1].hash
+    written = []
+    for side in game.scenario.side_ids() + ["referee"]:
+        since = game.last_report(side)
+        txt = outdir / f"{tag}-{side}.txt"
+        txt.write_text(render.report_text(game, side, st, entries, since, head))
+        svg = outdir / f"{tag}-{side}.svg"
+        svg.write_text(render.report_svg(game, side, st, entries, since, head))
+        game.mark_reported(side, st.seq)
+        written += [txt, svg]
+    return written
+
+
+def play(folder: Path, into: Path, echo=print) -> str:
+    book_path = folder / "playbook.toml"
+    try:
+        book = tomllib.loads(book_path.read_text())
+    except FileNotFoundError:
+        raise PlaybookError(f"{book_path} not found") from None
+    except tomllib.TOMLDecodeError as e:
+        raise PlaybookError(f"{book_path}: {e}") from None
+    if (into / "log.jsonl").exists():
+        raise PlaybookError(f"{into} already holds a game; give a new directory (or delete it)")
+    game = Game.create(into, book["scenario"], book.get("players", {}), seed_hex=book.get("seed"),
+                       dice=book.get("dice"), game_id=book.get("id"))
+    reports = into / "reports"
+    write_reports(game, reports, "00-start")
+    sides = game.scenario.side_ids()
+    for n, step in enumerate(book["steps"], start=1):
+        side = _side_of(step, sides)
+        text = (folder / step).read_text()
+        sub = game.submit(side, text)
+        if sub.refused is not None:
+            raise PlaybookError(f"{folder / step}: {sub.refused}")
+        write_reports(game, reports, f"{n:02d}-{Path(step).stem}")
+        echo(f"{step:<22} {len(sub.applied):>3} orders applied, seq {sub.seq}")
+    st = game.state()
+    if game.created.dice_mode == "seeded":
+        game.reveal()
+    write_reports(game, reports, "99-final")
+    rep = game.verify()
+    if not rep.ok:
+        raise PlaybookError("verify failed: " + "; ".join(rep.problems))
+    result = f"{game.scenario.side_name(st.result.winner)} wins: {st.result.reason} (rule {st.result.rule})" \
+        if st.result else "the game is not finished"
+    return (f"{game.scenario.title}\n{result}\n"
+            f"log {into / 'log.jsonl'}: {rep.events} events, verified; head {rep.head}\n"
+            f"reports and maps in {reports}/")

@@ -1,0 +1,160 @@
+"""Reports for people: text (Jinja templates), the SVG map, and email.
+
+Everything here formats what views.py lets a side see; nothing here decides.
+"""
+from __future__ import annotations
+
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from . import events as E
+from .engine import Entry, Game
+from .scenario import ROOT, Scenario
+from .state import GameState
+from .views import REFEREE, state_view, visible_event
+
+TEMPLATES = ROOT / "templates"
+_env: Environment | None = None
+
+
+def env() -> Environment:
+    global _env
+    if _env is None:
+        _env = Environment(loader=FileSystemLoader(str(TEMPLATES)), undefined=StrictUndefined,
+                           trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
+    return _env
+
+
+def describe(ev: E.Event, sc: Scenario) -> str:
+    """One line of plain English for an event, with rule numbers."""
+    lab = sc.board.label
+    name = sc.side_name
+    match ev:
+        case E.PhaseStarted():
+            return f"Turn {ev.turn}: {name(ev.side)} {ev.name} phase begins."
+        case E.UnitMoved():
+            via = f" via {' '.join(ev.path[:-1])}" if len(ev.path) > 1 else ""
+            return f"{ev.unit} moves{via} to {lab(ev.path[-1])} ({ev.mp} of {ev.ma} MP)."
+        case E.UnitBrokeOff():
+            return f"{ev.unit} breaks off the {ev.edge} map edge at {ev.hex} (4.2)."
+        case E.AttackDeclared():
+            extra = []
+            if ev.retreat:
+                extra.append(f"retreat {' '.join(ev.retreat)}")
+            if ev.advance == "-":
+                extra.append("no advance")
+            elif ev.advance:
+                extra.append(f"advance {ev.advance}")
+            tail = f" [{'; '.join(extra)}]" if extra else ""
+            return f"Attack declared on {lab(ev.target)} by {', '.join(ev.attackers)}{tail}."
+        case E.DeclarationsClosed():
+            return f"{ev.count} attack(s) declared; declarations closed (9.1(5))."
+        case E.CombatResolved():
+            mods = f" ({'; '.join(ev.modifiers)})" if ev.modifiers else ""
+            return (f"Combat at {lab(ev.target)}: {'+'.join(ev.attackers)} ({ev.attack_strength}) against "
+                    f"{'+'.join(ev.defenders)} ({ev.defence_strength}){mods}; odds {ev.odds}, "
+                    f"die {', '.join(map(str, ev.rolls))}: {ev.result} (9.2, 9.4).")
+        case E.DecisionRequired():
+            return f"{name(ev.side)} must choose a {ev.decision} for {', '.join(ev.units)} ({ev.rule})."
+        case E.UnitRetreated():
+            who = "no choice" if ev.chosen_by == "auto" else f"chosen by {name(ev.chosen_by)}"
+            return f"{ev.unit} retreats {' '.join(ev.path)} ({who}) and is disrupted (9.5, 9.7(1))."
+        case E.UnitEliminated():
+            return f"{ev.unit} is eliminated: {ev.reason} ({ev.rule})."
+        case E.UnitAdvanced():
+            return f"{ev.unit} advances into {lab(ev.path[-1])} (9.6)."
+        case E.AdvanceDeclined():
+            return "No advance after combat."
+        case E.CombatFinished():
+            return ""
+        case E.UnitsRecovered():
+            return f"Recovered from disruption: {', '.join(ev.units)} (9.7(3))."
+        case E.GameEnded():
+            return f"GAME OVER: {name(ev.winner)} wins. {ev.reason} ({ev.rule})."
+        case E.SeedRevealed():
+            return f"The host revealed the dice seed {ev.seed}; anyone can now re-derive every roll."
+        case E.OrderGiven():
+            return f"{name(ev.side)} orders: {ev.text}"
+        case E.SecretRecorded():
+            return f"{name(ev.side)} recorded a secret ({ev.name}), commitment {ev.commitment[:16]}..."
+        case E.SecretRevealed():
+            return f"{name(ev.side)} revealed the secret {ev.name}: {ev.payload}"
+        case E.GameCreated():
+            return f"Game {ev.game_id} created from scenario {ev.scenario_id}."
+    return type(ev).__name__
+
+
+def moves_since(entries: list[Entry], since: int, start: dict[str, str | None]) -> list[dict]:
+    """Paths (start hex included) moved, retreated or advanced after ``since``, for the map."""
+    where = dict(start)
+    out = []
+    for en in entries:
+        ev = en.event
+        if isinstance(ev, E.GameCreated):
+            continue
+        path = getattr(ev, "path", None)
+        unit = getattr(ev, "unit", None)
+        if en.seq > since and path and unit and unit in where and where[unit]:
+            kind = {"UnitMoved": "move", "UnitRetreated": "retreat", "UnitAdvanced": "advance"}.get(en.kind)
+            if kind:
+                out.append({"unit": unit, "path": [where[unit]] + list(path), "kind": kind})
+        if path and unit:
+            where[unit] = path[-1]
+    return out
+
+
+def report_context(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> dict:
+    sc = game.scenario
+    view = state_view(game, st, side, head)
+    happened = []
+    for en in entries:
+        if en.seq <= since or en.seq > st.seq:
+            continue
+        ev = visible_event(en.event, side)
+        if isinstance(ev, E.OrderGiven) and side != REFEREE:
+            continue                              # the effects say it better; referee sees orders too
+        text = describe(ev, sc)
+        if text:
+            happened.append({"seq": en.seq, "kind": en.kind, "text": text})
+    by_side = {}
+    for s in sc.sides:
+        rows = sorted((u for u in view["units"] if u["side"] == s.id), key=lambda u: (u["hex"] is None, u["hex"] or "", u["id"]))
+        by_side[s.id] = rows
+    return {"v": view, "sc": sc, "side": side, "side_name": sc.side_name(side) if side != REFEREE else "Referee",
+            "happened": happened, "since": since, "units_by_side": by_side, "label": sc.board.label,
+            "side_name_of": sc.side_name}
+
+
+def report_text(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> str:
+    return env().get_template("report.txt.j2").render(**report_context(game, side, st, entries, since, head))
+
+
+def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> str:
+    from .mapsvg import render_svg
+    view = state_view(game, st, side, head)
+    ph = f"{view['phase_side']} {view['phase']}" if view["phase"] else ""
+    title = f"{game.scenario.title} - turn {st.turn} {ph} - seq {st.seq} - head {head[:12]}"
+    highlight = [a.target for a in st.attacks] if st.attacks else []
+    return render_svg(game.scenario, view["units"], moves=moves_since(entries, since, {u.id: u.hex for u in game.scenario.units}), title=title, highlight=highlight)
+
+
+def report_eml(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
+               sender: str = "pbem@localhost", to: str | None = None) -> EmailMessage:
+    """A complete email: the text report as the body, the map as an attachment."""
+    text = report_text(game, side, st, entries, since, head)
+    svg = report_svg(game, side, st, entries, since, head)
+    msg = EmailMessage()
+    who = game.scenario.side_name(side) if side != REFEREE else "Referee"
+    msg["Subject"] = f"[pbem {game.game_id}] turn {st.turn} report for {who}"
+    msg["From"] = sender
+    msg["To"] = to or (st.players.get(side) or sender)
+    msg["Date"] = formatdate(localtime=False, usegmt=True)
+    msg["Message-ID"] = make_msgid(domain=sender.split("@")[-1] or "localhost")
+    msg["X-pbem-Game"] = game.game_id
+    msg["X-pbem-Head"] = head
+    msg.set_content(text)
+    msg.add_attachment(svg.encode("utf-8"), maintype="image", subtype="svg+xml",
+                       filename=f"{game.game_id}-seq{st.seq}-{side}.svg")
+    return msg

@@ -1,0 +1,76 @@
+"""What one side may see: its view of the state and its copy of the log.
+
+Secrets (SecretRecorded) of another side show only their commitment until
+the matching SecretRevealed.  "referee" sees everything.
+"""
+from __future__ import annotations
+
+from . import events as E
+from .engine import Entry, Game
+from .state import GameState
+
+REFEREE = "referee"
+
+
+def check_viewer(game: Game, side: str) -> None:
+    from .engine import EngineError
+    if side != REFEREE and side not in game.scenario.side_ids():
+        raise EngineError(f"unknown side {side!r}; choose one of: {', '.join(game.scenario.side_ids())}, referee")
+
+
+def visible_event(ev: E.Event, side: str) -> E.Event:
+    """The event as ``side`` may see it."""
+    if side == REFEREE:
+        return ev
+    if isinstance(ev, E.SecretRecorded) and ev.side != side:
+        return E.SecretRecorded(side=ev.side, name=ev.name, commitment=ev.commitment)
+    return ev
+
+
+def unit_rows(game: Game, st: GameState, side: str) -> list[dict]:
+    defs = game.scenario.unit_defs
+    rows = []
+    for u in st.units.values():
+        d = defs.get(u.id)
+        rows.append({
+            "id": u.id, "name": d.name if d else "", "side": u.side,
+            "nationality": d.nationality if d else "", "type": d.type if d else "",
+            "hex": u.hex, "strength": u.strength, "ma": u.ma, "status": u.status(),
+        })
+    return rows
+
+
+def state_view(game: Game, st: GameState, side: str = REFEREE, head: str = "") -> dict:
+    """The state as a JSON-ready dict (the `pbem state --json` contract)."""
+    sc = game.scenario
+    ph = sc.sequence[st.phase] if 0 <= st.phase < len(sc.sequence) else None
+    label = next((t.label for t in sc.turn_track if t.turn == st.turn), "")
+    return {
+        "game_id": st.game_id,
+        "scenario": sc.id,
+        "title": sc.title,
+        "viewer": side,
+        "turn": st.turn,
+        "turns": sc.turns,
+        "turn_label": label,
+        "phase": ph.name if ph else None,
+        "phase_side": ph.side if ph else None,
+        "awaiting": game.rules.awaiting(st, sc),
+        "units": unit_rows(game, st, side),
+        "score": dict(st.score),
+        "result": None if st.result is None else {"winner": st.result.winner, "reason": st.result.reason,
+                                                  "rule": st.result.rule},
+        "dice_mode": st.dice_mode,
+        "seed_commitment": st.seed_commitment,
+        "seed_revealed": bool(st.seed),
+        "head": head,
+        "seq": st.seq,
+    }
+
+
+def log_view(entries: list[Entry], side: str = REFEREE) -> list[dict]:
+    out = []
+    for en in entries:
+        ev = visible_event(en.event, side)
+        out.append({"seq": en.seq, "hash": en.hash, "at": en.at, "kind": en.kind, "body": E.body_of(ev)})
+    return out
