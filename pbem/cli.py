@@ -305,12 +305,13 @@ def reveal_cmd(game_dir) -> None:
 @main.command("play")
 @click.argument("script", type=click.Path(exists=True, dir_okay=True))
 @click.option("--into", "into", required=True, type=click.Path(file_okay=False), help="Directory for the new game and its reports.")
-def play_cmd(script, into) -> None:
+@click.option("--no-reveal", is_flag=True, help="Keep the seed secret at the end (the game can go on).")
+def play_cmd(script, into, no_reveal) -> None:
     """Play a scripted game (an examples/ folder) from scratch into INTO,
     writing every side's report and map after each step."""
     from .playbook import PlaybookError, play
     try:
-        summary = play(Path(script), Path(into), echo=click.echo)
+        summary = play(Path(script), Path(into), echo=click.echo, reveal=not no_reveal)
     except PlaybookError as e:
         _fail(str(e))
     click.echo(summary)

@@ -49,7 +49,7 @@ def write_reports(game: Game, outdir: Path, tag: str) -> list[Path]:
     return written
 
 
-def play(folder: Path, into: Path, echo=print) -> str:
+def play(folder: Path, into: Path, echo=print, reveal: bool = True) -> str:
     book_path = folder / "playbook.toml"
     try:
         book = tomllib.loads(book_path.read_text())
@@ -73,7 +73,7 @@ def play(folder: Path, into: Path, echo=print) -> str:
         write_reports(game, reports, f"{n:02d}-{Path(step).stem}")
         echo(f"{step:<22} {len(sub.applied):>3} orders applied, seq {sub.seq}")
     st = game.state()
-    if game.created.dice_mode == "seeded":
+    if reveal and game.created.dice_mode == "seeded":
         game.reveal()
     write_reports(game, reports, "99-final")
     rep = game.verify()

@@ -57,7 +57,8 @@ def describe(ev: E.Event, sc: Scenario) -> str:
                     f"{'+'.join(ev.defenders)} ({ev.defence_strength}){mods}; odds {ev.odds}, "
                     f"die {', '.join(map(str, ev.rolls))}: {ev.result} (9.2, 9.4).")
         case E.DecisionRequired():
-            return f"{name(ev.side)} must choose a {ev.decision} for {', '.join(ev.units)} ({ev.rule})."
+            what = "a retreat path" if ev.decision == "retreat" else "whether to advance"
+            return f"{name(ev.side)} must choose {what} for {', '.join(ev.units)} ({ev.rule})."
         case E.UnitRetreated():
             who = "no choice" if ev.chosen_by == "auto" else f"chosen by {name(ev.chosen_by)}"
             return f"{ev.unit} retreats {' '.join(ev.path)} ({who}) and is disrupted (9.5, 9.7(1))."

@@ -167,9 +167,9 @@ class PanzerCorps(Ruleset):
             if not a.to_retreat:
                 a.stage = {"retreat": "advance", "eliminate-defenders": "advance"}.get(a.stage, "done")
         if st.decision and uid in st.decision.units:
-            st.decision.units.remove(uid)
-            if not st.decision.units:
-                st.decision = None
+            # The answer ends this decision; units still owing a retreat are
+            # looked at afresh (their options may have changed).
+            st.decision = None
 
     # --- what the game waits for -----------------------------------------
 
@@ -421,27 +421,28 @@ class PanzerCorps(Ruleset):
                              room=lambda h: self.room(st, u.side, h, u.id))
 
     def _retreats(self, ctx: Ctx, i: int, a: Attack, defender: bool) -> None:
+        """Retreat the owing units one by one; stop at the first real choice.
+
+        Units go in the order the result lists them, each seeing where the
+        previous ones went.  A unit with no legal retreat is eliminated
+        (9.5(3)); one with a single legal path takes it; otherwise the
+        attacker's inline answer is used if legal, else the attacker is asked."""
         st, sc = ctx.state, ctx.sc
         attacker_side = ctx.state.units[a.attackers[0]].side
-        pending = []
         for uid in list(a.to_retreat):
             u = st.units[uid]
             options = self._retreat_options(st, sc, u, a, defender)
+            given = a.retreat if defender else a.attacker_retreat.get(uid, [])
             if not options:
                 ctx.emit(E.UnitEliminated(unit=uid, reason=f"no legal retreat from {u.hex}", rule="9.5(3)"))
-                continue
-            given = a.retreat if defender else a.attacker_retreat.get(uid, [])
-            if given and given in options:
+            elif given and given in options:
                 ctx.emit(E.UnitRetreated(unit=uid, path=list(given), chosen_by=attacker_side))
             elif len(options) == 1:
                 ctx.emit(E.UnitRetreated(unit=uid, path=options[0], chosen_by="auto"))
             else:
-                pending.append(uid)
-        if pending:
-            u = st.units[pending[0]]
-            ctx.emit(E.DecisionRequired(side=attacker_side, decision="retreat", combat=i, units=pending,
-                                        distance=a.distance, options=self._retreat_options(st, sc, u, a, defender),
-                                        rule="9.5(1)"))
+                ctx.emit(E.DecisionRequired(side=attacker_side, decision="retreat", combat=i, units=[uid],
+                                            distance=a.distance, options=options, rule="9.5(1)"))
+                return
 
     def advance_options(self, st: GameState, sc: Scenario, a: Attack) -> list[list[str]]:
         """Who may advance where: [unit, hex] pairs (9.6).  Advance ignores EZOC (6.2)."""
@@ -494,14 +495,6 @@ class PanzerCorps(Ruleset):
                                  f"({a.distance} hex(es) away from {a.target}, no EZOC, no enemy, an empty end hex "
                                  f"where possible); legal: {shown}", "9.5")
             ctx.emit(E.UnitRetreated(unit=u.id, path=list(order.path), chosen_by=ctx.side))
-            # The next owing unit (if any) gets its own decision with fresh options.
-            if st.decision is not None and st.decision.units:
-                nxt = st.units[st.decision.units[0]]
-                ctx.emit(E.DecisionRequired(side=d.side, decision="retreat", combat=d.combat, units=list(st.decision.units),
-                                            distance=a.distance,
-                                            options=self._retreat_options(st, sc, nxt, a, nxt.side != d.side),
-                                            rule="9.5(1)"))
-                return
         else:
             if not isinstance(order, O.Advance):
                 raise OrderError(f"the game waits for {what}: advance UNIT [HEX ...] or no-advance", d.rule)
