@@ -259,7 +259,8 @@ def log_cmd(game_dir, side, as_json) -> None:
 
 @main.command("verify")
 @click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
-def verify_cmd(game_dir) -> None:
+@click.option("--head", "expect_head", metavar="HASH", help="Also require this head (e.g. from your latest report).")
+def verify_cmd(game_dir, expect_head) -> None:
     """Check the hash chain and re-run every order through the rules.
 
     Exit 0 only if the chain holds and every logged event follows from the
@@ -278,7 +279,7 @@ def verify_cmd(game_dir) -> None:
         bar.update(i - total_seen[0])
         total_seen[0] = i
 
-    rep = g.verify(progress=progress)
+    rep = g.verify(progress=progress, expect_head=expect_head)
     if bar is not None:
         bar.__exit__(None, None, None)
     for n in rep.notes:

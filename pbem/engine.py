@@ -3,6 +3,7 @@
 A game is a directory:
 
     log.jsonl      the hash-chained event log (the only source of truth)
+    log.head       the head's seq and hash, anchoring the last line
     scenario.toml  the scenario the game was created from (sha256 in GameCreated)
     seed           the dice seed, mode 0600, host only (seeded games)
     .state-cache   the state at the log's head; derived, safe to delete
@@ -409,7 +410,7 @@ class Game:
 
     # --- auditing --------------------------------------------------------
 
-    def verify(self, progress=None) -> VerifyReport:
+    def verify(self, progress=None, expect_head: str | None = None) -> VerifyReport:
         """Check the hash chain, then re-run every order through the rules
         and compare what they produce with what the log says happened."""
         problems: list[str] = []
@@ -419,6 +420,21 @@ class Game:
         except LogError as e:
             return VerifyReport(False, 0, "", [str(e)], notes)
         head = entries[-1].hash if entries else GENESIS
+        anchor = self.log.recorded_head()
+        last = entries[-1].seq if entries else -1
+        if anchor is None:
+            notes.append("no log.head anchor file: a change to the last line cannot be detected; "
+                         "compare the head below with the one in your latest report")
+        elif anchor[0] > last:
+            problems.append(f"log.head records seq {anchor[0]} but the log ends at seq {last}: lines were removed")
+        elif anchor[1] != entries[anchor[0]].hash:
+            problems.append(f"line {anchor[0] + 1} of the log does not hash to the head recorded in log.head: "
+                            "it was changed")
+        elif anchor[0] < last:
+            notes.append(f"log.head lags at seq {anchor[0]} (the log ends at {last}): the last write may have "
+                         "been interrupted; lines after it are checked by the rules only")
+        if expect_head is not None and expect_head != head:
+            problems.append(f"the log's head is {head}, not the expected {expect_head}")
         sc = self.scenario
         seed: bytes | None = None
         for en in entries:
@@ -447,7 +463,8 @@ class Game:
             self.rules.apply(st, ev, sc)
         i = len(expected_start)
         total = len(entries)
-        while i < total and not problems:
+        replay_ok = True
+        while i < total and replay_ok:
             en = entries[i]
             ev = en.event
             if progress:
@@ -471,6 +488,7 @@ class Game:
                     self.rules.handle(ctx, O.parse_line(ev.text))
                 except (O.OrderError, D.DiceError) as e:
                     problems.append(f"seq {en.seq}: order {ev.text!r} from {ev.side} is refused on replay: {e}")
+                    replay_ok = False
                     break
                 if ctx.events != logged:
                     k = next((n for n, (a, b) in enumerate(zip(ctx.events, logged)) if a != b),
@@ -478,6 +496,7 @@ class Game:
                     want = ctx.events[k] if k < len(ctx.events) else "(nothing)"
                     have = logged[k] if k < len(logged) else "(nothing)"
                     problems.append(f"seq {en.seq + k}: the log says {have!r} but the rules give {want!r}")
+                    replay_ok = False
                     break
                 st = trial
                 i = j
@@ -486,8 +505,8 @@ class Game:
                 i += 1
             else:
                 problems.append(f"seq {en.seq}: {en.kind} does not follow from any order")
-                break
-        if not problems:
+                replay_ok = False
+        if replay_ok:
             st.seq = entries[-1].seq
             if state_bytes(st) != state_bytes(self.replay(entries)):
                 problems.append("re-running the rules and replaying the events give different states")

@@ -357,7 +357,31 @@ class EventLog:
             chunks += (line, b"\n")
         if chunks:
             self._write(b"".join(chunks))
+            self._write_head(seq, h)
         return records
+
+    @property
+    def head_path(self) -> Path:
+        return self.path.with_suffix(".head")
+
+    def _write_head(self, seq: int, h: str) -> None:
+        """Anchor the head in a sidecar file: the last line's hash depends only
+        on that line, so without an anchor a changed last line (or a dropped
+        tail) would still form a valid chain."""
+        tmp = self.head_path.with_suffix(".head.tmp")
+        try:
+            tmp.write_bytes(f"{seq} {h}\n".encode("ascii"))
+            os.replace(tmp, self.head_path)
+        except OSError:
+            pass  # the log itself is written; verify will say the anchor lags
+
+    def recorded_head(self) -> tuple[int, str] | None:
+        """(seq, hash) from the anchor file, or None if it is missing or unreadable."""
+        try:
+            seq, h = self.head_path.read_text("ascii").split()
+            return int(seq), h
+        except (OSError, ValueError):
+            return None
 
     def _write(self, data: bytes) -> None:
         flags = os.O_WRONLY | os.O_APPEND

@@ -278,8 +278,11 @@ class PanzerCorps(Ruleset):
                 return f"{h} already holds a friendly unit; no stacking at the end of a move"
             return None
 
+        # 7.1 / 4.2(2): a unit breaking off ends its move off the map, so the
+        # edge hex it leaves from may hold a friendly unit (it only passes through).
         mp = check_path(st, sc, u, order.path, ma=ma, ezoc=ezoc,
-                        step_cost=lambda a, b: self.step_cost(sc, a, b), can_end=can_end)
+                        step_cost=lambda a, b: self.step_cost(sc, a, b),
+                        can_end=(lambda h: None) if order.off else can_end)
         if order.off:
             self._break_off(ctx, u, order.path, mp, ma, ezoc)
             return

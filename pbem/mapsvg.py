@@ -1,0 +1,607 @@
+"""Render a scenario map with counters and move arrows as a standalone SVG.
+
+``render_svg`` is a pure function: no I/O, stdlib only, and the same input
+always gives the same string (no timestamps, no salted hashes, sets sorted).
+
+Geometry follows pbem.hexgrid: flat-topped hexes in vertical columns, column
+XX increasing eastward and row YY increasing southward; every other column
+(``even-down`` or ``odd-down``) sits half a hex lower.  With hex radius ``R``
+(centre to corner) centres are ``1.5 R`` apart horizontally and ``sqrt(3) R``
+apart vertically, so every grid neighbour is exactly ``sqrt(3) R`` away.
+
+Drawing order (bottom to top): title bar, terrain fills and borders, roads,
+battle positions, hexside features, highlighted hexes, hex numbers, place
+names, move arrows, counters, then the legend below the map.
+"""
+from __future__ import annotations
+
+import math
+import re
+import zlib
+from collections.abc import Iterable
+from xml.sax.saxutils import escape as _xml_escape
+
+from .hexgrid import Grid, parse_hex
+
+__all__ = ["render_svg", "hex_centre", "hex_corners", "HEX_R",
+           "NATIONALITY_COLOURS", "SIDE_PALETTE", "MOVE_STYLES", "counter_colour"]
+
+HEX_R = 36.0                     # centre-to-corner radius, px
+SQ3 = math.sqrt(3.0)
+MARGIN = 14.0
+TITLE_H = 34.0
+FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
+
+NATIONALITY_COLOURS: dict[str, str] = {
+    "german": "#9a9a9a",
+    "italian": "#b5d99c",
+    "british": "#d9b38c",
+}
+# Fallback counter colours, picked per side by a stable checksum of its id.
+SIDE_PALETTE: tuple[str, ...] = ("#a9c4e4", "#e8a9a9", "#e4d48f", "#c7b0e4",
+                                 "#9fdccf", "#e8c39e")
+
+# kind -> (stroke colour, dash pattern or "", legend label)
+MOVE_STYLES: dict[str, tuple[str, str, str]] = {
+    "move": ("#1c3d8f", "", "move"),
+    "retreat": ("#c62828", "7 4", "retreat"),
+    "advance": ("#1b6e2e", "", "advance after combat"),
+}
+
+ROAD_COLOUR = "#8b5a2b"
+BP_COLOUR = "#7a1f1f"
+HIGHLIGHT_COLOUR = "#ff8c00"
+DISRUPTED_COLOUR = "#d01010"
+UNKNOWN_TERRAIN = "#dddddd"
+
+# -- small helpers -------------------------------------------------------------
+
+_BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _esc(text: object) -> str:
+    """Escape for element text and double-quoted attributes; drop non-XML chars."""
+    return _xml_escape(_BAD_XML.sub("", str(text)), {'"': "&quot;"})
+
+
+def _f(v: float) -> str:
+    """Compact, deterministic number formatting."""
+    s = f"{v:.2f}".rstrip("0").rstrip(".")
+    return "0" if s in ("", "-0") else s
+
+
+def _pts(points: Iterable[tuple[float, float]]) -> str:
+    return " ".join(f"{_f(x)},{_f(y)}" for x, y in points)
+
+
+def _text_w(text: str, size: float, bold: bool = False) -> float:
+    """Rough rendered width of ``text`` in a DejaVu-like sans font."""
+    return len(text) * size * (0.66 if bold else 0.6)
+
+
+def _parse(h: object) -> tuple[int, int] | None:
+    try:
+        return parse_hex(h)  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        return None
+
+
+# -- geometry ------------------------------------------------------------------
+
+def _origin() -> tuple[float, float]:
+    """Pixel centre of an unshifted hex in the first column and first row."""
+    return MARGIN + HEX_R, MARGIN + TITLE_H + SQ3 / 2 * HEX_R
+
+
+def hex_centre(grid: Grid, h: str, r: float = HEX_R,
+               origin: tuple[float, float] | None = None) -> tuple[float, float]:
+    """Pixel centre of hex ``h`` as drawn by render_svg (y grows southward).
+
+    ``h`` need not be on the map; ValueError if it is not a hex number.
+    ``r``/``origin`` default to the renderer's own; pass ``origin=(0, 0)`` for
+    coordinates relative to the first column/row.
+    """
+    col, row = parse_hex(h)
+    ox, oy = _origin() if origin is None else origin
+    shifted = (col % 2 == 0) == (grid.offset == "even-down")
+    x = ox + 1.5 * r * (col - grid.first_col)
+    y = oy + SQ3 * r * (row - grid.first_row) + (SQ3 / 2 * r if shifted else 0.0)
+    return x, y
+
+
+def hex_corners(cx: float, cy: float, r: float = HEX_R) -> list[tuple[float, float]]:
+    """The six corners of a flat-topped hex, starting east, clockwise on screen."""
+    return [(cx + r * math.cos(math.radians(60 * i)), cy + r * math.sin(math.radians(60 * i)))
+            for i in range(6)]
+
+
+def _map_size(grid: Grid) -> tuple[float, float]:
+    ncols = grid.last_col - grid.first_col + 1
+    nrows = grid.last_row - grid.first_row + 1
+    w = 1.5 * HEX_R * (ncols - 1) + 2 * HEX_R
+    h = SQ3 * HEX_R * nrows + SQ3 / 2 * HEX_R
+    return w, h
+
+
+def _shared_edge(a: tuple[float, float], b: tuple[float, float]
+                 ) -> tuple[tuple[float, float], tuple[float, float]]:
+    """End points of the hexside between two adjacent hex centres."""
+    mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    d = math.hypot(dx, dy) or 1.0
+    px, py = -dy / d * HEX_R / 2, dx / d * HEX_R / 2
+    return (mx + px, my + py), (mx - px, my - py)
+
+
+# -- colours -------------------------------------------------------------------
+
+def counter_colour(nationality: str, side: str) -> str:
+    """Counter fill: fixed per known nationality, else a stable colour per side."""
+    c = NATIONALITY_COLOURS.get((nationality or "").lower())
+    if c:
+        return c
+    return SIDE_PALETTE[zlib.crc32(str(side).encode("utf-8")) % len(SIDE_PALETTE)]
+
+
+# -- pieces --------------------------------------------------------------------
+
+def _defs() -> list[str]:
+    out = ["<defs>"]
+    for kind, (colour, _dash, _label) in MOVE_STYLES.items():
+        out.append(
+            f'<marker id="arrow-{kind}" viewBox="0 0 10 10" refX="8" refY="5" '
+            f'markerUnits="userSpaceOnUse" markerWidth="13" markerHeight="13" orient="auto">'
+            f'<path d="M0,0 L10,5 L0,10 L2.5,5 z" fill="{colour}"/></marker>')
+    out.append("</defs>")
+    return out
+
+
+def _cliff_path(p: tuple[float, float], q: tuple[float, float], teeth: int = 5,
+                depth: float = 4.0) -> str:
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    d = math.hypot(dx, dy) or 1.0
+    nx, ny = -dy / d, dx / d
+    pts = [p]
+    for i in range(1, 2 * teeth):
+        t = i / (2 * teeth)
+        s = depth if i % 2 else -depth
+        pts.append((p[0] + dx * t + nx * s, p[1] + dy * t + ny * s))
+    pts.append(q)
+    return _pts(pts)
+
+
+def _hexside_svg(feature: str, p: tuple[float, float], q: tuple[float, float]) -> str:
+    if feature == "river":
+        return (f'<line class="hexside river" x1="{_f(p[0])}" y1="{_f(p[1])}" x2="{_f(q[0])}" '
+                f'y2="{_f(q[1])}" stroke="#2f6fd6" stroke-width="5" stroke-linecap="round"/>')
+    if feature == "cliff":
+        return (f'<polyline class="hexside cliff" points="{_cliff_path(p, q)}" fill="none" '
+                f'stroke="#1e1e1e" stroke-width="2.2" stroke-linejoin="miter"/>')
+    return (f'<line class="hexside {_esc(feature)}" x1="{_f(p[0])}" y1="{_f(p[1])}" '
+            f'x2="{_f(q[0])}" y2="{_f(q[1])}" stroke="#555555" stroke-width="4" '
+            f'stroke-dasharray="4 2"><title>{_esc(feature)}</title></line>')
+
+
+def _nato_symbol(utype: str, cx: float, cy: float, w: float, h: float) -> list[str]:
+    x0, y0 = cx - w / 2, cy - h / 2
+    out = [f'<rect x="{_f(x0)}" y="{_f(y0)}" width="{_f(w)}" height="{_f(h)}" '
+           f'fill="#ffffff" fill-opacity="0.35" stroke="#1a1a1a" stroke-width="1"/>']
+    t = (utype or "").lower()
+    cross = (f'<path d="M{_f(x0)},{_f(y0)} L{_f(x0 + w)},{_f(y0 + h)} M{_f(x0 + w)},{_f(y0)} '
+             f'L{_f(x0)},{_f(y0 + h)}" stroke="#1a1a1a" stroke-width="0.9"/>')
+    oval = (f'<ellipse cx="{_f(cx)}" cy="{_f(cy)}" rx="{_f(w * 0.33)}" ry="{_f(h * 0.27)}" '
+            f'fill="none" stroke="#1a1a1a" stroke-width="1"/>')
+    if t in ("armour", "armor", "tank"):
+        out.append(oval)
+    elif t in ("infantry",):
+        out.append(cross)
+    elif t in ("motorized", "motorised", "mechanized", "mechanised", "panzergrenadier"):
+        out += [cross, oval]
+    elif t in ("parachute", "airborne"):
+        out.append(cross)
+        out.append(f'<path d="M{_f(cx - w * 0.22)},{_f(y0 + h)} A{_f(w * 0.11)},{_f(h * 0.3)} 0 0 1 '
+                   f'{_f(cx)},{_f(y0 + h)} A{_f(w * 0.11)},{_f(h * 0.3)} 0 0 1 '
+                   f'{_f(cx + w * 0.22)},{_f(y0 + h)}" fill="none" stroke="#1a1a1a" stroke-width="1"/>')
+    return out
+
+
+def _counter(u: dict, x0: float, y0: float, s: float, stacked: bool = False) -> list[str]:
+    uid = str(u.get("id", ""))
+    status = [str(x) for x in (u.get("status") or [])]
+    disrupted = "disrupted" in status
+    fill = counter_colour(str(u.get("nationality", "")), str(u.get("side", "")))
+    cx = x0 + s / 2
+    cls = "counter disrupted" if disrupted else "counter"
+    out = [f'<g class="{cls}" data-unit="{_esc(uid)}" data-side="{_esc(u.get("side", ""))}">']
+    out.append(f'<rect x="{_f(x0 + 1.5)}" y="{_f(y0 + 1.5)}" width="{_f(s)}" height="{_f(s)}" '
+               f'rx="2" fill="#000000" fill-opacity="0.28"/>')
+    if disrupted:
+        out.append(f'<rect class="disrupted-border" x="{_f(x0)}" y="{_f(y0)}" width="{_f(s)}" '
+                   f'height="{_f(s)}" rx="2" fill="{fill}" stroke="{DISRUPTED_COLOUR}" '
+                   f'stroke-width="2.4" stroke-dasharray="4 2.5"/>')
+    else:
+        out.append(f'<rect x="{_f(x0)}" y="{_f(y0)}" width="{_f(s)}" height="{_f(s)}" rx="2" '
+                   f'fill="{fill}" stroke="#1a1a1a" stroke-width="1"/>')
+    # unit id across the top, shrunk to fit
+    fs = 8.5 if stacked else 9.0
+    avail = s - 4
+    if _text_w(uid, fs, True) > avail:
+        fs = max(5.0, avail / (len(uid) * 0.66))
+    extra = ""
+    if _text_w(uid, fs, True) > avail:
+        extra = f' textLength="{_f(avail)}" lengthAdjust="spacingAndGlyphs"'
+    out.append(f'<text class="unit-id" x="{_f(cx)}" y="{_f(y0 + (9.2 if stacked else 10))}" font-size="{_f(fs)}" '
+               f'font-weight="bold" text-anchor="middle" fill="#111111"{extra}>{_esc(uid)}</text>')
+    out += _nato_symbol(str(u.get("type", "")), cx, y0 + s * 0.47, s * 0.46, s * 0.27)
+    values = f'{u.get("strength", "")}-{u.get("ma", "")}'
+    out.append(f'<text class="unit-values" x="{_f(cx)}" y="{_f(y0 + s - 3.5)}" font-size="10.5" '
+               f'font-weight="bold" text-anchor="middle" fill="#111111">{_esc(values)}</text>')
+    if disrupted:
+        bx, by = x0 + s - 1, y0 + 1
+        out.append(f'<g class="disrupted-marker"><circle cx="{_f(bx)}" cy="{_f(by)}" r="6.5" '
+                   f'fill="{DISRUPTED_COLOUR}" stroke="#ffffff" stroke-width="1"/>'
+                   f'<text x="{_f(bx)}" y="{_f(by + 3.3)}" font-size="9" font-weight="bold" '
+                   f'text-anchor="middle" fill="#ffffff">D</text></g>')
+    out.append("</g>")
+    return out
+
+
+def _move(m: dict, grid: Grid) -> list[str]:
+    kind = str(m.get("kind", "move"))
+    colour, dash, _label = MOVE_STYLES.get(kind, MOVE_STYLES["move"])
+    style_kind = kind if kind in MOVE_STYLES else "move"
+    pts: list[tuple[float, float]] = []
+    last = None
+    for h in m.get("path") or []:
+        if _parse(h) is None or h == last:
+            continue
+        pts.append(hex_centre(grid, h))
+        last = h
+    out = [f'<g class="move move-{_esc(style_kind)}" data-unit="{_esc(m.get("unit", ""))}" '
+           f'data-kind="{_esc(kind)}">']
+    if not pts:
+        out.append("</g>")
+        return out
+    sx, sy = pts[0]
+    if len(pts) >= 2:
+        # Stop short of the last centre so the arrowhead shows beside the counter.
+        (ax, ay), (bx, by) = pts[-2], pts[-1]
+        d = math.hypot(bx - ax, by - ay)
+        cut = min(HEX_R * 0.55, d * 0.6)
+        pts[-1] = (bx - (bx - ax) / d * cut, by - (by - ay) / d * cut)
+        p = _pts(pts)
+        out.append(f'<polyline class="move-casing" points="{p}" fill="none" stroke="#ffffff" '
+                   f'stroke-opacity="0.75" stroke-width="6.5" stroke-linejoin="round" '
+                   f'stroke-linecap="round"/>')
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        out.append(f'<polyline class="move-path" points="{p}" fill="none" stroke="{colour}" '
+                   f'stroke-width="3.2" stroke-linejoin="round"{dash_attr} '
+                   f'marker-end="url(#arrow-{style_kind})"/>')
+    out.append(f'<circle class="move-start" cx="{_f(sx)}" cy="{_f(sy)}" r="4" fill="{colour}" '
+               f'stroke="#ffffff" stroke-width="1.2"/>')
+    out.append("</g>")
+    return out
+
+
+# -- legend --------------------------------------------------------------------
+
+def _legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
+            extras: dict[str, bool], x0: float, y0: float, width: float
+            ) -> tuple[list[str], float]:
+    """Legend rows laid out left to right, wrapping; returns (svg, height)."""
+    fs = 11.0
+    row_h = 22.0
+    rows: list[tuple[str, list[tuple[float, str]]]] = []   # (heading, [(width, svg-with-{x}{y})])
+
+    def hexagon(colour: str) -> str:
+        return ('<polygon points="{P}" fill="' + _esc(colour) + '" stroke="#6b6455" '
+                'stroke-width="0.8"/>')
+
+    items = []
+    for t in terrains:
+        colour = sc.terrain[t].colour if t in sc.terrain else UNKNOWN_TERRAIN
+        items.append((t, ("hex", colour)))
+    if extras.get("road"):
+        items.append(("road", ("road", "")))
+    if extras.get("battle_position"):
+        items.append(("battle position", ("bp", "")))
+    if extras.get("river"):
+        items.append(("river", ("river", "")))
+    if extras.get("cliff"):
+        items.append(("cliff", ("cliff", "")))
+    rows.append(("Map", items))
+    items = [(name, ("counter", colour)) for name, colour in nationalities]
+    items.append(("disrupted", ("disrupted", "")))
+    rows.append(("Counters", items))
+    items = [(label, ("move", kind)) for kind, (_c, _d, label) in MOVE_STYLES.items()]
+    if extras.get("highlight"):
+        items.append(("combat hex", ("highlight", "")))
+    rows.append(("Arrows", items))
+
+    out = [f'<g class="legend" font-size="{_f(fs)}">']
+    y = y0
+    head_w = 72.0
+    for heading, entries in rows:
+        out.append(f'<text x="{_f(x0)}" y="{_f(y + 4)}" font-weight="bold" fill="#333333">'
+                   f'{_esc(heading)}</text>')
+        x = x0 + head_w
+        for label, (kind, arg) in entries:
+            w = 26 + _text_w(label, fs) + 16
+            if x + w > x0 + width and x > x0 + head_w:
+                y += row_h
+                x = x0 + head_w
+            sx, sy = x + 10, y   # swatch centre
+            if kind == "hex":
+                out.append(hexagon(arg).replace("{P}", _pts(hex_corners(sx, sy, 9))))
+            elif kind == "road":
+                out.append(f'<line x1="{_f(sx - 10)}" y1="{_f(sy)}" x2="{_f(sx + 10)}" y2="{_f(sy)}" '
+                           f'stroke="{ROAD_COLOUR}" stroke-width="5" stroke-linecap="round"/>')
+            elif kind == "bp":
+                out.append(hexagon("#eedfb4").replace("{P}", _pts(hex_corners(sx, sy, 9))))
+                out += _battle_position(sx, sy, 0.3)
+            elif kind == "river":
+                out.append(f'<line x1="{_f(sx - 10)}" y1="{_f(sy)}" x2="{_f(sx + 10)}" y2="{_f(sy)}" '
+                           f'stroke="#2f6fd6" stroke-width="5" stroke-linecap="round"/>')
+            elif kind == "cliff":
+                out.append(f'<polyline points="{_cliff_path((sx - 10, sy), (sx + 10, sy), 3, 3.5)}" '
+                           f'fill="none" stroke="#1e1e1e" stroke-width="2"/>')
+            elif kind == "counter":
+                out.append(f'<rect x="{_f(sx - 8)}" y="{_f(sy - 8)}" width="16" height="16" rx="2" '
+                           f'fill="{_esc(arg)}" stroke="#1a1a1a" stroke-width="1"/>')
+            elif kind == "disrupted":
+                out.append(f'<rect x="{_f(sx - 8)}" y="{_f(sy - 8)}" width="16" height="16" rx="2" '
+                           f'fill="#dddddd" stroke="{DISRUPTED_COLOUR}" stroke-width="2" '
+                           f'stroke-dasharray="3 2"/>'
+                           f'<circle cx="{_f(sx + 8)}" cy="{_f(sy - 7)}" r="5" fill="{DISRUPTED_COLOUR}"/>'
+                           f'<text x="{_f(sx + 8)}" y="{_f(sy - 4.3)}" font-size="7.5" '
+                           f'font-weight="bold" text-anchor="middle" fill="#ffffff">D</text>')
+            elif kind == "move":
+                colour, dash, _ = MOVE_STYLES[arg]
+                dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+                out.append(f'<line x1="{_f(sx - 11)}" y1="{_f(sy)}" x2="{_f(sx + 9)}" y2="{_f(sy)}" '
+                           f'stroke="{colour}" stroke-width="3"{dash_attr} '
+                           f'marker-end="url(#arrow-{arg})"/>')
+            elif kind == "highlight":
+                out.append(f'<polygon points="{_pts(hex_corners(sx, sy, 9))}" fill="none" '
+                           f'stroke="{HIGHLIGHT_COLOUR}" stroke-width="3"/>')
+            out.append(f'<text x="{_f(x + 26)}" y="{_f(y + 4)}" fill="#222222">{_esc(label)}</text>')
+            x += w
+        y += row_h
+    out.append("</g>")
+    return out, y - y0
+
+
+def _battle_position(cx: float, cy: float, scale: float = 1.0) -> list[str]:
+    """Fortification symbol: two toothed brackets on the hex's slanted sides.
+
+    The top and bottom of the hex stay clear for the hex number and place
+    name; the brackets sit just outside a centred counter.
+    """
+    ring = hex_corners(cx, cy, HEX_R * 0.8 * scale)
+    sw = _f(max(1.2, 2.4 * scale))
+    tooth = max(2.5, 5.0 * scale)
+    parts = [f'<polyline points="{_pts([ring[5], ring[0], ring[1]])}" fill="none"/>',
+             f'<polyline points="{_pts([ring[2], ring[3], ring[4]])}" fill="none"/>']
+    teeth = []
+    for i in (5, 0, 2, 3):
+        (ax, ay), (bx, by) = ring[i], ring[(i + 1) % 6]
+        mx, my = (ax + bx) / 2, (ay + by) / 2
+        vx, vy = mx - cx, my - cy
+        d = math.hypot(vx, vy) or 1.0
+        for t in (-0.25, 0.25):
+            px, py = mx + (bx - ax) * t, my + (by - ay) * t
+            teeth.append(f"M{_f(px)},{_f(py)} l{_f(vx / d * tooth)},{_f(vy / d * tooth)}")
+    parts.append(f'<path d="{" ".join(teeth)}"/>')
+    return [f'<g stroke="{BP_COLOUR}" stroke-width="{sw}" stroke-linejoin="round">'] + parts + ["</g>"]
+
+
+# -- main ----------------------------------------------------------------------
+
+def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: str = "",
+               highlight: list[str] | None = None) -> str:
+    """Render the map of ``sc`` with ``units``, ``moves`` and ``highlight`` as SVG text.
+
+    units: dicts with id, side, hex (None = not drawn), strength, ma, status,
+    nationality, type.  Eliminated units and units off the map are not drawn.
+    moves: dicts with unit, path (hexes, start included) and kind
+    (move | retreat | advance).  highlight: hexes to outline in orange.
+    ``title`` defaults to the scenario's title.
+    """
+    board = sc.board
+    grid: Grid = board.grid
+    moves = list(moves or [])
+    highlight = list(highlight or [])
+    title = title or getattr(sc, "title", "") or ""
+
+    map_w, map_h = _map_size(grid)
+    width = map_w + 2 * MARGIN
+    hexes = grid.all_hexes()
+    centre = {h: hex_centre(grid, h) for h in hexes}
+
+    body: list[str] = []
+
+    # terrain
+    body.append('<g class="terrain">')
+    present: list[str] = []
+    for h in hexes:
+        t = board.terrain.get(h, "")
+        if t and t not in present:
+            present.append(t)
+        colour = sc.terrain[t].colour if t in sc.terrain else UNKNOWN_TERRAIN
+        cx, cy = centre[h]
+        body.append(f'<polygon id="hex-{h}" class="hex" data-terrain="{_esc(t)}" '
+                    f'points="{_pts(hex_corners(cx, cy))}" fill="{_esc(colour)}" '
+                    f'stroke="#8a8272" stroke-width="0.8"/>')
+    body.append("</g>")
+    terrain_order = [t for t in sc.terrain if t in present] + [t for t in present if t not in sc.terrain]
+
+    # roads
+    def has(h: str, feat: str) -> bool:
+        return feat in board.features.get(h, ())
+
+    road_hexes = sorted(h for h in board.features if has(h, "road") and grid.contains(h))
+    body.append(f'<g class="roads" stroke="{ROAD_COLOUR}" stroke-width="5" stroke-linecap="round" '
+                f'stroke-opacity="0.9">')
+    for h in road_hexes:
+        cx, cy = centre[h]
+        links = [n for n in grid.neighbours(h) if has(n, "road")]
+        for n in links:
+            if n > h:
+                nx, ny = centre[n]
+                body.append(f'<line x1="{_f(cx)}" y1="{_f(cy)}" x2="{_f(nx)}" y2="{_f(ny)}"/>')
+        edge = any(grid.is_edge(h, e) for e in ("north", "south", "east", "west"))
+        if not links:
+            body.append(f'<circle cx="{_f(cx)}" cy="{_f(cy)}" r="4" fill="{ROAD_COLOUR}" stroke="none"/>')
+        elif edge and len(links) == 1:
+            # A road ending at the map edge runs on off the map.
+            nx, ny = centre[links[0]]
+            ex, ey = cx + (cx - nx) * 0.5, cy + (cy - ny) * 0.5
+            body.append(f'<line x1="{_f(cx)}" y1="{_f(cy)}" x2="{_f(ex)}" y2="{_f(ey)}"/>')
+    body.append("</g>")
+
+    # battle positions
+    body.append('<g class="battle-positions">')
+    for h in sorted(board.features):
+        if has(h, "battle_position") and grid.contains(h):
+            body.append(f'<g class="battle_position" data-hex="{h}">')
+            body += _battle_position(*centre[h])
+            body.append("</g>")
+    body.append("</g>")
+
+    # hexside features
+    side_feats: set[str] = set()
+    body.append('<g class="hexsides">')
+    for (a, b) in sorted(board.hexsides):
+        if _parse(a) is None or _parse(b) is None:
+            continue
+        p, q = _shared_edge(hex_centre(grid, a), hex_centre(grid, b))
+        for feat in sorted(board.hexsides[(a, b)]):
+            side_feats.add(feat)
+            body.append(_hexside_svg(feat, p, q))
+    body.append("</g>")
+
+    # highlighted hexes
+    body.append(f'<g class="highlights" fill="none" stroke="{HIGHLIGHT_COLOUR}" stroke-width="4.5" '
+                f'stroke-linejoin="round">')
+    seen_hl: set[str] = set()
+    for h in highlight:
+        if _parse(h) is None or h in seen_hl:
+            continue
+        seen_hl.add(h)
+        cx, cy = hex_centre(grid, h)
+        body.append(f'<polygon class="highlight" data-hex="{h}" '
+                    f'points="{_pts(hex_corners(cx, cy, HEX_R - 2.5))}"/>')
+    body.append("</g>")
+
+    # hex numbers
+    body.append('<g class="hex-numbers" font-size="8" fill="#4a4a4a" text-anchor="middle">')
+    for h in hexes:
+        cx, cy = centre[h]
+        body.append(f'<text x="{_f(cx)}" y="{_f(cy - SQ3 / 2 * HEX_R + 9)}">{h}</text>')
+    body.append("</g>")
+
+    # counter layout (drawn last, but place names avoid them)
+    stacks: dict[str, list[dict]] = {}
+    for u in units:
+        h = u.get("hex")
+        if h is None or "eliminated" in (u.get("status") or []) or not grid.contains(h):
+            continue
+        stacks.setdefault(h, []).append(u)
+    hex_h = SQ3 * HEX_R
+    layout: list[tuple[dict, float, float, float, bool]] = []
+    for h in sorted(stacks):
+        stack = stacks[h]
+        n = len(stack)
+        cx, cy = centre[h]
+        if n == 1:
+            size, dx, dy = 38.0, 0.0, 0.0
+        else:
+            # Cascade down-right so each counter's id strip stays visible.
+            size, dx = 32.0, 6.0
+            dy = 11.0 if n <= 3 else max(3.0, (hex_h - 10 - size) / (n - 1))
+        x0 = cx - (size + dx * (n - 1)) / 2
+        y0 = cy + 3 + (1.0 if n > 1 else 0.0) - (size + dy * (n - 1)) / 2
+        for i, u in enumerate(stack):
+            layout.append((u, x0 + dx * i, y0 + dy * i, size, n > 1))
+    boxes = [(x0, y0, x0 + size, y0 + size) for _u, x0, y0, size, _st in layout]
+
+    # place names: once per place, along the bottom of one of its hexes (clear
+    # of a centred counter)
+    groups: dict[str, list[str]] = {}
+    for h, name in board.places.items():
+        if grid.contains(h):
+            groups.setdefault(name, []).append(h)
+    body.append('<g class="places" font-size="9.5" font-style="italic" fill="#3b2410" '
+                'text-anchor="middle" stroke="#ffffff" stroke-width="3" stroke-opacity="0.8" '
+                'stroke-linejoin="round" paint-order="stroke">')
+    for name in sorted(groups):
+        hs = sorted(groups[name], key=lambda h: centre[h])
+        mid = (len(hs) - 1) // 2
+        half = _text_w(name, 9.5) * 0.97 / 2
+        # Middle hex first, then outwards; take the first whose label is clear
+        # of every counter (the label runs over into the neighbouring hexes).
+        spots = []
+        for i in sorted(range(len(hs)), key=lambda i: (abs(i - mid), i)):
+            x, y = centre[hs[i]]
+            spots.append((x, y + SQ3 / 2 * HEX_R - 2.2))
+        x, y = spots[0]
+        for sx, sy in spots:
+            if not any(bx0 < sx + half and sx - half < bx1 and by0 < sy + 2 and sy - 6.8 < by1
+                       for bx0, by0, bx1, by1 in boxes):
+                x, y = sx, sy
+                break
+        body.append(f'<text class="place" x="{_f(x)}" y="{_f(y)}">{_esc(name)}</text>')
+    body.append("</g>")
+
+    # moves (under the counters)
+    body.append('<g class="moves">')
+    for m in moves:
+        body += _move(m, grid)
+    body.append("</g>")
+
+    # counters
+    body.append('<g class="counters">')
+    for u, x0, y0, size, stacked in layout:
+        body += _counter(u, x0, y0, size, stacked)
+    body.append("</g>")
+
+    # legend
+    nats: list[tuple[str, str]] = []
+    seen_nat: set[str] = set()
+    side_nats = [(n, sd.id) for sd in getattr(sc, "sides", []) for n in sd.nationalities]
+    drawn = [u for us in stacks.values() for u in us]
+    for nat, side in side_nats + [(str(u.get("nationality", "")), str(u.get("side", ""))) for u in drawn]:
+        key = nat or f"side:{side}"
+        if key in seen_nat:
+            continue
+        seen_nat.add(key)
+        nats.append((nat or side, counter_colour(nat, side)))
+    extras = {
+        "road": bool(road_hexes),
+        "battle_position": any(has(h, "battle_position") for h in board.features),
+        "river": "river" in side_feats,
+        "cliff": "cliff" in side_feats,
+        "highlight": bool(seen_hl),
+    }
+    legend_y = MARGIN + TITLE_H + map_h + 20
+    legend, legend_h = _legend(sc, terrain_order, nats, extras, MARGIN + 4, legend_y,
+                               width - 2 * MARGIN - 8)
+    height = legend_y + legend_h + MARGIN - 6
+
+    # title bar
+    title_fs = 16.0
+    if _text_w(title, title_fs, True) > width - 2 * MARGIN - 20:
+        title_fs = max(9.0, (width - 2 * MARGIN - 20) / (max(1, len(title)) * 0.66))
+    head = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_f(math.ceil(width))}" '
+        f'height="{_f(math.ceil(height))}" viewBox="0 0 {_f(math.ceil(width))} {_f(math.ceil(height))}" '
+        f'font-family="{FONT}">',
+        f"<title>{_esc(title)}</title>",
+    ]
+    head += _defs()
+    head.append(f'<rect x="0" y="0" width="100%" height="100%" fill="#fbf8f0"/>')
+    head.append(f'<g class="title-bar"><rect x="{_f(MARGIN)}" y="{_f(MARGIN - 6)}" '
+                f'width="{_f(width - 2 * MARGIN)}" height="{_f(TITLE_H - 6)}" rx="3" fill="#2e2a24"/>'
+                f'<text x="{_f(MARGIN + 10)}" y="{_f(MARGIN - 6 + (TITLE_H - 6) / 2 + title_fs * 0.36)}" '
+                f'font-size="{_f(title_fs)}" font-weight="bold" fill="#ffffff">{_esc(title)}</text></g>')
+    return "\n".join(head + body + legend + ["</svg>"]) + "\n"
