@@ -181,7 +181,8 @@ class PanzerCorps(Ruleset):
             a = st.attacks[d.combat]
             item = {"side": d.side, "kind": d.kind, "combat": a.target, "units": d.units, "rule": d.rule}
             if d.kind == "retreat":
-                item["distance"] = d.distance
+                # One hex more than the result when every end hex holds a friend (7.1, 9.5(2)).
+                item["distance"] = len(d.options[0]) if d.options else d.distance
                 item["options"] = [" ".join(o) for o in d.options]
                 item["order"] = "retreat UNIT HEX ..."
             else:

@@ -1,0 +1,312 @@
+"""Fixtures and helpers for the El Alamein rules tests.
+
+Small test scenarios
+--------------------
+``write_scenario`` writes a TOML scenario with the same structure as
+``scenarios/el-alamein.toml`` (game = "el-alamein", the same sides, sequence,
+terrain table, CRT and victory keys) but a small map and a unit list chosen by
+each test, so that every test sets up exactly the position it needs.
+
+Default map (8 columns x 8 rows, "even-down": even columns sit half a hex
+lower; col 01 is the west edge, row 01 the north edge)::
+
+         col 1 2 3 4 5 6 7 8
+    row 01   ~ ~ ~ ~ ~ ~ ~ ~      sea (impassable, 8.3(6))
+    row 02   c c c c c c c c      coast
+    row 03   . . . . . . . .
+    row 04   . . . . . . . .
+    row 05   . . . . . . . .
+    row 06   . . . . . ^ . .      0606 highlands
+    row 07   . . . . . . v .      0707 village
+    row 08   . . . . . ^ ^ .      0608, 0708 highlands
+
+    battle positions (British): 0806 (desert) and 0708 (in highlands)
+    victory: objective_hexes = ["0802"]  (stands for El Alamein / road east)
+             alam_halfa_positions = ["0806"]
+
+Neighbours on this grid: an odd column c, row r touches (c, r-1), (c, r+1),
+(c+-1, r-1) and (c+-1, r); an even column touches (c, r-1), (c, r+1),
+(c+-1, r) and (c+-1, r+1).  E.g. 0404 touches 0403 0504 0505 0405 0305 0304.
+
+Fixed CRT
+---------
+The test scenario carries the shipped (reconstructed) table, so results are
+predictable from the scripted die.  One line per odds column, the results for
+die rolls 1 to 6 from left to right::
+
+    1:2  AR   AR   AE   AE   AE   AE
+    1:1  DR1  AR   AR   AR   AE   AE
+    2:1  DR1  DR1  DR1  AR   AR   AE
+    3:1  DR2  DR1  DR1  DR1  AR   AR
+    4:1  DE   DR2  DR2  DR1  DR1  AR
+    5:1  DE   DE   DR2  DR2  DR2  DR1
+    6:1  DE   DE   DE   DE   DR2  DR2
+
+Phases (index into the sequence): 0 axis movement, 1 axis combat,
+2 british movement, 3 british combat.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pbem import events as E
+from pbem.engine import Game, Submission
+from pbem.orders import OrderError
+
+CRT_COLUMNS = ["1:2"] + [f"{n}:1" for n in range(1, 7)]       # 9.2: 1:2 up to 6:1
+CRT_ROWS = {
+    1: ["AR", "DR1", "DR1", "DR2", "DE", "DE", "DE"],
+    2: ["AR", "AR", "DR1", "DR1", "DR2", "DE", "DE"],
+    3: ["AE", "AR", "DR1", "DR1", "DR2", "DR2", "DE"],
+    4: ["AE", "AR", "AR", "DR1", "DR1", "DR2", "DE"],
+    5: ["AE", "AE", "AR", "AR", "DR1", "DR2", "DR2"],
+    6: ["AE", "AE", "AE", "AR", "AR", "DR1", "DR2"],
+}
+
+
+def crt(die: int, column: str) -> str:
+    """The result the test CRT gives for a die roll on a column."""
+    return CRT_ROWS[die][CRT_COLUMNS.index(column)]
+
+
+DEFAULT_ROWS = [
+    "~~~~~~~~",  # 01
+    "cccccccc",  # 02
+    "........",  # 03
+    "........",  # 04
+    "........",  # 05
+    ".....^..",  # 06
+    "......v.",  # 07
+    ".....^^.",  # 08
+]
+DEFAULT_BATTLE_POSITIONS = ["0806", "0708"]
+DEFAULT_OBJECTIVES = ["0802"]
+DEFAULT_ALAM_HALFA = ["0806"]
+
+MOVEMENT, COMBAT = "movement", "combat"
+AXIS_MOVE, AXIS_COMBAT, BRIT_MOVE, BRIT_COMBAT = 0, 1, 2, 3
+
+
+def U(uid: str, side: str, strength: int, ma: int, hex: str, nationality: str | None = None) -> dict:
+    """A unit line for a test scenario."""
+    nat = nationality or ("german" if side == "axis" else "british")
+    return {"id": uid, "side": side, "nationality": nat, "type": "infantry", "size": "X",
+            "strength": strength, "ma": ma, "hex": hex}
+
+
+def _s(v: str) -> str:
+    return json.dumps(v)          # a TOML basic string for plain ASCII text
+
+
+def _list(xs) -> str:
+    return "[" + ", ".join(_s(x) for x in xs) + "]"
+
+
+def scenario_text(units: list[dict], *, rows: list[str] | None = None,
+                  battle_positions: list[str] | None = None, objectives: list[str] | None = None,
+                  alam_halfa: list[str] | None = None, turns: int = 4, scenario_id: str = "test-el-alamein",
+                  roads: list[str] | None = None) -> str:
+    rows = DEFAULT_ROWS if rows is None else rows
+    bps = DEFAULT_BATTLE_POSITIONS if battle_positions is None else battle_positions
+    objectives = DEFAULT_OBJECTIVES if objectives is None else objectives
+    alam_halfa = DEFAULT_ALAM_HALFA if alam_halfa is None else alam_halfa
+    unit_lines = []
+    for u in units:
+        unit_lines.append("  { " + ", ".join(
+            f"{k} = {_s(v) if isinstance(v, str) else v}" for k, v in u.items()) + " },")
+    track = "\n".join(f"  {{ turn = {t}, label = \"turn {t}\" }}," for t in range(1, turns + 1))
+    road = ""
+    if roads:
+        road = f"\n[map.features.road]\nrule = \"8.3(7)\"\nhexes = {_list(roads)}\n"
+    return f"""# Test scenario: el-alamein rules on a small map (tests/conftest.py).
+id = {_s(scenario_id)}
+title = "El Alamein rules test"
+game = "el-alamein"
+family = "panzer-corps"
+turns = {turns}
+die = 6
+source = "tests"
+
+sides = [
+  {{ id = "axis", name = "German-Italian", nationalities = ["german", "italian"] }},
+  {{ id = "british", name = "British Commonwealth", nationalities = ["british"] }},
+]
+sequence = [
+  {{ side = "axis", name = "movement", rule = "5.0" }},
+  {{ side = "axis", name = "combat", rule = "5.0" }},
+  {{ side = "british", name = "movement", rule = "5.0" }},
+  {{ side = "british", name = "combat", rule = "5.0" }},
+]
+turn_track = [
+{track}
+]
+units = [
+{chr(10).join(unit_lines)}
+]
+
+[victory]
+objective_hexes = {_list(objectives)}
+alam_halfa_positions = {_list(alam_halfa)}
+axis_check_after = "british"
+break_side = "british"
+break_edge = "west"
+default_winner = "british"
+
+[terrain.desert]
+move_cost = 1
+[terrain.highlands]
+move_cost = 2
+defence = 2
+[terrain.village]
+move_cost = 1
+defence = 2
+[terrain.coast]
+move_cost = 1
+[terrain.sea]
+impassable = true
+
+[crt]
+columns = {_list(CRT_COLUMNS)}
+[crt.rows]
+{chr(10).join(f"{d} = {_list(r)}" for d, r in CRT_ROWS.items())}
+
+[map]
+first_col = 1
+last_col = {len(rows[0])}
+first_row = 1
+last_row = {len(rows)}
+offset = "even-down"
+legend = {{ "~" = "sea", "c" = "coast", "." = "desert", "^" = "highlands", "v" = "village" }}
+rows = {_list(rows)}
+
+[map.features.battle_position]
+side = "british"
+defence = 2
+hexes = {_list(bps)}
+{road}"""
+
+
+def write_scenario(directory: Path, units: list[dict], name: str = "scenario.toml", **kw) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text(scenario_text(units, **kw), encoding="utf-8")
+    return path
+
+
+class Table:
+    """A game under test with assertion helpers."""
+
+    def __init__(self, game: Game):
+        self.game = game
+
+    # reading
+    @property
+    def log_path(self) -> Path:
+        return self.game.log.path
+
+    def log_bytes(self) -> bytes:
+        return self.log_path.read_bytes()
+
+    def state(self):
+        return self.game.state()
+
+    def unit(self, uid: str):
+        return self.game.state().units[uid]
+
+    def hex_of(self, uid: str) -> str | None:
+        return self.unit(uid).hex
+
+    def awaiting(self) -> list[dict]:
+        return self.game.rules.awaiting(self.game.state(), self.game.scenario)
+
+    def phase(self) -> tuple[int, int]:
+        st = self.game.state()
+        return st.turn, st.phase
+
+    # writing
+    def ok(self, side: str, text: str) -> list[E.Event]:
+        """Submit orders that must all apply; return the events they produced (OrderGiven left out)."""
+        sub = self.game.submit(side, text)
+        assert sub.refused is None, f"refused: {sub.refused}"
+        return events_of(sub)
+
+    def refuse(self, side: str, text: str, rule: str | None = None, match: str | None = None) -> OrderError:
+        """Submit one order that must be refused and leave the log byte-for-byte unchanged."""
+        before = self.log_bytes()
+        head = self.game.head()
+        sub = self.game.submit(side, text)
+        assert sub.refused is not None, f"expected a refusal, got {events_of(sub)}"
+        assert sub.applied == []
+        assert self.log_bytes() == before, "a refused order changed log.jsonl"
+        assert (sub.seq, sub.head) == head
+        err = sub.refused
+        if rule is not None:
+            assert err.rule == rule, f"rule {err.rule!r} != {rule!r}: {err}"
+        if match is not None:
+            assert match.lower() in err.message.lower(), f"{match!r} not in {err.message!r}"
+        return err
+
+    def end(self, side: str | None = None) -> list[E.Event]:
+        """End the current phase (side: whose phase it is, by default)."""
+        st = self.game.state()
+        side = side or self.game.scenario.sequence[st.phase].side
+        return self.ok(side, "end")
+
+    def goto(self, turn: int, phase: int) -> list[E.Event]:
+        """End phases until (turn, phase) is the current one."""
+        evs: list[E.Event] = []
+        while self.phase() != (turn, phase):
+            st = self.game.state()
+            assert st.result is None, f"the game ended before turn {turn} phase {phase}: {st.result}"
+            assert st.decision is None, f"a decision is pending: {st.decision}"
+            assert (st.turn, st.phase) < (turn, phase), f"already past turn {turn} phase {phase}"
+            evs += self.end()
+        return evs
+
+
+def events_of(sub: Submission) -> list[E.Event]:
+    return [e for a in sub.applied for e in a.events]
+
+
+def only(events: list[E.Event], kind: type) -> list:
+    return [e for e in events if isinstance(e, kind)]
+
+
+def one(events: list[E.Event], kind: type):
+    found = only(events, kind)
+    assert len(found) == 1, f"expected one {kind.__name__}, got {found} in {events}"
+    return found[0]
+
+
+@pytest.fixture
+def fixed_clock(monkeypatch):
+    """Pin log timestamps so two games with the same orders have identical logs.
+
+    Used by make_game and shipped_game only (not autouse: other test modules keep their clock)."""
+    monkeypatch.setenv("PBEM_CLOCK", "2024-01-01T00:00:00Z")
+
+
+@pytest.fixture
+def make_game(tmp_path, fixed_clock):
+    """make_game(units, dice=[...], name="g", game_id=None, seed_hex=None, **scenario options) -> Table.
+
+    Scripted dice by default (an empty script if none is given: any roll is then refused);
+    ``seed_hex`` makes a seeded game instead."""
+    def make(units: list[dict], dice: list[int] | tuple[int, ...] = (), name: str = "g",
+             game_id: str | None = None, seed_hex: str | None = None, **kw) -> Table:
+        sc = write_scenario(tmp_path / f"{name}-scenario", units, **kw)
+        game = Game.create(tmp_path / name, str(sc), {"axis": "axis@example.org", "british": "brit@example.org"},
+                           dice=None if seed_hex else list(dice), seed_hex=seed_hex, game_id=game_id)
+        return Table(game)
+    return make
+
+
+@pytest.fixture
+def shipped_game(tmp_path, fixed_clock):
+    """shipped_game(dice=[...]) -> Table on the shipped el-alamein scenario."""
+    def make(dice: list[int] | tuple[int, ...] = (), name: str = "shipped") -> Table:
+        return Table(Game.create(tmp_path / name, "el-alamein", {}, dice=list(dice)))
+    return make
