@@ -7,8 +7,10 @@ The folder holds ``playbook.toml``::
     players = { axis = "a@example.org", british = "b@example.org" }
     steps = ["01-axis.txt", "02-british.txt", ...]   # each file: orders of the side named after the dash
 
-After each step every side (and the referee) gets its report and map in
-``INTO/reports/``; at the end the host reveals the seed and the log is verified.
+After step NN every side (and the referee) gets its report and map in
+``INTO/reports/NN-SIDE.txt|svg``; at the end the host reveals the seed, the
+final reports go out as e-mails too (``99-final-SIDE.eml``) and the log is
+verified.
 """
 from __future__ import annotations
 
@@ -31,8 +33,9 @@ def _side_of(name: str, sides: list[str]) -> str:
     raise PlaybookError(f"{name}: the file name must end with -SIDE.txt, SIDE one of {', '.join(sides)}")
 
 
-def write_reports(game: Game, outdir: Path, tag: str) -> list[Path]:
-    """Text report and SVG map for every side and the referee; returns the files."""
+def write_reports(game: Game, outdir: Path, tag: str, eml: bool = False) -> list[Path]:
+    """Text report and SVG map (and with ``eml`` the whole e-mail) for every
+    side and the referee, named TAG-SIDE.*; returns the files."""
     outdir.mkdir(parents=True, exist_ok=True)
     entries = game.entries()
     st = game.state()
@@ -44,8 +47,12 @@ def write_reports(game: Game, outdir: Path, tag: str) -> list[Path]:
         txt.write_text(render.report_text(game, side, st, entries, since, head))
         svg = outdir / f"{tag}-{side}.svg"
         svg.write_text(render.report_svg(game, side, st, entries, since, head))
-        game.mark_reported(side, st.seq)
         written += [txt, svg]
+        if eml:
+            mail = outdir / f"{tag}-{side}.eml"
+            mail.write_bytes(bytes(render.report_eml(game, side, st, entries, since, head)))
+            written.append(mail)
+        game.mark_reported(side, st.seq)
     return written
 
 
@@ -70,12 +77,12 @@ def play(folder: Path, into: Path, echo=print, reveal: bool = True) -> str:
         sub = game.submit(side, text)
         if sub.refused is not None:
             raise PlaybookError(f"{folder / step}: {sub.refused}")
-        write_reports(game, reports, f"{n:02d}-{Path(step).stem}")
+        write_reports(game, reports, f"{n:02d}")
         echo(f"{step:<22} {len(sub.applied):>3} orders applied, seq {sub.seq}")
     st = game.state()
     if reveal and game.created.dice_mode == "seeded":
         game.reveal()
-    write_reports(game, reports, "99-final")
+    write_reports(game, reports, "99-final", eml=True)
     rep = game.verify()
     if not rep.ok:
         raise PlaybookError("verify failed: " + "; ".join(rep.problems))

@@ -135,8 +135,12 @@ def report_text(game: Game, side: str, st: GameState, entries: list[Entry], sinc
 def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> str:
     from .mapsvg import render_svg
     view = state_view(game, st, side, head)
-    ph = f"{view['phase_side']} {view['phase']}" if view["phase"] else ""
-    title = f"{game.scenario.title} - turn {st.turn} {ph} - seq {st.seq} - head {head[:12]}"
+    sc = game.scenario
+    if st.result is not None:
+        when = f"game over, {sc.side_name(st.result.winner)} wins"
+    else:
+        when = f"turn {st.turn}, {sc.side_name(view['phase_side'])} {view['phase']}"
+    title = f"{sc.title} - {when} - seq {st.seq} - head {head[:12]}"
     highlight = [a.target for a in st.attacks] if st.attacks else []
     return render_svg(game.scenario, view["units"], moves=moves_since(entries, since, {u.id: u.hex for u in game.scenario.units}), title=title, highlight=highlight)
 
