@@ -15,6 +15,8 @@ order at seq n are roll k=0,1,.. of event n (see dice.py).
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
+import hmac
 import os
 import re
 import shutil
@@ -28,6 +30,7 @@ from . import events as E
 from . import orders as O
 from .log import EventLog, LogError, StaleHead, line_hash, GENESIS
 from .rules import Ctx, Ruleset, ruleset_for
+from .rules.base import dispatch
 from .scenario import Scenario, ScenarioError, load, loads
 from .state import GameState, copy_state, decode_state, encode_state, state_bytes
 
@@ -97,9 +100,15 @@ class RecordedDice:
     """Dice that replay the rolls a log recorded: lets anyone check the rules
     were followed even before the seed is revealed."""
 
-    def __init__(self, values: list[int]):
+    def __init__(self, values: list[int], salts: list[str] | None = None):
         self.values = values
         self.pos = 0
+        self.salts = list(salts or [])
+
+    def salt(self) -> str:
+        if not self.salts:
+            raise D.DiceError("the rules needed a salt the log did not record")
+        return self.salts.pop(0)
 
     def roll(self, sides: int) -> int:
         if self.pos >= len(self.values):
@@ -113,13 +122,39 @@ class _LazySeeded:
     """Seeded dice that read the seed file only when a die is actually rolled,
     so orders that roll nothing work without it."""
 
-    def __init__(self, game: "Game", event: int):
-        self.game, self.event, self.inner = game, event, None
+    def __init__(self, game: "Game", event: int, seed: bytes | None = None):
+        self.game, self.event, self.inner, self._seed = game, event, None, seed
+        self.salts = 0
+
+    def _key(self) -> bytes:
+        if self._seed is None:
+            self._seed = self.game.seed()
+        return self._seed
 
     def roll(self, sides: int) -> int:
         if self.inner is None:
-            self.inner = D.SeededDice(self.game.seed(), self.game.game_id, self.event)
+            self.inner = D.SeededDice(self._key(), self.game.game_id, self.event)
         return self.inner.roll(sides)
+
+    def salt(self) -> str:
+        """Salt for a sealed secret: HMAC(seed, "GAME:n:salt:i"), unguessable
+        without the seed, re-derivable by the host and, after the reveal, by anyone."""
+        msg = f"{self.game.game_id}:{self.event}:salt:{self.salts}".encode()
+        self.salts += 1
+        return hmac.new(self._key(), msg, hashlib.sha256).hexdigest()[:32]
+
+
+class _ScriptedWithSalt(D.ScriptedDice):
+    """Scripted dice plus a deterministic (and so guessable) salt: test games only."""
+
+    def __init__(self, values: list[int], start: int, game_id: str, event: int):
+        super().__init__(values, start=start)
+        self.label = f"scripted:{game_id}:{event}"
+        self.salts = 0
+
+    def salt(self) -> str:
+        self.salts += 1
+        return hashlib.sha256(f"{self.label}:{self.salts}".encode()).hexdigest()[:32]
 
 
 def _safe_id(name: str) -> str:
@@ -313,8 +348,16 @@ class Game:
 
     def _dice(self, st: GameState, event_seq: int):
         if self.created.dice_mode == "scripted":
-            return D.ScriptedDice(self.created.scripted_dice, start=st.scripted_pos)
+            return _ScriptedWithSalt(self.created.scripted_dice, st.scripted_pos, self.game_id, event_seq)
         return _LazySeeded(self, event_seq)
+
+    def secret_records(self, entries: list[Entry] | None = None) -> dict[str, E.SecretRecorded]:
+        """Sealed secrets with their payloads, by "side:name" (the host's copy of the log)."""
+        out = {}
+        for en in entries if entries is not None else self.entries():
+            if isinstance(en.event, E.SecretRecorded):
+                out[f"{en.event.side}:{en.event.name}"] = en.event
+        return out
 
     # --- report bookkeeping (outside the log: it records no game fact) -----
 
@@ -341,8 +384,11 @@ class Game:
 
     # --- writing ---------------------------------------------------------
 
-    def submit(self, side: str, text: str, expect_head: str | None = None, at: str | None = None) -> Submission:
-        """Apply a batch of orders from ``side``, order by order, up to the first refusal."""
+    def submit(self, side: str, text: str, expect_head: str | None = None, at: str | None = None,
+               by: str = "") -> Submission:
+        """Apply a batch of orders from ``side``, order by order, up to the first refusal.
+
+        ``by="deadline"`` marks orders the host applied as the documented default."""
         if side not in self.scenario.side_ids():
             raise EngineError(f"unknown side {side!r}; sides of {self.scenario.id}: {', '.join(self.scenario.side_ids())}")
         sub = Submission()
@@ -364,9 +410,14 @@ class Game:
             for i, ln in enumerate(lines):
                 trial = copy_state(work)
                 ctx = Ctx(self.rules, trial, self.scenario, side, self._dice(trial, next_seq))
+                if isinstance(ln.order, O.Unveil):
+                    ctx.secret_records = self.secret_records()
+                    for ev in pending:
+                        if isinstance(ev, E.SecretRecorded):
+                            ctx.secret_records[f"{ev.side}:{ev.name}"] = ev
                 try:
-                    ctx.emit(E.OrderGiven(side=side, text=ln.text))
-                    self.rules.handle(ctx, ln.order)
+                    ctx.emit(E.OrderGiven(side=side, text=ln.text, by=by))
+                    dispatch(self.rules, ctx, ln.order)
                 except O.OrderError as e:
                     e.line, e.text = ln.number, ln.text
                     sub.refused = e
@@ -464,6 +515,7 @@ class Game:
         i = len(expected_start)
         total = len(entries)
         replay_ok = True
+        sealed: dict[str, E.SecretRecorded] = {}
         while i < total and replay_ok:
             en = entries[i]
             ev = en.event
@@ -475,17 +527,19 @@ class Game:
                     j += 1
                 logged = [x.event for x in entries[i:j]]
                 recorded = [r for x in logged for r in getattr(x, "rolls", [])]
+                salts = [x.salt for x in logged if isinstance(x, E.SecretRecorded)]
                 if self.created.dice_mode == "scripted":
-                    dice = D.ScriptedDice(self.created.scripted_dice, start=st.scripted_pos)
+                    dice = _ScriptedWithSalt(self.created.scripted_dice, st.scripted_pos, self.game_id, en.seq)
                 elif seed is not None:
-                    dice = D.SeededDice(seed, self.game_id, en.seq)
+                    dice = _LazySeeded(self, en.seq, seed=seed)
                 else:
-                    dice = RecordedDice(recorded)
+                    dice = RecordedDice(recorded, salts)
                 trial = copy_state(st)
                 ctx = Ctx(self.rules, trial, sc, ev.side, dice)
+                ctx.secret_records = sealed
                 try:
                     ctx.emit(ev)
-                    self.rules.handle(ctx, O.parse_line(ev.text))
+                    dispatch(self.rules, ctx, O.parse_line(ev.text))
                 except (O.OrderError, D.DiceError) as e:
                     problems.append(f"seq {en.seq}: order {ev.text!r} from {ev.side} is refused on replay: {e}")
                     replay_ok = False
@@ -499,6 +553,9 @@ class Game:
                     replay_ok = False
                     break
                 st = trial
+                for x in logged:
+                    if isinstance(x, E.SecretRecorded):
+                        sealed[f"{x.side}:{x.name}"] = x
                 i = j
             elif isinstance(ev, E.SeedRevealed):
                 self.rules.apply(st, ev, sc)

@@ -41,6 +41,7 @@ class OrderGiven(Event, tag="OrderGiven"):
     Dice rolled while resolving it are roll k=0,1,.. of this event's seq."""
     side: str
     text: str
+    by: str = ""                   # "" = the side itself; "deadline" = the host applied the documented default
 
 
 class PhaseStarted(Event, tag="PhaseStarted"):

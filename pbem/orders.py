@@ -6,6 +6,8 @@
     retreat 5NZ 1011 1112            # answer to a pending retreat
     advance 8Pz [0710] | no-advance  # answer to a pending advance
     end                              # end this phase / close the attack declarations
+    secret NAME TEXT ...             # a sealed note: others see only its commitment
+    unveil NAME                      # open it; the commitment proves it was not changed
 
 Parsing is syntax only; whether an order is legal is for the rules.
 """
@@ -16,6 +18,7 @@ import re
 from msgspec import Struct
 
 HEX_RE = re.compile(r"^\d{4}$")
+NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 
 class OrderError(Exception):
@@ -68,6 +71,16 @@ class End(Order, tag="end"):
     pass
 
 
+class Secret(Order, tag="secret"):
+    """A secret only the giving side (and the referee) may read until unveiled."""
+    name: str
+    payload: str
+
+
+class Unveil(Order, tag="unveil"):
+    name: str
+
+
 class Line(Struct):
     number: int
     text: str
@@ -116,11 +129,19 @@ def parse_line(text: str) -> Order | None:
         if args:
             raise OrderError("no-advance takes no arguments")
         return Advance(unit="-")
+    if verb == "secret":
+        if len(args) < 2 or not NAME_RE.match(args[0]):
+            raise OrderError("secret needs a name (letters, digits, - or _) and its text: secret NAME TEXT ...")
+        return Secret(name=args[0], payload=" ".join(args[1:]))
+    if verb == "unveil":
+        if len(args) != 1:
+            raise OrderError("unveil needs the name of a secret: unveil NAME")
+        return Unveil(name=args[0])
     if verb == "end":
         if args:
             raise OrderError("end takes no arguments")
         return End()
-    raise OrderError(f"unknown order {toks[0]!r}; known: move, break, attack, retreat, advance, no-advance, end")
+    raise OrderError(f"unknown order {toks[0]!r}; known: move, break, attack, retreat, advance, no-advance, end, secret, unveil")
 
 
 _ATTACK_KEYS = {"retreat", "ar", "advance", "no-advance"}

@@ -85,6 +85,7 @@ class GameState(Struct, omit_defaults=True):
     scripted_pos: int = 0
     seq: int = -1
     score: dict[str, int] = {}
+    secrets: dict[str, str] = {}   # "side:name" -> commitment, for secrets not yet unveiled
     extra: dict[str, str] = {}
 
 

@@ -24,6 +24,9 @@ def visible_event(ev: E.Event, side: str) -> E.Event:
         return ev
     if isinstance(ev, E.SecretRecorded) and ev.side != side:
         return E.SecretRecorded(side=ev.side, name=ev.name, commitment=ev.commitment)
+    if isinstance(ev, E.OrderGiven) and ev.side != side and ev.text.split(None, 1)[0].lower() == "secret":
+        name = (ev.text.split() + ["", ""])[1]
+        return E.OrderGiven(side=ev.side, text=f"secret {name} (sealed)", by=ev.by)
     return ev
 
 

@@ -8,14 +8,53 @@ from __future__ import annotations
 
 from typing import Protocol
 
+import hashlib
+
+from .. import events as E
 from ..events import Event
-from ..orders import Order, OrderError
+from ..orders import Order, OrderError, Secret, Unveil
 from ..scenario import Scenario
 from ..state import GameState
 
 
 class DiceSource(Protocol):
     def roll(self, sides: int) -> int: ...
+
+    def salt(self) -> str: ...
+
+
+def secret_commitment(salt: str, payload: str) -> str:
+    """sha256 of the salt (hex text) followed by the payload (UTF-8)."""
+    return hashlib.sha256((salt + payload).encode("utf-8")).hexdigest()
+
+
+def dispatch(rules: "Ruleset", ctx: "Ctx", order: Order) -> None:
+    """Run one order: sealed notes are handled here for every game, the rest by the rules."""
+    st = ctx.state
+    if isinstance(order, Secret):
+        key = f"{ctx.side}:{order.name}"
+        if key in st.secrets:
+            raise OrderError(f"a secret named {order.name!r} is already sealed; unveil it or choose another name")
+        salt = ctx.dice.salt()
+        ctx.emit(E.SecretRecorded(side=ctx.side, name=order.name, commitment=secret_commitment(salt, order.payload),
+                                  salt=salt, payload=order.payload))
+        return
+    if isinstance(order, Unveil):
+        key = f"{ctx.side}:{order.name}"
+        rec = ctx.secret_records.get(key)
+        if key not in st.secrets or rec is None:
+            raise OrderError(f"{ctx.side} has no sealed secret named {order.name!r}")
+        ctx.emit(E.SecretRevealed(side=ctx.side, name=order.name, salt=rec.salt, payload=rec.payload))
+        return
+    rules.handle(ctx, order)
+
+
+def apply_secret(st: GameState, ev: Event) -> None:
+    """Reducer part shared by every game: which sealed secrets are open."""
+    if isinstance(ev, E.SecretRecorded):
+        st.secrets[f"{ev.side}:{ev.name}"] = ev.commitment
+    elif isinstance(ev, E.SecretRevealed):
+        st.secrets.pop(f"{ev.side}:{ev.name}", None)
 
 
 class Ctx:
@@ -28,6 +67,8 @@ class Ctx:
         self.side = side
         self.dice = dice
         self.events: list[Event] = []
+        # Sealed secrets' payloads (host side only): filled by the engine from the log.
+        self.secret_records: dict[str, E.SecretRecorded] = {}
 
     def emit(self, ev: Event) -> None:
         self.events.append(ev)
@@ -60,4 +101,9 @@ class Ruleset:
         raise NotImplementedError
 
     def lint(self, sc: Scenario) -> list[str]:
+        return []
+
+    def default_orders(self, state: GameState, sc: Scenario, side: str) -> list[str]:
+        """The documented default applied when ``side`` misses a deadline:
+        order lines answering what the game waits for from ``side`` ([] if nothing)."""
         return []

@@ -12,7 +12,7 @@ from .. import orders as O
 from ..orders import OrderError
 from ..scenario import Scenario
 from ..state import Attack, Decision, GameState, Result, UnitState
-from .base import Ctx, Ruleset
+from .base import Ctx, Ruleset, apply_secret
 from .common import check_path, enemy_zoc, odds_column, retreat_paths, units_at
 
 
@@ -152,7 +152,9 @@ class PanzerCorps(Ruleset):
                 st.decision = None
             case E.SeedRevealed():
                 st.seed = ev.seed
-            case E.OrderGiven() | E.SecretRecorded() | E.SecretRevealed():
+            case E.SecretRecorded() | E.SecretRevealed():
+                apply_secret(st, ev)
+            case E.OrderGiven():
                 pass
             case _:
                 raise ValueError(f"{self.game}: no reducer for {type(ev).__name__}")
@@ -195,6 +197,20 @@ class PanzerCorps(Ruleset):
                      "order": "move UNIT HEX ... (any number), then end"}]
         return [{"side": ph.side, "kind": "attack-declarations", "rule": "9.1(5)",
                  "order": "attack HEX with UNIT ... (all attacks), then end"}]
+
+    def default_orders(self, st: GameState, sc: Scenario, side: str) -> list[str]:
+        """Deadline defaults: no further moves or attacks this phase; a pending
+        retreat takes the first legal path in the listed order; no advance."""
+        for item in self.awaiting(st, sc):
+            if item["side"] != side:
+                continue
+            if item["kind"] in ("movement", "attack-declarations"):
+                return ["end"]
+            if item["kind"] == "retreat":
+                return [f"retreat {item['units'][0]} {item['options'][0]}"]
+            if item["kind"] == "advance":
+                return ["no-advance"]
+        return []
 
     # --- orders ------------------------------------------------------------
 
