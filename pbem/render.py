@@ -27,8 +27,10 @@ def env() -> Environment:
     return _env
 
 
-def describe(ev: E.Event, sc: Scenario) -> str:
-    """One line of plain English for an event, with rule numbers."""
+def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
+    """One line of plain English for an event, with rule numbers.
+
+    ``origin`` is where the unit stood before the event, when the caller knows."""
     lab = sc.board.label
     name = sc.side_name
     match ev:
@@ -36,7 +38,8 @@ def describe(ev: E.Event, sc: Scenario) -> str:
             return f"Turn {ev.turn}: {name(ev.side)} {ev.name} phase begins."
         case E.UnitMoved():
             via = f" via {' '.join(ev.path[:-1])}" if len(ev.path) > 1 else ""
-            return f"{ev.unit} moves{via} to {lab(ev.path[-1])} ({ev.mp} of {ev.ma} MP)."
+            start = f" from {origin}" if origin else ""
+            return f"{ev.unit} moves{start}{via} to {lab(ev.path[-1])} ({ev.mp} of {ev.ma} MP)."
         case E.UnitBrokeOff():
             return f"{ev.unit} breaks off the {ev.edge} map edge at {ev.hex} (4.2)."
         case E.AttackDeclared():
@@ -61,7 +64,8 @@ def describe(ev: E.Event, sc: Scenario) -> str:
             return f"{name(ev.side)} must choose {what} for {', '.join(ev.units)} ({ev.rule})."
         case E.UnitRetreated():
             who = "no choice" if ev.chosen_by == "auto" else f"chosen by {name(ev.chosen_by)}"
-            return f"{ev.unit} retreats {' '.join(ev.path)} ({who}) and is disrupted (9.5, 9.7(1))."
+            start = f" from {origin}" if origin else ""
+            return f"{ev.unit} retreats{start} to {' '.join(ev.path)} ({who}) and is disrupted (9.5, 9.7(1))."
         case E.UnitEliminated():
             return f"{ev.unit} is eliminated: {ev.reason} ({ev.rule})."
         case E.UnitAdvanced():
@@ -73,7 +77,7 @@ def describe(ev: E.Event, sc: Scenario) -> str:
         case E.UnitsRecovered():
             return f"Recovered from disruption: {', '.join(ev.units)} (9.7(3))."
         case E.GameEnded():
-            return f"GAME OVER: {name(ev.winner)} wins. {ev.reason} ({ev.rule})."
+            return f"GAME OVER - {name(ev.winner)} wins: {ev.reason} ({ev.rule})."
         case E.SeedRevealed():
             return f"The host revealed the dice seed {ev.seed}; anyone can now re-derive every roll."
         case E.OrderGiven():
@@ -110,13 +114,18 @@ def report_context(game: Game, side: str, st: GameState, entries: list[Entry], s
     sc = game.scenario
     view = state_view(game, st, side, head)
     happened = []
+    where = {u.id: u.hex for u in sc.units}
     for en in entries:
+        unit, path = getattr(en.event, "unit", None), getattr(en.event, "path", None)
+        origin = where.get(unit) if unit else None
+        if unit and path:
+            where[unit] = path[-1]
         if en.seq <= since or en.seq > st.seq:
             continue
         ev = visible_event(en.event, side)
         if isinstance(ev, E.OrderGiven) and side != REFEREE:
             continue                              # the effects say it better; referee sees orders too
-        text = describe(ev, sc)
+        text = describe(ev, sc, origin)
         if text:
             happened.append({"seq": en.seq, "kind": en.kind, "text": text})
     by_side = {}
