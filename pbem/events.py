@@ -64,6 +64,7 @@ class UnitMoved(Event, tag="UnitMoved"):
     path: list[str]                # hexes entered, in order (start hex excluded)
     mp: int                        # movement points spent
     ma: int                        # movement allowance this phase
+    cost: str = ""                 # exact MP spent when fractional ("2 1/3"); mp is then rounded up
 
 
 class UnitBrokeOff(Event, tag="UnitBrokeOff"):
@@ -158,17 +159,68 @@ class SecretRevealed(Event, tag="SecretRevealed"):
     payload: str
 
 
+# --- Paratroop: Crete (airdrops, air landings, transit tracks, counterattack chains) ---
+
+class UnitPlaced(Event, tag="UnitPlaced"):
+    """A unit set up on the map before play (Crete 1.2)."""
+    unit: str
+    hex: str
+
+
+class AirDropped(Event, tag="AirDropped"):
+    """An airborne unit's drop: the Scatter Table die, then the scatter direction die (Crete 5.0)."""
+    unit: str
+    target: str
+    column: str                    # Scatter Table column used
+    rolls: list[int]
+    result: str                    # "Ac" (accurate) | "Sc" (scatter)
+    direction: str = ""            # scatter direction, when scattered
+    hex: str = ""                  # where it came down; "" when off the map
+
+
+class UnitLanded(Event, tag="UnitLanded"):
+    """A unit air-landed on an airfield (Crete 6.0)."""
+    unit: str
+    hex: str
+
+
+class TrackEntered(Event, tag="TrackEntered"):
+    """A unit left its map into a transit track (Crete 7.0)."""
+    unit: str
+    track: str
+    path: list[str]                # hexes moved before entering the track (may be empty)
+    cost: str                      # MP spent, track entry included
+    ma: int
+    exit: str                      # the road hex of the far map where it must come out
+
+
+class CombatOpened(Event, tag="CombatOpened"):
+    """One roll of a combat chain is about to be made (Crete 9.1, 10.5)."""
+    index: int
+    mode: str                      # "attack" | "counterattack" | "re-roll" | "scatter"
+    side: str
+    attackers: list[str]
+    defenders: list[str]
+    hexes: list[str]               # the attacked hexes
+    table: str                     # "all-out" | "limited"
+    air: list[str] = []
+    lose: list[str] = []           # inline answer: attackers to lose on an Ee (10.3)
+    advance: str = ""              # inline answer: unit to advance, "-" = none, "" = ask (10.7)
+    advance_hex: str = ""
+
+
 EVENT_TYPES = (
     GameCreated, SeedRevealed, OrderGiven, PhaseStarted, GameEnded,
     UnitMoved, UnitBrokeOff, AttackDeclared, DeclarationsClosed, CombatResolved,
     DecisionRequired, UnitRetreated, UnitEliminated, UnitAdvanced, AdvanceDeclined,
     CombatFinished, UnitsRecovered, SecretRecorded, SecretRevealed,
+    UnitPlaced, AirDropped, UnitLanded, TrackEntered, CombatOpened,
 )
 AnyEvent = (GameCreated | SeedRevealed | OrderGiven | PhaseStarted | GameEnded
             | UnitMoved | UnitBrokeOff | AttackDeclared | DeclarationsClosed
             | CombatResolved | DecisionRequired | UnitRetreated | UnitEliminated | UnitAdvanced
             | AdvanceDeclined | CombatFinished | UnitsRecovered | SecretRecorded
-            | SecretRevealed)
+            | SecretRevealed | UnitPlaced | AirDropped | UnitLanded | TrackEntered | CombatOpened)
 BY_KIND: dict[str, type[Event]] = {t.__struct_config__.tag: t for t in EVENT_TYPES}
 
 _body_decoders = {k: msgspec.json.Decoder(t) for k, t in BY_KIND.items()}

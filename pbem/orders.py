@@ -81,6 +81,17 @@ class Unveil(Order, tag="unveil"):
     name: str
 
 
+class GameVerb(Order, tag="game-verb"):
+    """An order word one game defines (see GAME_VERBS); its rules read the words."""
+    word: str
+    args: list[str] = []
+
+
+# Order words of single games, parsed by their rules: Paratroop Crete's set-up,
+# airdrop, air landing, counterattack (10.5) and loss choice (10.3).
+GAME_VERBS: frozenset[str] = frozenset({"place", "drop", "land", "counterattack", "lose"})
+
+
 class Line(Struct):
     number: int
     text: str
@@ -141,6 +152,8 @@ def parse_line(text: str) -> Order | None:
         if args:
             raise OrderError("end takes no arguments")
         return End()
+    if verb in GAME_VERBS:
+        return GameVerb(word=verb, args=args)
     raise OrderError(f"unknown order {toks[0]!r}; known: move, break, attack, retreat, advance, no-advance, end, secret, unveil")
 
 

@@ -39,7 +39,7 @@ def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
         case E.UnitMoved():
             via = f" via {' '.join(ev.path[:-1])}" if len(ev.path) > 1 else ""
             start = f" from {origin}" if origin else ""
-            return f"{ev.unit} moves{start}{via} to {lab(ev.path[-1])} ({ev.mp} of {ev.ma} MP)."
+            return f"{ev.unit} moves{start}{via} to {lab(ev.path[-1])} ({ev.cost or ev.mp} of {ev.ma} MP)."
         case E.UnitBrokeOff():
             return f"{ev.unit} breaks off the {ev.edge} map edge at {ev.hex} (4.2)."
         case E.AttackDeclared():
@@ -60,7 +60,8 @@ def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
                     f"{'+'.join(ev.defenders)} ({ev.defence_strength}){mods}; odds {ev.odds}, "
                     f"die {', '.join(map(str, ev.rolls))}: {ev.result} (9.2, 9.4).")
         case E.DecisionRequired():
-            what = "a retreat path" if ev.decision == "retreat" else "whether to advance"
+            what = {"retreat": "a retreat path", "ca": "to retreat or counterattack (10.5)",
+                    "losses": "which attacking units to lose (10.3)"}.get(ev.decision, "whether to advance")
             return f"{name(ev.side)} must choose {what} for {', '.join(ev.units)} ({ev.rule})."
         case E.UnitRetreated():
             who = "no choice" if ev.chosen_by == "auto" else f"chosen by {name(ev.chosen_by)}"
@@ -86,6 +87,25 @@ def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
             return f"{name(ev.side)} recorded a secret ({ev.name}), commitment {ev.commitment[:16]}..."
         case E.SecretRevealed():
             return f"{name(ev.side)} revealed the secret {ev.name}: {ev.payload}"
+        case E.UnitPlaced():
+            return f"{ev.unit} is set up in {lab(ev.hex)} (1.2)."
+        case E.AirDropped():
+            if ev.result == "Ac":
+                how = "lands on target"
+            else:
+                how = f"scatters {ev.direction}" + (f" into {lab(ev.hex)}" if ev.hex else " off the map")
+            return (f"{ev.unit} drops on {lab(ev.target)} ({ev.column}); die {', '.join(map(str, ev.rolls))}: "
+                    f"{how} (5.0).")
+        case E.UnitLanded():
+            return f"{ev.unit} air-lands on {lab(ev.hex)} (6.0)."
+        case E.TrackEntered():
+            via = f" via {' '.join(ev.path)}" if ev.path else ""
+            return (f"{ev.unit} moves{via} into the {ev.track} transit track ({ev.cost} of {ev.ma} MP), "
+                    f"bound for {ev.exit} (7.0).")
+        case E.CombatOpened():
+            air = f" with air {', '.join(ev.air)}" if ev.air else ""
+            return (f"{name(ev.side)} {ev.mode}: {', '.join(ev.attackers)}{air} against {', '.join(ev.defenders)} "
+                    f"in {', '.join(ev.hexes)} on the {ev.table} table (9.1, 10.5).")
         case E.GameCreated():
             return f"Game {ev.game_id} created from scenario {ev.scenario_id}."
     return type(ev).__name__

@@ -121,6 +121,7 @@ class Scenario(Struct, forbid_unknown_fields=True, dict=True):
     units: list[UnitDef]
     crt: CRT
     victory: dict = {}
+    game_data: dict = {}           # per-game data the rules module reads (e.g. Crete's maps, tracks, second CRT)
     source: str = ""
     units_reconstructed: bool = False
     reconstructed: list[str] = []  # summary of every reconstructed item, for the README
