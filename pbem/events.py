@@ -221,6 +221,98 @@ AnyEvent = (GameCreated | SeedRevealed | OrderGiven | PhaseStarted | GameEnded
             | CombatResolved | DecisionRequired | UnitRetreated | UnitEliminated | UnitAdvanced
             | AdvanceDeclined | CombatFinished | UnitsRecovered | SecretRecorded
             | SecretRevealed | UnitPlaced | AirDropped | UnitLanded | TrackEntered | CombatOpened)
+# --- Red Devils (paratroop.txt, Red Devils); placements use UnitPlaced/UnitLanded above ---
+
+class DoctrineSet(Event, tag="DoctrineSet"):
+    """A side's standing answers to opportunity-fire questions (Red Devils 5.0), applied automatically."""
+    side: str
+    default: str                   # "ask" | "always" | "never" | "diff>=N"
+    units: dict[str, str] = {}     # exceptions per firing unit, same values
+    retreat: str = ""              # standing answer to a Dd result: "" = ask, "disrupt"
+    bridge: str = ""               # German answer to 11.0: "" = ask, "demolish", "spare"
+
+
+class OpportunityFire(Event, tag="OpportunityFire"):
+    firer: str
+    target: str
+    hex: str                       # where the target is when fired at
+    fire_strength: int
+    target_strength: int
+    differential: int
+    column: str
+    shifts: list[str]
+    rolls: list[int]
+    result: str
+    by: str                        # "doctrine" | "answer"
+
+
+class MovePaused(Event, tag="MovePaused"):
+    """A move or air landing waits for the other side's answer (Red Devils 5.0, 11.0); it holds
+    what the move still has to do so that the answer can resume it."""
+    side: str                      # who must answer
+    unit: str
+    hex: str
+    question: str                  # "fire" | "bridge"
+    firers: list[str] = []
+    remaining: list[str] = []
+    costs: list[str] = []          # MP spent in all once each remaining hex is entered (exact fractions)
+    spent: str = "0"
+    ma: int = 0
+    mode: str = ""
+    swim: bool = False
+    off: bool = False
+    context: str = "move"          # "start" | "move" | "landing"
+    then: str = "step"
+    rule: str = ""
+
+
+class OpportunityFirePassed(Event, tag="OpportunityFirePassed"):
+    firers: list[str]
+    target: str
+    hex: str
+    by: str                        # "doctrine" | "answer"
+
+
+class UnitDisrupted(Event, tag="UnitDisrupted"):
+    unit: str
+    reason: str
+    rule: str
+
+
+class AirLandingResolved(Event, tag="AirLandingResolved"):
+    unit: str
+    hex: str
+    rolls: list[int]
+    modifiers: list[str]
+    total: int
+    result: str                    # "E" | "D" | "-"
+
+
+class BridgeDemolition(Event, tag="BridgeDemolition"):
+    hexside: str
+    rolls: list[int]
+    destroyed: bool
+
+
+class UnitExited(Event, tag="UnitExited"):
+    unit: str
+    hex: str
+    letter: str
+
+
+class VictoryCounted(Event, tag="VictoryCounted"):
+    hexes: dict[str, int]          # VP hex -> points scored
+    lines: dict[str, list[str]]    # VP hex -> the British line of communications that scored it
+    german_eliminated: int
+    british_extra: int
+    total: int
+    level: str
+
+
+EVENT_TYPES = EVENT_TYPES + (DoctrineSet, OpportunityFire, MovePaused, OpportunityFirePassed, UnitDisrupted,
+                             AirLandingResolved, BridgeDemolition, UnitExited, VictoryCounted)
+AnyEvent = (AnyEvent | DoctrineSet | OpportunityFire | MovePaused | OpportunityFirePassed | UnitDisrupted
+            | AirLandingResolved | BridgeDemolition | UnitExited | VictoryCounted)
 BY_KIND: dict[str, type[Event]] = {t.__struct_config__.tag: t for t in EVENT_TYPES}
 
 _body_decoders = {k: msgspec.json.Decoder(t) for k, t in BY_KIND.items()}

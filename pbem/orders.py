@@ -90,6 +90,9 @@ class GameVerb(Order, tag="game-verb"):
 # Order words of single games, parsed by their rules: Paratroop Crete's set-up,
 # airdrop, air landing, counterattack (10.5) and loss choice (10.3).
 GAME_VERBS: frozenset[str] = frozenset({"place", "drop", "land", "counterattack", "lose"})
+# Paratroop Red Devils: opportunity-fire doctrine and answers (5.0), Dd/Ad answers (7.6),
+# bridge demolition (11.0), British recovery (8.5), motorized infantry mode (4.8).
+GAME_VERBS = GAME_VERBS | frozenset({"doctrine", "fire", "pass", "disrupt", "demolish", "spare", "recover", "mode"})
 
 
 class Line(Struct):

@@ -33,6 +33,9 @@ def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
     ``origin`` is where the unit stood before the event, when the caller knows."""
     lab = sc.board.label
     name = sc.side_name
+    own = _game_describe(ev, sc)
+    if own is not None:
+        return own
     match ev:
         case E.PhaseStarted():
             return f"Turn {ev.turn}: {name(ev.side)} {ev.name} phase begins."
@@ -109,6 +112,17 @@ def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
         case E.GameCreated():
             return f"Game {ev.game_id} created from scenario {ev.scenario_id}."
     return type(ev).__name__
+
+
+def _game_describe(ev: E.Event, sc: Scenario) -> str | None:
+    """A game's own wording for an event, if its rules offer describe_event (None: use the default)."""
+    from .rules import ruleset_for
+    try:
+        rules = ruleset_for(sc.game)
+    except KeyError:
+        return None
+    hook = getattr(rules, "describe_event", None)
+    return hook(ev, sc) if hook is not None else None
 
 
 def moves_since(entries: list[Entry], since: int, start: dict[str, str | None]) -> list[dict]:

@@ -10,6 +10,9 @@ def ruleset_for(game: str) -> Ruleset:
     if game == "crete":                      # Paratroop: Crete (pbem/rules/crete.py)
         from .crete import Crete
         return Crete()
+    if game == "red-devils":                 # Paratroop: Red Devils (pbem/rules/red_devils.py)
+        from .red_devils import RedDevils
+        return RedDevils()
     try:
         return table[game]
     except KeyError:

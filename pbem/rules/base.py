@@ -31,6 +31,9 @@ def secret_commitment(salt: str, payload: str) -> str:
 def dispatch(rules: "Ruleset", ctx: "Ctx", order: Order) -> None:
     """Run one order: sealed notes are handled here for every game, the rest by the rules."""
     st = ctx.state
+    check = getattr(rules, "check_sealed", None)
+    if check is not None and isinstance(order, (Secret, Unveil)):
+        check(ctx, order)                   # a game may limit what, when and how a secret is sealed/opened
     if isinstance(order, Secret):
         key = f"{ctx.side}:{order.name}"
         if key in st.secrets:
