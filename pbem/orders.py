@@ -93,6 +93,9 @@ GAME_VERBS: frozenset[str] = frozenset({"place", "drop", "land", "counterattack"
 # Paratroop Red Devils: opportunity-fire doctrine and answers (5.0), Dd/Ad answers (7.6),
 # bridge demolition (11.0), British recovery (8.5), motorized infantry mode (4.8).
 GAME_VERBS = GAME_VERBS | frozenset({"doctrine", "fire", "pass", "disrupt", "demolish", "spare", "recover", "mode"})
+# Paratroop Eben Emael: close assault (7.0) and reinforcement entry at a map edge (10.2);
+# it also uses place, fire, demolish and lose.
+GAME_VERBS = GAME_VERBS | frozenset({"assault", "enter"})
 
 
 class Line(Struct):

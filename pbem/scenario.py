@@ -68,6 +68,7 @@ class Hexside(Struct, forbid_unknown_fields=True):
     a: str
     b: str
     feature: str
+    up: str = ""                   # for a slope: the higher of a and b ("" = no direction)
 
 
 class MapData(Struct, forbid_unknown_fields=True):

@@ -18,9 +18,10 @@ class UnitState(Struct, omit_defaults=True):
     moved: bool = False            # moved this phase (8.1(2))
     attacked: bool = False         # attacked this combat phase (9.1(3))
     defended: bool = False         # was attacked this combat phase (9.1(3))
+    marks: list[str] = []          # game markers shown in reports ("pinned", "bold", "inactive", ...)
 
     def status(self) -> list[str]:
-        s = []
+        s = list(self.marks)
         if self.eliminated:
             s.append("eliminated")
         if self.gone:
@@ -87,6 +88,7 @@ class GameState(Struct, omit_defaults=True):
     score: dict[str, int] = {}
     secrets: dict[str, str] = {}   # "side:name" -> commitment, for secrets not yet unveiled
     extra: dict[str, str] = {}
+    game_data: dict = {}           # per-game state a rules module keeps (plain JSON values)
 
 
 _enc = msgspec.msgpack.Encoder()

@@ -13,6 +13,9 @@ def ruleset_for(game: str) -> Ruleset:
     if game == "red-devils":                 # Paratroop: Red Devils (pbem/rules/red_devils.py)
         from .red_devils import RedDevils
         return RedDevils()
+    if game == "eben-emael":                 # Paratroop: Eben Emael (pbem/rules/eben_emael.py)
+        from .eben_emael import EbenEmael
+        return EbenEmael()
     try:
         return table[game]
     except KeyError:
