@@ -134,6 +134,8 @@ def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id) -> None:
     else:
         click.echo("dice: SCRIPTED (tests/teaching) - every report will say so")
     click.echo(f"head {head} (seq {seq})")
+    from .host import after_new             # with a mail host configured: register, welcome the players
+    after_new(g, echo=click.echo)
 
 
 @main.command("order")
@@ -316,3 +318,7 @@ def play_cmd(script, into, no_reveal) -> None:
     except PlaybookError as e:
         _fail(str(e))
     click.echo(summary)
+
+
+from .cli_mail import register as _register_mail  # noqa: E402 - pbem host|mail|orders|serve|deadline
+_register_mail(main)

@@ -1,0 +1,304 @@
+"""Command line for playing by mail: `pbem host`, `pbem mail`, `pbem orders`,
+`pbem serve`, `pbem deadline`.  Parse, call host.py / mail.py, print."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+# host.py and mail.py are imported inside the commands: `pbem --help` stays fast.
+
+
+def _fail(message: str, code: int = 1) -> None:
+    click.echo(f"pbem: {message}", err=True)
+    sys.exit(code)
+
+
+def _host_errors():
+    from .host import HostError
+    from .mail import MailError
+    return (HostError, MailError)
+
+
+class _MailGroup(click.Group):
+    """Host and mail errors become one line on standard error, exit 1."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except _host_errors() as e:
+            _fail(str(e))
+
+
+def _host_root(given: str | None, start: Path | None = None) -> Path:
+    from .host import HostError, find_host
+    if given:
+        return Path(given)
+    root = find_host(start)
+    if root is None:
+        raise HostError("no pbem host found: pass --host DIR, set PBEM_HOST, or create one with `pbem host init DIR`")
+    return root
+
+
+def _host(given: str | None, start: Path | None = None, echo=None):
+    from .host import Host
+    return Host.open(_host_root(given, start), echo=echo)
+
+
+host_option = click.option("--host", "host_dir", type=click.Path(file_okay=False),
+                           help="The host folder (default: $PBEM_HOST, else the nearest folder above holding pbem-host.toml).")
+
+
+def _server(text: str | None, default_port: int) -> tuple[str, int] | None:
+    if not text:
+        return None
+    name, sep, port = text.rpartition(":")
+    if sep and port.isdigit():
+        return name, int(port)
+    return text, default_port
+
+
+# --- pbem host ---------------------------------------------------------------
+
+@click.group("host", cls=_MailGroup)
+def host_grp() -> None:
+    """Set up and inspect a mail host (the referee's mailbox)."""
+
+
+@host_grp.command("init")
+@click.argument("host_dir", type=click.Path(file_okay=False), default=".")
+@click.option("--address", required=True, help="The host's e-mail address: players send orders here.")
+@click.option("--name", default="pbem referee", show_default=True, help="Display name on outgoing mail.")
+@click.option("--referee", help="Where the referee copy of every report goes (default: the host address; '' = nobody).")
+@click.option("--games", default="games", show_default=True, help="Folder for new games, relative to HOST_DIR.")
+@click.option("--imap", metavar="SERVER[:PORT]", help="Read orders from this IMAP server instead of the Maildir HOST_DIR/inbox.")
+@click.option("--imap-user", help="IMAP login (default: the host address).")
+@click.option("--imap-security", type=click.Choice(["tls", "starttls", "none"]), default="tls", show_default=True)
+@click.option("--smtp", metavar="SERVER[:PORT]", help="Send mail through this SMTP server instead of writing .eml files to HOST_DIR/outbox.")
+@click.option("--smtp-user", help="SMTP login (default: the host address).")
+@click.option("--smtp-security", type=click.Choice(["starttls", "tls", "none"]), default="starttls", show_default=True)
+@click.option("--ask-passwords", is_flag=True, help="Ask for the IMAP/SMTP passwords and keep them in credentials.toml (mode 0600).")
+@click.option("--deadline", "period", default="72h", show_default=True, help="Time for each decision ('off' = no deadlines).")
+@click.option("--reminder", default="24h", show_default=True, help="Remind the late side this long before a deadline.")
+def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_security, smtp, smtp_user,
+              smtp_security, ask_passwords, period, reminder) -> None:
+    """Create a host in HOST_DIR: pbem-host.toml, inbox Maildir, outbox, games folder.
+
+    Passwords never go into pbem-host.toml: give them with --ask-passwords
+    (kept in credentials.toml, mode 0600) or in the environment variables
+    PBEM_IMAP_PASSWORD and PBEM_SMTP_PASSWORD."""
+    from .host import init_host
+    incoming = outgoing = None
+    passwords = {}
+    srv = _server(imap, 993 if imap_security == "tls" else 143)
+    if srv:
+        incoming = {"kind": "imap", "server": srv[0], "port": srv[1], "security": imap_security,
+                    "user": imap_user or address, "folder": "INBOX", "processed_folder": "pbem-processed",
+                    "quarantine_folder": "pbem-quarantine"}
+        if ask_passwords:
+            passwords["imap"] = click.prompt(f"IMAP password for {imap_user or address}", hide_input=True)
+    srv = _server(smtp, 465 if smtp_security == "tls" else 587)
+    if srv:
+        outgoing = {"kind": "smtp", "server": srv[0], "port": srv[1], "security": smtp_security,
+                    "user": smtp_user or address}
+        if ask_passwords:
+            passwords["smtp"] = click.prompt(f"SMTP password for {smtp_user or address}", hide_input=True)
+    cfg = init_host(Path(host_dir), address, name=name, referee=referee, games=games, incoming=incoming,
+                    outgoing=outgoing, period=period, reminder=reminder, passwords=passwords or None)
+    click.echo(f"host created in {cfg.root} for {cfg.address}")
+    if cfg.incoming.get("kind") == "imap":
+        click.echo(f"  orders come from IMAP {cfg.incoming['server']}:{cfg.incoming['port']} ({cfg.incoming['folder']})")
+    else:
+        click.echo(f"  orders come into the Maildir {cfg.root / cfg.incoming.get('maildir', 'inbox')} "
+                   "(deliver there with fetchmail, getmail or your mail server)")
+    if cfg.outgoing.get("kind") == "smtp":
+        click.echo(f"  mail goes out through SMTP {cfg.outgoing['server']}:{cfg.outgoing['port']}")
+    else:
+        click.echo(f"  mail goes out as .eml files into {cfg.root / cfg.outgoing.get('outbox', 'outbox')}")
+    click.echo(f"next: pbem new {cfg.games_dir.relative_to(cfg.root.resolve()) if cfg.games_dir.is_relative_to(cfg.root.resolve()) else cfg.games_dir}/GAME "
+               "--scenario ID --player SIDE=EMAIL ...   (run inside the host folder, or with PBEM_HOST set)")
+
+
+@host_grp.command("show")
+@host_option
+def host_show(host_dir) -> None:
+    """Show the host's configuration (never a password) and its games."""
+    from .host import fmt_duration, password
+    h = _host(host_dir)
+    c = h.cfg
+    click.echo(f"host {c.root}\n  address {c.address}\n  referee copies to {c.referee or '(nobody)'}")
+    for section in ("incoming", "outgoing"):
+        d = getattr(c, section)
+        desc = ", ".join(f"{k}={v}" for k, v in d.items())
+        click.echo(f"  {section}: {desc}")
+        if d.get("kind") in ("imap", "smtp") and d.get("user"):
+            which = d["kind"]
+            src = ("environment" if os.environ.get(f"PBEM_{which.upper()}_PASSWORD")
+                   else "credentials.toml" if password(c, which) else "MISSING")
+            click.echo(f"    password: {src}")
+    click.echo(f"  deadlines: {fmt_duration(c.period)}, reminder {fmt_duration(c.reminder)} before")
+    for gid, p in sorted(h.games().items()):
+        click.echo(f"  game {gid}: {p}")
+    if h.pending():
+        click.echo(f"  {h.pending()} mail(s) wait in the spool")
+
+
+@host_grp.command("add")
+@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@host_option
+def host_add(game_dir, host_dir) -> None:
+    """Host an existing game: register it, make the players' secrets, mail the welcomes."""
+    from .host import add_game
+    from .engine import EngineError
+    try:
+        add_game(_host_root(host_dir, Path(game_dir)), Path(game_dir), echo=click.echo)
+    except EngineError as e:
+        _fail(str(e))
+
+
+# --- pbem mail ----------------------------------------------------------------
+
+@click.group("mail", cls=_MailGroup)
+def mail_grp() -> None:
+    """Take in order mail: single files, or everything waiting in the inbox."""
+
+
+def _print_outcomes(outcomes) -> None:
+    for oc in outcomes:
+        click.echo(oc.line())
+
+
+@mail_grp.command("ingest")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@host_option
+def mail_ingest(files, host_dir) -> None:
+    """Process message files (.eml): check, apply, answer.  The files stay
+    where they are; a copy goes to mail/processed or mail/quarantine."""
+    h = _host(host_dir)
+    outcomes = h.ingest_files([Path(f) for f in files])
+    _print_outcomes(outcomes)
+    if h.pending():
+        click.echo(f"{h.pending()} mail(s) wait in the spool (see {h.logfile})")
+    if any(oc.status == "error" for oc in outcomes):
+        sys.exit(1)
+
+
+@mail_grp.command("poll")
+@host_option
+def mail_poll(host_dir) -> None:
+    """Process everything waiting in the inbox once, apply due deadlines, send the answers."""
+    h = _host(host_dir)
+    outcomes = h.poll()
+    _print_outcomes(outcomes)
+    if not outcomes:
+        click.echo("inbox empty")
+    if h.pending():
+        click.echo(f"{h.pending()} mail(s) wait in the spool (see {h.logfile})")
+
+
+@mail_grp.command("quarantine")
+@host_option
+def mail_quarantine(host_dir) -> None:
+    """List quarantined messages and why (re-process one with `pbem mail ingest FILE`)."""
+    import json
+    h = _host(host_dir)
+    path = h.quarantine_dir / "reasons.jsonl"
+    try:
+        rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    except FileNotFoundError:
+        rows = []
+    if not rows:
+        click.echo("quarantine empty")
+    for r in rows:
+        click.echo(f"{r['at']} {h.quarantine_dir / 'cur' / r['file']}\n    {r['reason']}")
+
+
+@mail_grp.command("demo")
+@click.argument("script", type=click.Path(exists=True, file_okay=False))
+@click.option("--into", "into", required=True, type=click.Path(file_okay=False), help="New folder for the host, the game and all mail.")
+def mail_demo(script, into) -> None:
+    """Play an example game (an examples/ folder) entirely by e-mail: a host
+    on the embedded defaults (Maildir in, .eml outbox out) and two scripted
+    players who read their mail and answer it."""
+    from .mailplay import MailPlayError, demo
+    try:
+        summary = demo(Path(script), Path(into), echo=click.echo)
+    except MailPlayError as e:
+        _fail(str(e))
+    click.echo(summary)
+
+
+# --- pbem orders ----------------------------------------------------------------
+
+@click.group("orders", cls=_MailGroup)
+def orders_grp() -> None:
+    """Help for players: sign orders for an e-mail."""
+
+
+@orders_grp.command("sign")
+@click.argument("orders", type=click.File("r"), default="-")
+@click.option("--game", "game_id", required=True, help="The game id (as in [pbem GAME-ID]).")
+@click.option("--side", required=True, help="Your side.")
+@click.option("--head", required=True, help="The head hash of your latest report.")
+@click.option("--secret-file", type=click.Path(exists=True, dir_okay=False), help="File holding your secret (else $PBEM_SECRET).")
+def orders_sign(orders, game_id, side, head, secret_file) -> None:
+    """Print a mail body: your orders (FILE or - for standard input) with
+    Game/Side/Head lines and a Signature: line.  The secret itself is not
+    in it; the host checks the signature with its copy."""
+    from .mail import signed_body
+    if secret_file:
+        secret = Path(secret_file).read_text().strip()
+    else:
+        secret = os.environ.get("PBEM_SECRET", "").strip()
+    if not secret:
+        _fail("no secret: give --secret-file FILE or set PBEM_SECRET", 2)
+    head = head.strip().lower()
+    if len(head) < 12 or any(c not in "0123456789abcdef" for c in head):
+        _fail("--head must be the head hash from your report (at least 12 hex digits)", 2)
+    click.echo(signed_body(secret, game_id, side, head, orders.read()), nl=False)
+
+
+# --- pbem serve, pbem deadline -------------------------------------------------------
+
+@click.command("serve")
+@host_option
+@click.option("--interval", type=float, help="Seconds between polls (default: [serve] interval in pbem-host.toml).")
+@click.option("--once", is_flag=True, help="Poll once and stop.")
+def serve_cmd(host_dir, interval, once) -> None:
+    """Run the host: poll the inbox, answer, apply deadlines, deliver mail;
+    stops cleanly on SIGTERM or Ctrl-C after the message in hand."""
+    from .host import HostError
+    from .mail import MailError
+    try:
+        h = _host(host_dir, echo=lambda s: click.echo(s, err=True))
+        h.serve(interval=interval, once=once)
+    except (HostError, MailError) as e:
+        _fail(str(e))
+
+
+@click.command("deadline")
+@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.option("--extend", metavar="DURATION", help="Push the running deadline(s) back, e.g. 24h, and tell the players.")
+@click.option("--period", metavar="DURATION", help="Time for each later decision of this game ('off' = none).")
+@host_option
+def deadline_cmd(game_dir, extend, period, host_dir) -> None:
+    """Show a game's deadlines; the host can extend them or change the period."""
+    from .engine import EngineError, Game
+    from .host import HostError, parse_duration
+    from .mail import MailError
+    try:
+        h = _host(host_dir, Path(game_dir))
+        delta = parse_duration(extend) if extend else None
+        if extend and delta is None:
+            raise HostError("--extend needs a positive duration, e.g. 24h")
+        for line in h.deadline(Game(Path(game_dir)), extend=delta, period=period):
+            click.echo(line)
+    except (HostError, MailError, EngineError) as e:
+        _fail(str(e))
+
+
+def register(main: click.Group) -> None:
+    for cmd in (host_grp, mail_grp, orders_grp, serve_cmd, deadline_cmd):
+        main.add_command(cmd)

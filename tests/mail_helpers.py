@@ -1,0 +1,120 @@
+"""Shared parts of the mail tests: a real SMTP server on loopback (aiosmtpd),
+hosts on real Maildirs, and message builders."""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from pathlib import Path
+
+from pbem import mail as M
+from pbem.engine import Game
+from pbem.host import Host, init_host
+
+CLOCK = "2026-01-01T00:00:00Z"
+HOST_ADDR = "referee@club.example"
+AXIS, BRITISH = "rommel@example.org", "auchinleck@example.org"
+SEED = "dbcf34790826a38f229e9c0a6981efd72f99fe5578c7492e81c8f82cfc4edf89"
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "el-alamein"
+
+
+class SmtpCapture:
+    """A real SMTP server (aiosmtpd) on 127.0.0.1 that keeps every message."""
+
+    def __init__(self):
+        from aiosmtpd.controller import Controller
+        self.messages: list[tuple[str, list[str], bytes]] = []
+        self._lock = threading.Lock()
+        capture = self
+
+        class Handler:
+            async def handle_DATA(self, server, session, envelope):
+                with capture._lock:
+                    capture.messages.append((envelope.mail_from, list(envelope.rcpt_tos), bytes(envelope.content)))
+                return "250 OK"
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.controller = Controller(Handler(), hostname="127.0.0.1", port=self.port, ready_timeout=10)
+
+    def __enter__(self):
+        self.controller.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.controller.stop()
+        return False
+
+    def mailbox(self, address: str) -> list[tuple[str, bytes]]:
+        with self._lock:
+            return [(str(i), raw) for i, (_f, rcpt, raw) in enumerate(self.messages)
+                    if address.lower() in (r.lower() for r in rcpt)]
+
+    def to(self, address: str) -> list[EmailMessage]:
+        return [parse(raw) for _k, raw in self.mailbox(address)]
+
+
+def parse(raw: bytes) -> EmailMessage:
+    return BytesParser(policy=policy.default).parsebytes(raw)
+
+
+def text_of(msg: EmailMessage) -> str:
+    part = msg.get_body(preferencelist=("plain",))
+    return part.get_content() if part is not None else ""
+
+
+def make_host(root: Path, smtp_port: int | None = None, map_png: bool = False, period: str = "off",
+              reminder: str = "24h", now=None) -> Host:
+    outgoing = ({"kind": "smtp", "server": "127.0.0.1", "port": smtp_port, "security": "none"}
+                if smtp_port else None)
+    init_host(root, HOST_ADDR, name="Test referee", outgoing=outgoing, period=period, reminder=reminder)
+    if not map_png:
+        cfg = (root / "pbem-host.toml").read_text().replace("map_png = true", "map_png = false")
+        (root / "pbem-host.toml").write_text(cfg)
+    return Host.open(root, now=now)
+
+
+def new_game(host: Host, gid: str = "g1", dice: list[int] | None = None, seed: str | None = SEED) -> Game:
+    g = Game.create(host.cfg.games_dir / gid, "el-alamein", {"axis": AXIS, "british": BRITISH},
+                    seed_hex=None if dice else seed, dice=dice, game_id=gid, at=CLOCK)
+    host.welcome(g)
+    return g
+
+
+def secret(game: Game, side: str) -> str:
+    return json.loads((game.dir / "player-secrets.json").read_text())[side]
+
+
+def message(sender: str, body: str, subject: str = "[pbem g1] orders", mid: str = "m1@example.org",
+            extra: dict[str, str] | None = None, html: str | None = None) -> bytes:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = HOST_ADDR
+    msg["Subject"] = subject
+    if mid:
+        msg["Message-ID"] = f"<{mid}>"
+    for k, v in (extra or {}).items():
+        msg[k] = v
+    if html is not None and body is None:
+        msg.set_content(html, subtype="html")
+    else:
+        msg.set_content(body)
+        if html is not None:
+            msg.add_alternative(html, subtype="html")
+    return bytes(msg)
+
+
+def outbox(host: Host) -> list[tuple[str, EmailMessage]]:
+    return [(f.name, parse(f.read_bytes())) for f in sorted(host.outbox_path.glob("*.eml"))]
+
+
+def answers(host: Host, mid: str) -> list[EmailMessage]:
+    return [m for _n, m in outbox(host) if str(m["In-Reply-To"] or "") == f"<{mid}>"]
+
+
+def deliver(host: Host, raw: bytes) -> Path:
+    return M.Maildir(host.inbox_path).deliver(raw)

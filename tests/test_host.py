@@ -1,0 +1,611 @@
+"""The mail host (issue 3): ingest, authentication, answers, refusals,
+exactly-once processing across crashes, deadlines, serve.  Real Maildirs,
+real files; no mocks of mail parts."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import pbem.host as H
+from mail_helpers import (AXIS, BRITISH, CLOCK, EXAMPLE, HOST_ADDR, SEED, SmtpCapture, answers, deliver,
+                          make_host, message, new_game, outbox, parse, secret, text_of)
+from pbem import mail as M
+from pbem.cli import main
+from pbem.engine import Game
+from pbem.host import Host, SimulatedCrash, parse_time
+
+TURN1 = "move 8Pz 0612 0712 0812\nend\nattack 0913 with 8Pz\nend\n"
+
+
+@pytest.fixture(autouse=True)
+def fixed_clock(monkeypatch):
+    monkeypatch.setenv("PBEM_CLOCK", CLOCK)
+    monkeypatch.delenv("PBEM_HOST", raising=False)
+    monkeypatch.delenv("PBEM_SMTP_PASSWORD", raising=False)
+    monkeypatch.delenv("PBEM_IMAP_PASSWORD", raising=False)
+
+
+@pytest.fixture
+def host(tmp_path) -> Host:
+    return make_host(tmp_path / "host")
+
+
+@pytest.fixture
+def game(host) -> Game:
+    return new_game(host, dice=[5, 3, 2, 4, 1, 6, 3, 3, 2, 5, 4, 1] * 4)
+
+
+def orders_mail(game, side="axis", orders=TURN1, mid="m1@example.org", head=None, token=None, sender=None, **kw):
+    lines = []
+    if head:
+        lines.append(f"Head: {head}")
+    lines.append(f"Token: {token if token is not None else secret(game, side)}")
+    return message(sender or {"axis": AXIS, "british": BRITISH}[side], "\n".join(lines) + "\n" + orders, mid=mid, **kw)
+
+
+def only_answer(host, mid="m1@example.org"):
+    got = answers(host, mid)
+    assert len(got) == 1, [m["Subject"] for m in got]
+    return got[0]
+
+
+def log_bytes(game):
+    return (game.dir / "log.jsonl").read_bytes()
+
+
+def order_texts(game):
+    return [en.event.text for en in Game(game.dir).entries() if en.kind == "OrderGiven"]
+
+
+# --- configuration -------------------------------------------------------------------
+
+def test_host_init_writes_config_folders_and_private_credentials(tmp_path):
+    r = CliRunner().invoke(main, ["host", "init", str(tmp_path / "h"), "--address", "Ref@Club.Example",
+                                  "--smtp", "smtp.club.example:587", "--ask-passwords"], input="s3cret-pw\n")
+    assert r.exit_code == 0, r.output
+    root = tmp_path / "h"
+    cfg = H.load_config(root)
+    assert cfg.address == "ref@club.example" and cfg.outgoing["kind"] == "smtp" and cfg.outgoing["port"] == 587
+    assert cfg.incoming["kind"] == "maildir"
+    for d in ("inbox/new", "inbox/cur", "inbox/tmp", "games", "mail/processed/cur", "mail/quarantine/cur"):
+        assert (root / d).is_dir(), d
+    assert (root / "credentials.toml").stat().st_mode & 0o777 == 0o600
+    assert "s3cret-pw" not in (root / "pbem-host.toml").read_text()
+    assert H.password(cfg, "smtp") == "s3cret-pw"
+    shown = CliRunner().invoke(main, ["host", "show", "--host", str(root)])
+    assert shown.exit_code == 0 and "password: credentials.toml" in shown.output and "s3cret" not in shown.output
+    os.chmod(root / "credentials.toml", 0o644)
+    with pytest.raises(H.HostError, match="chmod 600"):
+        H.password(cfg, "smtp")
+
+
+def test_password_from_environment_wins(tmp_path, monkeypatch):
+    H.init_host(tmp_path / "h", HOST_ADDR, outgoing={"kind": "smtp", "server": "x", "port": 25})
+    monkeypatch.setenv("PBEM_SMTP_PASSWORD", "from-env")
+    assert H.password(H.load_config(tmp_path / "h"), "smtp") == "from-env"
+
+
+@pytest.mark.parametrize("edit, needle", [
+    ('address = "referee@club.example"', "'address'"),
+    ('kind = "maildir"', "kind must be one of maildir, imap"),
+    ('period = "off"', "is not a duration"),
+])
+def test_bad_config_is_one_clear_line(tmp_path, edit, needle):
+    make_host(tmp_path / "h")
+    p = tmp_path / "h" / "pbem-host.toml"
+    text = p.read_text()
+    repl = {"'address'": "", "kind must be one of maildir, imap": 'kind = "pop3"',
+            "is not a duration": 'period = "soon"'}[needle]
+    p.write_text(text.replace(edit, repl, 1))
+    r = CliRunner().invoke(main, ["mail", "poll", "--host", str(tmp_path / "h")])
+    assert r.exit_code == 1 and needle in r.output and "Traceback" not in r.output
+
+
+# --- creating a game by mail ---------------------------------------------------------------
+
+def test_pbem_new_with_a_host_mails_each_player_a_welcome(tmp_path, monkeypatch):
+    root = tmp_path / "h"
+    make_host(root, map_png=True)
+    monkeypatch.chdir(root)
+    r = CliRunner().invoke(main, ["new", "games/g1", "--scenario", "el-alamein", "--player", f"axis={AXIS}",
+                                  "--player", f"british={BRITISH}", "--id", "g1"])
+    assert r.exit_code == 0, r.output
+    assert "welcome mailed to axis" in r.output
+    host = Host.open(root)
+    sec = json.loads((root / "games/g1/player-secrets.json").read_text())
+    assert (root / "games/g1/player-secrets.json").stat().st_mode & 0o777 == 0o600
+    log = (root / "games/g1/log.jsonl").read_text()
+    mails = {str(m["X-pbem-Side"]): m for _n, m in outbox(host)}
+    assert set(mails) == {"axis", "british", "referee"}
+    g = Game(root / "games/g1")
+    for side, addr in (("axis", AXIS), ("british", BRITISH)):
+        m = mails[side]
+        body = text_of(m)
+        assert m["To"] == addr and "[pbem g1] welcome" in m["Subject"]
+        assert sec[side] in body and sec[side] not in log
+        other = "british" if side == "axis" else "axis"
+        assert sec[other] not in m.as_string()
+        assert g.created.seed_commitment in body                 # the seed commitment
+        assert "HOW TO SEND ORDERS" in body and "Report for" in body   # how to write orders; first report
+        assert [p.get_content_type() for p in m.iter_attachments()] == ["image/png", "image/svg+xml"]
+        assert m["Message-ID"] == f"<pbem.g1.welcome.{side}@club.example>"
+    assert not any(s in mails["referee"].as_string() for s in sec.values())
+
+
+def test_pbem_new_without_a_host_sends_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, ["new", "g", "--scenario", "el-alamein", "--player", f"axis={AXIS}"])
+    assert r.exit_code == 0 and "welcome" not in r.output
+    assert not (tmp_path / "g" / "player-secrets.json").exists()
+
+
+def test_host_add_welcomes_an_existing_game(tmp_path):
+    host = make_host(tmp_path / "h")
+    Game.create(tmp_path / "elsewhere", "el-alamein", {"axis": AXIS, "british": BRITISH}, game_id="old")
+    r = CliRunner().invoke(main, ["host", "add", str(tmp_path / "elsewhere"), "--host", str(tmp_path / "h")])
+    assert r.exit_code == 0, r.output
+    assert "old" in host.games() and len([1 for _n, m in outbox(host) if m["X-pbem-Kind"] == "welcome"]) == 2
+
+
+# --- accepted orders -----------------------------------------------------------------------
+
+def test_accepted_orders_are_answered_in_thread_and_every_side_gets_its_report(host, game):
+    deliver(host, orders_mail(game, extra={"References": "<pbem.g1.welcome.axis@club.example>"}))
+    outcomes = host.poll()
+    assert [o.status for o in outcomes] == ["accepted"]
+    assert order_texts(game) == TURN1.split("\n")[:-1]
+    ans = only_answer(host)
+    assert ans["To"] == AXIS and ans["X-pbem-Outcome"] == "accepted"
+    assert ans["In-Reply-To"] == "<m1@example.org>"
+    assert ans["References"] == "<pbem.g1.welcome.axis@club.example> <m1@example.org>"
+    assert ans["Subject"] == "Re: [pbem g1] orders" and ans["Auto-Submitted"] == "auto-replied"
+    body = text_of(ans)
+    assert "ACCEPTED: all 4 order(s) applied." in body and "line 2: move 8Pz 0612 0712 0812" in body
+    assert "Combat at 0913" in body and Game(game.dir).head()[1] in body
+    head = Game(game.dir).head()[1]
+    new = [m for _n, m in outbox(host) if m["X-pbem-Kind"] in ("report", "referee") and m["X-pbem-Head"] == head]
+    assert sorted(str(m["To"]) for m in new) == sorted([BRITISH, HOST_ADDR])
+    brit = next(m for m in new if m["To"] == BRITISH)
+    assert "Combat at 0913" in text_of(brit) and secret(game, "axis") not in brit.as_string()
+    assert secret(game, "axis") not in ans.as_string()          # the token is not echoed back either
+    # the message left the inbox for mail/processed only after all that
+    assert M.Maildir(host.inbox_path).messages() == []
+    assert len(host.processed.messages()) == 1
+
+
+def test_html_only_mail_is_read_as_text(host, game):
+    html = (f"<html><body><p>Token: {secret(game, 'axis')}</p><div>move 8Pz 0612 0712 0812</div><div>end</div>"
+            "<div class='gmail_quote'>On Monday the referee wrote:<blockquote>move 5Pz 0512</blockquote></div>"
+            "</body></html>")
+    deliver(host, message(AXIS, None, html=html))
+    assert [o.status for o in host.poll()] == ["accepted"]
+    assert order_texts(game) == ["move 8Pz 0612 0712 0812", "end"]
+
+
+def test_quoted_lines_and_signature_are_not_orders(host, game):
+    body = (f"Token: {secret(game, 'axis')}\nmove 8Pz 0612 0712 0812\n\nOn Mon, 1 Jan 2026, the host wrote:\n"
+            "> move 5Pz 0512 0612 0713\n> end\n-- \nErwin\nend\n")
+    deliver(host, message(AXIS, body))
+    host.poll()
+    assert order_texts(game) == ["move 8Pz 0612 0712 0812"]
+
+
+def test_a_message_without_orders_gets_the_current_report(host, game):
+    deliver(host, orders_mail(game, orders="# just send me the report\n"))
+    host.poll()
+    ans = only_answer(host)
+    assert "No orders found" in text_of(ans) and "Report for German-Italian" in text_of(ans)
+    assert len(outbox(host)) == 3 + 1                       # welcomes + this answer: no state change, no reports
+
+
+def test_partly_applied_orders_say_what_was_and_was_not_applied(host, game):
+    before = len(outbox(host))
+    deliver(host, orders_mail(game, orders="move 8Pz 0612 0712\nmove 8Pz 0812\nend\n"))
+    [oc] = host.poll()
+    assert oc.status == "partial"
+    body = text_of(only_answer(host))
+    assert "PARTLY APPLIED" in body and "line 2: move 8Pz 0612 0712" in body     # line 1 holds the token
+    assert "line 3: 8Pz has already moved this phase (rule 8.1(2))" in body
+    assert "Not applied:\n  move 8Pz 0812\n  end" in body
+    assert len(outbox(host)) == before + 3                 # the answer, the British report, the referee copy
+
+
+def test_signed_orders_are_accepted_and_a_changed_order_is_refused(host, game):
+    head = Game(game.dir).head()[1]
+    body = M.signed_body(secret(game, "axis"), "g1", "axis", head, "move 8Pz 0612 0712 0812   # north\nend\n")
+    deliver(host, message(AXIS, body.replace("\n\n", "\n\n\n  ")))   # a mail program re-spacing lines is fine
+    assert [o.status for o in host.poll()] == ["accepted"]
+    head = Game(game.dir).head()[1]
+    forged = M.signed_body(secret(game, "axis"), "g1", "axis", head, "attack 0913 with 8Pz\n").replace(
+        "attack 0913 with 8Pz", "attack 0813 with 8Pz")
+    deliver(host, message(AXIS, forged, mid="m2@example.org"))
+    before = log_bytes(game)
+    [oc] = host.poll()
+    assert oc.status == "quarantined" and "Signature: line does not match" in oc.detail
+    assert log_bytes(game) == before
+    assert "does not match these orders" in text_of(only_answer(host, "m2@example.org"))
+
+
+def test_orders_sign_command_output_is_accepted(host, game, tmp_path):
+    (tmp_path / "orders.txt").write_text(TURN1)
+    (tmp_path / "my-secret").write_text(secret(game, "axis") + "\n")
+    head = Game(game.dir).head()[1]
+    r = CliRunner().invoke(main, ["orders", "sign", str(tmp_path / "orders.txt"), "--game", "g1", "--side", "axis",
+                                  "--head", head, "--secret-file", str(tmp_path / "my-secret")])
+    assert r.exit_code == 0 and "Signature: " in r.output and secret(game, "axis") not in r.output
+    deliver(host, message(AXIS, r.output))
+    assert [o.status for o in host.poll()] == ["accepted"]
+    bad = CliRunner().invoke(main, ["orders", "sign", "-", "--game", "g1", "--side", "axis", "--head", "xyz"],
+                             input="end\n", env={"PBEM_SECRET": "abc"})
+    assert bad.exit_code == 2 and "--head" in bad.output
+
+
+def test_signature_only_hosts_refuse_tokens(tmp_path):
+    host = make_host(tmp_path / "h")
+    cfg = host.cfg.root / "pbem-host.toml"
+    cfg.write_text(cfg.read_text().replace('auth = "token-or-signature"', 'auth = "signature"'))
+    host = Host.open(host.cfg.root)
+    game = new_game(host)
+    deliver(host, orders_mail(game))
+    [oc] = host.poll()
+    assert oc.status == "quarantined" and "signed orders only" in oc.detail
+
+
+# --- refusals: each one a clear answer, nothing applied -----------------------------------------
+
+def _refusal(host, game, raw, needle, mid="m1@example.org", answered=True):
+    before = log_bytes(game)
+    deliver(host, raw)
+    [oc] = host.poll()
+    assert needle in oc.detail, oc.detail
+    assert log_bytes(game) == before
+    assert M.Maildir(host.inbox_path).messages() == []           # nothing is left lying around ...
+    reasons = (host.quarantine_dir / "reasons.jsonl").read_text()
+    assert needle in reasons                                     # ... and nothing is lost: it is kept, with why
+    got = answers(host, mid)
+    if answered:
+        assert len(got) == 1
+        body = text_of(got[0])
+        assert body.startswith("REFUSED: nothing was applied.") and needle in body
+        assert got[0]["X-pbem-Outcome"] == "refused"
+    else:
+        assert got == []
+    return oc
+
+
+def test_wrong_secret(host, game):
+    _refusal(host, game, orders_mail(game, token="0" * 32), "the Token: line does not match German-Italian's secret")
+
+
+def test_missing_token(host, game):
+    raw = message(AXIS, TURN1)
+    _refusal(host, game, raw, "neither a 'Token:' line nor a 'Signature:' line")
+
+
+def test_spoofed_from_with_a_stolen_token(host, game):
+    """The British player knows only their own token: with a forged Side: line
+    and their own address the message is refused, and so with a forged From."""
+    raw = message(BRITISH, f"Side: axis\nToken: {secret(game, 'british')}\n{TURN1}")
+    _refusal(host, game, raw, "is not the address registered for German-Italian")
+    raw = message(AXIS, f"Token: {secret(game, 'british')}\n{TURN1}", mid="m2@example.org")
+    _refusal(host, game, raw, "does not match German-Italian's secret", mid="m2@example.org")
+
+
+def test_stranger(host, game):
+    _refusal(host, game, message("mallory@evil.example", f"Token: x\n{TURN1}"),
+             "this address is not registered for any side of game g1")
+
+
+def test_unknown_game(host, game):
+    raw = orders_mail(game, subject="[pbem nope] orders")
+    _refusal(host, game, raw, "there is no game 'nope' on this host")
+
+
+def test_no_game_named(host, game):
+    _refusal(host, game, orders_mail(game, subject="my orders"), "does not say which game")
+
+
+def test_malformed_mime(host, game):
+    raw = (f"From: {AXIS}\nTo: {HOST_ADDR}\nSubject: [pbem g1] orders\nMessage-ID: <m1@example.org>\n"
+           "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"XYZ\"\n\n"
+           f"Token: {secret(game, 'axis')}\nmove 8Pz 0612\n").encode()
+    _refusal(host, game, raw, "StartBoundaryNotFoundDefect")
+
+
+def test_missing_text_part(host, game):
+    from email.message import EmailMessage
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"], msg["Message-ID"] = AXIS, HOST_ADDR, "[pbem g1] orders", "<m1@example.org>"
+    msg.set_content(b"\x89PNG....", maintype="image", subtype="png", filename="orders.png")
+    _refusal(host, game, bytes(msg), "no text part")
+
+
+def test_oversized_message(host, game):
+    raw = orders_mail(game, orders=TURN1 + "# " + "x" * 1_100_000 + "\n")
+    oc = _refusal(host, game, raw, "this host accepts at most 1,000,000")
+    assert oc.filed == "quarantine"
+
+
+def test_no_from_address_is_kept_but_cannot_be_answered(host, game):
+    raw = b"To: referee@club.example\nSubject: [pbem g1] x\nMessage-ID: <m1@example.org>\n\nend\n"
+    _refusal(host, game, raw, "no From address", answered=False)
+
+
+def test_automatic_mail_is_never_answered(host, game):
+    raw = orders_mail(game, extra={"Auto-Submitted": "auto-replied"})
+    _refusal(host, game, raw, "Auto-Submitted", answered=False)
+
+
+def test_pbem_own_mail_coming_back_is_ignored(host, game):
+    """The referee copy goes to the host address; if that is the inbox, it comes back."""
+    own = next(f for f in sorted(host.outbox_path.glob("*.eml")) if "referee" in f.name)
+    before = len(outbox(host))
+    deliver(host, own.read_bytes())
+    [oc] = host.poll()
+    assert oc.status == "ignored" and len(outbox(host)) == before
+
+
+def test_stale_head_is_refused_with_the_current_head(host, game):
+    old = Game(game.dir).head()[1]
+    deliver(host, orders_mail(game, orders="move 8Pz 0612 0712 0812\n", mid="m1@example.org", head=old))
+    host.poll()
+    now = Game(game.dir).head()[1]
+    before = log_bytes(game)
+    deliver(host, orders_mail(game, orders="move 5Pz 0512 0612 0713\n", mid="m2@example.org", head=old[:16]))
+    [oc] = host.poll()
+    assert oc.status == "refused" and oc.filed == "processed"
+    assert log_bytes(game) == before
+    body = text_of(only_answer(host, "m2@example.org"))
+    assert body.startswith("REFUSED: nothing was applied.") and f"moved on to head {now}" in body
+
+
+def test_redelivered_message_is_applied_once_and_answered_once(host, game):
+    raw = orders_mail(game)
+    deliver(host, raw)
+    host.poll()
+    deliver(host, b"Received: from relay.example by mx.example; Mon, 1 Jan 2026\n" + raw)
+    [oc] = host.poll()
+    assert oc.status == "duplicate"
+    assert order_texts(game) == TURN1.split("\n")[:-1]
+    assert len(answers(host, "m1@example.org")) == 1
+
+
+def test_replayed_message_id_with_other_orders_is_refused(host, game):
+    deliver(host, orders_mail(game, orders="move 8Pz 0612 0712 0812\n"))
+    host.poll()
+    before = log_bytes(game)
+    deliver(host, orders_mail(game, orders="move 5Pz 0512 0612 0713\n"))
+    [oc] = host.poll()
+    assert oc.status == "quarantined" and log_bytes(game) == before
+    refusals = [m for m in answers(host, "m1@example.org") if m["X-pbem-Outcome"] == "refused"]
+    assert len(refusals) == 1 and "reuses the Message-ID" in text_of(refusals[0])
+
+
+def test_a_captured_signed_message_replayed_later_is_stale(host, game):
+    head = Game(game.dir).head()[1]
+    body = M.signed_body(secret(game, "axis"), "g1", "axis", head, "move 8Pz 0612 0712 0812\n")
+    deliver(host, message(AXIS, body, mid="m1@example.org"))
+    host.poll()
+    before = log_bytes(game)
+    deliver(host, message(AXIS, body, mid="copy@evil.example"))   # same text, new Message-ID
+    [oc] = host.poll()
+    assert oc.status == "refused" and "moved on" in oc.detail and log_bytes(game) == before
+
+
+def test_message_without_message_id_is_still_applied_once(host, game):
+    raw = orders_mail(game, mid="")
+    deliver(host, raw)
+    deliver(host, raw)
+    outcomes = host.poll()
+    assert [o.status for o in outcomes] == ["accepted", "duplicate"]
+
+
+# --- never twice, never lost -------------------------------------------------------------------------
+
+CRASH_POINTS = ["started", "journaled", "applied", "spool-written", "spooled", "recorded", "filed", "sent"]
+
+
+def _crash_once(monkeypatch, point):
+    fired = []
+
+    def boom(name):
+        if name == point and not fired:
+            fired.append(name)
+            raise SimulatedCrash(name)
+    monkeypatch.setattr(H, "checkpoint", boom)
+    return fired
+
+
+@pytest.mark.parametrize("point", CRASH_POINTS)
+@pytest.mark.parametrize("orders, applied", [
+    (TURN1, TURN1.split("\n")[:-1]),
+    ("move 8Pz 0612 0712\nmove 8Pz 0812\nend\n", ["move 8Pz 0612 0712"]),     # partly refused
+])
+def test_a_crash_at_any_point_leaves_the_message_unprocessed_or_fully_processed(tmp_path, monkeypatch, point,
+                                                                                 orders, applied):
+    host = make_host(tmp_path / "h")
+    game = new_game(host, dice=[4, 2, 6, 1])
+    welcome = len(outbox(host))
+    deliver(host, orders_mail(game, orders=orders))
+    fired = _crash_once(monkeypatch, point)
+    with pytest.raises(SimulatedCrash):
+        Host.open(host.cfg.root).poll()
+    assert fired == [point]
+    # the process died; a new one starts and polls again
+    again = Host.open(host.cfg.root)
+    again.poll()
+    again.poll()
+    assert order_texts(game) == applied                               # applied exactly once
+    got = answers(again, "m1@example.org")
+    assert len(got) == 1                                              # answered exactly once
+    assert ("PARTLY APPLIED" in text_of(got[0])) == (len(applied) == 1)
+    assert "8Pz has already moved" in text_of(got[0]) or len(applied) > 1
+    assert len(outbox(again)) == welcome + 3                          # answer, British report, referee copy
+    assert M.Maildir(again.inbox_path).messages() == [] and len(again.processed.messages()) == 1
+    assert again.pending() == 0 and Game(game.dir).verify().ok
+    if point in ("applied", "spool-written", "spooled"):   # the orders were in the log already
+        assert "recovered job" in (again.cfg.root / "host.log").read_text()
+
+
+def test_a_crash_while_sending_by_smtp_resends_the_same_message_id(tmp_path, monkeypatch):
+    """SMTP cannot be exactly once: a crash after the server took a mail and
+    before the spool forgot it sends that one mail again, with the same
+    Message-ID, so the reader's mail program shows it once."""
+    with SmtpCapture() as smtp:
+        host = make_host(tmp_path / "h", smtp_port=smtp.port)
+        game = new_game(host)
+        deliver(host, orders_mail(game))
+        _crash_once(monkeypatch, "sent")
+        with pytest.raises(SimulatedCrash):
+            host.poll()
+        monkeypatch.setattr(H, "checkpoint", lambda name: None)
+        Host.open(host.cfg.root).poll()
+        ids = [str(parse(raw)["Message-ID"]) for _f, _r, raw in smtp.messages]
+    assert len(ids) == len(set(ids)) + 1
+    assert len(set(ids)) == 3 + 3 and order_texts(game) == TURN1.split("\n")[:-1]
+
+
+def test_another_writer_between_crash_and_restart(tmp_path, monkeypatch):
+    """The host died before applying; meanwhile the referee applied orders by
+    hand.  The message named a head, so it is refused as stale, not applied
+    to a position its author never saw."""
+    host = make_host(tmp_path / "h")
+    game = new_game(host)
+    deliver(host, orders_mail(game, orders="move 5Pz 0512 0612 0713\n", head=Game(game.dir).head()[1]))
+    _crash_once(monkeypatch, "journaled")
+    with pytest.raises(SimulatedCrash):
+        host.poll()
+    monkeypatch.setattr(H, "checkpoint", lambda name: None)
+    assert Game(game.dir).submit("axis", "move 8Pz 0612 0712 0812").refused is None
+    [oc] = Host.open(host.cfg.root).poll()
+    assert oc.status == "refused" and "moved on" in oc.detail
+    assert order_texts(game) == ["move 8Pz 0612 0712 0812"]
+
+
+def test_an_internal_error_never_crashes_the_host_and_loses_nothing(host, game, monkeypatch):
+    from pbem import render
+    deliver(host, orders_mail(game, mid="m1@example.org"))
+    real = render.report_text
+
+    def broken(*a, **k):
+        raise RuntimeError("template exploded")
+    monkeypatch.setattr(render, "report_text", broken)
+    [oc] = host.poll()
+    # the orders were applied, the answers could not be made: the message stays to be finished
+    assert oc.status == "error" and oc.filed == "left" and "template exploded" in oc.detail
+    assert len(M.Maildir(host.inbox_path).messages()) == 1
+    monkeypatch.setattr(render, "report_text", real)
+    [oc] = host.poll()
+    assert oc.status == "accepted" and order_texts(game) == TURN1.split("\n")[:-1]
+    assert len(answers(host, "m1@example.org")) == 1
+
+
+# --- deadlines ----------------------------------------------------------------------------------
+
+class Clock:
+    def __init__(self):
+        self.t = parse_time(CLOCK)
+
+    def __call__(self):
+        return self.t
+
+
+def test_deadline_reminder_then_documented_default_then_next_deadline(tmp_path):
+    clock = Clock()
+    host = make_host(tmp_path / "h", period="72h", reminder="24h", now=clock)
+    game = new_game(host, gid="el-alamein-example", seed=SEED)
+    start = clock.t
+    n0 = len(outbox(host))
+    clock.t = start + timedelta(hours=47)
+    host.poll()
+    assert len(outbox(host)) == n0                                    # not yet
+    clock.t = start + timedelta(hours=49)
+    host.poll()
+    host.poll()
+    rem = [m for _n, m in outbox(host) if m["X-pbem-Kind"] == "reminder"]
+    assert len(rem) == 1 and rem[0]["To"] == AXIS                      # the late side only, once
+    assert "due by 2026-01-04T00:00:00Z" in text_of(rem[0]) and "      end" in text_of(rem[0])
+    clock.t = start + timedelta(hours=72)
+    host.poll()
+    ev = [en.event for en in Game(game.dir).entries() if en.kind == "OrderGiven"]
+    assert [(e.side, e.text, e.by) for e in ev] == [("axis", "end", "deadline")]
+    head = Game(game.dir).head()[1]
+    told = [m for _n, m in outbox(host) if m["X-pbem-Kind"] in ("deadline", "referee") and m["X-pbem-Head"] == head]
+    assert sorted(str(m["To"]) for m in told) == sorted([AXIS, BRITISH, HOST_ADDR])
+    assert all("The deadline for German-Italian's movement passed" in text_of(m) for m in told)
+    dl = json.loads((game.dir / "deadline.json").read_text())
+    [w] = dl["waits"].values()
+    assert w["kind"] == "attack-declarations" and w["due"] == "2026-01-07T00:00:00Z"
+    assert Game(game.dir).verify().ok
+
+
+def test_deadline_default_for_a_retreat_takes_the_first_listed_path(tmp_path):
+    clock = Clock()
+    host = make_host(tmp_path / "h", period="24h", reminder="off", now=clock)
+    game = new_game(host, gid="el-alamein-example", seed=SEED)
+    deliver(host, orders_mail(game, orders=(EXAMPLE / "01-axis.txt").read_text(),
+                              subject="[pbem el-alamein-example] orders"))
+    host.poll()
+    st = Game(game.dir).state()
+    [item] = game.rules.awaiting(st, game.scenario)
+    assert item["kind"] == "retreat"
+    clock.t += timedelta(hours=25)
+    host.poll()
+    last = [en.event for en in Game(game.dir).entries() if en.kind == "OrderGiven"][-1]
+    assert last.by == "deadline" and last.text == f"retreat {item['units'][0]} {item['options'][0]}"
+
+
+def test_deadline_extend_from_the_command_line(tmp_path, monkeypatch):
+    host = make_host(tmp_path / "h", period="72h")
+    game = new_game(host)
+    r = CliRunner().invoke(main, ["deadline", str(game.dir), "--extend", "24h", "--host", str(host.cfg.root)])
+    assert r.exit_code == 0, r.output
+    assert "axis: movement due by 2026-01-05T00:00:00Z" in r.output
+    notes = [m for _n, m in outbox(host) if m["X-pbem-Kind"] == "notice"]
+    assert sorted(str(m["To"]) for m in notes) == sorted([AXIS, BRITISH])
+    bad = CliRunner().invoke(main, ["deadline", str(game.dir), "--extend", "soon", "--host", str(host.cfg.root)])
+    assert bad.exit_code == 1 and "not a duration" in bad.output
+
+
+# --- the command line -----------------------------------------------------------------------------
+
+def test_mail_ingest_files_and_quarantine_listing(host, game, tmp_path):
+    good = tmp_path / "good.eml"
+    good.write_bytes(orders_mail(game))
+    bad = tmp_path / "bad.eml"
+    bad.write_bytes(message("mallory@evil.example", "end", mid="evil@x"))
+    r = CliRunner().invoke(main, ["mail", "ingest", str(good), str(bad), "--host", str(host.cfg.root)])
+    assert r.exit_code == 0, r.output
+    assert "good.eml: accepted g1/axis" in r.output and "bad.eml: quarantined g1" in r.output
+    assert good.exists() and bad.exists()                          # files given by hand stay where they are
+    q = CliRunner().invoke(main, ["mail", "quarantine", "--host", str(host.cfg.root)])
+    assert "not registered for any side" in q.output
+    again = CliRunner().invoke(main, ["mail", "ingest", str(good), "--host", str(host.cfg.root)])
+    assert "duplicate" in again.output
+
+
+def test_serve_polls_until_sigterm(host, game):
+    env = dict(os.environ, PBEM_HOST=str(host.cfg.root), PBEM_CLOCK=CLOCK)
+    p = subprocess.Popen([sys.executable, "-m", "pbem", "serve", "--interval", "0.2"], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deliver(host, orders_mail(game))
+        deadline = time.monotonic() + 30
+        while not answers(host, "m1@example.org") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert answers(host, "m1@example.org")
+    finally:
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    assert "Traceback" not in err and "accepted g1/axis" in err and err.rstrip().endswith("stopped")
+    assert "stopped" in (host.cfg.root / "host.log").read_text()
