@@ -295,12 +295,12 @@ def test_attack_needs_an_adjacent_unit_and_limits_ranged_support(rd_game):
 
 
 def test_dd_owner_chooses_retreat_or_disruption_then_advance(rd_game):
-    # diff 8-4=+4 -> "4 thru 6"; Krafft in woods 1008: one left -> "2 or 3"; die 2: Dd
+    # diff 8-4=+4 -> "+4 to +6"; Krafft in woods 1008: one left -> "+2 to +3"; die 2: Dd
     t = rd_game([U("1Para", "british", "0908", 8), U("Krafft", "german", "1008", 4, "infantry")], dice=[2])
     goto(t, 1, BC)
     evs = t.ok("british", "attack 1008 with 1Para")
     res = one(evs, E.CombatResolved)
-    assert res.odds == "2 or 3" and res.result == "Dd"
+    assert res.odds == "+2 to +3" and res.result == "Dd"
     d = one(evs, E.DecisionRequired)
     assert d.side == "german" and d.decision == "retreat"
     opts = [" ".join(o) for o in d.options]
@@ -377,7 +377,7 @@ def test_air_landing_table_modifiers(rd_game):
 
 
 def test_double_strength_fire_then_second_disruption_eliminates(rd_game):
-    # 9.3: Krafft (4, doubled 8) fires at 1Para (4) landing next to it in clear 0606: diff +4 -> "4 thru 6",
+    # 9.3: Krafft (4, doubled 8) fires at 1Para (4) landing next to it in clear 0606: diff +4 -> "+4 to +6",
     # die 2: De* -> De? no: die 3 -> Dd: disrupted; then the table: die 3 -> D again: eliminated
     t = rd_game([U("1Para", "british", None, turn=1, drop_zones=["0708"]), U("Krafft", "german", "0605", 4, "infantry")],
                 dice=[3, 3])
@@ -455,3 +455,34 @@ def test_game_ends_after_turn_ten_with_a_level(rd_game):
     vc = one(evs, E.VictoryCounted)
     end = one(evs, E.GameEnded)
     assert end.rule == "12.6" and vc.level in end.reason
+
+
+# --- the example game ---------------------------------------------------------------------
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "red-devils"
+
+
+def test_example_game_plays_ten_turns_to_a_level_of_victory_and_verifies(tmp_path):
+    import tomllib
+    book = tomllib.loads((EXAMPLE / "playbook.toml").read_text())
+    g = Game.create(tmp_path / "ex", book["scenario"], book["players"], seed_hex=book["seed"], game_id=book["id"],
+                    at="2026-01-01T00:00:00Z")
+    for step in book["steps"]:
+        side = step.rsplit("-", 1)[1].removesuffix(".txt")
+        sub = g.submit(side, (EXAMPLE / step).read_text(), at="2026-01-01T00:00:00Z")
+        assert sub.refused is None, f"{step}: {sub.refused}"
+    st = g.state()
+    assert st.turn == 10 and st.result is not None and st.result.rule == "12.6"
+    assert st.result.reason.startswith(("British", "German"))                  # a level of victory
+    evs = [e.event for e in g.entries()]
+    fires = [e for e in evs if isinstance(e, E.OpportunityFire)]
+    assert {"doctrine", "answer"} <= {f.by for f in fires}                      # both kinds of opportunity fire
+    assert any(isinstance(e, E.OpportunityFirePassed) and e.by == "answer" for e in evs)
+    assert any(isinstance(e, E.MovePaused) and e.side == "british" for e in evs)
+    assert any(isinstance(e, E.MovePaused) and e.side == "german" for e in evs)
+    assert any(isinstance(e, E.OpportunityFire) and e.fire_strength == 2 * st.units[e.firer].strength for e in evs)
+    assert {e.unit for e in evs if isinstance(e, E.AirLandingResolved)} >= {"1Para", "11Para", "1Pol"}
+    assert any(isinstance(e, E.SecretRevealed) and e.name == "polish-dz" for e in evs)
+    assert any(isinstance(e, E.VictoryCounted) for e in evs)
+    rep = g.verify()
+    assert rep.ok, rep.problems

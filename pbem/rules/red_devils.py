@@ -400,6 +400,8 @@ class RedDevils(Ruleset):
             hexes(f"entry_hexes.{letter}", hs)
         hexes("vp_hexes", gd.get("vp_hexes", []))
         hexes("vp_special", gd.get("vp_special", []))
+        if len(gd.get("airlanding_table", [])) != 8:
+            errs.append("game_data.airlanding_table: eight results, for modified rolls -1 up to 6 (9.9)")
         cps = gd.get("command_points", [])
         if len(cps) < sc.turns:
             errs.append(f"game_data.command_points: {len(cps)} entries for {sc.turns} turns (8.5)")
@@ -884,8 +886,8 @@ class RedDevils(Ruleset):
         if near or river:
             total -= 1
             mods.append("-1 next to woods, town, rough or river (9.9)")
-        table = self.gd(sc).get("airlanding_table", {})
-        res = table.get(str(max(min(total, 6), -1)), "-")
+        table = self.gd(sc)["airlanding_table"]              # results for modified rolls -1 .. 6
+        res = table[max(min(total, 6), -1) + 1]
         ctx.emit(E.AirLandingResolved(unit=uid, hex=h, rolls=[die], modifiers=mods, total=total, result=res))
         if res == "E":
             ctx.emit(E.UnitEliminated(unit=uid, reason=f"Air Landing Table {total}: E", rule="9.9"))
@@ -1407,6 +1409,9 @@ class RedDevils(Ruleset):
         idx = len(st.attacks) - 1
         die = ctx.dice.roll(sc.die)
         res = sc.crt.rows[str(die)][col]
+        if res == "Dd" or (res == "De*" and self.terrain(sc, order.target) == "city"):
+            if self.terrain(sc, order.target) == "city":
+                shifts += [f"{d.id}, already disrupted in a city, is not affected (8.2)" for d in defenders if d.disrupted]
         ctx.emit(E.CombatResolved(index=idx, target=order.target, attackers=[u.id for u in attackers],
                                   defenders=[d.id for d in defenders],
                                   attack_strength=sum(u.strength for u in attackers),
@@ -1695,7 +1700,13 @@ class RedDevils(Ruleset):
         ev = self.count_victory(ctx.state, ctx.sc)
         ctx.emit(ev)
         winner = "british" if ev.level.startswith("British") else "german"
-        ctx.emit(E.GameEnded(winner=winner, reason=f"{ev.level}: {ev.total} British victory points", rule="12.6"))
+        lab = ctx.sc.board.label
+        rows = [f"{ev.level}: {ev.total} British victory points (12.1-12.6)"]
+        rows += [f"    {lab(h)}: {vp} VP, line of communications {' '.join(ev.lines.get(h, []))}"
+                 for h, vp in ev.hexes.items()]
+        rows.append(f"    German units eliminated: {ev.german_eliminated} VP; British units on the map over nine: "
+                    f"{ev.british_extra} VP")
+        ctx.emit(E.GameEnded(winner=winner, reason="\n".join(rows), rule="12.6"))
 
     # report wording -------------------------------------------------------------------------------
 
@@ -1718,10 +1729,11 @@ class RedDevils(Ruleset):
                 how = "by standing doctrine" if ev.by == "doctrine" else "on the player's answer"
                 sh = f"; {'; '.join(ev.shifts)}" if ev.shifts else ""
                 return (f"Opportunity fire {how}: {ev.firer} ({ev.fire_strength}) at {ev.target} ({ev.target_strength}) "
-                        f"in {lab(ev.hex)}, differential {ev.differential:+d}{sh}; column {ev.column}, "
+                        f"in {lab(ev.hex)}, differential {ev.differential:+d}{sh}; column \"{ev.column}\", "
                         f"die {', '.join(map(str, ev.rolls))}: {ev.result} (5.0).")
             case E.OpportunityFirePassed():
-                return f"{', '.join(ev.firers)} hold fire at {ev.target} in {lab(ev.hex)} (5.0)."
+                verb = "holds" if len(ev.firers) == 1 else "hold"
+                return f"{', '.join(ev.firers)} {verb} fire at {ev.target} in {lab(ev.hex)} (5.0)."
             case E.MovePaused():
                 if ev.question == "bridge":
                     return (f"{ev.unit} enters {lab(ev.hex)}: {name(ev.side)} may try to blow the Oosterbeek railway "
@@ -1745,6 +1757,9 @@ class RedDevils(Ruleset):
                     return f"The German player does not try to blow the railway bridge {ev.hexside} (11.0)."
                 st = "DESTROYED: now an unbridged Neder Rijn hexside" if ev.destroyed else "still intact"
                 return f"Demolition of the Oosterbeek railway bridge {ev.hexside}: die {ev.rolls[0]}: {st} (11.0)."
+            case E.SecretRevealed() if ev.name == POLISH_SECRET:
+                return (f"The British reveal the Polish drop zones {', '.join(ev.payload.split())}; they match the "
+                        f"commitment sealed before play (9.7).")
             case E.UnitExited():
                 return f"{ev.unit} leaves the map at {ev.hex} (entry letter {ev.letter}) (4.5)."
             case E.UnitMoved():
@@ -1760,7 +1775,7 @@ class RedDevils(Ruleset):
             case E.CombatResolved():
                 mods = f" ({'; '.join(ev.modifiers)})" if ev.modifiers else ""
                 return (f"Attack on {lab(ev.target)}: {'+'.join(ev.attackers)} ({ev.attack_strength}) against "
-                        f"{'+'.join(ev.defenders)} ({ev.defence_strength}){mods}; column {ev.odds}, "
+                        f"{'+'.join(ev.defenders)} ({ev.defence_strength}){mods}; column \"{ev.odds}\", "
                         f"die {', '.join(map(str, ev.rolls))}: {ev.result} (7.0, 7.6).")
             case E.AttackDeclared():
                 return ""
