@@ -171,6 +171,12 @@ def _cliff_path(p: tuple[float, float], q: tuple[float, float], teeth: int = 5,
 
 
 def _hexside_svg(feature: str, p: tuple[float, float], q: tuple[float, float]) -> str:
+    if feature in ("major_road", "minor_road"):
+        return ""                      # road hexsides (Red Devils 4.2): the road itself is drawn from its hexes
+    if feature in ("major_river", "minor_river"):
+        width = "6" if feature == "major_river" else "3"
+        return (f'<line class="hexside {feature}" x1="{_f(p[0])}" y1="{_f(p[1])}" x2="{_f(q[0])}" '
+                f'y2="{_f(q[1])}" stroke="#2f6fd6" stroke-width="{width}" stroke-linecap="round"/>')
     if feature == "river":
         return (f'<line class="hexside river" x1="{_f(p[0])}" y1="{_f(p[1])}" x2="{_f(q[0])}" '
                 f'y2="{_f(q[1])}" stroke="#2f6fd6" stroke-width="5" stroke-linecap="round"/>')
