@@ -486,3 +486,101 @@ def test_example_game_plays_ten_turns_to_a_level_of_victory_and_verifies(tmp_pat
     assert any(isinstance(e, E.VictoryCounted) for e in evs)
     rep = g.verify()
     assert rep.ok, rep.problems
+
+
+# --- more cases -------------------------------------------------------------------------------
+
+def test_artillery_may_not_attack_on_its_landing_turn(rd_game):
+    # 9.6: LtRA lands on turn 1 and may not join the British combat of turn 1
+    t = rd_game([U("LtRA", "british", None, 4, "airborne artillery", turn=1, range=5, drop_zones=["0708"]),
+                 U("1Para", "british", "0908"), U("Krafft", "german", "1008", 4, "infantry")], dice=[6, 6])
+    t.ok("german", "doctrine never")
+    t.ok("british", "land LtRA 0709")
+    goto(t, 1, BC)
+    t.refuse("british", "attack 1008 with 1Para LtRA", rule="9.6")
+
+
+def test_railway_bridge_hexes_worthless_once_destroyed(rd_game):
+    # 12.4: 1513 and 1514 give no VP after the bridge is blown
+    t = rd_game([U("1Para", "british", "1511"), U("2Para", "british", "1514"), U("X", "german", "2818", 2, "infantry")],
+                dice=[1])
+    before = t.game.rules.count_victory(t.state(), t.game.scenario)
+    assert "1514" in before.hexes
+    goto(t, 1, BM)
+    t.ok("german", "doctrine bridge demolish")
+    assert one(t.ok("british", "move 1Para 1512"), E.BridgeDemolition).destroyed
+    after = t.game.rules.count_victory(t.state(), t.game.scenario)
+    assert "1514" not in after.hexes and "1513" not in after.hexes
+
+
+def test_ferry_carries_one_german_unit_a_turn(rd_game):
+    t = rd_game([U("Krafft", "german", "1112", 4, "infantry"), U("Helle", "german", "1111", 2, "infantry"),
+                 U("1Para", "british", "0105")])
+    goto(t, 1, GM)
+    ev = one(t.ok("german", "move Krafft 1113"), E.UnitMoved)
+    assert ev.cost == "6"                                               # 4.7: 5 (reconstructed) + clear 1
+    t.refuse("german", "move Helle 1112 1113", rule="4.7")             # one unit per game-turn
+    t.refuse("british", "end")                                          # (not the British phase)
+
+
+def test_zoc_of_disrupted_units_may_be_crossed_for_three(rd_game):
+    # Krafft walks next to 1Para and is disrupted by British doctrine fire (4-4 = 0, woods: "-2 to -1",
+    # die 1: Dd).  Next turn B enters 0807, controlled only by the disrupted Krafft, and goes on (4.4):
+    # +3 to leave, never straight into another controlled hex.
+    t = rd_game([U("1Para", "british", "0808"), U("B", "british", "0806"), U("Krafft", "german", "1108", 4, "infantry")],
+                dice=[1])
+    t.ok("british", "doctrine always")
+    goto(t, 1, GM)
+    fire = one(t.ok("german", "move Krafft 1008 0907"), E.OpportunityFire)
+    assert fire.result == "Dd" and t.unit("Krafft").disrupted
+    goto(t, 2, BM)
+    t.refuse("british", "move B 0807 0808", rule="4.4")
+    ev = one(t.ok("british", "move B 0807 0707"), E.UnitMoved)
+    assert ev.cost == "7"                                              # broken 2, broken 2 + 3
+
+
+def test_de_star_in_a_city_is_a_dd(rd_game):
+    # 7.6 De*: 2011 is city.  12-2 = +10 -> column "+10 to +13", city two left -> "+4 to +6", die 2: De* -> Dd
+    t = rd_game([U("A", "british", "1910", 6), U("B", "british", "2010", 6), U("G", "german", "2011", 2, "infantry")],
+                dice=[2])
+    goto(t, 1, BC)
+    t.ok("german", "doctrine dd disrupt")
+    evs = t.ok("british", "attack 2011 with A B")
+    assert one(evs, E.CombatResolved).result == "De*"
+    assert one(evs, E.UnitDisrupted).unit == "G" and not only(evs, E.UnitEliminated)
+
+
+def test_flak_stack_defends_together_and_the_flak_never_retreats(rd_game):
+    # 4.3, 4.8: Flak (3) and Garrison (2) in 2214 defend as one; a Dd disrupts the flak in place
+    t = rd_game([U("Flak", "german", "2214", 3, "flak", range=2), U("Garrison", "german", "2313", 2, "infantry"),
+                 U("A", "british", "2113", 8), U("B", "british", "2114", 8)], dice=[3])
+    t.ok("british", "doctrine never")
+    goto(t, 1, GM)
+    t.ok("german", "move Garrison 2214")
+    goto(t, 2, BC)
+    t.ok("german", "doctrine dd disrupt")
+    evs = t.ok("british", "attack 2214 with A B")
+    res = one(evs, E.CombatResolved)
+    assert res.defenders == ["Flak", "Garrison"] and res.defence_strength == 5
+    assert {e.unit for e in only(evs, E.UnitDisrupted)} == {"Flak", "Garrison"}
+
+
+def test_entry_hex_held_by_the_enemy_delays_the_reinforcement(rd_game):
+    # 10.1: Spindler's hex 3009 is British-occupied: it may not enter there
+    t = rd_game([U("Spindler", "german", None, 4, "infantry", turn=1, entry="3009"), U("1Para", "british", "3009")])
+    goto(t, 1, GM)
+    t.refuse("german", "move Spindler 3009", rule="10.1")
+
+
+def test_documented_defaults_play_a_whole_game_to_a_level(tmp_path):
+    # every awaited decision has a default (design.md): ten turns of deadlines end in a level of victory
+    g = Game.create(tmp_path / "d", "red-devils", seed_hex="11" * 32, game_id="rd-defaults", at="2026-01-01T00:00:00Z")
+    for _ in range(3000):
+        st = g.state()
+        if st.result:
+            break
+        side = g.rules.awaiting(st, g.scenario)[0]["side"]
+        sub = g.submit(side, "\n".join(g.rules.default_orders(st, g.scenario, side)), by="deadline",
+                       at="2026-01-01T00:00:00Z")
+        assert sub.refused is None, sub.refused
+    assert g.state().result.rule == "12.6"

@@ -594,7 +594,10 @@ class RedDevils(Ruleset):
             if k == "retreat":
                 return [f"disrupt {d.units[0]}"] if d.distance == 0 else [f"retreat {d.units[0]} {item['options'][0]}"]
             if k.startswith("attacker retreat"):
-                return ["disrupt"]
+                a = st.attacks[d.combat]
+                if a.stage == "attacker":
+                    return ["disrupt"]
+                return [f"retreat {d.options[0][0]} {' '.join(d.options[0][1:])}"]
             if k in ("advance", "defender-advance"):
                 return ["no-advance"]
             if k == "recover":
@@ -602,7 +605,7 @@ class RedDevils(Ruleset):
             if k.startswith("reveal"):
                 return [f"unveil {POLISH_SECRET}"]
             if k == "air landing":
-                return [f"land {uid} {self._default_landing(st, sc, uid)}" for uid in item["units"][:1]]
+                return self._default_landings(st, sc, item["units"])
             if k == "set-up":
                 out = []
                 if f"british:{POLISH_SECRET}" not in st.secrets:
@@ -613,14 +616,26 @@ class RedDevils(Ruleset):
             return ["end"]
         return []
 
-    def _default_landing(self, st: GameState, sc: Scenario, uid: str) -> str:
+    def _default_landings(self, st: GameState, sc: Scenario, left: list[str]) -> list[str]:
+        """Each unit on the lowest-numbered free valid hex of its drop zone; the Poles all
+        around the first of their two zones that still fits every one already down."""
+        grid = sc.board.grid
         rd = rd_of(st)
-        zones = self._zones_for(st, sc, uid)
-        for z in zones:
-            hs = [h for h in self.landing_hexes(sc, z, st) if self._polish_ok(st, sc, uid, h)]
-            if hs:
-                return hs[0]
-        return zones[0] if zones else ""
+        taken: set[str] = set()
+        polish = set(self.gd(sc).get("polish_units", []))
+        down = [st.units[x].hex for x in (rd.landing.placed if rd.landing else []) if x in polish and st.units[x].hex]
+        out = []
+        for uid in left:
+            zones = self._zones_for(st, sc, uid)
+            if uid in polish:
+                zones = [z for z in zones if all(grid.distance(z, h) <= 3 for h in down)][:1]
+            for z in zones:
+                hs = [h for h in self.landing_hexes(sc, z, st) if h not in taken]
+                if hs:
+                    taken.add(hs[0])
+                    out.append(f"land {uid} {hs[0]}")
+                    break
+        return out
 
     # --- orders -----------------------------------------------------------------
 
