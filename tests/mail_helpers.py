@@ -118,3 +118,111 @@ def answers(host: Host, mid: str) -> list[EmailMessage]:
 
 def deliver(host: Host, raw: bytes) -> Path:
     return M.Maildir(host.inbox_path).deliver(raw)
+
+
+class ImapServer:
+    """A small IMAP4rev1 server on 127.0.0.1 speaking the part of the protocol
+    the host uses (LOGIN, SELECT, UID SEARCH/FETCH/MOVE/COPY/STORE, EXPUNGE,
+    CREATE), so the host's real imaplib client is tested over a real socket."""
+
+    def __init__(self, user="referee@club.example", password="pw", move=True):
+        import socketserver
+        self.user, self.password, self.move = user, password, move
+        self.folders: dict[str, list[list]] = {"INBOX": []}     # [uid, raw, deleted]
+        self.next_uid = 1
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self):
+                server._session(self.rfile, self.wfile)
+
+        class TCP(socketserver.ThreadingTCPServer):
+            allow_reuse_address = True
+            daemon_threads = True
+
+        self.tcp = TCP(("127.0.0.1", 0), Handler)
+        self.port = self.tcp.server_address[1]
+
+    def __enter__(self):
+        self.thread = threading.Thread(target=self.tcp.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.tcp.shutdown()
+        self.tcp.server_close()
+        return False
+
+    def append(self, raw: bytes, folder="INBOX") -> None:
+        with self.lock:
+            self.folders.setdefault(folder, []).append([self.next_uid, raw, False])
+            self.next_uid += 1
+
+    def raws(self, folder: str) -> list[bytes]:
+        with self.lock:
+            return [m[1] for m in self.folders.get(folder, [])]
+
+    def _session(self, rfile, wfile):
+        import shlex
+
+        def send(line: str | bytes):
+            wfile.write(line if isinstance(line, bytes) else line.encode() + b"\r\n")
+            wfile.flush()
+
+        send("* OK test IMAP ready")
+        selected = None
+        for _ in range(10_000):                               # bounded: a session is short
+            line = rfile.readline()
+            if not line:
+                return
+            parts = shlex.split(line.decode().strip())
+            if len(parts) < 2:
+                continue
+            tag, cmd, args = parts[0], parts[1].upper(), parts[2:]
+            with self.lock:
+                if cmd == "CAPABILITY":
+                    send("* CAPABILITY IMAP4rev1" + (" MOVE" if self.move else ""))
+                elif cmd == "LOGIN":
+                    if args != [self.user, self.password]:
+                        send(f"{tag} NO [AUTHENTICATIONFAILED] bad login")
+                        continue
+                elif cmd == "SELECT":
+                    selected = args[0]
+                    send(f"* {len(self.folders.get(selected, []))} EXISTS")
+                    send(f"{tag} OK [READ-WRITE] SELECT done")
+                    continue
+                elif cmd == "CREATE":
+                    self.folders.setdefault(args[0], [])
+                elif cmd == "UID":
+                    sub, rest = args[0].upper(), args[1:]
+                    box = self.folders[selected]
+                    if sub == "SEARCH":
+                        send("* SEARCH " + " ".join(str(m[0]) for m in box if not m[2]))
+                    elif sub == "FETCH":
+                        for i, m in enumerate(box):
+                            if str(m[0]) == rest[0]:
+                                send(f"* {i + 1} FETCH (UID {m[0]} BODY[] {{{len(m[1])}}}".encode() + b"\r\n"
+                                     + m[1] + b")\r\n")
+                    elif sub in ("MOVE", "COPY"):
+                        if rest[1] not in self.folders:
+                            send(f"{tag} NO [TRYCREATE] no such folder")
+                            continue
+                        for m in list(box):
+                            if str(m[0]) == rest[0]:
+                                self.folders[rest[1]].append([m[0], m[1], False])
+                                if sub == "MOVE":
+                                    box.remove(m)
+                    elif sub == "STORE":
+                        for m in box:
+                            if str(m[0]) == rest[0] and "Deleted" in " ".join(rest[2:]):
+                                m[2] = True
+                elif cmd == "EXPUNGE":
+                    self.folders[selected] = [m for m in self.folders[selected] if not m[2]]
+                elif cmd == "CLOSE":
+                    selected = None
+                elif cmd == "LOGOUT":
+                    send("* BYE")
+                    send(f"{tag} OK bye")
+                    return
+                send(f"{tag} OK {cmd} done")
