@@ -82,6 +82,8 @@ class AttackDeclared(Event, tag="AttackDeclared"):
     attacker_retreat: dict[str, list[str]] = {}   # inline answer for an AR, per unit
     advance: str = ""              # unit id, "" = ask, "-" = no advance
     advance_path: list[str] = []
+    advance_more: list[list[str]] = []   # further advancing units, [unit, hex, ...] each (9.6(1) with stacking)
+    ex_loss: str = ""              # inline answer: the attacker's own loss on an EX result
 
 
 class DeclarationsClosed(Event, tag="DeclarationsClosed"):
@@ -414,8 +416,82 @@ EVENT_TYPES = EVENT_TYPES + (FortActivation, BoldMovement, UnitEntered, FireDecl
                              UnitsReorganized)
 AnyEvent = (AnyEvent | FortActivation | BoldMovement | UnitEntered | FireDeclared | FireResolved | FireLapsed
             | AssaultDeclared | AssaultResolved | DemolitionDeclared | DemolitionResolved | UnitsReorganized)
+# --- set-up, reinforcements, victory points (Panzer Corps sister games) -----------
+
+class HiddenDraw(Event, tag="HiddenDraw"):
+    """A draw nobody may see (Dunkerque 3.0(4), 10.0(2)): the referee's copy
+    holds the rolls and the units in slot order; every side's copy only the
+    turn of each slot.  Each slot's unit is also sealed in a SecretRecorded
+    (side "referee") and unveiled by SecretRevealed when it enters."""
+    name: str
+    slots: list[int]               # the turn of each slot, public
+    rolls: list[int] = []          # referee only
+    units: list[str] = []          # referee only: the unit in each slot
 
 
+class UnitSetUp(Event, tag="UnitSetUp"):
+    """A unit its owner put on the map during set-up (Khar'kov 3.0(4), Operation Compass 3.0(3), 3.2)."""
+    unit: str
+    hex: str
+    rule: str
+
+
+class ReinforcementEntered(Event, tag="ReinforcementEntered"):
+    unit: str
+    hex: str
+    mp: int = 0                    # movement points already spent by entering
+    pinned: bool = False           # placed in an enemy ZOC: may not move this turn
+    rule: str = ""
+
+
+class ReinforcementDelayed(Event, tag="ReinforcementDelayed"):
+    units: list[str] = []          # empty for face-down units, whose identity stays hidden
+    count: int = 0
+    forced: bool = False           # no legal entry hex (Khar'kov 10.0(4)) rather than by choice
+    rule: str = ""
+
+
+class BombardmentRolled(Event, tag="BombardmentRolled"):
+    rolls: list[int]
+    count: int                     # how many units the die lets the bombarding side disrupt
+    rule: str = ""
+
+
+class UnitsDisrupted(Event, tag="UnitsDisrupted"):
+    units: list[str]
+    reason: str
+    rule: str
+
+
+class PointsScored(Event, tag="PointsScored"):
+    side: str
+    points: int                    # may be negative
+    reason: str
+    rule: str
+    mark: str = ""                 # bookkeeping key (a city charged, a turn's railroad cut)
+
+
+class HexControlled(Event, tag="HexControlled"):
+    hex: str
+    side: str
+    rule: str
+
+
+class ConnectingLine(Event, tag="ConnectingLine"):
+    """The result of tracing one connecting line at the end of a game."""
+    subject: str                   # a unit id or a hex
+    start: str
+    traced: bool
+    to: str = ""                   # where the line ends ("" if none)
+    path: list[str] = []
+    note: str = ""
+    rule: str = ""
+
+
+EVENT_TYPES = EVENT_TYPES + (HiddenDraw, UnitSetUp, ReinforcementEntered, ReinforcementDelayed, BombardmentRolled,
+                             UnitsDisrupted, PointsScored, HexControlled, ConnectingLine)
+AnyEvent = (AnyEvent | HiddenDraw | UnitSetUp | ReinforcementEntered | ReinforcementDelayed | BombardmentRolled
+            | UnitsDisrupted | PointsScored | HexControlled | ConnectingLine)
 BY_KIND: dict[str, type[Event]] = {t.__struct_config__.tag: t for t in EVENT_TYPES}
 
 _body_decoders = {k: msgspec.json.Decoder(t) for k, t in BY_KIND.items()}

@@ -5,6 +5,7 @@
     attack 0710 with 8Pz 115 [retreat 0811 0912] [ar 8Pz 0511] [advance 8Pz | no-advance]
     retreat 5NZ 1011 1112            # answer to a pending retreat
     advance 8Pz [0710] | no-advance  # answer to a pending advance
+    advance T1 0710 0811 I2 0710     # several units (up to the stacking limit); a tank's second hex
     end                              # end this phase / close the attack declarations
     secret NAME TEXT ...             # a sealed note: others see only its commitment
     unveil NAME                      # open it; the commitment proves it was not changed
@@ -55,6 +56,8 @@ class Attack(Order, tag="attack"):
     attacker_retreat: dict[str, list[str]] = {}
     advance: str = ""              # "" = ask when the time comes, "-" = no advance
     advance_path: list[str] = []
+    advance_more: list[list[str]] = []   # further advancing units: [unit, hex, ...] each
+    ex_loss: str = ""              # the attacker's own loss on an EX result
 
 
 class Retreat(Order, tag="retreat"):
@@ -65,6 +68,7 @@ class Retreat(Order, tag="retreat"):
 class Advance(Order, tag="advance"):
     unit: str                      # "-" = no advance
     path: list[str] = []
+    also: list[list[str]] = []     # further advancing units: [unit, hex, ...] each
 
 
 class End(Order, tag="end"):
@@ -96,6 +100,9 @@ GAME_VERBS = GAME_VERBS | frozenset({"doctrine", "fire", "pass", "disrupt", "dem
 # Paratroop Eben Emael: close assault (7.0) and reinforcement entry at a map edge (10.2);
 # it also uses place, fire, demolish and lose.
 GAME_VERBS = GAME_VERBS | frozenset({"assault", "enter"})
+# Panzer Corps sister games (pbem/rules/panzer_corps.py): set-up placement (place), face-down
+# reinforcements (enter HEX ... | delay), EX and stacking losses (lose), naval bombardment (bombard).
+GAME_VERBS = GAME_VERBS | frozenset({"delay", "bombard"})
 
 
 class Line(Struct):
@@ -141,7 +148,8 @@ def parse_line(text: str) -> Order | None:
     if verb == "advance":
         if not args:
             raise OrderError("advance needs a unit: advance UNIT [HEX ...], or no-advance")
-        return Advance(unit=args[0], path=_hexes(args[1:], "each step of an advance"))
+        groups = _unit_groups(args, "each step of an advance")
+        return Advance(unit=groups[0][0], path=groups[0][1:], also=groups[1:])
     if verb in ("no-advance", "noadvance"):
         if args:
             raise OrderError("no-advance takes no arguments")
@@ -163,11 +171,28 @@ def parse_line(text: str) -> Order | None:
     raise OrderError(f"unknown order {toks[0]!r}; known: move, break, attack, retreat, advance, no-advance, end, secret, unveil")
 
 
-_ATTACK_KEYS = {"retreat", "ar", "advance", "no-advance"}
+def _unit_groups(toks: list[str], what: str) -> list[list[str]]:
+    """``U1 [HEX ...] U2 [HEX ...]`` -> [[U1, HEX, ...], [U2, ...]].
+
+    A four-digit token is a hex; a four-character token with three digits
+    (``06x1``) is taken for a mistyped hex, not for a unit."""
+    groups: list[list[str]] = []
+    for t in toks:
+        if HEX_RE.match(t) or (len(t) == 4 and sum(c.isdigit() for c in t) >= 3):
+            if not groups:
+                raise OrderError(f"{t!r} comes before any unit; write UNIT [HEX ...]")
+            groups[-1].append(_hex(t, what))
+        else:
+            groups.append([t])
+    return groups
+
+
+_ATTACK_KEYS = {"retreat", "ar", "advance", "no-advance", "ex"}
 
 
 def _parse_attack(args: list[str]) -> Attack:
-    usage = "attack HEX with UNIT [UNIT ...] [retreat HEX ...] [ar UNIT HEX ...] [advance UNIT [HEX] | no-advance]"
+    usage = ("attack HEX with UNIT [UNIT ...] [retreat HEX ...] [ar UNIT HEX ...] [advance UNIT [HEX] | no-advance]"
+             " [ex UNIT]")
     if len(args) < 3 or args[1].lower() != "with":
         raise OrderError(f"malformed attack; write: {usage}")
     target = _hex(args[0], "the attacked hex")
@@ -199,8 +224,14 @@ def _parse_attack(args: list[str]) -> Attack:
         elif key == "advance":
             if not vals:
                 raise OrderError("'advance' in an attack needs a unit: advance UNIT [HEX]")
-            order.advance = vals[0]
-            order.advance_path = _hexes(vals[1:], "each step of an advance")
+            groups = _unit_groups(vals, "each step of an advance")
+            order.advance = groups[0][0]
+            order.advance_path = groups[0][1:]
+            order.advance_more = groups[1:]
+        elif key == "ex":
+            if len(vals) != 1:
+                raise OrderError("'ex' needs one unit: the attacker's own loss on an EX result")
+            order.ex_loss = vals[0]
         elif key == "no-advance":
             if vals:
                 raise OrderError("no-advance takes no arguments")

@@ -64,8 +64,16 @@ def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
                     f"die {', '.join(map(str, ev.rolls))}: {ev.result} (9.2, 9.4).")
         case E.DecisionRequired():
             what = {"retreat": "a retreat path", "ca": "to retreat or counterattack (10.5)",
-                    "losses": "which attacking units to lose (10.3)"}.get(ev.decision, "whether to advance")
-            return f"{name(ev.side)} must choose {what} for {', '.join(ev.units)} ({ev.rule})."
+                    "losses": "which attacking units to lose (10.3)",
+                    # Panzer Corps sister games
+                    "ex-loss": "which of its units to remove for the EX result",
+                    "stack-loss": f"{ev.distance} unit(s) to remove over the stacking limit",
+                    "set-up": "where to set up", "entry": "where to place its entering units",
+                    "bombardment": f"{ev.distance} unit(s) to disrupt by naval bombardment",
+                    "reinforcement": f"where its {ev.distance} face-down reinforcement(s) enter, or to delay them",
+                    }.get(ev.decision, "whether to advance")
+            among = f" for {', '.join(ev.units)}" if ev.units else ""
+            return f"{name(ev.side)} must choose {what}{among} ({ev.rule})."
         case E.UnitRetreated():
             who = "no choice" if ev.chosen_by == "auto" else f"chosen by {name(ev.chosen_by)}"
             start = f" from {origin}" if origin else ""
@@ -81,6 +89,8 @@ def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
         case E.UnitsRecovered():
             return f"Recovered from disruption: {', '.join(ev.units)} (9.7(3))."
         case E.GameEnded():
+            if ev.winner == "draw":
+                return f"GAME OVER - a draw: {ev.reason} ({ev.rule})."
             return f"GAME OVER - {name(ev.winner)} wins: {ev.reason} ({ev.rule})."
         case E.SeedRevealed():
             return f"The host revealed the dice seed {ev.seed}; anyone can now re-derive every roll."
@@ -109,6 +119,47 @@ def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
             air = f" with air {', '.join(ev.air)}" if ev.air else ""
             return (f"{name(ev.side)} {ev.mode}: {', '.join(ev.attackers)}{air} against {', '.join(ev.defenders)} "
                     f"in {', '.join(ev.hexes)} on the {ev.table} table (9.1, 10.5).")
+        # --- Panzer Corps sister games: set-up, reinforcements, points, connecting lines ---
+        case E.HiddenDraw():
+            per: dict[int, int] = {}
+            for t in ev.slots:
+                per[t] = per.get(t, 0) + 1
+            text = (f"The {len(ev.slots)} {ev.name} reinforcements are shuffled face down onto the turn track: "
+                    + ", ".join(f"{n} on turn {t}" for t, n in sorted(per.items()))
+                    + "; which is which stays hidden until each enters (3.0(4), 10.0(2)).")
+            if ev.units:
+                text += " Referee only: " + "; ".join(f"turn {t} {u}" for t, u in zip(ev.slots, ev.units)) + "."
+            return text
+        case E.UnitSetUp():
+            return f"{ev.unit} is set up in {lab(ev.hex)} ({ev.rule})."
+        case E.ReinforcementEntered():
+            notes = []
+            if ev.mp:
+                notes.append(f"{ev.mp} MP already spent")
+            if ev.pinned:
+                notes.append("in an enemy zone of control: it may not move this turn")
+            tail = f"; {'; '.join(notes)}" if notes else ""
+            return f"Reinforcement {ev.unit} enters at {lab(ev.hex)}{tail} ({ev.rule})."
+        case E.ReinforcementDelayed():
+            who = ", ".join(ev.units) if ev.units else f"{ev.count} face-down unit(s)"
+            how = "cannot enter (no open entry hex) and wait" if ev.forced else "wait for a later turn"
+            return f"Reinforcements {how}: {who} ({ev.rule})."
+        case E.BombardmentRolled():
+            return (f"Naval bombardment: die {', '.join(map(str, ev.rolls))}: {ev.count} Italian units "
+                    f"may be disrupted ({ev.rule}).")
+        case E.UnitsDisrupted():
+            return f"Disrupted by {ev.reason}: {', '.join(ev.units)} ({ev.rule})."
+        case E.PointsScored():
+            return f"{name(ev.side)} {ev.points:+d} point(s): {ev.reason} ({ev.rule})."
+        case E.HexControlled():
+            return f"{name(ev.side)} now controls {lab(ev.hex)} ({ev.rule})."
+        case E.ConnectingLine():
+            if ev.traced:
+                via = f" via {' '.join(ev.path[1:-1])}" if len(ev.path) > 2 else ""
+                note = f"; {ev.note}" if ev.note else ""
+                return f"Connecting line of {ev.subject} ({ev.start}): traced to {ev.to}{via}{note} ({ev.rule})."
+            note = f": {ev.note}" if ev.note else ""
+            return f"Connecting line of {ev.subject} ({ev.start}): CUT{note} ({ev.rule})."
         case E.GameCreated():
             return f"Game {ev.game_id} created from scenario {ev.scenario_id}."
     return type(ev).__name__

@@ -18,6 +18,9 @@ class UnitState(Struct, omit_defaults=True):
     moved: bool = False            # moved this phase (8.1(2))
     attacked: bool = False         # attacked this combat phase (9.1(3))
     defended: bool = False         # was attacked this combat phase (9.1(3))
+    waiting: str = ""              # off the map until: "set-up", "turn 3", "face-down" (shown as status)
+    entered_turn: int = 0          # turn it came on as a reinforcement
+    pinned_turn: int = 0           # entered in an enemy ZOC: may not move in this turn's movement phase
     marks: list[str] = []          # game markers shown in reports ("pinned", "bold", "inactive", ...)
 
     def status(self) -> list[str]:
@@ -32,6 +35,8 @@ class UnitState(Struct, omit_defaults=True):
             s.append("moved")
         if self.attacked:
             s.append("attacked")
+        if self.waiting and self.hex is None and not self.eliminated:
+            s.append(self.waiting)
         return s
 
 
@@ -43,9 +48,11 @@ class Attack(Struct, omit_defaults=True):
     attacker_retreat: dict[str, list[str]] = {}
     advance: str = ""
     advance_path: list[str] = []
+    advance_more: list[list[str]] = []
+    ex_loss: str = ""
     result: str = ""
     defenders: list[str] = []
-    stage: str = "declared"       # declared | retreat | attacker-retreat | advance | done
+    stage: str = "declared"       # declared | retreat | attacker-retreat | ex-attacker | ex-defender | advance | done
     to_retreat: list[str] = []     # units still owing a retreat
     distance: int = 0
 
@@ -53,10 +60,10 @@ class Attack(Struct, omit_defaults=True):
 class Decision(Struct, omit_defaults=True):
     """Input the game waits for (design.md, Decisions and secrets)."""
     side: str
-    kind: str                      # "retreat" | "advance"
-    combat: int
+    kind: str                      # "retreat" | "advance" | "ex-loss" | "stack-loss" | "set-up" | ...
+    combat: int                    # index of the attack, -1 outside combat
     units: list[str] = []
-    distance: int = 0
+    distance: int = 0              # retreat: hexes; stack-loss / bombardment / reinforcement: how many
     options: list[list[str]] = []  # legal paths (retreat) or hexes (advance)
     rule: str = ""
 
@@ -87,6 +94,7 @@ class GameState(Struct, omit_defaults=True):
     seq: int = -1
     score: dict[str, int] = {}
     secrets: dict[str, str] = {}   # "side:name" -> commitment, for secrets not yet unveiled
+    control: dict[str, str] = {}   # hex -> side controlling it (cities, footholds)
     extra: dict[str, str] = {}
     game_data: dict = {}           # per-game state a rules module keeps (plain JSON values)
 

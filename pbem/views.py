@@ -24,6 +24,8 @@ def visible_event(ev: E.Event, side: str) -> E.Event:
         return ev
     if isinstance(ev, E.SecretRecorded) and ev.side != side:
         return E.SecretRecorded(side=ev.side, name=ev.name, commitment=ev.commitment)
+    if isinstance(ev, E.HiddenDraw):              # only the referee sees rolls and units (Dunkerque 10.0(2))
+        return E.HiddenDraw(name=ev.name, slots=ev.slots)
     if isinstance(ev, E.OrderGiven) and ev.side != side and ev.text.split(None, 1)[0].lower() == "secret":
         name = (ev.text.split() + ["", ""])[1]
         return E.OrderGiven(side=ev.side, text=f"secret {name} (sealed)", by=ev.by)

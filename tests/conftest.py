@@ -310,3 +310,147 @@ def shipped_game(tmp_path, fixed_clock):
     def make(dice: list[int] | tuple[int, ...] = (), name: str = "shipped") -> Table:
         return Table(Game.create(tmp_path / name, "el-alamein", {}, dice=list(dice)))
     return make
+
+
+# ============================================================================
+# Panzer Corps sister games (Dunkerque, Khar'kov, Operation Compass): small
+# test scenarios built from a few parameters.
+# ============================================================================
+#
+# ``pz_game(game, units, rows=..., hexsides=..., features=..., dice=[...])``
+# writes a scenario for ``game`` ("dunkerque", "kharkov", "operation-compass")
+# on a small map (default 8 x 8 of clear hexes, north-up, "even-down") and
+# creates a game on it with scripted dice.  Map characters: "." clear,
+# "C" city, "P" port, "t" town, "f" forest, "m" marsh, "h" highlands (Dunkerque)
+# or hills (Compass), "c" coast, "~" sea.
+#
+# The test CRT does not depend on the odds column, so a die roll names its
+# result directly: 1 DE, 2 DR1, 3 DR2, 4 AR, 5 AE, 6 = C (Dunkerque) or EX
+# (Khar'kov, Operation Compass); ``crt6`` overrides row 6.
+
+PZ_SIDES = {
+    "dunkerque": [("german", "German", ["german"]), ("allied", "Allied", ["french", "british", "belgian"])],
+    "kharkov": [("soviet", "Soviet", ["soviet"]), ("german", "German", ["german"])],
+    "operation-compass": [("british", "British", ["british"]), ("italian", "Italian", ["italian"])],
+}
+PZ_SEQUENCE = {
+    "dunkerque": [("german", "movement"), ("german", "combat"), ("allied", "movement"), ("allied", "combat")],
+    "kharkov": [("soviet", "reinforcement"), ("soviet", "movement"), ("soviet", "combat"),
+                ("german", "reinforcement"), ("german", "movement"), ("german", "combat")],
+    "operation-compass": [("british", "movement"), ("british", "combat"), ("italian", "movement"),
+                          ("italian", "combat")],
+}
+PZ_TERRAIN = {
+    "dunkerque": {"clear": {"move_cost": 1}, "city": {"move_cost": 1, "defence": 2},
+                  "port": {"move_cost": 1, "defence": 2}, "coast": {"move_cost": 1},
+                  "forest": {"move_cost": 2}, "marsh": {"move_cost": 2}, "highlands": {"move_cost": 2},
+                  "sea": {"impassable": True}},
+    "kharkov": {"clear": {"move_cost": 1}, "city": {"move_cost": 1, "defence": 2}, "town": {"move_cost": 1},
+                "forest": {"move_cost": 2, "defence": 2}, "marsh": {"move_cost": 2}},
+    "operation-compass": {"clear": {"move_cost": 1}, "coast": {"move_cost": 1}, "hills": {"move_cost": 2, "defence": 2},
+                          "sea": {"impassable": True}},
+}
+PZ_LEGEND = {".": "clear", "C": "city", "P": "port", "t": "town", "f": "forest", "m": "marsh", "h": "highlands",
+             "c": "coast", "~": "sea"}
+PZ_TURNS = {"dunkerque": 6, "kharkov": 8, "operation-compass": 5}
+SHUFFLE = [1, 1, 1, 1, 1, 1]          # Dunkerque: six shuffle rolls (d7 ... d2) of the R draw
+
+
+def pz_units(side: str, nationality: str | None = None):
+    """U-like helper: PU(id, strength, ma, hex, type="infantry", **extra)."""
+    def make(uid: str, strength: int, ma: int, hex: str | None = None, type: str = "infantry", **extra) -> dict:
+        d = {"id": uid, "side": side, "nationality": nationality or side, "type": type, "size": "XX",
+             "strength": strength, "ma": ma}
+        if hex is not None:
+            d["hex"] = hex
+        d.update(extra)
+        return d
+    return make
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return str(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(v)
+
+
+def pz_scenario_data(game: str, units: list[dict], *, rows: list[str] | None = None, hexsides=(),
+                     features: dict | None = None, places=(), game_data: dict | None = None,
+                     victory: dict | None = None, turns: int | None = None, crt6: str | None = None,
+                     offset: str = "even-down") -> dict:
+    rows = rows or ["." * 8] * 8
+    legend = {ch: name for ch, name in PZ_LEGEND.items() if any(ch in r for r in rows)}
+    terrain = {}
+    for name in legend.values():
+        t = dict(PZ_TERRAIN[game].get(name, {"move_cost": 1}))
+        if game == "operation-compass" and name == "highlands":
+            t = dict(PZ_TERRAIN[game]["hills"])
+        terrain[name] = t
+    if game == "operation-compass":
+        legend = {ch: ("hills" if n == "highlands" else n) for ch, n in legend.items()}
+        terrain = {("hills" if k == "highlands" else k): v for k, v in terrain.items()}
+    six = crt6 or {"dunkerque": "C"}.get(game, "EX")
+    row_of = {1: "DE", 2: "DR1", 3: "DR2", 4: "AR", 5: "AE", 6: six}
+    columns = ["1:2"] + [f"{n}:1" for n in range(1, 7)]
+    nturns = turns or PZ_TURNS[game]
+    return {
+        "id": f"test-{game}", "title": f"{game} rules test", "game": game, "family": "panzer-corps",
+        "turns": nturns, "die": 6, "source": "tests",
+        "sides": [{"id": i, "name": n, "nationalities": nat} for i, n, nat in PZ_SIDES[game]],
+        "sequence": [{"side": s, "name": n, "rule": "5.0"} for s, n in PZ_SEQUENCE[game]],
+        "turn_track": [{"turn": t, "label": f"turn {t}"} for t in range(1, nturns + 1)],
+        "units": units,
+        "victory": victory or {},
+        "game_data": game_data or {},
+        "terrain": terrain,
+        "crt": {"columns": columns, "rows": {str(d): [r] * len(columns) for d, r in row_of.items()}},
+        "map": {"first_col": 1, "last_col": len(rows[0]), "first_row": 1, "last_row": len(rows),
+                "offset": offset, "legend": legend, "rows": rows,
+                "features": {k: ({"hexes": v} if isinstance(v, list) else v) for k, v in (features or {}).items()},
+                "places": [{"name": n, "hexes": hs} for n, hs in places],
+                "hexsides": [{"a": a, "b": b, "feature": f} for a, b, f in hexsides]},
+    }
+
+
+def _pz_toml(data: dict) -> str:
+    out = []
+    top = {k: v for k, v in data.items() if k not in ("victory", "game_data", "terrain", "crt", "map")}
+    for k, v in top.items():
+        out.append(f"{k} = {_toml_value(v)}")
+    for sec in ("victory", "game_data"):
+        out.append(f"\n[{sec}]")
+        for k, v in data[sec].items():
+            out.append(f"{json.dumps(k)} = {_toml_value(v)}")
+    for name, t in data["terrain"].items():
+        out.append(f"\n[terrain.{name}]")
+        out += [f"{k} = {_toml_value(v)}" for k, v in t.items()]
+    out.append("\n[crt]")
+    out.append(f"columns = {_toml_value(data['crt']['columns'])}")
+    out.append("[crt.rows]")
+    out += [f"{json.dumps(k)} = {_toml_value(v)}" for k, v in data["crt"]["rows"].items()]
+    out.append("\n[map]")
+    out += [f"{k} = {_toml_value(v)}" for k, v in data["map"].items()]
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture
+def pz_game(tmp_path, fixed_clock):
+    """pz_game(game, units, dice=[...], name="g", **scenario options) -> Table (scripted dice)."""
+    def make(game: str, units: list[dict], dice=(), name: str = "g", seed_hex: str | None = None, **kw) -> Table:
+        d = tmp_path / f"{name}-scenario"
+        d.mkdir(parents=True, exist_ok=True)
+        path = d / "scenario.toml"
+        path.write_text(_pz_toml(pz_scenario_data(game, units, **kw)), encoding="utf-8")
+        sides = [s for s, _n, _x in PZ_SIDES[game]]
+        game_ = Game.create(tmp_path / name, str(path), {s: f"{s}@example.org" for s in sides},
+                            dice=None if seed_hex else list(dice), seed_hex=seed_hex)
+        return Table(game_)
+    return make

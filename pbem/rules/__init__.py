@@ -6,7 +6,7 @@ from .base import Ctx, Ruleset
 
 def ruleset_for(game: str) -> Ruleset:
     from . import panzer_corps
-    table = {g: panzer_corps.PanzerCorps(p) for g, p in panzer_corps.GAMES.items()}
+    table = panzer_corps.rulesets()       # El Alamein, Dunkerque, Khar'kov, Operation Compass
     if game == "crete":                      # Paratroop: Crete (pbem/rules/crete.py)
         from .crete import Crete
         return Crete()

@@ -100,7 +100,8 @@ def check_path(state: GameState, sc: Scenario, unit: UnitState, path: list[str],
 
 def retreat_paths(state: GameState, sc: Scenario, unit: UnitState, origin: str, combat_hex: str,
                   distance: int, *, ezoc: set[str], passable: Callable[[str], bool],
-                  room: Callable[[str], bool]) -> list[list[str]]:
+                  room: Callable[[str], bool], crossing: Callable[[str, str], bool] | None = None,
+                  empty: Callable[[str], bool] | None = None) -> list[list[str]]:
     """Every legal retreat path for ``unit`` (9.5).
 
     Each step must take the unit one hex farther from the combat hex (our
@@ -109,12 +110,18 @@ def retreat_paths(state: GameState, sc: Scenario, unit: UnitState, origin: str, 
     into (9.5(3)).  It may pass through friendly units, and must end where
     ``room`` says there is space if any such path exists; only when none does
     may it go one hex further to a hex with room (7.1, 9.5(2)).  Returns the
-    paths of the preferred length; [] means the unit cannot retreat."""
+    paths of the preferred length; [] means the unit cannot retreat.
+
+    Games with stacking limits above one unit pass ``empty`` too: an end hex
+    where it holds is preferred to one that only has ``room`` (9.5(2): a hex
+    with no other unit if possible).  ``crossing(a, b)`` says whether the step
+    from a to b may cross their hexside (a cliff may not be crossed)."""
     grid = sc.board.grid
     enemy = {h for h, us in units_at(state).items() if any(u.side != unit.side for u in us)}
 
-    def ok(h: str) -> bool:
-        return grid.contains(h) and passable(h) and h not in enemy and h not in ezoc
+    def ok(a: str, h: str) -> bool:
+        return (grid.contains(h) and passable(h) and h not in enemy and h not in ezoc
+                and (crossing is None or crossing(a, h)))
 
     frontier: list[list[str]] = [[]]
     here_of = lambda p: p[-1] if p else origin  # noqa: E731
@@ -123,9 +130,13 @@ def retreat_paths(state: GameState, sc: Scenario, unit: UnitState, origin: str, 
         for p in frontier:
             d = grid.distance(here_of(p), combat_hex)
             for n in grid.neighbours(here_of(p)):
-                if grid.distance(n, combat_hex) == d + 1 and ok(n):
+                if grid.distance(n, combat_hex) == d + 1 and ok(here_of(p), n):
                     nxt.append(p + [n])
         frontier = nxt
+    if empty is not None:
+        best = [p for p in frontier if room(p[-1]) and empty(p[-1])]
+        if best:
+            return best
     good = [p for p in frontier if room(p[-1])]
     if good:
         return good
@@ -133,6 +144,108 @@ def retreat_paths(state: GameState, sc: Scenario, unit: UnitState, origin: str, 
     for p in frontier:
         d = grid.distance(p[-1], combat_hex)
         for n in grid.neighbours(p[-1]):
-            if grid.distance(n, combat_hex) == d + 1 and ok(n) and room(n):
+            if grid.distance(n, combat_hex) == d + 1 and ok(p[-1], n) and room(n):
                 longer.append(p + [n])
     return longer
+
+
+def stack_violations(state: GameState, limits: dict[str, int]) -> list[tuple[str, str, list[UnitState]]]:
+    """(hex, side, units) for every hex holding more of a side's units than its limit (7.0, 7.3)."""
+    out = []
+    for h, us in sorted(units_at(state).items()):
+        for side in sorted({u.side for u in us}):
+            mine = [u for u in us if u.side == side]
+            if len(mine) > limits.get(side, 1):
+                out.append((h, side, mine))
+    return out
+
+
+_OPPOSITE = (("N", "S"), ("NE", "SW"), ("SE", "NW"))
+
+
+def between_enemies(board: Board, h: str, enemy_hexes: set[str]) -> bool:
+    """True if enemy units stand on two opposite sides of ``h`` (a hex "sandwiched" between
+    two enemy units, Dunkerque and Khar'kov 10.0(4))."""
+    grid = board.grid
+    for d1, d2 in _OPPOSITE:
+        a, b = grid.neighbour(h, d1), grid.neighbour(h, d2)
+        if a in enemy_hexes and b in enemy_hexes:
+            return True
+    return False
+
+
+def trace_line(board: Board, starts: Iterable[str], goals: set[str], *, open_hex: Callable[[str], bool],
+               crossing: Callable[[str, str], bool] | None = None) -> list[str] | None:
+    """Shortest chain of adjacent hexes from one of ``starts`` to one of ``goals``
+    (a connecting line, supply line); every hex after the start must pass
+    ``open_hex``, every step ``crossing``.  Returns the path (start included) or None.
+
+    Deterministic: neighbours are tried in the grid's fixed order, starts in the given order."""
+    grid = board.grid
+    prev: dict[str, str | None] = {}
+    queue: list[str] = []
+    for s in starts:
+        if s not in prev:
+            prev[s] = None
+            queue.append(s)
+    i = 0
+    while i < len(queue):
+        h = queue[i]
+        i += 1
+        if h in goals:
+            path = [h]
+            while prev[path[-1]] is not None:
+                path.append(prev[path[-1]])  # type: ignore[arg-type]
+            return path[::-1]
+        for n in grid.neighbours(h):
+            if n in prev or not open_hex(n):
+                continue
+            if crossing is not None and not crossing(h, n):
+                continue
+            prev[n] = h
+            queue.append(n)
+    return None
+
+
+def max_flow(supply: dict[str, int], capacity: dict[str, int], links: dict[str, list[str]]) -> dict[str, dict[str, int]]:
+    """How much of each source's ``supply`` goes to which sink (sinks hold ``capacity``),
+    along ``links`` (source -> sinks), so that the total is as large as possible.
+
+    Small bipartite problems only (evacuation through ports, Dunkerque 4.2); augmenting
+    paths in a fixed order keep the answer deterministic."""
+    flow: dict[str, dict[str, int]] = {s: {} for s in supply}
+    used = {k: 0 for k in capacity}
+
+    def sent(s: str) -> int:
+        return sum(flow[s].values())
+
+    def augment(s: str, seen: set[str]) -> tuple[int, list[tuple[str, str, int]]] | None:
+        # find a path s -> sink with spare capacity, possibly re-routing other sources
+        for k in links.get(s, []):
+            if k in seen:
+                continue
+            seen.add(k)
+            if used[k] < capacity[k]:
+                return capacity[k] - used[k], [(s, k, +1)]
+            for other in sorted(flow):
+                if other != s and flow[other].get(k, 0) > 0:
+                    sub = augment(other, seen)
+                    if sub is not None:
+                        amount, steps = sub
+                        amount = min(amount, flow[other][k])
+                        return amount, [(s, k, +1), (other, k, -1)] + steps
+        return None
+
+    for s in supply:
+        while sent(s) < supply[s]:
+            found = augment(s, set())
+            if found is None:
+                break
+            amount, steps = found
+            amount = min(amount, supply[s] - sent(s))
+            for src, k, sign in steps:
+                flow[src][k] = flow[src].get(k, 0) + sign * amount
+                used[k] += sign * amount
+                if flow[src][k] == 0:
+                    del flow[src][k]
+    return flow

@@ -1,0 +1,254 @@
+"""Dunkerque (panzer-corps.txt, Dunkerque): what the family engine does not.
+
+- The seven Allied "R" units are shuffled face down onto the turn track with
+  the seeded dice before the first order of the game (3.0(4), 10.0(2)): one on
+  turn 2, two on each of turns 3 to 5.  The draw is a HiddenDraw event only the
+  referee may read, and each slot's unit is sealed in a SecretRecorded of side
+  "referee"; a slot is unveiled (SecretRevealed) when its unit enters.
+- At the start of each Allied movement phase with face-down units due, the
+  Allied player chooses their entry hexes on the printed south edge, or delays
+  them (10.0(3)-(7)).  Entering costs 1 MP (10.0(5)).
+- Victory (4.0-4.2): points per Combat Strength eliminated, connecting lines to
+  the west or south edge at the end, evacuation through ports (5 CS each).
+
+The printed map has north to the left (the hex numbers, Leuven 0607 among
+them, fit no other way), so the printed west and south edges are grid edges
+named in the scenario's ``game_data.map_edges``.
+"""
+from __future__ import annotations
+
+from .. import events as E
+from ..orders import HEX_RE, OrderError
+from ..scenario import Scenario
+from ..state import GameState, UnitState
+from .base import Ctx, secret_commitment
+from .common import max_flow, trace_line, units_at
+from .panzer_corps import PanzerCorps, verb, verb_args
+
+SLOTS = (2, 3, 3, 4, 4, 5, 5)          # 3.0(4): one on turn 2, two on each of turns 3 to 5
+DRAW = "R"
+PORT_CAPACITY = 5                      # 4.2(2)
+POINTS_NEEDED = 35                     # 4.0
+
+
+class Dunkerque(PanzerCorps):
+
+    # --- scenario data ------------------------------------------------------
+
+    @staticmethod
+    def hidden_units(sc: Scenario) -> list[str]:
+        return list(sc.game_data.get("hidden_reinforcements", []))
+
+    @staticmethod
+    def edge(sc: Scenario, printed: str) -> str:
+        """The grid edge of the printed map's ``printed`` edge (west, south, ...)."""
+        return sc.game_data.get("map_edges", {}).get(printed, printed)
+
+    def known_features(self) -> set[str]:
+        return set()
+
+    def waiting_label(self, sc: Scenario, uid: str) -> str:
+        return "face-down reinforcement (R)" if uid in self.hidden_units(sc) else ""
+
+    @staticmethod
+    def ports(sc: Scenario) -> list[str]:
+        return sorted(h for h, t in sc.board.terrain.items() if t == "port")
+
+    # --- the hidden draw (3.0(4), 10.0(2)) ------------------------------------
+
+    def before_order(self, ctx: Ctx) -> None:
+        st, sc = ctx.state, ctx.sc
+        pool = self.hidden_units(sc)
+        if not pool or f"draw:{DRAW}" in st.extra:
+            return
+        rolls = []
+        for i in range(len(pool) - 1, 0, -1):       # Fisher-Yates with the seeded dice
+            r = ctx.dice.roll(i + 1)
+            rolls.append(r)
+            pool[i], pool[r - 1] = pool[r - 1], pool[i]
+        slots = list(SLOTS[:len(pool)])
+        ctx.emit(E.HiddenDraw(name=DRAW, slots=slots, rolls=rolls, units=pool))
+        for k, (turn, uid) in enumerate(zip(slots, pool), start=1):
+            salt = ctx.dice.salt()
+            ctx.emit(E.SecretRecorded(side="referee", name=self.slot_name(k, turn),
+                                      commitment=secret_commitment(salt, uid), salt=salt, payload=uid))
+
+    @staticmethod
+    def slot_name(k: int, turn: int) -> str:
+        return f"{DRAW}{k}-turn{turn}"
+
+    def schedule(self, st: GameState) -> list[tuple[str, int, str]]:
+        """(slot name, turn, unit) in slot order, from the host's copy of the draw."""
+        raw = st.extra.get(f"draw:{DRAW}", "")
+        out = []
+        for k, item in enumerate(raw.split(), start=1):
+            t, _, uid = item.partition(":")
+            if uid:
+                out.append((self.slot_name(k, int(t)), int(t), uid))
+        return out
+
+    def due_hidden(self, st: GameState) -> list[tuple[str, str]]:
+        """Face-down units that may enter now: (slot name, unit), earliest slot first (10.0(7))."""
+        return [(name, uid) for name, t, uid in self.schedule(st)
+                if t <= st.turn and st.units[uid].hex is None and not st.units[uid].eliminated]
+
+    def reinforcement_hexes(self, st: GameState, sc: Scenario, u: UnitState) -> list[str]:
+        south = self.edge(sc, "south")
+        return [h for h in sc.board.grid.all_hexes()
+                if sc.board.grid.is_edge(h, south) and self.entry_hex_open(st, sc, u, h)]
+
+    def on_phase_started(self, ctx: Ctx) -> None:
+        st, sc = ctx.state, ctx.sc
+        ph = sc.sequence[st.phase]
+        due = self.due_hidden(st)
+        if ph.name != "movement" or not due or ph.side != st.units[due[0][1]].side:
+            return
+        hexes = self.reinforcement_hexes(st, sc, st.units[due[0][1]])
+        ctx.emit(E.DecisionRequired(side=ph.side, decision="reinforcement", combat=-1, distance=len(due),
+                                    options=[[h] for h in hexes], rule="10.0(3)"))
+
+    def hidden_reinforcement(self, ctx: Ctx, order) -> None:
+        st, sc = ctx.state, ctx.sc
+        d = st.decision
+        due_count = d.distance
+        word, args = verb(order), verb_args(order)
+        if word == "delay" and not args:
+            ctx.emit(E.ReinforcementDelayed(count=due_count, rule="10.0(7)"))
+            return
+        if word != "enter" or not args:
+            raise OrderError(f"the game waits for the Allied face-down reinforcements: enter HEX [HEX ...] "
+                             f"(one hex per unit, {d.distance} due) or delay", d.rule)
+        for h in args:
+            if not HEX_RE.match(h):
+                raise OrderError(f"face-down units are placed by hex only (nobody knows which unit is which "
+                                 f"before it enters): enter HEX [HEX ...]; {h!r} is not a hex", "10.0(3)")
+        if len(args) > d.distance:
+            raise OrderError(f"only {d.distance} face-down unit(s) may enter now", "10.0(1)")
+        if len(set(args)) != len(args):
+            raise OrderError("each unit needs its own hex: there is no stacking in Dunkerque", "10.0(4)")
+        due = self.due_hidden(st)
+        south = self.edge(sc, "south")
+        probe = st.units[due[0][1]]
+        for h in args:                                # checked before anything is revealed
+            if not sc.board.grid.contains(h) or not sc.board.grid.is_edge(h, south):
+                raise OrderError(f"{h} is not on the south map edge, where reinforcements enter", "10.0(3)")
+            if not self.entry_hex_open(st, sc, probe, h):
+                raise OrderError(self._entry_refusal(st, sc, probe, h), "10.0(4)")
+        for (name, uid), h in zip(due, args):
+            salt, _, payload = st.extra[f"sealed:{name}"].partition(" ")
+            ctx.emit(E.SecretRevealed(side="referee", name=name, salt=salt, payload=payload))
+            self._place_reinforcement(ctx, st.units[uid], h, "10.0(3)")
+        if len(args) < due_count:
+            ctx.emit(E.ReinforcementDelayed(count=due_count - len(args), rule="10.0(7)"))
+
+    # --- points (4.0) and the end of the game (4.1, 4.2) ------------------------
+
+    def on_eliminated(self, ctx: Ctx, u: UnitState, rule: str) -> None:
+        cs = ctx.sc.unit_defs[u.id].strength
+        if u.side == "allied":
+            ctx.emit(E.PointsScored(side="german", points=cs, reason=f"Allied {u.id} eliminated ({cs} CS)",
+                                    rule="4.0(1)"))
+        else:
+            ctx.emit(E.PointsScored(side="german", points=-2 * cs, reason=f"German {u.id} eliminated ({cs} CS)",
+                                    rule="4.0(2)"))
+
+    def line_open(self, st: GameState, sc: Scenario):
+        """Hexes a connecting line may pass (4.1(2)/(3)): no German unit, no German ZOC (a
+        friendly unit does not negate it; disrupted Germans have none, 4.1(4)), no sea."""
+        ezoc = self.zoc_against(st, sc, "allied")
+        german = {h for h, us in units_at(st).items() if any(u.side != "allied" for u in us)}
+
+        def open_hex(h: str) -> bool:
+            t = sc.terrain.get(sc.board.terrain.get(h, ""))
+            return t is not None and not t.impassable and h not in german and h not in ezoc
+        return open_hex
+
+    def trace(self, st: GameState, sc: Scenario, u: UnitState) -> list[str] | None:
+        """A connecting line from ``u`` to the printed west or south map edge, or None."""
+        open_hex = self.line_open(st, sc)
+        grid = sc.board.grid
+        edges = (self.edge(sc, "west"), self.edge(sc, "south"))
+        goals = {h for h in grid.all_hexes() if any(grid.is_edge(h, e) for e in edges) and open_hex(h)}
+        return trace_line(sc.board, [u.hex], goals, open_hex=open_hex)
+
+    def game_over(self, ctx: Ctx) -> None:
+        st, sc = ctx.state, ctx.sc
+        open_hex = self.line_open(st, sc)
+        edges = {self.edge(sc, "west"): "west", self.edge(sc, "south"): "south"}
+        grid = sc.board.grid
+        stranded: dict[str, dict[str, list[str]]] = {}
+        for u in sorted(self.on_map(st, "allied"), key=lambda x: x.id):
+            path = self.trace(st, sc, u)
+            if path is not None:
+                end = path[-1]
+                printed = next(edges[e] for e in edges if grid.is_edge(end, e))
+                ctx.emit(E.ConnectingLine(subject=u.id, start=u.hex, traced=True,
+                                          to=f"the {printed} map edge at {end}", path=path, rule="4.1(2)"))
+                continue
+            stranded[u.id] = {}
+            for port in self.ports(sc):
+                p = trace_line(sc.board, [u.hex], {port}, open_hex=lambda h, port=port: h == port or open_hex(h))
+                if p is not None and (port == u.hex or open_hex(port)):
+                    stranded[u.id][port] = p
+        flow = max_flow({uid: st.units[uid].strength for uid in stranded},
+                        {port: PORT_CAPACITY for port in self.ports(sc)},
+                        {uid: list(ports) for uid, ports in stranded.items()})
+        for uid, ports in stranded.items():
+            u = st.units[uid]
+            sent = flow.get(uid, {})
+            evacuated = sum(sent.values())
+            lost = u.strength - evacuated
+            if evacuated:
+                port = max(sent, key=lambda k: (sent[k], k))
+                where = ", ".join(f"{n} CS through {sc.board.label(k)}" for k, n in sorted(sent.items()))
+                note = f"evacuated {where}"
+                if lost:
+                    note += f"; {lost} CS over the ports' capacity of {PORT_CAPACITY} each are lost"
+                ctx.emit(E.ConnectingLine(subject=uid, start=u.hex, traced=True, to=sc.board.label(port),
+                                          path=ports[port], note=note, rule="4.2(1)"))
+                if lost:
+                    ctx.emit(E.PointsScored(side="german", points=lost, reason=f"{lost} CS of {uid} cannot be "
+                                            f"evacuated", rule="4.2(2)"))
+            else:
+                why = ("no line to the west or south edge, and every port it reaches is full" if ports
+                       else "no line to the west or south edge nor to a port")
+                ctx.emit(E.ConnectingLine(subject=uid, start=u.hex, traced=False, note=why, rule="4.1(1)"))
+                self._eliminate(ctx, uid, "cut off at the end of the game: no connecting line", "4.1(1)")
+        points = ctx.state.score.get("german", 0)
+        need = int(sc.victory.get("german_points_needed", POINTS_NEEDED))
+        if points >= need:
+            ctx.emit(E.GameEnded(winner="german", reason=f"the German forces have {points} points, "
+                                 f"{need} or more are needed", rule="4.0"))
+        else:
+            ctx.emit(E.GameEnded(winner="allied", reason=f"the German forces have {points} points, "
+                                 f"fewer than the {need} they need", rule="4.0"))
+
+    # --- scenario checks ----------------------------------------------------------
+
+    def lint_game(self, sc: Scenario) -> list[str]:
+        errs = []
+        hidden = self.hidden_units(sc)
+        if len(hidden) != len(SLOTS):
+            errs.append(f"game_data.hidden_reinforcements: {len(hidden)} units, 3.0(4) needs {len(SLOTS)}")
+        for uid in hidden:
+            d = sc.unit_defs.get(uid)
+            if d is None:
+                errs.append(f"game_data.hidden_reinforcements: unknown unit {uid!r}")
+            elif d.hex is not None or d.side != "allied":
+                errs.append(f"units[{uid}]: an R unit is Allied and starts off the map (3.0(4))")
+        for u in sc.units:
+            if u.hex is None and u.id not in hidden:
+                errs.append(f"units[{u.id}]: off the map but not an R unit; Dunkerque has no other reinforcements")
+        grid_edges = {"north", "south", "east", "west"}
+        for printed, e in sc.game_data.get("map_edges", {}).items():
+            if e not in grid_edges or printed not in grid_edges:
+                errs.append(f"game_data.map_edges.{printed}: {e!r} is not a map edge")
+        names = {p.name: p.hexes for p in sc.map.places}
+        for port in ("Boulogne", "Calais", "Dunkerque", "Ostende", "Antwerpen"):     # 4.2(1)
+            if port not in names:
+                errs.append(f"map.places: the port {port} (4.2(1)) is missing")
+            elif not any(sc.board.terrain.get(h) == "port" for h in names[port]):
+                errs.append(f"map.places[{port}]: none of its hexes is a port")
+        if sc.board.terrain.get("0607") != "city":
+            errs.append("hex 0607 (Leuven) must be a city (Dunkerque errata)")
+        return errs

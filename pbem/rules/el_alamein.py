@@ -1,0 +1,55 @@
+"""El Alamein (panzer-corps.txt, El Alamein): what the family engine does not.
+
+The British break-off from the west map edge (4.2) and the German-Italian
+objective hexes checked after the British combat phase (4.1).
+"""
+from __future__ import annotations
+
+from .. import events as E
+from ..orders import OrderError
+from ..state import UnitState
+from .base import Ctx
+from .panzer_corps import PanzerCorps
+
+
+class ElAlamein(PanzerCorps):
+
+    def _break_off(self, ctx: Ctx, u: UnitState, path: list[str], mp: int, ma: int, ezoc: set[str]) -> None:
+        st, sc = ctx.state, ctx.sc
+        v = sc.victory
+        edge = v.get("break_edge", "")
+        if not edge or u.side != v.get("break_side"):
+            raise OrderError("units may not leave the map", "8.1(5)")
+        last = path[-1] if path else u.hex
+        if not sc.board.grid.is_edge(last, edge):
+            raise OrderError(f"{last} is not on the {edge} map edge; only from there may a unit break off", "4.2(2)")
+        if last in ezoc:
+            raise OrderError(f"{last} is in an enemy zone of control: a unit there may not break off", "4.2(2)")
+        if mp + 1 > ma:
+            raise OrderError(f"breaking off costs 1 MP and {u.id} has {ma - mp} left", "4.2(2)")
+        if path:
+            ctx.emit(E.UnitMoved(unit=u.id, path=list(path), mp=mp, ma=ma))
+        ctx.emit(E.UnitBrokeOff(unit=u.id, hex=last, edge=edge))
+        ctx.emit(E.GameEnded(winner=u.side, reason=f"{u.id} broke off the {edge} map edge at {last}", rule="4.2(1)"))
+
+    def victory_after_combat(self, ctx: Ctx, side: str) -> bool:
+        st, sc = ctx.state, ctx.sc
+        v = sc.victory
+        if side != v.get("axis_check_after"):
+            return False
+        goal = set(v.get("objective_hexes", [])) | set(v.get("alam_halfa_positions", []))
+        holders = sorted((u.hex, u.id) for u in st.units.values()
+                         if u.side != side and u.hex in goal and not u.eliminated)
+        if holders:
+            h, uid = holders[0]
+            rule = "4.1(2)" if h in v.get("alam_halfa_positions", []) else "4.1(1)"
+            ctx.emit(E.GameEnded(winner=st.units[uid].side,
+                                 reason=f"{uid} holds {sc.board.label(h)} at the end of the British combat phase",
+                                 rule=rule))
+            return True
+        return False
+
+    def game_over(self, ctx: Ctx) -> None:
+        st, sc = ctx.state, ctx.sc
+        ctx.emit(E.GameEnded(winner=sc.victory.get("default_winner", ""),
+                             reason=f"turn {st.turn} ended without an Axis victory", rule="4.2(4)"))

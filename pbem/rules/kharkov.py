@@ -1,0 +1,201 @@
+"""Khar'kov (panzer-corps.txt, Khar'kov): what the family engine does not.
+
+- Set-up (3.0(3)/(4)): the six German units stand on the map; the Soviet
+  player places eighteen units in the map-edge hexes printed with their
+  army's mark ("6", "1GD", "Ppv"), stacking limits observed.  A set-up
+  decision with one ``place UNIT HEX`` order per unit.
+- Reinforcement phases (5.0, 10.0): units due by the turn track enter at the
+  edge hexes printed with their army's name (Soviet) or letter A-D (German),
+  at no MP cost, stacking applies, not between two enemy units; units may
+  wait, and units with no open hex must (10.0(4)).
+- Victory points (4.x): city control (2 per hex at the end), the Soviet first
+  charge into each city hex (1), eliminations (1, or 2 for a German tank or
+  mechanized unit), one railroad cut per Soviet movement phase (2 orange,
+  1 yellow), sudden death at Poltava (0634) or Dnepro Petrovsk (1732).
+
+Where units enter is data: ``game_data.areas`` lists each printed entry
+area's hexes and the units that set up or enter there.
+"""
+from __future__ import annotations
+
+from .. import events as E
+from ..scenario import Scenario
+from ..state import GameState, UnitState
+from .base import Ctx
+from .common import units_at
+from .panzer_corps import PanzerCorps
+
+SOVIET, GERMAN = "soviet", "german"
+SUDDEN_DEATH = ("0634", "1732")        # 4.5 Poltava, Dnepro Petrovsk
+
+
+class Kharkov(PanzerCorps):
+
+    # --- scenario data ------------------------------------------------------
+
+    def known_features(self) -> set[str]:
+        return {"railroad", "railroad_branch"}
+
+    @staticmethod
+    def areas(sc: Scenario) -> dict[str, dict]:
+        return {a["name"]: a for a in sc.game_data.get("areas", [])}
+
+    def area_of(self, sc: Scenario, uid: str) -> str:
+        for name, a in self.areas(sc).items():
+            if uid in a.get("units", []):
+                return name
+        return ""
+
+    def area_hexes(self, sc: Scenario, uid: str) -> list[str]:
+        a = self.areas(sc).get(self.area_of(sc, uid))
+        return list(a["hexes"]) if a else []
+
+    @staticmethod
+    def set_up_units(sc: Scenario) -> list[str]:
+        """Soviet units placed by their owner at set-up: off the map with entry turn 0 (3.0(4))."""
+        return [u.id for u in sc.units if u.hex is None and u.entry_turn == 0]
+
+    @staticmethod
+    def cities(sc: Scenario) -> list[str]:
+        return sorted(h for h, t in sc.board.terrain.items() if t == "city")
+
+    def waiting_label(self, sc: Scenario, uid: str) -> str:
+        d = sc.unit_defs[uid]
+        area = self.area_of(sc, uid)
+        if d.entry_turn == 0:
+            return f"set-up at {area}"
+        return f"enters turn {d.entry_turn} at {area}"
+
+    def initial_control(self, sc: Scenario) -> dict[str, str]:
+        return {h: GERMAN for h in self.cities(sc)}            # 4.1(3)
+
+    # --- set-up (3.0(4)) ---------------------------------------------------------
+
+    def setup_events(self, st: GameState, sc: Scenario) -> list[E.Event]:
+        units = self.set_up_units(sc)
+        if units:
+            return [E.DecisionRequired(side=SOVIET, decision="set-up", combat=-1, units=units, rule="3.0(4)")]
+        if sc.sequence[st.phase].name == "reinforcement" and not self.due_reinforcements(st, sc):
+            nxt = sc.sequence[st.phase + 1]            # nothing to set up or bring in: play starts with movement
+            return [E.PhaseStarted(turn=st.turn, phase=st.phase + 1, side=nxt.side, name=nxt.name)]
+        return []
+
+    def setup_hexes(self, st: GameState, sc: Scenario, u: UnitState, kind: str) -> list[str]:
+        at = units_at(st)
+        return [h for h in self.area_hexes(sc, u.id)
+                if not any(o.side != u.side for o in at.get(h, [])) and self.room(st, u.side, h, u.id)]
+
+    def setup_answered(self, ctx: Ctx, kind: str) -> None:
+        st, sc = ctx.state, ctx.sc
+        if sc.sequence[st.phase].name == "reinforcement" and not self.due_reinforcements(st, sc):
+            self._end_phase(ctx)
+
+    # --- reinforcements (10.0) --------------------------------------------------------
+
+    def due_reinforcements(self, st: GameState, sc: Scenario) -> list[str]:
+        side = sc.sequence[st.phase].side
+        due = [(d.entry_turn, i, d.id) for i, d in enumerate(sc.units)
+               if d.side == side and d.entry_turn and d.entry_turn <= st.turn
+               and st.units[d.id].hex is None and not st.units[d.id].eliminated]
+        return [uid for _t, _i, uid in sorted(due)]
+
+    def reinforcement_hexes(self, st: GameState, sc: Scenario, u: UnitState) -> list[str]:
+        return [h for h in self.area_hexes(sc, u.id) if self.entry_hex_open(st, sc, u, h)]
+
+    def on_phase_started(self, ctx: Ctx) -> None:
+        st, sc = ctx.state, ctx.sc
+        if sc.sequence[st.phase].name == "reinforcement" and not self.due_reinforcements(st, sc):
+            self._end_phase(ctx)                                  # nothing due: the phase passes
+
+    # --- victory points (4.x) ------------------------------------------------------------
+
+    def on_entered(self, ctx: Ctx, u: UnitState, hexes: list[str], how: str) -> None:
+        st, sc = ctx.state, ctx.sc
+        cities = set(self.cities(sc))
+        for h in hexes:
+            if h in cities and st.control.get(h) != u.side:
+                ctx.emit(E.HexControlled(hex=h, side=u.side, rule="4.1(2)"))
+                if u.side == SOVIET and f"charged:{h}" not in st.extra:
+                    ctx.emit(E.PointsScored(side=SOVIET, points=1, reason=f"{u.id} charges into "
+                                            f"{sc.board.label(h)} for the first time", rule="4.2(1)",
+                                            mark=f"charged:{h}"))
+        if u.side == SOVIET:
+            for h in SUDDEN_DEATH:
+                if st.control.get(h) == SOVIET:
+                    ctx.emit(E.GameEnded(winner=SOVIET, reason=f"{u.id} takes {sc.board.label(h)}", rule="4.5"))
+                    return
+        ph = sc.sequence[st.phase]
+        if how == "move" and u.side == SOVIET and ph.name == "movement":
+            board = sc.board
+            level, where = 0, ""
+            for h in hexes:
+                if board.has(h, "railroad"):
+                    level, where = 2, h
+                    break
+                if board.has(h, "railroad_branch") and level < 1:
+                    level, where = 1, h
+            mark = f"rail:{st.turn}"
+            got = int(st.extra.get(mark, "0"))
+            if level > got:
+                line = "main railroad (orange)" if level == 2 else "Rostov branch railroad (yellow)"
+                ctx.emit(E.PointsScored(side=SOVIET, points=level - got,
+                                        reason=f"{u.id} cuts the {line} at {board.label(where)} this turn",
+                                        rule="4.4", mark=mark))
+
+    def on_eliminated(self, ctx: Ctx, u: UnitState, rule: str) -> None:
+        sc = ctx.sc
+        if u.side == GERMAN:
+            heavy = self.is_tank(sc, u.id)
+            ctx.emit(E.PointsScored(side=SOVIET, points=2 if heavy else 1,
+                                    reason=f"German {u.id} eliminated" + (" (tank or mechanized)" if heavy else ""),
+                                    rule="4.3"))
+        else:
+            ctx.emit(E.PointsScored(side=GERMAN, points=1, reason=f"Soviet {u.id} eliminated", rule="4.3"))
+
+    def game_over(self, ctx: Ctx) -> None:
+        st, sc = ctx.state, ctx.sc
+        for side in (SOVIET, GERMAN):
+            held = [h for h in self.cities(sc) if st.control.get(h) == side]
+            if held:
+                ctx.emit(E.PointsScored(side=side, points=2 * len(held),
+                                        reason=f"controls {len(held)} city hex(es): {', '.join(held)}",
+                                        rule="4.1(1)"))
+        s, g = st.score.get(SOVIET, 0), st.score.get(GERMAN, 0)
+        tally = f"Soviet {s} VP, German {g} VP"
+        if s == g:
+            ctx.emit(E.GameEnded(winner="draw", reason=f"{tally}: equal", rule="4.0"))
+        else:
+            ctx.emit(E.GameEnded(winner=SOVIET if s > g else GERMAN, reason=tally, rule="4.0"))
+
+    # --- scenario checks -------------------------------------------------------------
+
+    def lint_game(self, sc: Scenario) -> list[str]:
+        errs = []
+        grid = sc.board.grid
+        for h, name in (("0634", "Poltava"), ("1732", "Dnepro Petrovsk")):
+            if sc.board.terrain.get(h) != "city":
+                errs.append(f"hex {h} ({name}, 4.5) must be a city")
+        kh = next((p.hexes for p in sc.map.places if p.name == "Khar'kov"), [])
+        if len(kh) != 4 or any(sc.board.terrain.get(h) != "city" for h in kh):
+            errs.append("map.places: Khar'kov must be four city hexes (4.1(1))")
+        areas = self.areas(sc)
+        placed: dict[str, str] = {}
+        for name, a in areas.items():
+            for h in a.get("hexes", []):
+                if not grid.contains(h):
+                    errs.append(f"game_data.areas[{name}]: hex {h} is not on the map")
+                elif not any(grid.is_edge(h, e) for e in ("north", "south", "east", "west")):
+                    errs.append(f"game_data.areas[{name}]: hex {h} is not on a map edge (10.0(3))")
+            for uid in a.get("units", []):
+                if uid not in sc.unit_defs:
+                    errs.append(f"game_data.areas[{name}]: unknown unit {uid!r}")
+                if uid in placed:
+                    errs.append(f"game_data.areas: {uid} is in both {placed[uid]} and {name}")
+                placed[uid] = name
+        for u in sc.units:
+            if u.hex is None and u.id not in placed:
+                errs.append(f"units[{u.id}]: starts off the map but no game_data.areas entry says where it comes in")
+        for uid in self.set_up_units(sc):
+            if sc.unit_defs[uid].side != SOVIET:
+                errs.append(f"units[{uid}]: only Soviet units are placed by their owner at set-up (3.0(3)/(4))")
+        return errs

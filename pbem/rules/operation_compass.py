@@ -1,0 +1,210 @@
+"""Operation Compass (panzer-corps.txt, Operation Compass): what the family
+engine does not.
+
+Set-up in three steps before the first British movement phase (3.0-3.2):
+1. the Italian player places the four "S" tank battalions in footholds, towns
+   or battle positions, each alone among Italian units (3.0(3));
+2. the British die roll (1-3: three, 4-6: four) and the British player's
+   choice of Italian units within two hexes of the coast to disrupt (3.1);
+3. the British player places every British unit in the six entry hexes,
+   stacking ignored (3.2); the limits apply again from the end of the first
+   British movement phase (7.1, 7.3).
+Italian units never enter an entry hex and their ZOC does not reach one
+(3.2(3)); cliffs stop movement, attacks and ZOC (8.3(3), 9.3, 6.4).
+
+Victory (4.x): footholds controlled at the end with a connecting line to a
+friendly supply source (a friendly unit in an enemy ZOC keeps the line open,
+4.3(3)), half the British units eliminated (fractions dropped) for the
+Italians, ties to the Italians, and the British sudden death on holding all
+four footholds (4.4).
+"""
+from __future__ import annotations
+
+from .. import events as E
+from ..scenario import Scenario
+from ..state import GameState, UnitState
+from .base import Ctx
+from .common import trace_line, units_at
+from .panzer_corps import PanzerCorps
+
+BRITISH, ITALIAN = "british", "italian"
+FOOTHOLDS = {"1702": 1, "0904": 1, "0107": 2, "0115": 2}      # 4.1(1)
+
+
+class OperationCompass(PanzerCorps):
+
+    # --- scenario data --------------------------------------------------------
+
+    def known_features(self) -> set[str]:
+        return {"road", "lane", "battle_position", "foothold", "town", "british_entry"}
+
+    @staticmethod
+    def s_units(sc: Scenario) -> list[str]:
+        return list(sc.game_data.get("s_units", []))
+
+    @staticmethod
+    def feature(sc: Scenario, name: str) -> list[str]:
+        f = sc.map.features.get(name)
+        return list(f.hexes) if f else []
+
+    @staticmethod
+    def footholds(sc: Scenario) -> dict[str, int]:
+        return {h: int(v) for h, v in sc.game_data.get("footholds", FOOTHOLDS).items()}
+
+    @staticmethod
+    def supply(sc: Scenario, side: str) -> list[str]:
+        return list(sc.game_data.get("supply", {}).get(side, []))
+
+    def waiting_label(self, sc: Scenario, uid: str) -> str:
+        return "set-up (S)" if uid in self.s_units(sc) else "enters at set-up (3.2)"
+
+    def initial_control(self, sc: Scenario) -> dict[str, str]:
+        return {h: ITALIAN for h in self.footholds(sc)}          # 4.1(3)
+
+    def entry_forbidden(self, st: GameState, sc: Scenario, u: UnitState, h: str) -> tuple[str, str] | None:
+        if u.side == ITALIAN and h in self.feature(sc, "british_entry"):
+            return f"{h} is a British entry hex, which Italian units may never enter", "3.2(3)"
+        return None
+
+    def zoc_blocked(self, sc: Scenario, owner_side: str):
+        board = sc.board
+        entry = set(self.feature(sc, "british_entry")) if owner_side == ITALIAN else set()
+        return lambda a, b: bool(board.side_features(a, b) & self.p.blocking_hexsides) or b in entry
+
+    # --- set-up (3.0-3.2) ---------------------------------------------------------
+
+    def setup_events(self, st: GameState, sc: Scenario) -> list[E.Event]:
+        units = [uid for uid in self.s_units(sc) if st.units[uid].hex is None]
+        if not units:
+            return []
+        return [E.DecisionRequired(side=ITALIAN, decision="set-up", combat=-1, units=units, rule="3.0(3)")]
+
+    def setup_hexes(self, st: GameState, sc: Scenario, u: UnitState, kind: str) -> list[str]:
+        if kind == "entry":
+            return self.feature(sc, "british_entry")                 # 3.2(1): stacking ignored
+        at = units_at(st)
+        allowed = set(self.footholds(sc)) | set(self.feature(sc, "town")) | set(self.feature(sc, "battle_position"))
+        return sorted(h for h in allowed if sc.board.grid.contains(h) and not at.get(h))
+
+    def bombard_targets(self, st: GameState, sc: Scenario) -> list[str]:
+        """Italian units within two hexes of a coast hex, counting their own hex and not the coast (3.1(2))."""
+        grid = sc.board.grid
+        coast = [h for h, t in sc.board.terrain.items() if t == "coast"]
+        out = []
+        for u in sorted(self.on_map(st, ITALIAN), key=lambda x: x.id):
+            if any(grid.distance(u.hex, c) <= 2 for c in coast):
+                out.append(u.id)
+        return out
+
+    def setup_answered(self, ctx: Ctx, kind: str) -> None:
+        st, sc = ctx.state, ctx.sc
+        if kind == "set-up":
+            die = ctx.dice.roll(sc.die)
+            count = 3 if die <= 3 else 4
+            ctx.emit(E.BombardmentRolled(rolls=[die], count=count, rule="3.1(1)"))
+            targets = self.bombard_targets(st, sc)
+            if len(targets) <= count:
+                if targets:
+                    ctx.emit(E.UnitsDisrupted(units=targets, reason="naval bombardment (every unit in reach)",
+                                              rule="3.1(1)"))
+                self.setup_answered(ctx, "bombardment")
+                return
+            ctx.emit(E.DecisionRequired(side=BRITISH, decision="bombardment", combat=-1, units=targets,
+                                        distance=count, rule="3.1(3)"))
+        elif kind == "bombardment":
+            units = [u.id for u in sc.units if u.side == BRITISH and st.units[u.id].hex is None]
+            if units:
+                ctx.emit(E.DecisionRequired(side=BRITISH, decision="entry", combat=-1, units=units, rule="3.2(1)"))
+
+    # --- control, sudden death, victory (4.x) --------------------------------------------
+
+    def on_entered(self, ctx: Ctx, u: UnitState, hexes: list[str], how: str) -> None:
+        st, sc = ctx.state, ctx.sc
+        holds = self.footholds(sc)
+        for h in hexes:
+            if h in holds and st.control.get(h) != u.side:
+                ctx.emit(E.HexControlled(hex=h, side=u.side, rule="4.1(2)"))
+        if u.side == BRITISH and all(st.control.get(h) == BRITISH for h in holds):
+            ctx.emit(E.GameEnded(winner=BRITISH, reason="the British control all four footholds", rule="4.4"))
+
+    def line(self, st: GameState, sc: Scenario, side: str, start: str) -> list[str] | None:
+        """A connecting line from ``start`` to one of ``side``'s supply sources (4.3): no enemy
+        unit, no enemy ZOC unless a friendly unit stands there, nothing units cannot enter."""
+        ezoc = self.zoc_against(st, sc, side)
+        at = units_at(st)
+        blocking = self.p.blocking_hexsides
+
+        def open_hex(h: str) -> bool:
+            t = sc.terrain.get(sc.board.terrain.get(h, ""))
+            if t is None or t.impassable:
+                return False
+            here = at.get(h, [])
+            if any(o.side != side for o in here):
+                return False
+            return h not in ezoc or any(o.side == side for o in here)
+
+        if not open_hex(start):
+            return None
+        goals = {h for h in self.supply(sc, side) if open_hex(h)}
+        return trace_line(sc.board, [start], goals, open_hex=open_hex,
+                          crossing=lambda a, b: not (sc.board.side_features(a, b) & blocking))
+
+    def game_over(self, ctx: Ctx) -> None:
+        st, sc = ctx.state, ctx.sc
+        for h, vp in sorted(self.footholds(sc).items()):
+            side = st.control.get(h, ITALIAN)
+            path = self.line(st, sc, side, h)
+            label = sc.board.label(h)
+            if path is None:
+                ctx.emit(E.ConnectingLine(subject=label, start=h, traced=False,
+                                          note=f"{sc.side_name(side)} control it but score nothing", rule="4.1(4)"))
+                continue
+            ctx.emit(E.ConnectingLine(subject=label, start=h, traced=True,
+                                      to=f"{sc.side_name(side)} supply source {path[-1]}", path=path, rule="4.3"))
+            ctx.emit(E.PointsScored(side=side, points=vp, reason=f"controls the foothold {label} with a "
+                                    f"connecting line", rule="4.1(1)"))
+        lost = len(self.eliminated(st, BRITISH))
+        if lost // 2:
+            ctx.emit(E.PointsScored(side=ITALIAN, points=lost // 2, reason=f"{lost} British units eliminated, "
+                                    "half of them, fractions dropped", rule="4.2"))
+        b, i = st.score.get(BRITISH, 0), st.score.get(ITALIAN, 0)
+        tally = f"British {b} VP, Italian {i} VP"
+        if b > i:
+            ctx.emit(E.GameEnded(winner=BRITISH, reason=tally, rule="4.0"))
+        else:
+            ctx.emit(E.GameEnded(winner=ITALIAN, reason=tally + (": a tie goes to the Italians" if b == i else ""),
+                                 rule="4.0"))
+
+    # --- scenario checks -----------------------------------------------------------------
+
+    def lint_game(self, sc: Scenario) -> list[str]:
+        errs = []
+        grid = sc.board.grid
+        for h in self.footholds(sc):
+            if not grid.contains(h):
+                errs.append(f"foothold {h} (4.1(1)) is not on the map")
+            elif h not in self.feature(sc, "foothold"):
+                errs.append(f"map.features.foothold: the foothold {h} (4.1(1)) is missing")
+        for side in (BRITISH, ITALIAN):
+            hexes = self.supply(sc, side)
+            if not hexes:
+                errs.append(f"game_data.supply.{side}: no supply source (4.3(2))")
+            for h in hexes:
+                if not grid.contains(h):
+                    errs.append(f"game_data.supply.{side}: hex {h} is not on the map")
+        entry = self.feature(sc, "british_entry")
+        if len(entry) != 6:
+            errs.append(f"map.features.british_entry: {len(entry)} hexes, 3.2(1) names six")
+        for uid in self.s_units(sc):
+            d = sc.unit_defs.get(uid)
+            if d is None or d.side != ITALIAN or d.hex is not None or d.type not in self.p.tank_types:
+                errs.append(f"game_data.s_units: {uid} must be an Italian tank battalion placed at set-up (3.0(3))")
+        s_places = (set(self.footholds(sc)) | set(self.feature(sc, "town")) | set(self.feature(sc, "battle_position"))) \
+            - {u.hex for u in sc.units if u.side == ITALIAN and u.hex}
+        if len(s_places) < len(self.s_units(sc)):
+            errs.append(f"3.0(3): {len(s_places)} free footholds, towns and battle positions for "
+                        f"{len(self.s_units(sc))} S battalions")
+        for u in sc.units:
+            if u.hex is None and u.side == ITALIAN and u.id not in self.s_units(sc):
+                errs.append(f"units[{u.id}]: Italian units other than the S battalions start on the map (3.0(3))")
+        return errs
