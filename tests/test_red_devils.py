@@ -584,3 +584,14 @@ def test_documented_defaults_play_a_whole_game_to_a_level(tmp_path):
                        at="2026-01-01T00:00:00Z")
         assert sub.refused is None, sub.refused
     assert g.state().result.rule == "12.6"
+
+
+def test_adjacent_fire_before_leaving_also_across_the_rijn(rd_game):
+    # 5.1 speaks of adjacency, not of zones of control: 1212 and 1213 touch across the Neder Rijn
+    # (no ZOC there, 4.4), yet Krafft may fire before 1Para leaves.  4-4 = 0 in rough 1212: "-3 or less",
+    # die 1: Dd
+    t = rd_game([U("1Para", "british", "1212"), U("Krafft", "german", "1213", 4, "infantry")], dice=[1])
+    t.ok("german", "doctrine always")
+    goto(t, 1, BM)
+    evs = t.ok("british", "move 1Para 1211")
+    assert one(evs, E.OpportunityFire).hex == "1212" and t.unit("1Para").disrupted and t.hex_of("1Para") == "1212"

@@ -1103,8 +1103,8 @@ class RedDevils(Ruleset):
                 raise OrderError(f"{end} already holds {others[0].id}", "4.3")
         mv = Pending(unit=u.id, hex=u.hex or "", question="", remaining=list(order.path), costs=costs, spent="0", ma=ma,
                      mode="mech" if mech else "foot", swim=swim, off=order.off, context="move")
-        if start_ezoc and u.hex is not None:
-            mv.context = "start"
+        if u.hex is not None and any(o.side != side for n in grid.neighbours(u.hex) for o in occupied.get(n, [])):
+            mv.context = "start"                              # 5.1: adjacent enemies fire before it leaves
         self._walk(ctx, mv, [], "start" if mv.context == "start" else "step")
 
     def _check_swim(self, st: GameState, sc: Scenario, u: UnitState, path: list[str], rd: RD, a: str, b: str) -> None:
