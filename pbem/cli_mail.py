@@ -112,13 +112,18 @@ def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_sec
         click.echo(f"  orders come from IMAP {cfg.incoming['server']}:{cfg.incoming['port']} ({cfg.incoming['folder']})")
     else:
         click.echo(f"  orders come into the Maildir {cfg.root / cfg.incoming.get('maildir', 'inbox')} "
-                   "(deliver there with fetchmail, getmail or your mail server)")
+                   "(deliver there with getmail, fetchmail or your mail server)")
     if cfg.outgoing.get("kind") == "smtp":
         click.echo(f"  mail goes out through SMTP {cfg.outgoing['server']}:{cfg.outgoing['port']}")
     else:
         click.echo(f"  mail goes out as .eml files into {cfg.root / cfg.outgoing.get('outbox', 'outbox')}")
-    click.echo(f"next: pbem new {cfg.games_dir.relative_to(cfg.root.resolve()) if cfg.games_dir.is_relative_to(cfg.root.resolve()) else cfg.games_dir}/GAME "
-               "--scenario ID --player SIDE=EMAIL ...   (run inside the host folder, or with PBEM_HOST set)")
+    if (imap or smtp) and not ask_passwords:
+        click.echo("  passwords: set PBEM_IMAP_PASSWORD / PBEM_SMTP_PASSWORD, or put them in "
+                   f"{cfg.root / 'credentials.toml'} (mode 0600, [imap] and [smtp] password = \"...\")")
+    games = cfg.games_dir
+    if games.is_relative_to(cfg.root):
+        games = games.relative_to(cfg.root)
+    click.echo(f"next: cd {cfg.root} && pbem new {games}/GAME --scenario ID --player SIDE=EMAIL ...")
 
 
 @host_grp.command("show")

@@ -207,6 +207,10 @@ def load_config(root: Path) -> Config:
         raise HostError(f"cannot read {path}: {e}") from None
     except tomllib.TOMLDecodeError as e:
         raise HostError(f"{path}: {e}") from None
+    return _config(data, root, path)
+
+
+def _config(data: dict, root: Path, path: Path) -> Config:
     try:
         address = str(data["address"]).strip()
     except KeyError:
@@ -238,6 +242,11 @@ def load_config(root: Path) -> Config:
             raise HostError(f"{path} [{section}]: kind must be one of {', '.join(kinds)}, not {kind!r}")
         if kind in ("imap", "smtp") and not getattr(cfg, section).get("server"):
             raise HostError(f"{path} [{section}]: kind = {kind!r} needs a server")
+        server = str(getattr(cfg, section).get("server", ""))
+        if kind in ("imap", "smtp") and getattr(cfg, section).get("security") == "none" and \
+                server not in ("127.0.0.1", "localhost", "::1"):
+            raise HostError(f"{path} [{section}]: security = \"none\" would send the password to {server} "
+                            "unencrypted; it is for loopback test servers only")
     return cfg
 
 
@@ -251,11 +260,12 @@ def init_host(root: Path, address: str, name: str = "pbem", referee: str | None 
         raise HostError(f"--address {address!r} is not an e-mail address")
     parse_duration(period)
     parse_duration(reminder)
-    root.mkdir(parents=True, exist_ok=True)
     incoming = incoming or {"kind": "maildir", "maildir": "inbox"}
     outgoing = outgoing or {"kind": "outbox", "outbox": "outbox"}
     text = config_text(address, name, address if referee is None else referee, games, incoming, outgoing,
                        period, reminder)
+    _config(tomllib.loads(text), root.resolve(), root / CONFIG_NAME)      # refuse before writing anything
+    root.mkdir(parents=True, exist_ok=True)
     M.write_atomic(root / CONFIG_NAME, text.encode())
     if passwords:
         lines = ["# pbem host credentials: keep this file mode 0600.\n"]
@@ -588,13 +598,12 @@ class Host:
                     for f in sorted(d.glob("*.eml")):
                         try:
                             where = t.send(f"{d.name}-{f.stem}", f.read_bytes())
-                        except M.MailError as e:
-                            if "refused" in str(e) or "no recipient" in str(e):
-                                self.spool_failed.mkdir(parents=True, exist_ok=True)
-                                os.replace(f, self.spool_failed / f"{d.name}-{f.name}")
-                                self.log(f"mail {d.name}/{f.name} could not be delivered and was set aside: {e}")
-                                continue
-                            raise
+                        except M.Undeliverable as e:
+                            self.spool_failed.mkdir(parents=True, exist_ok=True)
+                            os.replace(f, self.spool_failed / f"{d.name}-{f.name}")
+                            self.log(f"mail {d.name}/{f.name} cannot be delivered, set aside in "
+                                     f"{self.spool_failed}: {e}")
+                            continue
                         checkpoint("sent")
                         f.unlink()
                         sent += 1
@@ -952,8 +961,9 @@ class Host:
         self.commit(rec["job"], answers, gid)
         checkpoint("spooled")
         self._mark_reported(game, answers)
+        # no order text here: this goes to host.log, and an order may be a sealed secret
         detail = (f"{len(sub.applied) if sub else 0} order(s) applied" + (f"; {stale}" if stale else "") +
-                  (f"; refused {sub.refused}" if sub and sub.refused else ""))
+                  (f"; line {sub.refused.line} refused" if sub and sub.refused else ""))
         self._done(key, rec, outcome=outcome, filed="processed", applied=len(sub.applied) if sub else 0,
                    seq_after=st.seq)
         checkpoint("recorded")
@@ -1215,7 +1225,10 @@ class Host:
         """`pbem deadline`: show, extend (and tell the players), or set the period."""
         out = []
         with self.locked():
-            self.register(game)
+            hosted = self.games().get(game.game_id)
+            if hosted is None or hosted.resolve() != game.dir.resolve():
+                raise HostError(f"game {game.game_id} ({game.dir}) is not hosted by {self.cfg.root}; "
+                                "host it first with `pbem host add`")
             if period is not None:
                 parse_duration(period)
                 dl = self._deadlines(game)

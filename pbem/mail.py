@@ -43,6 +43,11 @@ class MailError(Exception):
     """A transport failure (SMTP, IMAP, files) with a message for the host."""
 
 
+class Undeliverable(MailError):
+    """This one mail can never go (recipients or content refused for good);
+    the others can."""
+
+
 # --- reading ----------------------------------------------------------------
 
 @dataclass
@@ -574,11 +579,15 @@ class SmtpSender:
         to = recipients(data)
         data = re.sub(rb"\r?\n", b"\r\n", data)      # SMTP wants CRLF; .eml files on disk keep LF
         if not to:
-            raise MailError(f"{name}: the message names no recipient")
+            raise Undeliverable(f"{name}: the message names no recipient")
         try:
             refused = self.conn.sendmail(self.envelope_from, to, data)
         except smtplib.SMTPRecipientsRefused as e:
-            raise MailError(f"{name}: every recipient was refused ({_brief(e)})") from None
+            raise Undeliverable(f"{name}: every recipient was refused ({_brief(e)})") from None
+        except smtplib.SMTPDataError as e:
+            if e.smtp_code >= 500:
+                raise Undeliverable(f"{name}: the server refused the message ({_brief(e)})") from None
+            raise MailError(f"SMTP {self.server}:{self.port}: {_brief(e)}") from None
         except (OSError, smtplib.SMTPException) as e:
             raise MailError(f"SMTP {self.server}:{self.port}: {_brief(e)}") from None
         if refused:

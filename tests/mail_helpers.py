@@ -24,13 +24,19 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "el-alamein"
 class SmtpCapture:
     """A real SMTP server (aiosmtpd) on 127.0.0.1 that keeps every message."""
 
-    def __init__(self):
+    def __init__(self, refuse: tuple[str, ...] = ()):
         from aiosmtpd.controller import Controller
         self.messages: list[tuple[str, list[str], bytes]] = []
         self._lock = threading.Lock()
         capture = self
 
         class Handler:
+            async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+                if address.lower() in refuse:
+                    return "550 5.1.1 no such mailbox"
+                envelope.rcpt_tos.append(address)
+                return "250 OK"
+
             async def handle_DATA(self, server, session, envelope):
                 with capture._lock:
                     capture.messages.append((envelope.mail_from, list(envelope.rcpt_tos), bytes(envelope.content)))

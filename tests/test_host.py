@@ -609,3 +609,43 @@ def test_serve_polls_until_sigterm(host, game):
     assert p.returncode == 0, err
     assert "Traceback" not in err and "accepted g1/axis" in err and err.rstrip().endswith("stopped")
     assert "stopped" in (host.cfg.root / "host.log").read_text()
+
+
+def test_passwords_never_reach_the_log_or_the_output(tmp_path, monkeypatch):
+    """The test SMTP server offers no AUTH, so the login fails: the failure is
+    logged and the mail waits in the spool, without the password anywhere."""
+    with SmtpCapture() as smtp:
+        host = make_host(tmp_path / "h", smtp_port=smtp.port)
+        cfg = host.cfg.root / "pbem-host.toml"
+        cfg.write_text(cfg.read_text().replace('security = "none"', 'security = "none"\nuser = "referee"'))
+        monkeypatch.setenv("PBEM_SMTP_PASSWORD", "hunter2-very-secret")
+        r = CliRunner().invoke(main, ["host", "add", str(new_game(Host.open(host.cfg.root)).dir),
+                                      "--host", str(host.cfg.root)])
+        out = CliRunner().invoke(main, ["mail", "poll", "--host", str(host.cfg.root)])
+        shown = CliRunner().invoke(main, ["host", "show", "--host", str(host.cfg.root)])
+    log = (host.cfg.root / "host.log").read_text()
+    assert "delivery failed" in log and Host.open(host.cfg.root).pending() == 3
+    assert "password: environment" in shown.output
+    for text in (log, r.output, out.output, shown.output, cfg.read_text()):
+        assert "hunter2" not in text
+
+
+def test_clear_text_passwords_to_a_remote_server_are_refused(tmp_path):
+    r = CliRunner().invoke(main, ["host", "init", str(tmp_path / "h"), "--address", HOST_ADDR,
+                                  "--imap", "imap.club.example:143", "--imap-security", "none"])
+    assert r.exit_code == 1 and "unencrypted" in r.output and not (tmp_path / "h").exists()
+
+
+def test_deadline_refuses_a_game_the_host_does_not_hold(tmp_path):
+    make_host(tmp_path / "h")
+    Game.create(tmp_path / "other", "el-alamein", game_id="other")
+    r = CliRunner().invoke(main, ["deadline", str(tmp_path / "other"), "--host", str(tmp_path / "h")])
+    assert r.exit_code == 1 and "not hosted" in r.output
+
+
+def test_the_host_log_never_holds_order_text(host, game):
+    deliver(host, orders_mail(game, orders="secret plan zebra crossing at 0912\nmove 8Pz 0101\n"))
+    [oc] = host.poll()
+    assert oc.status == "partial"
+    log = (host.cfg.root / "host.log").read_text()
+    assert "zebra" not in log and "line 3 refused" in log

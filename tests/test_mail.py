@@ -231,3 +231,13 @@ def test_reply_text_is_readable(tmp_path):
     body = text_of(ans)
     assert body.splitlines()[0] == "ACCEPTED: all 1 order(s) applied."
     assert "HOW TO SEND ORDERS" in body
+
+
+def test_a_refused_recipient_is_set_aside_and_the_rest_goes(tmp_path):
+    with SmtpCapture(refuse=("auchinleck@example.org",)) as smtp:
+        host = make_host(tmp_path / "h", smtp_port=smtp.port)
+        new_game(host)
+        delivered = sorted(r[0] for _f, r, _raw in smtp.messages)
+    assert delivered == sorted([AXIS, HOST_ADDR])
+    assert host.pending() == 0 and len(list(host.spool_failed.glob("*.eml"))) == 1
+    assert "cannot be delivered" in (host.cfg.root / "host.log").read_text()
