@@ -516,7 +516,21 @@ class Host:
 
     def journal_put(self, key: str, rec: dict) -> None:
         rec = dict(rec, key=key)
+        if rec.get("status") == "applying":
+            # a marker per game: while orders are half-way, tick() leaves the game alone
+            (self.state_dir / "inflight").mkdir(exist_ok=True)
+            M.write_atomic(self._inflight(rec), rec["job"].encode(), 0o600)
         M.write_atomic(self._jpath(key), json.dumps(rec, sort_keys=True).encode(), 0o600)
+        if rec.get("status") == "done" and rec.get("game"):
+            with contextlib.suppress(OSError):
+                self._inflight(rec).unlink()
+
+    def _inflight(self, rec: dict) -> Path:
+        return self.state_dir / "inflight" / f"{rec['game']}.{rec['job']}"
+
+    def busy(self, gid: str) -> bool:
+        d = self.state_dir / "inflight"
+        return d.is_dir() and any(d.glob(f"{gid}.*"))
 
     def _start(self, key: str, **extra) -> dict:
         """A new job: its number (for ordering the spool) and its time, recorded first."""
@@ -1136,6 +1150,14 @@ class Host:
                 except (EngineError, LogError, OSError) as e:
                     self.log(f"game {gid}: skipped ({e})")
                     continue
+                if self.busy(gid):
+                    self.log(f"game {gid}: orders of a message are half-way; they are finished when that "
+                             "message is polled again (deadlines wait until then)")
+                    continue
+                synced = self._sync_reports(game)
+                if synced:
+                    done.append(synced)
+                    continue
                 now = self.now()
                 for k, w in sorted(dl.get("waits", {}).items()):
                     due = parse_time(w["due"])
@@ -1145,6 +1167,29 @@ class Host:
                     if self.cfg.reminder and not w.get("reminded") and now >= due - self.cfg.reminder:
                         done.append(self._remind(game, k, w))
         return done
+
+    def _sync_reports(self, game) -> str:
+        """The log moved on without the mail (the host used `pbem order`,
+        `pbem reveal`, ...): every side still gets its report of the change."""
+        seq, head = game.head()
+        viewers = list(self._players(game)) + ([REFEREE] if self.cfg.referee else [])
+        if not viewers or min(game.last_report(v) for v in viewers) >= seq:
+            return ""
+        key = f"sync:{game.game_id}:{head}"
+        rec = self.journal_get(key)
+        if rec and rec.get("status") == "done":
+            return ""
+        rec = rec or self._start(key)
+        note = "The game moved on at the host (not by mail); here is where it stands."
+        answers = [a for a in self._state_mails(game, {"*": note}, kind="report", referee_note=note)
+                   if game.last_report(a.viewer) < seq]
+        self.commit(rec["job"], answers, game.game_id)
+        self._mark_reported(game, answers)
+        self._done(key, rec, outcome="synced", game=game.game_id)
+        self._sync_deadlines(game)
+        msg = f"game {game.game_id}: changed at the host; reports mailed to {', '.join(a.viewer for a in answers)}"
+        self.log(msg)
+        return msg
 
     def _remind(self, game, akey: str, w: dict) -> str:
         key = f"reminder:{game.game_id}:{akey}:{w['due']}"

@@ -649,3 +649,26 @@ def test_the_host_log_never_holds_order_text(host, game):
     assert oc.status == "partial"
     log = (host.cfg.root / "host.log").read_text()
     assert "zebra" not in log and "line 3 refused" in log
+
+
+def test_changes_made_at_the_host_are_mailed_too(host, game):
+    """`pbem order` or `pbem reveal` by the host change the game outside the
+    mail; the next poll mails every side its report of the change."""
+    r = CliRunner().invoke(main, ["order", str(game.dir), "--as", "axis", "-"], input="move 8Pz 0612 0712 0812\n")
+    assert r.exit_code == 0
+    before = len(outbox(host))
+    host.poll()
+    new = [m for _n, m in outbox(host)][before:]
+    assert sorted(str(m["To"]) for m in new) == sorted([AXIS, BRITISH, HOST_ADDR])
+    assert all("8Pz moves" in text_of(m) for m in new)
+    host.poll()
+    assert len(outbox(host)) == before + 3                       # once
+
+
+def test_the_seed_reveal_reaches_every_player(tmp_path):
+    host = make_host(tmp_path / "h")
+    game = new_game(host, seed=SEED)
+    assert CliRunner().invoke(main, ["reveal", str(game.dir)]).exit_code == 0
+    host.poll()
+    got = [m for _n, m in outbox(host) if m["X-pbem-Kind"] == "report"]
+    assert len(got) == 2 and all(SEED in text_of(m) for m in got)
