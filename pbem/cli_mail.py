@@ -180,7 +180,9 @@ def _print_outcomes(outcomes) -> None:
 @host_option
 def mail_ingest(files, host_dir) -> None:
     """Process message files (.eml): check, apply, answer.  The files stay
-    where they are; a copy goes to mail/processed or mail/quarantine."""
+    where they are; a copy goes to mail/processed or mail/quarantine.  A
+    message quarantined before is looked at again (it changed nothing then),
+    e.g. after `pbem host add` registered its game."""
     h = _host(host_dir)
     outcomes = h.ingest_files([Path(f) for f in files])
     _print_outcomes(outcomes)

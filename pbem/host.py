@@ -759,7 +759,7 @@ class Host:
                 except OSError as e:
                     outcomes.append(Outcome(str(p), "error", "left", detail=f"cannot read: {e.strerror}"))
                     continue
-                oc = self.ingest(raw, Path(p).name)
+                oc = self.ingest(raw, Path(p).name, retry=True)
                 if oc.filed != "left":
                     self._file(Path(p), oc, keep_original=True)
                 outcomes.append(oc)
@@ -785,10 +785,12 @@ class Host:
             f.flush()
             os.fsync(f.fileno())
 
-    def ingest(self, raw: bytes, name: str) -> Outcome:
-        """One message, start to answer; never raises (but a SimulatedCrash)."""
+    def ingest(self, raw: bytes, name: str, retry: bool = False) -> Outcome:
+        """One message, start to answer; never raises (but a SimulatedCrash).
+        With ``retry`` a message quarantined before is looked at afresh (it
+        changed nothing then); `pbem mail ingest` retries."""
         try:
-            oc = self._ingest(raw, name)
+            oc = self._ingest(raw, name, retry)
         except Exception as e:                     # noqa: BLE001 - one bad message must not stop the host
             inc = M.parse(raw, self.cfg.max_bytes)
             rec = self.journal_get(inc.key) or {}
@@ -801,10 +803,15 @@ class Host:
         self.log(oc.line())
         return oc
 
-    def _ingest(self, raw: bytes, name: str) -> Outcome:
+    def _ingest(self, raw: bytes, name: str, retry: bool = False) -> Outcome:
         inc = M.parse(raw, self.cfg.max_bytes)
         key = inc.key
         rec = self.journal_get(key)
+        if retry and rec and rec.get("status") == "done" and rec.get("filed") == "quarantine" \
+                and rec.get("digest") == inc.digest:
+            old = self._jpath(key)
+            os.replace(old, old.with_name(f"{old.stem}.{rec['job']}.retried"))   # kept, no longer in force
+            rec = None
         if rec and rec.get("status") == "done":
             if rec.get("digest") == inc.digest:
                 return Outcome(name, "duplicate", rec.get("filed", "processed"), rec.get("game", ""), rec.get("side", ""),

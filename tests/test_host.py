@@ -593,7 +593,26 @@ def test_mail_ingest_files_and_quarantine_listing(host, game, tmp_path):
     assert "duplicate" in again.output
 
 
-def test_serve_polls_until_sigterm(host, game):
+def test_a_quarantined_message_can_be_retried_by_hand(host, game, tmp_path):
+    """The game's folder was away (a disk not mounted, say): the message is
+    quarantined as for an unknown game; once the folder is back, the host
+    runs `pbem mail ingest` on the quarantined file and it is applied."""
+    raw = orders_mail(game)
+    away = tmp_path / "away"
+    game.dir.rename(away)
+    deliver(host, raw)
+    [oc] = host.poll()
+    assert oc.status == "quarantined" and "no game 'g1'" in oc.detail
+    away.rename(game.dir)
+    [q] = M.Maildir(host.quarantine_dir).messages()
+    r = CliRunner().invoke(main, ["mail", "ingest", str(q), "--host", str(host.cfg.root)])
+    assert r.exit_code == 0 and "accepted g1/axis" in r.output
+    assert order_texts(game) == TURN1.split("\n")[:-1]
+    assert "duplicate" in CliRunner().invoke(main, ["mail", "ingest", str(q), "--host", str(host.cfg.root)]).output
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_serve_polls_until_told_to_stop(host, game, stop):
     env = dict(os.environ, PBEM_HOST=str(host.cfg.root), PBEM_CLOCK=CLOCK)
     p = subprocess.Popen([sys.executable, "-m", "pbem", "serve", "--interval", "0.2"], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -604,7 +623,7 @@ def test_serve_polls_until_sigterm(host, game):
             time.sleep(0.1)
         assert answers(host, "m1@example.org")
     finally:
-        p.send_signal(signal.SIGTERM)
+        p.send_signal(stop)
         out, err = p.communicate(timeout=30)
     assert p.returncode == 0, err
     assert "Traceback" not in err and "accepted g1/axis" in err and err.rstrip().endswith("stopped")
