@@ -275,7 +275,7 @@ def _refusal(host, game, raw, needle, mid="m1@example.org", answered=True):
     if answered:
         assert len(got) == 1
         body = text_of(got[0])
-        assert body.startswith("REFUSED: nothing was applied.") and needle in body
+        assert body.startswith("REFUSED: nothing was applied.") and needle.lower() in body.lower()
         assert got[0]["X-pbem-Outcome"] == "refused"
     else:
         assert got == []
@@ -691,3 +691,22 @@ def test_the_seed_reveal_reaches_every_player(tmp_path):
     host.poll()
     got = [m for _n, m in outbox(host) if m["X-pbem-Kind"] == "report"]
     assert len(got) == 2 and all(SEED in text_of(m) for m in got)
+
+
+def test_pbem_host_env_names_the_host_for_a_game_anywhere(tmp_path, monkeypatch):
+    make_host(tmp_path / "h")
+    monkeypatch.setenv("PBEM_HOST", str(tmp_path / "h"))
+    r = CliRunner().invoke(main, ["new", str(tmp_path / "elsewhere"), "--scenario", "el-alamein", "--id", "far",
+                                  "--player", f"axis={AXIS}"])
+    assert r.exit_code == 0 and "welcome mailed to axis" in r.output
+    assert "far" in Host.open(tmp_path / "h").games()
+    monkeypatch.setenv("PBEM_HOST", str(tmp_path / "nothing"))
+    r = CliRunner().invoke(main, ["mail", "poll"])
+    assert r.exit_code == 1 and "PBEM_HOST" in r.output and "Traceback" not in r.output
+
+
+def test_mail_demo_refuses_a_folder_in_use(tmp_path):
+    (tmp_path / "used").mkdir()
+    (tmp_path / "used" / "x").write_text("")
+    r = CliRunner().invoke(main, ["mail", "demo", str(EXAMPLE), "--into", str(tmp_path / "used")])
+    assert r.exit_code == 1 and "not empty" in r.output
