@@ -454,3 +454,18 @@ def pz_game(tmp_path, fixed_clock):
                             dice=None if seed_hex else list(dice), seed_hex=seed_hex)
         return Table(game_)
     return make
+
+
+def replay_example(folder: Path, into: Path) -> Game:
+    """Play an example folder's playbook without writing reports (fast); the same
+    submissions `pbem play` makes, one message file at a time."""
+    import tomllib
+    book = tomllib.loads((folder / "playbook.toml").read_text())
+    game = Game.create(into, book["scenario"], book.get("players", {}), seed_hex=book.get("seed"),
+                       game_id=book.get("id"), at="2026-01-01T00:00:00Z")
+    sides = game.scenario.side_ids()
+    for step in book["steps"]:
+        side = next(s for s in sides if Path(step).stem.endswith("-" + s))
+        sub = game.submit(side, (folder / step).read_text(), at="2026-01-01T00:00:00Z")
+        assert sub.refused is None, f"{step}: {sub.refused}"
+    return game

@@ -437,3 +437,26 @@ def test_4_0_thirty_five_points_win(pz_game):
     assert len(only(evs, E.UnitEliminated)) == 5
     end = one(evs, E.GameEnded)
     assert (end.winner, end.rule) == ("german", "4.0") and "35 points" in end.reason
+
+
+# ============================================================================
+# The example game
+# ============================================================================
+
+def test_example_game_is_decided_and_verifies(tmp_path):
+    # examples/dunkerque: six turns to a German victory on points (4.0), every unit's connecting
+    # line traced at the end (4.1, 4.2); verify re-runs every order.
+    from conftest import replay_example
+    g = replay_example(ROOT / "examples" / "dunkerque", tmp_path / "ex")
+    st = g.state()
+    assert st.result is not None and st.result.winner == "german" and st.result.rule == "4.0"
+    assert st.turn == 6 and st.score["german"] >= 35
+    entries = g.entries()
+    lines = [e.event for e in entries if isinstance(e.event, E.ConnectingLine)]
+    cut = {e.event.unit for e in entries if isinstance(e.event, E.UnitEliminated) and e.event.rule == "4.1(1)"}
+    standing = {u.id for u in st.units.values() if u.side == "allied" and u.hex is not None}
+    assert {ln.subject for ln in lines} == standing | cut                  # every Allied unit's line is reported
+    assert any("evacuated" in ln.note for ln in lines) and any(not ln.traced for ln in lines)
+    assert len([e for e in entries if isinstance(e.event, E.SecretRevealed)]) == 7   # every R unit entered
+    assert any(isinstance(e.event, E.ReinforcementDelayed) for e in entries)        # one held back (10.0(7))
+    assert g.verify().ok

@@ -439,3 +439,19 @@ def test_4_0_end_of_game_city_points_and_draw(pz_game):
     t2 = pz_game("kharkov", [S("S", 2, 4, "0304"), G("G", 2, 4, "0707")], rows=cities("0606"), turns=1, name="g2")
     t2.goto(1, GER_COMBAT)
     assert one(t2.end(), E.GameEnded).winner == "german"
+
+
+def test_example_game_is_decided_and_verifies(tmp_path):
+    # examples/kharkov: eight turns, the Soviet set-up, reinforcements of both sides, charges,
+    # railroad cuts, EX results, and a Soviet victory on points (4.0).
+    from pathlib import Path
+    from conftest import replay_example
+    g = replay_example(Path(__file__).resolve().parent.parent / "examples" / "kharkov", tmp_path / "ex")
+    st = g.state()
+    assert st.result is not None and st.result.winner == "soviet" and st.turn == 8
+    assert st.score["soviet"] > st.score["german"]
+    kinds = {e.kind for e in g.entries()}
+    assert {"UnitSetUp", "ReinforcementEntered", "HexControlled", "PointsScored"} <= kinds
+    results = {e.event.result for e in g.entries() if isinstance(e.event, E.CombatResolved)}
+    assert "EX" in results
+    assert g.verify().ok

@@ -329,3 +329,28 @@ def test_4_4_british_sudden_death_with_all_four_footholds(pz_game):
     evs = t.ok("british", "move B4 0507")
     end = one(evs, E.GameEnded)
     assert (end.winner, end.rule) == ("british", "4.4")
+
+
+def test_3_2_3_6_2_no_italian_attack_into_an_entry_hex(pz_game):
+    # 6.2: units attack enemies in their ZOC; 3.2(3): the Italian ZOC does not reach the entry hexes.
+    t = pz_game("operation-compass", [I("I", 6, 4, "0706"), B("B", 2, 4, "0707"), B("C", 2, 4, "0605")],
+                features={"british_entry": ENTRY}, dice=[1])
+    t.goto(1, ITAL_COMBAT)
+    t.refuse("italian", "attack 0707 with I", rule="6.2", match="entry hex")
+    t.ok("italian", "attack 0605 with I no-advance")
+
+
+def test_example_game_plays_through_pbem_play_and_verifies(tmp_path):
+    # examples/operation-compass through the README's `pbem play` (playbook.play): the set-up
+    # sequence, five turns, the footholds' connecting lines and a decided result (4.0).
+    from pathlib import Path
+    from pbem.playbook import play
+    folder = Path(__file__).resolve().parent.parent / "examples" / "operation-compass"
+    out = play(folder, tmp_path / "ex", echo=lambda *a: None)
+    assert "Italian wins" in out and "verified" in out
+    g = Game(tmp_path / "ex")
+    st = g.state()
+    assert st.result.rule == "4.0" and st.turn == 5
+    kinds = {e.kind for e in g.entries()}
+    assert {"BombardmentRolled", "UnitsDisrupted", "UnitSetUp", "ConnectingLine", "SeedRevealed"} <= kinds
+    assert (tmp_path / "ex" / "reports" / "99-final-referee.txt").exists()

@@ -177,7 +177,9 @@ class Dunkerque(PanzerCorps):
         edges = {self.edge(sc, "west"): "west", self.edge(sc, "south"): "south"}
         grid = sc.board.grid
         stranded: dict[str, dict[str, list[str]]] = {}
-        for u in sorted(self.on_map(st, "allied"), key=lambda x: x.id):
+        # Evacuation order (our default, 4.2): the strongest units first, so that whole formations
+        # get away; only the total Combat Strength evacuated counts for the points (4.2(2)).
+        for u in sorted(self.on_map(st, "allied"), key=lambda x: (-x.strength, x.id)):
             path = self.trace(st, sc, u)
             if path is not None:
                 end = path[-1]

@@ -820,6 +820,10 @@ class PanzerCorps(Ruleset):
             if blocked:
                 raise OrderError(f"{u.id} in {u.hex} may not attack across the {sorted(blocked)[0]} "
                                  f"into {order.target}", "9.3")
+            no_zoc = self.zoc_blocked(sc, ctx.side)
+            if no_zoc is not None and no_zoc(u.hex, order.target):
+                raise OrderError(f"{u.id}'s zone of control does not reach {order.target}, so it may not attack "
+                                 f"there (6.2; a British entry hex, 3.2(3))", "6.2")
             attackers.append(u)
         att, dfn, mods = self.strengths(st, sc, attackers, defenders, order.target)
         col = odds_column(att, dfn, self.p.best_odds, self.p.worst_odds)
