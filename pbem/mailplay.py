@@ -193,6 +193,10 @@ def demo(folder: Path, into: Path, echo=print) -> str:
     steps = play_steps(folder, table, sides, echo=echo)
     game = Game(game.dir)
     st = game.state()
+    if game.created.dice_mode == "seeded":
+        game.reveal()                      # as `pbem reveal` at the host: the next poll mails it to everyone
+        host.poll()
+        echo("the host revealed the dice seed; every side got it by mail")
     rep = game.verify()
     if not rep.ok:
         raise MailPlayError("verify failed: " + "; ".join(rep.problems))
