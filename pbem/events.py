@@ -475,6 +475,7 @@ class HexControlled(Event, tag="HexControlled"):
     hex: str
     side: str
     rule: str
+    marker: str = ""               # Khar'kov 4.2: "Charge & Control" or "Charged"
 
 
 class ConnectingLine(Event, tag="ConnectingLine"):

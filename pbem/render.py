@@ -152,7 +152,8 @@ def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
         case E.PointsScored():
             return f"{name(ev.side)} {ev.points:+d} point(s): {ev.reason} ({ev.rule})."
         case E.HexControlled():
-            return f"{name(ev.side)} now controls {lab(ev.hex)} ({ev.rule})."
+            marker = f"; marker: {ev.marker}" if ev.marker else ""
+            return f"{name(ev.side)} now controls {lab(ev.hex)}{marker} ({ev.rule})."
         case E.ConnectingLine():
             if ev.traced:
                 via = f" via {' '.join(ev.path[1:-1])}" if len(ev.path) > 2 else ""

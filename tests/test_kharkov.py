@@ -372,11 +372,12 @@ def test_4_1_4_2_control_and_charges(pz_game):
     t = pz_game("kharkov", [S("S", 2, 6, "0304"), G("G", 2, 6, "0503")], rows=cities("0505"))
     assert t.state().control == {"0505": "german"}
     evs = t.ok("soviet", "move S 0404 0505 0605")                    # passing through takes control
-    assert one(evs, E.HexControlled) == E.HexControlled(hex="0505", side="soviet", rule="4.1(2)")
+    assert one(evs, E.HexControlled) == E.HexControlled(hex="0505", side="soviet", rule="4.1(2)",
+                                                       marker="Charge & Control")
     assert one(evs, E.PointsScored).points == 1 and t.state().score == {"soviet": 1}
     t.goto(1, GER_MOVE)
-    t.ok("german", "move G 0504 0505")
-    assert t.state().control["0505"] == "german"                     # the hex is "Charged" now (4.2(3))
+    assert one(t.ok("german", "move G 0504 0505"), E.HexControlled).marker == "Charged"    # 4.2(3)
+    assert t.state().control["0505"] == "german"
     t.goto(2, SOV_MOVE)
     t.ok("soviet", "move S 0705")
     t.goto(2, GER_MOVE)

@@ -114,8 +114,10 @@ class Kharkov(PanzerCorps):
         cities = set(self.cities(sc))
         for h in hexes:
             if h in cities and st.control.get(h) != u.side:
-                ctx.emit(E.HexControlled(hex=h, side=u.side, rule="4.1(2)"))
-                if u.side == SOVIET and f"charged:{h}" not in st.extra:
+                charged = f"charged:{h}" in st.extra
+                marker = "Charge & Control" if u.side == SOVIET else ("Charged" if charged else "")
+                ctx.emit(E.HexControlled(hex=h, side=u.side, rule="4.1(2)", marker=marker))
+                if u.side == SOVIET and not charged:
                     ctx.emit(E.PointsScored(side=SOVIET, points=1, reason=f"{u.id} charges into "
                                             f"{sc.board.label(h)} for the first time", rule="4.2(1)",
                                             mark=f"charged:{h}"))

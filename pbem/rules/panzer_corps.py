@@ -406,7 +406,9 @@ class PanzerCorps(Ruleset):
             case E.HexControlled():
                 st.control[ev.hex] = ev.side
             case E.ConnectingLine():
-                pass
+                u = st.units.get(ev.subject)
+                if u is not None:               # a unit's line (Dunkerque 4.1): shown with its status
+                    u.marks = list(u.marks) + [f"line to {ev.to}" if ev.traced else "cut off"]
             case E.OrderGiven():
                 pass
             case _:
