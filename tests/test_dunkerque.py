@@ -17,8 +17,6 @@ import pytest
 from conftest import SHUFFLE, one, only, pz_units
 from pbem import events as E
 from pbem import render
-from pbem.engine import Game
-from pbem.playbook import play
 from pbem.rules import ruleset_for
 from pbem.rules.base import secret_commitment
 from pbem.rules.dunkerque import SLOTS
@@ -73,7 +71,7 @@ def test_shipped_scenario_lints_and_follows_the_rulebook():
     assert any(hs.feature == "river" for hs in sc.map.hexsides)                # 8.3(4)
     ports = {sc.board.places[h] for h, t in sc.board.terrain.items() if t == "port"}
     assert {"Boulogne", "Calais", "Dunkerque", "Ostende", "Antwerpen"} <= ports    # 4.2(1)
-    assert "reconstructed" in sc.path or sc.reconstructed
+    assert sc.reconstructed and sc.map.reconstructed and sc.crt.reconstructed
 
 
 def test_shipped_map_edges_are_the_printed_west_and_south():
@@ -281,7 +279,10 @@ def test_10_0_3_entry_on_the_south_edge_reveals_the_unit(pz_game):
     evs = t.ok("allied", "enter 0508")
     rev = one(evs, E.SecretRevealed)
     assert (rev.side, rev.payload) == ("referee", first)
-    assert secret_commitment(rev.salt, rev.payload) == t.state().secrets.get("referee:R1-turn2", None) or True
+    sealed = next(e.event for e in t.game.entries() if isinstance(e.event, E.SecretRecorded)
+                  and e.event.name == rev.name)
+    assert secret_commitment(rev.salt, rev.payload) == sealed.commitment      # the draw was not changed
+    assert "referee:R1-turn2" not in t.state().secrets                          # unveiled
     ent = one(evs, E.ReinforcementEntered)
     assert (ent.unit, ent.hex, ent.mp, ent.pinned) == (first, "0508", 1, False)
     # 10.0(5): MA 4 less the 1 MP spent entering
@@ -460,3 +461,19 @@ def test_example_game_is_decided_and_verifies(tmp_path):
     assert len([e for e in entries if isinstance(e.event, E.SecretRevealed)]) == 7   # every R unit entered
     assert any(isinstance(e.event, E.ReinforcementDelayed) for e in entries)        # one held back (10.0(7))
     assert g.verify().ok
+
+
+def test_lint_catches_broken_dunkerque_data(tmp_path):
+    # The linter checks what the rules rely on: Leuven 0607 a city (errata), seven R units (3.0(4)),
+    # the five ports (4.2(1)), river hexsides (8.3(4)), highlands not doubling (9.3).
+    from pbem.scenario import loads
+    text = (ROOT / "scenarios" / "dunkerque.toml").read_text()
+    text = text.replace('hidden_reinforcements = ["2DCR", ', 'hidden_reinforcements = [')
+    text = text.replace('name = "Calais"', 'name = "Kales"')
+    text = text.replace('[terrain.highlands]\nmove_cost = 2', '[terrain.highlands]\ndefence = 2\nmove_cost = 2')
+    sc = loads(text.encode(), "broken.toml")
+    problems = ruleset_for("dunkerque").lint(sc)
+    assert any("hidden_reinforcements: 6 units, 3.0(4) needs 7" in p for p in problems)
+    assert any("units[2DCR]: off the map but not an R unit" in p for p in problems)
+    assert any("the port Calais (4.2(1)) is missing" in p for p in problems)
+    assert any("terrain.highlands: defence 2, but in dunkerque it does not double" in p for p in problems)

@@ -17,8 +17,6 @@ the games number a rule differently the number comes from the parameters.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from msgspec import Struct
 
 from .. import events as E
@@ -265,6 +263,12 @@ class PanzerCorps(Ruleset):
             if hs.feature not in sides_known:
                 errs.append(f"map.hexsides[{i}]: {hs.feature!r} is not a hexside feature of {self.game} "
                             f"(known: {', '.join(sorted(sides_known)) or 'none'})")
+        present = {hs.feature for hs in sc.map.hexsides}
+        for feat in sorted(sides_known - present):
+            errs.append(f"map.hexsides: no {feat} hexside, though {self.game}'s terrain has them (8.3)")
+        for feat in sorted(self.p.line_features):
+            if feat not in sc.map.features:
+                errs.append(f"map.features.{feat}: missing; {self.game}'s map has them (8.3)")
         for name, t in sc.terrain.items():
             doubles = t.defence > 1
             if self.p.doubling_terrain and doubles != (name in self.p.doubling_terrain):
@@ -884,8 +888,9 @@ class PanzerCorps(Ruleset):
         if doubled:
             dfn *= 2                          # doublings never compound (9.3(3); 9.3(2) in Dunkerque, Khar'kov)
             mods = [f"defence doubled: {doubled[0]}"] + mods
+            once = "9.3(2)" if self.p.doubling_hexsides else "9.3"
             for extra in doubled[1:]:
-                mods.append(f"also {extra}, but the defence is doubled only once (9.3(2))")
+                mods.append(f"also {extra}, but the defence is doubled only once ({once})")
         return att, dfn, mods
 
     # --- combat: resolution --------------------------------------------------------
@@ -1238,10 +1243,6 @@ class PanzerCorps(Ruleset):
         ctx.emit(E.PhaseStarted(turn=turn, phase=nxt, side=p.side, name=p.name))
         self.on_phase_started(ctx)
 
-    def start_of_phase_skip(self, ctx: Ctx) -> None:
-        """End the phase that just started at once (nothing to do in it)."""
-        self._end_phase(ctx)
-
     # --- victory helpers ------------------------------------------------------------------
 
     @staticmethod
@@ -1252,6 +1253,3 @@ class PanzerCorps(Ruleset):
     def on_map(st: GameState, side: str) -> list[UnitState]:
         return [u for u in st.units.values() if u.side == side and u.hex is not None and not u.eliminated]
 
-
-def hexes_of(items: Iterable[str]) -> list[str]:
-    return sorted(set(items))
