@@ -503,8 +503,10 @@ def test_german_never_sees_a_sealed_dummy_or_minefield(played):
             if rec.salt in text:
                 found.append(f"salt of {name} at seq {seq}")
             what = "dummy" if name.startswith("dummy") else "minefield"
+            # The hex as a whole token: a 4-digit run inside a hash or id is not a hex.
+            token = re.compile(rf"(?<![0-9A-Za-z]){re.escape(h)}(?![0-9A-Za-z])")
             for line in text.splitlines():
-                if h in line and (what in line.lower() or name in line):
+                if token.search(line) and (what in line.lower() or name in line):
                     found.append(f"{name} ({h}) at seq {seq}: {line.strip()[:120]}")
         return found
 
