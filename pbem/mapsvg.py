@@ -32,10 +32,48 @@ MARGIN = 14.0
 TITLE_H = 34.0
 FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
 
+# Counter colours follow the rulebooks' own where they give one (Panzer
+# Corps 2.2 tables: French blue, Belgian beige, Soviet red); the rest are ours.
 NATIONALITY_COLOURS: dict[str, str] = {
     "german": "#9a9a9a",
     "italian": "#b5d99c",
     "british": "#d9b38c",
+    "french": "#9fbbe8",
+    "belgian": "#e6dab4",
+    "soviet": "#e08a7e",
+    "australian": "#e8c87a",
+    "newzealand": "#c3d9a0",
+    "greek": "#a9d0ee",
+    "polish": "#e4a6c8",
+}
+
+# Features drawn as lines from hex centre to hex centre: between adjacent
+# hexes that both carry a hex feature, or across a hexside feature.
+# name -> (colour, width, dash, legend label)
+LINK_STYLES: dict[str, tuple[str, float, str, str]] = {
+    "road": ("#8b5a2b", 5, "", "road"),
+    "major_road": ("#8b5a2b", 5, "", "road"),
+    "minor_road": ("#8b5a2b", 2.8, "", "minor road"),
+    "railroad": ("#d2691e", 3.2, "7 3", "railroad"),
+    "railroad_branch": ("#d4b106", 3.2, "7 3", "branch railroad"),
+    "lane": ("#8b5a2b", 2, "5 3", "lane"),
+}
+# Hexside features drawn on the shared edge (rivers and cliffs have their own).
+EDGE_STYLES: dict[str, tuple[str, float, str, str]] = {
+    "wall": ("#3d3d3d", 3.5, "", "wall"),
+    "ridge": ("#7a5a2a", 4, "2 3", "ridge"),
+    "slope": ("#a8803f", 2.5, "6 3", "slope"),
+    "stream": ("#5b9bd5", 2.5, "", "stream"),
+    "sea": ("#2f6fd6", 2.5, "2 2", "all-sea hexside"),
+    "ferry": ("#0b7285", 4, "1 3", "ferry"),
+    "rail_bridge": ("#222222", 5, "", "railway bridge"),
+}
+# Hex features drawn as a small mark in the hex: name -> (shape, colour, label)
+MARK_STYLES: dict[str, tuple[str, str, str]] = {
+    "foothold": ("star", "#c8a200", "foothold"),
+    "british_entry": ("flag", "#6b3f1d", "British entry hex"),
+    "town": ("dot", "#5a3d2b", "town"),
+    "village": ("dot", "#5a3d2b", "village"),
 }
 # Fallback counter colours, picked per side by a stable checksum of its id.
 SIDE_PALETTE: tuple[str, ...] = ("#a9c4e4", "#e8a9a9", "#e4d48f", "#c7b0e4",
@@ -170,9 +208,38 @@ def _cliff_path(p: tuple[float, float], q: tuple[float, float], teeth: int = 5,
     return _pts(pts)
 
 
+def _link(style: tuple[str, float, str, str], a: tuple[float, float], b: tuple[float, float],
+          feature: str) -> str:
+    colour, width, dash, _label = style
+    d = f' stroke-dasharray="{dash}"' if dash else ""
+    return (f'<line class="link {_esc(feature)}" x1="{_f(a[0])}" y1="{_f(a[1])}" x2="{_f(b[0])}" '
+            f'y2="{_f(b[1])}" stroke="{colour}" stroke-width="{_f(width)}" stroke-linecap="round"{d}/>')
+
+
+def _mark(shape: str, colour: str, cx: float, cy: float, feature: str) -> str:
+    """A small symbol in the upper left of a hex, clear of the counter."""
+    x, y = cx - HEX_R * 0.55, cy - HEX_R * 0.42
+    if shape == "star":
+        pts = [(x + (6 if i % 2 == 0 else 2.6) * math.sin(math.radians(36 * i)),
+                y - (6 if i % 2 == 0 else 2.6) * math.cos(math.radians(36 * i))) for i in range(10)]
+        body = f'<polygon points="{_pts(pts)}" fill="{colour}" stroke="#3a2e00" stroke-width="0.7"/>'
+    elif shape == "flag":
+        body = (f'<path d="M{_f(x - 3)},{_f(y + 6)} L{_f(x - 3)},{_f(y - 6)} L{_f(x + 6)},{_f(y - 3)} '
+                f'L{_f(x - 3)},{_f(y)}" fill="{colour}" stroke="{colour}" stroke-width="1.2"/>')
+    else:
+        body = f'<rect x="{_f(x - 3.5)}" y="{_f(y - 3.5)}" width="7" height="7" fill="{colour}"/>'
+    return f'<g class="mark {_esc(feature)}"><title>{_esc(feature)}</title>{body}</g>'
+
+
 def _hexside_svg(feature: str, p: tuple[float, float], q: tuple[float, float]) -> str:
-    if feature in ("major_road", "minor_road"):
-        return ""                      # road hexsides (Red Devils 4.2): the road itself is drawn from its hexes
+    if feature in LINK_STYLES:
+        return ""                      # drawn as a link between the two hex centres, not on the edge
+    if feature in EDGE_STYLES:
+        colour, width, dash, _label = EDGE_STYLES[feature]
+        d = f' stroke-dasharray="{dash}"' if dash else ""
+        return (f'<line class="hexside {feature}" x1="{_f(p[0])}" y1="{_f(p[1])}" x2="{_f(q[0])}" '
+                f'y2="{_f(q[1])}" stroke="{colour}" stroke-width="{_f(width)}" stroke-linecap="round"{d}>'
+                f'<title>{feature}</title></line>')
     if feature in ("major_river", "minor_river"):
         width = "6" if feature == "major_river" else "3"
         return (f'<line class="hexside {feature}" x1="{_f(p[0])}" y1="{_f(p[1])}" x2="{_f(q[0])}" '
@@ -309,6 +376,10 @@ def _legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
         items.append((t, ("hex", colour)))
     if extras.get("road"):
         items.append(("road", ("road", "")))
+    for style in extras.get("links", []) + extras.get("edges", []):
+        items.append((style[3], ("line", style)))
+    for shape, colour, label in extras.get("marks", []):
+        items.append((label, ("mark", (shape, colour))))
     if extras.get("battle_position"):
         items.append(("battle position", ("bp", "")))
     if extras.get("river"):
@@ -339,6 +410,10 @@ def _legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
             sx, sy = x + 10, y   # swatch centre
             if kind == "hex":
                 out.append(hexagon(arg).replace("{P}", _pts(hex_corners(sx, sy, 9))))
+            elif kind == "line":
+                out.append(_link(arg, (sx - 10, sy), (sx + 10, sy), "legend"))
+            elif kind == "mark":
+                out.append(_mark(arg[0], arg[1], sx + HEX_R * 0.55, sy + HEX_R * 0.42, "legend"))
             elif kind == "road":
                 out.append(f'<line x1="{_f(sx - 10)}" y1="{_f(sy)}" x2="{_f(sx + 10)}" y2="{_f(sy)}" '
                            f'stroke="{ROAD_COLOUR}" stroke-width="5" stroke-linecap="round"/>')
@@ -441,9 +516,27 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
     body.append("</g>")
     terrain_order = [t for t in sc.terrain if t in present] + [t for t in present if t not in sc.terrain]
 
-    # roads
+    # roads, railroads, lanes: hex features linking adjacent hexes, and hexside links
     def has(h: str, feat: str) -> bool:
         return feat in board.features.get(h, ())
+
+    links_present: list[str] = []
+    body.append('<g class="links" stroke-opacity="0.9">')
+    for feat in (f for f in LINK_STYLES if f != "road"):
+        fh = sorted(h for h in board.features if has(h, feat) and grid.contains(h))
+        for h in fh:
+            for n in grid.neighbours(h):
+                if n > h and has(n, feat):
+                    body.append(_link(LINK_STYLES[feat], centre[h], centre[n], feat))
+        if fh and LINK_STYLES[feat][3] not in links_present:
+            links_present.append(LINK_STYLES[feat][3])
+    for (a, b) in sorted(board.hexsides):
+        for feat in sorted(board.hexsides[(a, b)]):
+            if feat in LINK_STYLES and _parse(a) and _parse(b):
+                body.append(_link(LINK_STYLES[feat], hex_centre(grid, a), hex_centre(grid, b), feat))
+                if LINK_STYLES[feat][3] not in links_present:
+                    links_present.append(LINK_STYLES[feat][3])
+    body.append("</g>")
 
     road_hexes = sorted(h for h in board.features if has(h, "road") and grid.contains(h))
     body.append(f'<g class="roads" stroke="{ROAD_COLOUR}" stroke-width="5" stroke-linecap="round" '
@@ -463,6 +556,20 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
             nx, ny = centre[links[0]]
             ex, ey = cx + (cx - nx) * 0.5, cy + (cy - ny) * 0.5
             body.append(f'<line x1="{_f(cx)}" y1="{_f(cy)}" x2="{_f(ex)}" y2="{_f(ey)}"/>')
+    body.append("</g>")
+
+    # marks: footholds, entry hexes, towns
+    marks_present: list[tuple[str, str, str]] = []
+    body.append('<g class="marks">')
+    for h in sorted(board.features):
+        if not grid.contains(h):
+            continue
+        for feat in sorted(board.features[h]):
+            if feat in MARK_STYLES:
+                shape, colour, label = MARK_STYLES[feat]
+                body.append(_mark(shape, colour, *centre[h], feat))
+                if MARK_STYLES[feat] not in marks_present:
+                    marks_present.append(MARK_STYLES[feat])
     body.append("</g>")
 
     # battle positions
@@ -583,10 +690,15 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
         seen_nat.add(key)
         nats.append((nat or side, counter_colour(nat, side)))
     extras = {
-        "road": bool(road_hexes),
+        "road": bool(road_hexes) or "road" in links_present,
         "battle_position": any(has(h, "battle_position") for h in board.features),
-        "river": "river" in side_feats,
+        "river": bool(side_feats & {"river", "major_river", "minor_river"}),
         "cliff": "cliff" in side_feats,
+        # one legend entry per label; "road" has its own entry above
+        "links": [s for label in links_present if label != "road"
+                  for s in [next(v for v in LINK_STYLES.values() if v[3] == label)]],
+        "edges": [EDGE_STYLES[f] for f in sorted(side_feats) if f in EDGE_STYLES],
+        "marks": marks_present,
         "highlight": bool(seen_hl),
     }
     legend_y = MARGIN + TITLE_H + map_h + 20

@@ -119,8 +119,8 @@ def test_counter_shows_values_and_nationality_colour(sc):
 
 
 def test_unknown_nationality_gets_stable_side_colour():
-    c = counter_colour("french", "allies")
-    assert c in SIDE_PALETTE and c == counter_colour("french", "allies")
+    c = counter_colour("ruritanian", "allies")
+    assert c in SIDE_PALETTE and c == counter_colour("ruritanian", "allies")
     assert counter_colour("German", "x") == NATIONALITY_COLOURS["german"]
 
 
