@@ -341,3 +341,21 @@ def test_place_names_avoid_counters_when_they_can(sc):
         x, y, half = float(t.get("x")), float(t.get("y")), _text_w(t.text, 9.5) / 2
         for x0, y0, x1, y1 in rects:
             assert not (x0 < x + half and x - half < x1 and y0 < y and y - 6.8 < y1), t.text
+
+
+def test_other_games_features_are_drawn_and_in_the_legend():
+    """Railroads (Khar'kov 8.3), road hexsides (Crete 4.x), footholds and entry
+    hexes (Compass 3.2, 4.1), walls/ridges/slopes (Eben Emael 4.x) each get a
+    drawing and a legend entry."""
+    from pbem.scenario import load
+    cases = {
+        "kharkov": ['class="link railroad"', 'class="link railroad_branch"', ">railroad<", ">branch railroad<"],
+        "crete": ['class="link road"', ">road<"],
+        "operation-compass": ['class="mark foothold"', 'class="mark british_entry"', ">foothold<", ">lane<"],
+        "eben-emael-12-1": ['class="hexside wall"', 'class="hexside ridge"', 'class="hexside slope"', ">wall<"],
+    }
+    for sid, needles in cases.items():
+        svg = render_svg(load(sid), [])
+        parse(svg)
+        for n in needles:
+            assert n in svg, (sid, n)
