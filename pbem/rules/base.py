@@ -88,8 +88,12 @@ class Ruleset:
     ruleset_version = "1"
     result_codes: frozenset[str] = frozenset()
 
+    first_turn = 1                 # the turn the first phase of the sequence belongs to
+
     def initial_events(self, sc: Scenario) -> list[Event]:
-        raise NotImplementedError
+        """The events after GameCreated: by default the first phase of the sequence begins."""
+        first = sc.sequence[0]
+        return [E.PhaseStarted(turn=self.first_turn, phase=0, side=first.side, name=first.name)]
 
     def new_state(self, sc: Scenario, game_id: str) -> GameState:
         raise NotImplementedError

@@ -207,9 +207,7 @@ class Crete(Ruleset):
         _put(st, CData())
         return st
 
-    def initial_events(self, sc: Scenario) -> list[E.Event]:
-        first = sc.sequence[0]
-        return [E.PhaseStarted(turn=0, phase=0, side=first.side, name=first.name)]
+    first_turn = 0                 # 1.x: the set-up steps come before turn 1
 
     # --- reducer ------------------------------------------------------------------
 

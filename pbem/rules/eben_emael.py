@@ -150,10 +150,6 @@ class EbenEmael(Ruleset):
                         "placed_forts": [], "last_turn_placed": 0}
         return st
 
-    def initial_events(self, sc: Scenario) -> list[E.Event]:
-        first = sc.sequence[0]
-        return [E.PhaseStarted(turn=1, phase=0, side=first.side, name=first.name)]
-
     # ---- reducer -------------------------------------------------------------------
 
     def apply(self, st: GameState, ev: E.Event, sc: Scenario) -> None:

@@ -240,8 +240,7 @@ class PanzerCorps(Ruleset):
         return st
 
     def initial_events(self, sc: Scenario) -> list[E.Event]:
-        first = sc.sequence[0]
-        evs: list[E.Event] = [E.PhaseStarted(turn=1, phase=0, side=first.side, name=first.name)]
+        evs = super().initial_events(sc)
         st = self.new_state(sc, "")
         for ev in evs:
             self.apply(st, ev, sc)

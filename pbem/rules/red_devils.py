@@ -191,10 +191,6 @@ class RedDevils(Ruleset):
             st.units[u.id] = UnitState(id=u.id, side=u.side, hex=u.hex, strength=u.strength, ma=u.ma)
         return st
 
-    def initial_events(self, sc: Scenario) -> list[E.Event]:
-        first = sc.sequence[0]
-        return [E.PhaseStarted(turn=1, phase=0, side=first.side, name=first.name)]
-
     # --- reducer ---------------------------------------------------------------
 
     def apply(self, st: GameState, ev: E.Event, sc: Scenario) -> None:
