@@ -62,10 +62,10 @@ def scenarios_cmd() -> None:
         try:
             sc = S.load(p)
         except S.ScenarioError as e:
-            click.echo(f"{p.stem:<16} (broken: {e})")
+            click.echo(f"{p.stem:<18} (broken: {e})")
             continue
         sides = " vs ".join(s.name for s in sc.sides)
-        click.echo(f"{sc.id:<16} {sc.turns:>2} turns  {sides:<45} {sc.title}")
+        click.echo(f"{sc.id:<18} {sc.turns:>2} turns  {sides:<40} {sc.title}")
 
 
 @main.group("scenario")
