@@ -51,6 +51,12 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests are about outcomes, not speed: no per-example deadline, so a
+# busy CI machine cannot turn a slow example into a failure.
+settings.register_profile("pbem", deadline=None)
+settings.load_profile("pbem")
 
 from pbem import events as E
 from pbem.engine import Game, Submission
