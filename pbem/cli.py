@@ -78,12 +78,12 @@ def scenario_grp() -> None:
 def scenario_lint(ref: str) -> None:
     """Validate a scenario file (PATH or shipped ID); list every problem."""
     from . import scenario as S
-    from .rules import ruleset_for
+    from .rules import UnknownGame, ruleset_for
     sc = S.load(ref)
     try:
         rules = ruleset_for(sc.game)
-    except KeyError as e:
-        _fail(f"{sc.path}: {e.args[0]}")
+    except UnknownGame as e:
+        _fail(f"{sc.path}: {e}")
     problems = S.lint(sc, set(rules.result_codes)) + rules.lint(sc)
     if problems:
         for p in problems:
@@ -140,7 +140,7 @@ def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id) -> None:
 
 @main.command("order")
 @click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
-@click.argument("orders", type=click.File("r"), default="-")
+@click.argument("orders", type=click.File("rb"), default="-")
 @click.option("--as", "side", required=True, help="The side giving the orders.")
 @click.option("--head", "expect_head", metavar="HASH", help="Refuse unless the log's head is still HASH.")
 def order_cmd(game_dir, orders, side, expect_head) -> None:
@@ -151,8 +151,13 @@ def order_cmd(game_dir, orders, side, expect_head) -> None:
     errors."""
     g = _game(game_dir)
     from .log import StaleHead
+    raw = orders.read()
     try:
-        sub = g.submit(side, orders.read(), expect_head=expect_head)
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        _fail(f"the orders are not UTF-8 text (byte {e.start}); nothing was applied")
+    try:
+        sub = g.submit(side, text, expect_head=expect_head)
     except StaleHead as e:
         _fail(str(e))
     for a in sub.applied:

@@ -323,7 +323,9 @@ class Game:
     def state(self, at: int | None = None) -> GameState:
         """The state at the head (cached by head hash) or after event ``at``."""
         seq, head = self.log.head()
-        if at is None or at >= seq:
+        if at is not None and at > seq:
+            raise EngineError(f"--at {at}: the log ends at seq {seq}")
+        if at is None or at == seq:
             st = self._read_cache(head)
             if st is None:
                 st = self.replay(self.entries())

@@ -168,10 +168,10 @@ def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
 
 def _game_describe(ev: E.Event, sc: Scenario) -> str | None:
     """A game's own wording for an event, if its rules offer describe_event (None: use the default)."""
-    from .rules import ruleset_for
+    from .rules import UnknownGame, ruleset_for
     try:
         rules = ruleset_for(sc.game)
-    except KeyError:
+    except UnknownGame:
         return None
     hook = getattr(rules, "describe_event", None)
     return hook(ev, sc) if hook is not None else None

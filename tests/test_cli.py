@@ -318,3 +318,28 @@ def test_no_traceback_from_a_real_process(tmp_path):
     p = subprocess.run([sys.executable, "-m", "pbem", "state", str(g)], capture_output=True, text=True, env=env)
     assert p.returncode == 1
     assert "Traceback" not in p.stderr and "line 1" in p.stderr
+
+
+def test_scenario_naming_an_unknown_game_is_a_clear_error(tmp_path):
+    bad = (ROOT / "scenarios" / "el-alamein.toml").read_text().replace('game = "el-alamein"', 'game = "stalingrad"')
+    p = tmp_path / "bad.toml"
+    p.write_text(bad)
+    r = run("new", tmp_path / "g", "--scenario", p)
+    assert r.exit_code == 1 and "no rules for game 'stalingrad'" in r.stderr and "red-devils" in r.stderr
+    assert not (tmp_path / "g").exists()
+    r = run("scenario", "lint", p)
+    assert r.exit_code == 1 and "no rules for game" in r.stderr
+
+
+def test_orders_that_are_not_text_are_refused_whole(game, tmp_path):
+    before = log_bytes(game)
+    blob = tmp_path / "orders.bin"
+    blob.write_bytes(b"\x91\xff move 8Pz 0611\n")
+    r = run("order", game, "--as", "axis", blob)
+    assert r.exit_code == 1 and "not UTF-8" in r.stderr and "nothing was applied" in r.stderr
+    assert log_bytes(game) == before
+
+
+def test_state_at_beyond_the_head_is_refused(game):
+    r = run("state", game, "--at", "999")
+    assert r.exit_code == 1 and "the log ends at seq 1" in r.stderr
