@@ -22,7 +22,8 @@ def _known_errors():
     from .engine import EngineError
     from .log import LogError
     from .scenario import ScenarioError
-    return (EngineError, LogError, ScenarioError, DiceError)
+    # OSError last: a disk full, a permission denied or a missing file is reported, not traced.
+    return (EngineError, LogError, ScenarioError, DiceError, OSError)
 
 
 class _Group(click.Group):
