@@ -216,6 +216,34 @@ def _link(style: tuple[str, float, str, str], a: tuple[float, float], b: tuple[f
             f'y2="{_f(b[1])}" stroke="{colour}" stroke-width="{_f(width)}" stroke-linecap="round"{d}/>')
 
 
+def _line_edges(grid: Grid, hexes: list[str]) -> list[tuple[str, str]]:
+    """Links between adjacent hexes of a line feature (railroad, lane).
+
+    The scenario lists the hexes a line runs through, not its course; where
+    three of them touch each other, linking every pair draws a small triangle.
+    Drop one side of each such triangle: the one whose ends have the most
+    other links (ties: the later pair), so the line reads as a line."""
+    on = set(hexes)
+    edges = {(h, n) for h in hexes for n in grid.neighbours(h) if n in on and h < n}
+    nbrs: dict[str, set[str]] = {h: set() for h in hexes}
+    for h, n in edges:
+        nbrs[h].add(n)
+        nbrs[n].add(h)
+    for a in sorted(nbrs):
+        for b in sorted(nbrs[a]):
+            for c in sorted(nbrs[a] & nbrs[b]):
+                if not a < b < c:
+                    continue
+                tri = [(a, b), (a, c), (b, c)]
+                if not all(e in edges for e in tri):
+                    continue
+                drop = max(tri, key=lambda e: (len(nbrs[e[0]]) + len(nbrs[e[1]]), e))
+                edges.discard(drop)
+                nbrs[drop[0]].discard(drop[1])
+                nbrs[drop[1]].discard(drop[0])
+    return sorted(edges)
+
+
 def _mark(shape: str, colour: str, cx: float, cy: float, feature: str) -> str:
     """A small symbol in the upper left of a hex, clear of the counter."""
     x, y = cx - HEX_R * 0.55, cy - HEX_R * 0.42
@@ -524,10 +552,8 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
     body.append('<g class="links" stroke-opacity="0.9">')
     for feat in (f for f in LINK_STYLES if f != "road"):
         fh = sorted(h for h in board.features if has(h, feat) and grid.contains(h))
-        for h in fh:
-            for n in grid.neighbours(h):
-                if n > h and has(n, feat):
-                    body.append(_link(LINK_STYLES[feat], centre[h], centre[n], feat))
+        for h, n in _line_edges(grid, fh):
+            body.append(_link(LINK_STYLES[feat], centre[h], centre[n], feat))
         if fh and LINK_STYLES[feat][3] not in links_present:
             links_present.append(LINK_STYLES[feat][3])
     for (a, b) in sorted(board.hexsides):

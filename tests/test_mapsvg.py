@@ -359,3 +359,20 @@ def test_other_games_features_are_drawn_and_in_the_legend():
         parse(svg)
         for n in needles:
             assert n in svg, (sid, n)
+
+
+def test_line_features_through_touching_hexes_draw_no_triangles():
+    """Three mutually adjacent railroad hexes are linked as a line, not a triangle."""
+    from pbem.hexgrid import Grid
+    from pbem.mapsvg import _line_edges
+    g = Grid(1, 6, 1, 6, "even-down")
+    # 0203, 0303 and 0204... pick a real triangle: a hex and two of its neighbours that touch each other
+    a = "0303"
+    n = g.neighbours(a)
+    b, c = n[0], n[1]                     # N and NE of a are adjacent to each other
+    assert g.adjacent(b, c)
+    edges = _line_edges(g, sorted([a, b, c]))
+    assert len(edges) == 2                # a path through the three, not three sides
+    # a straight line stays whole
+    straight = ["0301", "0302", "0303", "0304"]
+    assert _line_edges(g, straight) == [("0301", "0302"), ("0302", "0303"), ("0303", "0304")]
