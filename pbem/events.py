@@ -232,6 +232,7 @@ class DoctrineSet(Event, tag="DoctrineSet"):
     units: dict[str, str] = {}     # exceptions per firing unit, same values
     retreat: str = ""              # standing answer to a Dd result: "" = ask, "disrupt"
     bridge: str = ""               # German answer to 11.0: "" = ask, "demolish", "spare"
+    cleared: str = ""              # `doctrine UNIT default`: the unit whose exception this removed ("" = none)
 
 
 class OpportunityFire(Event, tag="OpportunityFire"):

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from pbem import events as E
+from pbem import render
 from pbem.engine import Game
 from pbem.rules.red_devils import column_index, frac_text, rd_of
 from pbem.scenario import SCENARIO_DIR
@@ -243,6 +244,47 @@ def test_pass_answer_lets_the_unit_go_on_and_fire_later(rd_game):
     evs = t.ok("german", "pass")
     assert one(evs, E.OpportunityFirePassed).firers == ["Pak"]
     assert one(evs, E.MovePaused).hex == "1707"      # still in range at the next hex: asked again
+
+
+def test_clearing_a_unit_exception_brings_back_the_side_doctrine(rd_game):
+    # 5.0: German doctrine "never", but Pak always fires: it fires at 1Para in 1706 (differential -1, woods:
+    # "-3 or less", die 6: Ae, which never hurts the firer).  Once cleared (`doctrine Pak default`), Pak follows
+    # "never" again: 2Para walks through the same hex, in range and unshot (Pak may still fire at it, 5.2).
+    t = rd_game([U("1Para", "british", "1705"), U("2Para", "british", "1704"),
+                 U("Pak", "german", "1907", 3, "anti-tank", range=2)], dice=[6])
+    goto(t, 1, BM)
+    t.ok("german", "doctrine never")
+    t.ok("german", "doctrine Pak always")
+    fire = one(t.ok("british", "move 1Para 1706 1707"), E.OpportunityFire)
+    assert (fire.firer, fire.target, fire.hex, fire.by) == ("Pak", "1Para", "1706", "doctrine")
+    ds = one(t.ok("german", "doctrine Pak default"), E.DoctrineSet)
+    assert (ds.default, ds.units, ds.cleared) == ("never", {}, "Pak")
+    evs = t.ok("british", "move 2Para 1705 1706")
+    assert not only(evs, E.OpportunityFire) and not only(evs, E.MovePaused) and t.hex_of("2Para") == "1706"
+
+
+def test_clearing_an_exception_is_logged_described_and_refused_precisely(rd_game):
+    # 5.0: only a unit of one's own side that has an exception can be cleared; the others keep theirs
+    t = rd_game([U("1Para", "british", "0708"), U("Krafft", "german", "1008", 4, "infantry"),
+                 U("Pak", "german", "1907", 3, "anti-tank", range=2)])
+    goto(t, 1, BM)
+    t.ok("german", "doctrine fire-at differential>=0")
+    t.refuse("german", "doctrine Pak default", rule="5.0",
+             match="Pak has no doctrine exception to clear: it already follows the German doctrine "
+                   "(fire-at differential>=0)")
+    t.refuse("german", "doctrine 1Para default", match="1Para is not a German unit")
+    t.refuse("german", "doctrine default", rule="5.0", match="doctrine UNIT default")
+    t.refuse("german", "doctrine Pak sometimes", rule="5.0", match="or default")
+    t.ok("german", "doctrine Pak always")
+    t.ok("german", "doctrine Krafft never")
+    t.refuse("british", "doctrine Pak default", match="Pak is not a British unit")
+    ds = one(t.ok("german", "doctrine pak default"), E.DoctrineSet)
+    assert (ds.side, ds.default, ds.units, ds.cleared) == ("german", "diff>=0", {"Krafft": "never"}, "Pak")
+    assert rd_of(t.state()).doctrine["german"].units == {"Krafft": "never"}
+    assert render.describe(ds, t.game.scenario) == (
+        "German opportunity-fire doctrine: Pak's exception cleared, it follows the side's doctrine again: "
+        "diff>=0 (exceptions: Krafft never) (5.0).")
+    t.refuse("german", "doctrine Pak default", rule="5.0", match="no doctrine exception")
 
 
 def test_adjacent_units_fire_before_a_unit_leaves(rd_game):

@@ -6,7 +6,8 @@ the core, in the terms of design.md:
 * Opportunity fire (5.0) is a decision of the non-phasing player taken in the
   middle of the phasing player's move.  Each side may give a standing
   *doctrine* (``doctrine always | never | ask | fire-at differential>=N``, per
-  firing unit exceptions ``doctrine UNIT ...``), recorded as a DoctrineSet event
+  firing unit exceptions ``doctrine UNIT ...``, cleared again with ``doctrine
+  UNIT default``), recorded as a DoctrineSet event
   and applied automatically; each shot is an OpportunityFire event.  Where the
   doctrine says ``ask`` (the default when none is given) the move pauses
   (MovePaused is the DecisionRequired of this game, kind ``opportunity-fire``)
@@ -718,7 +719,8 @@ class RedDevils(Ruleset):
             raise OrderError("in a combat phase: attack HEX with UNIT ..., end", "7.0")
         raise OrderError(f"nothing to do in the {ph.name} phase")
 
-    def unit(self, ctx: Ctx, uid: str, side: str | None = None, on_map: bool = True) -> UnitState:
+    def unit(self, ctx: Ctx, uid: str, side: str | None = None, on_map: bool = True,
+             alive: bool = True) -> UnitState:
         st = ctx.state
         u = st.units.get(uid)
         if u is None:
@@ -728,7 +730,7 @@ class RedDevils(Ruleset):
             raise OrderError(f"unknown unit {uid!r}")
         if side is not None and u.side != side:
             raise OrderError(f"{u.id} is not a {ctx.sc.side_name(side)} unit")
-        if u.eliminated:
+        if alive and u.eliminated:
             raise OrderError(f"{u.id} has been eliminated")
         if on_map and u.hex is None:
             raise OrderError(f"{u.id} is not on the map")
@@ -754,8 +756,8 @@ class RedDevils(Ruleset):
         raise OrderError("a doctrine is: always | never | ask | fire-at differential>=N", "5.0")
 
     def _doctrine(self, ctx: Ctx, args: list[str]) -> None:
-        """doctrine always|never|ask|fire-at differential>=N; doctrine UNIT ...;
-        doctrine dd disrupt|ask; doctrine bridge demolish|spare|ask."""
+        """doctrine always|never|ask|fire-at differential>=N; doctrine UNIT ...; doctrine UNIT default
+        (the unit follows the side's doctrine again); doctrine dd disrupt|ask; doctrine bridge demolish|spare|ask."""
         st, sc = ctx.state, ctx.sc
         if not args:
             raise OrderError("doctrine needs a value: doctrine always | never | ask | fire-at differential>=N", "5.0")
@@ -772,11 +774,32 @@ class RedDevils(Ruleset):
             new.bridge = "" if args[1] == "ask" else args[1]
         elif head in ("always", "never", "ask", "fire", "pass", "fire-at"):
             new.default = self._doctrine_value(args)
+        elif head == "default":
+            raise OrderError("default clears one unit's exception: doctrine UNIT default; the side's own "
+                             "doctrine is: always | never | ask | fire-at differential>=N", "5.0")
+        elif [w.lower() for w in args[1:]] == ["default"]:
+            u = self.unit(ctx, args[0], ctx.side, on_map=False, alive=False)
+            if u.id not in new.units:
+                raise OrderError(f"{u.id} has no doctrine exception to clear: it already follows the "
+                                 f"{sc.side_name(ctx.side)} doctrine ({self._doctrine_words(new.default)})", "5.0")
+            del new.units[u.id]
+            ctx.emit(E.DoctrineSet(side=ctx.side, default=new.default, units=new.units, retreat=new.retreat,
+                                   bridge=new.bridge, cleared=u.id))
+            return
         else:
             u = self.unit(ctx, args[0], ctx.side, on_map=False)
-            new.units[u.id] = self._doctrine_value(args[1:])
+            try:
+                new.units[u.id] = self._doctrine_value(args[1:])
+            except OrderError:
+                raise OrderError(f"doctrine {u.id} always | never | ask | fire-at differential>=N, or default "
+                                 f"(back to the side's doctrine)", "5.0") from None
         ctx.emit(E.DoctrineSet(side=ctx.side, default=new.default, units=new.units, retreat=new.retreat,
                                bridge=new.bridge))
+
+    @staticmethod
+    def _doctrine_words(value: str) -> str:
+        """A stored doctrine value in the order's own words."""
+        return f"fire-at differential>={value[6:]}" if value.startswith("diff>=") else value
 
     def doctrine_says(self, st: GameState, side: str, firer: str, diff: int) -> str:
         """'fire', 'pass' or 'ask' for one firing unit at one differential."""
@@ -1735,6 +1758,9 @@ class RedDevils(Ruleset):
                 if ev.bridge:
                     more.append(f"railway bridge: {ev.bridge}")
                 tail = f" ({'; '.join(more)})" if more else ""
+                if ev.cleared:
+                    return (f"{name(ev.side)} opportunity-fire doctrine: {ev.cleared}'s exception cleared, it follows "
+                            f"the side's doctrine again: {ev.default}{tail} (5.0).")
                 return f"{name(ev.side)} opportunity-fire doctrine: {ev.default}{tail} (5.0)."
             case E.OpportunityFire():
                 how = "by standing doctrine" if ev.by == "doctrine" else "on the player's answer"
