@@ -163,6 +163,33 @@ def host_add(game_dir, host_dir) -> None:
         _fail(str(e))
 
 
+@host_grp.command("rotate-secret")
+@click.argument("game_dir", type=click.Path(file_okay=False))
+@click.argument("side")
+@click.option("--email", "new_address", metavar="NEW_ADDRESS",
+              help="Register this address as the side's player (a new player): the old address is refused from now on.")
+@host_option
+def host_rotate_secret(game_dir, side, new_address, host_dir) -> None:
+    """Give SIDE of the game in GAME_DIR a new secret (a token leaked, a new
+    player takes the side) and mail it to the side's player only.  The old
+    secret, and with --email the old address, are refused from then on; the
+    old address is told it no longer plays the side (without the secret)."""
+    from .engine import EngineError, Game
+    try:
+        game = Game(Path(game_dir))
+        h = _host(host_dir, Path(game_dir))
+        done = h.rotate_secret(game, side, new_address)
+    except EngineError as e:
+        _fail(str(e))
+    where = h.outbox_path if h.cfg.outgoing.get("kind", "outbox") == "outbox" else h.cfg.outgoing.get("server")
+    click.echo(f"game {done['game']}: new secret for {done['side']} mailed to {done['to']} (via {where})")
+    if done["old"]:
+        click.echo(f"  {done['old']} was told it no longer plays {done['side']}; its mail is refused from now on")
+    click.echo(f"  the old secret is refused from now on; the new one is in {done['file']} (mode 0600)")
+    if h.pending():
+        click.echo(f"{h.pending()} mail(s) wait in the spool; `pbem mail poll` retries (see {h.logfile})")
+
+
 # --- pbem mail ----------------------------------------------------------------
 
 @click.group("mail", cls=_MailGroup)

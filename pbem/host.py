@@ -56,6 +56,7 @@ from . import mail as M
 CONFIG_NAME = "pbem-host.toml"
 CREDENTIALS_NAME = "credentials.toml"
 SECRETS_NAME = "player-secrets.json"
+CHANGES_NAME = "player-changes.json"      # addresses changed and secrets replaced since the game began
 DEADLINE_NAME = "deadline.json"
 REFEREE = "referee"
 
@@ -499,9 +500,137 @@ class Host:
                 sec[side] = _secrets.token_hex(16)
                 changed = True
         if changed:
-            M.write_atomic(game.dir / SECRETS_NAME, json.dumps(sec, indent=1).encode(), mode=0o600)
-            os.chmod(game.dir / SECRETS_NAME, 0o600)
+            self._save_secrets(game, sec)
         return sec
+
+    @staticmethod
+    def _save_secrets(game, sec: dict[str, str]) -> None:
+        M.write_atomic(game.dir / SECRETS_NAME, json.dumps(sec, indent=1).encode(), mode=0o600)
+        os.chmod(game.dir / SECRETS_NAME, 0o600)
+
+    # --- player changes: a side's new address, replaced secrets ------------------------
+    #
+    # The log's GameCreated keeps the addresses the game began with; the host
+    # keeps later ones in player-changes.json (mode 0600), with a record of
+    # every replaced secret (its sha256 only, never the secret) and every
+    # address that no longer plays a side, so mail carrying either is refused
+    # with a clear reason.
+
+    @staticmethod
+    def _changes(game) -> dict:
+        path = game.dir / CHANGES_NAME
+        try:
+            data = json.loads(path.read_text())
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as e:
+            raise HostError(f"cannot read {path}: {e}") from None
+        return data if isinstance(data, dict) else {}
+
+    def _retired(self, game, side: str | None = None) -> list[dict]:
+        """The replacements of ``side`` (every side if None), oldest first."""
+        return [r for r in self._changes(game).get("retired", []) if side is None or r.get("side") == side]
+
+    def _retired_address(self, game, address: str, side: str | None = None) -> dict | None:
+        """The latest record of ``address`` leaving ``side`` (any side if None)
+        while it plays that side no longer."""
+        players = self._players(game)
+        for r in reversed(self._retired(game, side)):
+            if r.get("address") == address and players.get(r["side"]) != address:
+                return r
+        return None
+
+    def rotate_secret(self, game, side: str, email: str | None = None) -> dict:
+        """`pbem host rotate-secret`: give ``side`` a new secret (and, with
+        ``email``, a new player address), mail it to the side's player only,
+        tell a replaced address that it no longer plays the side and the
+        referee that the secret changed.  From then on the old secret and the
+        old address are refused.  The secret goes into player-secrets.json
+        (mode 0600) and the player's mail, nowhere else."""
+        from email.utils import parseaddr
+        with self.locked():
+            gid = game.game_id
+            hosted = self.games().get(gid)
+            if hosted is None or hosted.resolve() != game.dir.resolve():
+                raise HostError(f"game {gid} ({game.dir}) is not hosted by {self.cfg.root}; "
+                                "host it first with `pbem host add`")
+            sc = game.scenario
+            side = side.strip()
+            if side not in sc.side_ids():
+                raise HostError(f"game {gid} has no side {side!r}; its sides are {', '.join(sc.side_ids())}")
+            old_addr = self._players(game).get(side, "")
+            new_addr = old_addr
+            if email is not None:
+                new_addr = parseaddr(email.strip())[1].strip().lower()
+                if "@" not in new_addr or any(c.isspace() for c in new_addr) or new_addr.startswith("@") \
+                        or new_addr.endswith("@"):
+                    raise HostError(f"--email {email!r} is not an e-mail address")
+                if new_addr == self.cfg.address:
+                    raise HostError(f"--email {new_addr} is the host's own address; give the player's address")
+            if not new_addr:
+                raise HostError(f"side {side} of game {gid} has no player address to mail the new secret to; "
+                                "give one with --email ADDRESS")
+            sec = self.secrets_of(game)                      # refuses a file others can read
+            old_secret = sec.get(side, "")
+            moved = new_addr != old_addr
+            new_secret = _secrets.token_hex(16)
+            now = iso(self.now())
+            key = f"rotate:{gid}:{side}:{now}:{_secrets.token_hex(4)}"
+            rec = self._start(key, kind="rotate", game=gid, side=side)
+
+            # the mails first: if one cannot be made, nothing has changed yet
+            st = game.state()
+            entries = game.entries()
+            head = entries[-1].hash
+            name = sc.side_name(side)
+            ctx = self._context(game, side, st, head)
+            text, atts = self._report(game, side, st, entries, head)
+            body = self._tpl("secret", report=text, secret=new_secret, new_player=moved and bool(old_addr),
+                             first_address=not old_addr, address=new_addr, **ctx)
+            answers = [Answer(new_addr, side, "secret", f"[pbem {gid}] your new secret: you play {name} "
+                              f"in {sc.title}", body, atts, head=head, seq=st.seq,
+                              references=self._refs(game, side), slug=f"{side}-secret")]
+            if moved and old_addr:
+                note = (f"The host of game {gid} has given {name} (side \"{side}\") to another player, "
+                        f"so {old_addr} no longer plays it. Mail from this address for that side is refused "
+                        "from now on, and so is the side's old secret. Write to the host if this is a mistake.")
+                answers.append(Answer(old_addr, side, "notice", f"[pbem {gid}] you no longer play {name}",
+                                      self._tpl("notice", note=note, **ctx), references=self._refs(game, side),
+                                      slug=f"{side}-replaced"))
+            if self.cfg.referee:
+                who = ""
+                if moved:
+                    who = f"; the side is now played from {new_addr}" + (f" instead of {old_addr}" if old_addr else "")
+                note = (f"The host replaced the secret of {name} ({side}) on {now}{who}. The new secret went "
+                        "to the side's player only; the old one is refused from now on.")
+                answers.append(Answer(self.cfg.referee, REFEREE, "notice", f"[pbem {gid}] referee: new secret "
+                                      f"for {name}", self._tpl("notice", note=note,
+                                                               **self._context(game, REFEREE, st, head)),
+                                      slug=f"referee-{side}-secret"))
+
+            # the new secret in force: from here on the old one is refused
+            sec[side] = new_secret
+            self._save_secrets(game, sec)
+            changes = self._changes(game)
+            if moved:
+                changes.setdefault("addresses", {})[side] = new_addr
+            changes.setdefault("retired", []).append({
+                "side": side, "at": now,
+                "secret_sha256": _digest(old_secret) if old_secret else "",
+                "address": old_addr if moved else ""})
+            M.write_atomic(game.dir / CHANGES_NAME, json.dumps(changes, indent=1, sort_keys=True).encode(),
+                           mode=0o600)
+            os.chmod(game.dir / CHANGES_NAME, 0o600)
+            checkpoint("rotated")
+            self.commit(rec["job"], answers, gid)
+            self._mark_reported(game, answers[:1])
+            self._done(key, rec, outcome="rotated", moved=moved)
+            self.log(f"game {gid}: new secret for {side} mailed to {new_addr}"
+                     + (f" (the side's new address; {old_addr} no longer plays it)" if moved and old_addr else
+                        " (the side's new address)" if moved else ""))
+            self.flush()
+        return {"game": gid, "side": side, "to": new_addr, "old": old_addr if moved else "",
+                "file": game.dir / SECRETS_NAME}
 
     # --- journal ---------------------------------------------------------------
 
@@ -662,9 +791,13 @@ class Host:
         return [f"<pbem.{game.game_id}.welcome.{side}@{self.cfg.domain}>"]
 
     def _players(self, game) -> dict[str, str]:
+        """Each side's player address: the one the game began with, or the
+        one `pbem host rotate-secret --email` registered since."""
         from email.utils import parseaddr
         out = {}
-        for side, addr in game.created.players.items():
+        given = dict(game.created.players)
+        given.update(self._changes(game).get("addresses", {}) or {})
+        for side, addr in given.items():
             a = parseaddr(addr or "")[1].lower()
             if "@" in a:
                 out[side] = a
@@ -865,6 +998,11 @@ class Host:
                 return self._refuse(name, inc, key, rec, f"you play {' and '.join(mine)} in game {gid}: add a "
                                     "line 'Side: SIDE' to say which side these orders are for",
                                     quarantine=True, game_id=gid)
+        if not side:
+            gone = self._retired_address(game, inc.sender)
+            if gone:
+                return self._refuse(name, inc, key, rec, _no_longer(game, inc.sender, gone), quarantine=True,
+                                    game_id=gid)
         if side not in game.scenario.side_ids():
             what = f"side {side!r} is not a side of game {gid}" if side else \
                 f"this address is not registered for any side of game {gid}"
@@ -888,6 +1026,9 @@ class Host:
         if not registered:
             return f"side {side} of game {game.game_id} has no player address registered; nothing was applied"
         if inc.sender != registered:
+            gone = self._retired_address(game, inc.sender, side)
+            if gone:
+                return _no_longer(game, inc.sender, gone)
             return (f"this message comes from {inc.sender}, which is not the address registered for "
                     f"{game.scenario.side_name(side)} in game {game.game_id}; nothing was applied")
         secret = self.secrets_of(game).get(side)
@@ -899,14 +1040,25 @@ class Host:
                 return "a signed message needs its 'Head:' line (the signature covers it); nothing was applied"
             want = M.signature(secret, game.game_id, side, head, inc.orders)
             if not _hmac.compare_digest(sig.lower(), want):
+                replaced = self._retired(game, side)
+                also = (f" (the host replaced {game.scenario.side_name(side)}'s secret on {replaced[-1]['at']}: "
+                        "if you signed with the old one, sign again with the new one the host mailed you)"
+                        if replaced else "")
                 return ("the Signature: line does not match these orders: they were changed after signing, or "
-                        "signed for another game, side or head, or with another secret; nothing was applied")
+                        f"signed for another game, side or head, or with another secret{also}; nothing was applied")
             return ""
         if self.cfg.auth == "signature":
             return ("this host accepts signed orders only: sign them with `pbem orders sign` and send its "
                     "output; nothing was applied")
         if tok:
             if not _hmac.compare_digest(tok.lower(), secret.lower()):
+                d = _digest(tok)
+                old = next((r for r in reversed(self._retired(game, side))
+                            if r.get("secret_sha256") and _hmac.compare_digest(r["secret_sha256"], d)), None)
+                if old:
+                    return (f"the Token: line holds an old secret of {game.scenario.side_name(side)}: the host "
+                            f"replaced it on {old['at']} and refuses it from now on; use the new secret the host "
+                            "mailed to the side's player; nothing was applied")
                 return f"the Token: line does not match {game.scenario.side_name(side)}'s secret; nothing was applied"
             return ""
         return ("the message carries neither a 'Token:' line nor a 'Signature:' line, so the host cannot tell it "
@@ -1359,6 +1511,16 @@ class Host:
 
 
 # --- helpers ------------------------------------------------------------------------
+
+def _digest(secret: str) -> str:
+    """What the host keeps of a replaced secret: enough to recognise it, not to use it."""
+    return hashlib.sha256(secret.strip().lower().encode("utf-8")).hexdigest()
+
+
+def _no_longer(game, address: str, gone: dict) -> str:
+    return (f"{address} no longer plays {game.scenario.side_name(gone['side'])} in game {game.game_id}: "
+            f"on {gone['at']} the host registered another player's address for that side; nothing was applied")
+
 
 def _when(game, st) -> str:
     sc = game.scenario

@@ -710,3 +710,137 @@ def test_mail_demo_refuses_a_folder_in_use(tmp_path):
     (tmp_path / "used" / "x").write_text("")
     r = CliRunner().invoke(main, ["mail", "demo", str(EXAMPLE), "--into", str(tmp_path / "used")])
     assert r.exit_code == 1 and "not empty" in r.output
+
+
+# --- rotating a player's secret ---------------------------------------------------------------------
+
+NEWBIE = "montgomery@example.org"
+
+
+def _rotate(host, game, *args):
+    r = CliRunner().invoke(main, ["host", "rotate-secret", str(game.dir), *args, "--host", str(host.cfg.root)])
+    return r
+
+
+def _secret_only_in(host, sec, mails, allowed):
+    """``sec`` is in the mails of ``allowed`` (file names) and nowhere else the host writes."""
+    for name, m in mails:
+        assert (sec in m.as_string()) == (name in allowed), name
+    assert sec not in (host.cfg.root / "host.log").read_text()
+    for f in host.state_dir.rglob("*"):
+        if f.is_file():
+            assert sec.encode() not in f.read_bytes(), f
+
+
+def test_rotate_secret_refuses_the_old_token_and_accepts_the_new(host, game):
+    old = secret(game, "axis")
+    brit = secret(game, "british")
+    before = len(outbox(host))
+    r = _rotate(host, game, "axis")
+    assert r.exit_code == 0, r.output
+    new = secret(game, "axis")
+    assert new != old and secret(game, "british") == brit
+    assert (game.dir / "player-secrets.json").stat().st_mode & 0o777 == 0o600
+    assert "new secret for axis mailed to " + AXIS in r.output and new not in r.output
+    mails = outbox(host)[before:]
+    kinds = sorted((str(m["To"]), str(m["X-pbem-Kind"])) for _n, m in mails)
+    assert kinds == sorted([(AXIS, "secret"), (HOST_ADDR, "notice")])      # nothing to the British player
+    [(name, mine)] = [(n, m) for n, m in mails if m["To"] == AXIS]
+    body = text_of(mine)
+    assert new in body and old not in body and "YOUR NEW SECRET" in body and "HOW TO SEND ORDERS" in body
+    assert "Report for German-Italian" in body
+    assert mine["References"] == "<pbem.g1.welcome.axis@club.example>"
+    changes = (game.dir / "player-changes.json").read_text()
+    assert old not in changes and new not in changes
+    assert (game.dir / "player-changes.json").stat().st_mode & 0o777 == 0o600
+    # the old token: refused, saying why
+    _refusal(host, game, orders_mail(game, token=old), "holds an old secret of German-Italian")
+    assert "replaced it on 2026-01-01T00:00:00Z" in text_of(only_answer(host))
+    # orders signed with the old secret: refused, with a hint
+    head = Game(game.dir).head()[1]
+    signed = M.signed_body(old, "g1", "axis", head, "move 8Pz 0612 0712 0812\n")
+    oc = _refusal(host, game, message(AXIS, signed, mid="m2@example.org"), "Signature: line does not match",
+                  mid="m2@example.org")
+    assert "replaced German-Italian's secret" in oc.detail
+    # the new token: accepted; the other side's report never holds it
+    deliver(host, orders_mail(game, token=new, mid="m3@example.org"))
+    [oc] = host.poll()
+    assert oc.status == "accepted" and order_texts(game) == TURN1.split("\n")[:-1]
+    _secret_only_in(host, new, outbox(host), {name})
+    assert any(m["To"] == BRITISH and m["X-pbem-Kind"] == "report" for _n, m in outbox(host)[before:])
+
+
+def test_rotate_secret_to_a_new_player_address(host, game):
+    old = secret(game, "axis")
+    before = len(outbox(host))
+    r = _rotate(host, game, "axis", "--email", f"Monty <{NEWBIE.upper()}>")
+    assert r.exit_code == 0, r.output
+    assert f"mailed to {NEWBIE}" in r.output and f"{AXIS} was told it no longer plays axis" in r.output
+    new = secret(game, "axis")
+    mails = outbox(host)[before:]
+    assert sorted((str(m["To"]), str(m["X-pbem-Kind"])) for _n, m in mails) == \
+        sorted([(NEWBIE, "secret"), (AXIS, "notice"), (HOST_ADDR, "notice")])
+    name = next(n for n, m in mails if m["To"] == NEWBIE)
+    told = next(m for _n, m in mails if m["To"] == AXIS)
+    assert "no longer plays it" in text_of(told) and new not in told.as_string() and old not in told.as_string()
+    assert f"registered {NEWBIE} as the player" in text_of(next(m for _n, m in mails if m["To"] == NEWBIE))
+    referee = next(m for _n, m in mails if m["To"] == HOST_ADDR)
+    assert f"now played from {NEWBIE} instead of {AXIS}" in text_of(referee)
+    # the old address is refused, with or without a Side: line, even with the right token
+    _refusal(host, game, orders_mail(game, token=new), f"{AXIS} no longer plays German-Italian in game g1")
+    _refusal(host, game, message(AXIS, f"Side: axis\nToken: {new}\n{TURN1}", mid="m2@example.org"),
+             "no longer plays German-Italian", mid="m2@example.org")
+    # the new address with the old token is refused; with the new one it plays
+    _refusal(host, game, orders_mail(game, token=old, sender=NEWBIE, mid="m3@example.org"), "an old secret",
+             mid="m3@example.org")
+    deliver(host, orders_mail(game, token=new, sender=NEWBIE, mid="m4@example.org"))
+    [oc] = host.poll()
+    assert oc.status == "accepted" and oc.side == "axis"
+    assert only_answer(host, "m4@example.org")["To"] == NEWBIE
+    # every later mail for the side goes to the new address
+    CliRunner().invoke(main, ["deadline", str(game.dir), "--period", "72h", "--host", str(host.cfg.root)])
+    r = CliRunner().invoke(main, ["deadline", str(game.dir), "--extend", "24h", "--host", str(host.cfg.root)])
+    assert r.exit_code == 0, r.output
+    notes = [m for _n, m in outbox(host) if m["X-pbem-Kind"] == "notice" and "extended" in text_of(m)]
+    assert notes and sorted({str(m["To"]) for m in notes}) == sorted([NEWBIE, BRITISH])
+    _secret_only_in(host, new, outbox(host), {name})
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["axis", "--email", "not-an-address"], "--email 'not-an-address' is not an e-mail address"),
+    (["axis", "--email", HOST_ADDR], "is the host's own address"),
+    (["nazis"], "game g1 has no side 'nazis'; its sides are axis, british"),
+])
+def test_rotate_secret_bad_side_or_address_is_one_clear_line(host, game, args, needle):
+    sec = (game.dir / "player-secrets.json").read_text()
+    before = len(outbox(host))
+    r = _rotate(host, game, *args)
+    assert r.exit_code == 1 and needle in r.output and "Traceback" not in r.output
+    assert len(r.output.strip().splitlines()) == 1
+    assert (game.dir / "player-secrets.json").read_text() == sec and len(outbox(host)) == before
+
+
+def test_rotate_secret_bad_game_is_one_clear_line(host, tmp_path):
+    root = str(host.cfg.root)
+    r = CliRunner().invoke(main, ["host", "rotate-secret", str(tmp_path / "nowhere"), "axis", "--host", root])
+    assert r.exit_code == 1 and "is not a pbem game" in r.output and len(r.output.strip().splitlines()) == 1
+    Game.create(tmp_path / "other", "el-alamein", {"axis": AXIS}, game_id="other")
+    r = CliRunner().invoke(main, ["host", "rotate-secret", str(tmp_path / "other"), "axis", "--host", root])
+    assert r.exit_code == 1 and "not hosted" in r.output and len(r.output.strip().splitlines()) == 1
+    assert "Traceback" not in r.output
+
+
+def test_rotate_secret_stopped_half_way_is_simply_run_again(host, game, monkeypatch):
+    """A crash after the new secret is in force but before its mail is made:
+    the old secret is refused already; running the command again makes
+    another secret, and the player gets exactly one mail, with the one in force."""
+    old = secret(game, "axis")
+    before = len(outbox(host))
+    _crash_once(monkeypatch, "rotated")
+    with pytest.raises(SimulatedCrash):
+        Host.open(host.cfg.root).rotate_secret(Game(game.dir), "axis")
+    assert secret(game, "axis") != old and len(outbox(host)) == before and host.pending() == 0
+    monkeypatch.setattr(H, "checkpoint", lambda name: None)
+    assert _rotate(host, game, "axis").exit_code == 0
+    mine = [m for _n, m in outbox(host)[before:] if m["To"] == AXIS]
+    assert len(mine) == 1 and secret(game, "axis") in text_of(mine[0])
