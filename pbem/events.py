@@ -494,6 +494,29 @@ EVENT_TYPES = EVENT_TYPES + (HiddenDraw, UnitSetUp, ReinforcementEntered, Reinfo
                              UnitsDisrupted, PointsScored, HexControlled, ConnectingLine)
 AnyEvent = (AnyEvent | HiddenDraw | UnitSetUp | ReinforcementEntered | ReinforcementDelayed | BombardmentRolled
             | UnitsDisrupted | PointsScored | HexControlled | ConnectingLine)
+# --- standing orders: a decision answered in advance (Crete 10.5 Ca answers) ---------
+
+class StandingOrderSet(Event, tag="StandingOrderSet"):
+    """A side's standing answer to a question the rules may put to it later (Crete 10.5: how its
+    force answers a Ca), applied automatically when legal; otherwise the game still asks."""
+    side: str
+    topic: str                     # "ca" (the original defender's answer) | "re-roll" (the original attacker's)
+    answer: str                    # as written: "retreat" | "counterattack all-out" | "limited" | "ask" | "default"
+    scope: str = ""                # "" = every unit of the side; a unit id or a hex: an exception for it
+
+
+class StandingOrderApplied(Event, tag="StandingOrderApplied"):
+    """A decision answered by standing order(s) instead of by the player (reported, never silent)."""
+    side: str
+    orders: list[str]              # the standing orders that gave the answer, as written ("doctrine ca retreat")
+    answer: str                    # the answer given, as the order the player would have written
+    units: list[str] = []          # the force that had to answer
+    combat: int = 0
+    rule: str = ""
+
+
+EVENT_TYPES = EVENT_TYPES + (StandingOrderSet, StandingOrderApplied)
+AnyEvent = AnyEvent | StandingOrderSet | StandingOrderApplied
 BY_KIND: dict[str, type[Event]] = {t.__struct_config__.tag: t for t in EVENT_TYPES}
 
 _body_decoders = {k: msgspec.json.Decoder(t) for k, t in BY_KIND.items()}

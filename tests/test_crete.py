@@ -478,6 +478,171 @@ def test_ca_with_no_retreat_and_no_counterattack_eliminates(tmp_path):
     assert el.unit == "Gk6" and el.rule == "10.5"
 
 
+# --- 10.5 answered in advance: standing orders (doctrine ca / doctrine re-roll) ---------------------------------
+
+def said(t: Table, evs: list[E.Event]) -> list[str]:
+    return [render.describe(e, t.game.scenario) for e in evs]
+
+
+def test_standing_ca_retreat_answers_the_defenders_ca(tmp_path):
+    # 10.5: the defending force that draws Ca retreats or counterattacks; the Commonwealth answers in
+    # advance, during the German phase.  Limited 1:1 die 1: Ca; 22NZ then has two safe hexes, so the
+    # retreat hex is still its owner's choice (10.6).
+    t = ca_start(tmp_path, [1])
+    evs = t.ok("commonwealth", "doctrine ca retreat")
+    assert one(evs, E.StandingOrderSet) == E.StandingOrderSet(side="commonwealth", topic="ca", answer="retreat")
+    evs = t.ok("german", "attack 0304 with I/StR limited")
+    applied = one(evs, E.StandingOrderApplied)
+    assert applied.side == "commonwealth" and applied.orders == ["doctrine ca retreat"]
+    assert applied.answer == "retreat" and applied.units == ["22NZ"] and applied.rule == "10.5"
+    assert not [e for e in only(evs, E.DecisionRequired) if e.decision == "ca"]
+    assert "by standing order 'doctrine ca retreat'" in " ".join(said(t, evs))
+    d = t.state().decision
+    assert d.kind == "retreat" and d.side == "commonwealth" and d.options == [["0204"], ["0305"]]
+    t.ok("commonwealth", "retreat 22NZ 0305")
+    assert t.state().decision.kind == "advance"
+    assert t.game.verify().ok                 # replay re-derives the automatic answer from the log
+
+
+def test_standing_ca_counterattack_takes_the_hex_with_the_best_odds(tmp_path):
+    # 10.5: the counterattack goes against all enemy units of one hex the attack came from; the table is
+    # the counterattacker's (9.1).  I/StR+III/StR (12 vs 4, Limited 3:1 die 1: Ca) attack from 0303 and
+    # 0403; 0303 also holds II/StR, so 0303 would be 4 vs 12 (1:3), 0403 4 vs 6 (1:2): 0403 is taken.
+    # All Out 1:2 die 1: Ee.
+    hexes = ["0303", "0303", "0403", "0603", "0703", "0803", "0903"]
+    t = start(tmp_path, keep={"22NZ": "0304"}, hexes=hexes, dice=[1, 1])
+    to_combat(t)
+    t.ok("commonwealth", "doctrine ca counterattack allout")
+    assert t.game.entries()[-1].event.answer == "counterattack all-out"
+    evs = t.ok("german", "attack 0304 with I/StR III/StR limited no-advance")
+    applied = one(evs, E.StandingOrderApplied)
+    assert applied.orders == ["doctrine ca counterattack all-out"] and applied.answer == "counterattack 0403 all-out"
+    opened = only(evs, E.CombatOpened)[1]
+    assert opened.mode == "counterattack" and opened.hexes == ["0403"] and opened.table == "all-out"
+    assert only(evs, E.CombatResolved)[1].odds == "1:2"
+    assert {e.unit for e in only(evs, E.UnitEliminated)} == {"III/StR", "22NZ"}
+    assert t.state().decision is None and t.game.verify().ok
+
+
+def test_standing_re_roll_answers_the_original_attackers_ca(tmp_path):
+    # 10.5: on a Ca to the counterattack the original attacker rolls its attack again, less the air
+    # power, or retreats.  Both answers given in advance: the whole chain runs within the German order.
+    # Limited 2:1 with Ju88a die 1: Ca; All Out 1:2 die 3: Ca; re-roll without air Limited 1:1 die 4: Ne.
+    t = ca_start(tmp_path, [1, 3, 4])
+    t.ok("commonwealth", "doctrine ca counterattack all-out")
+    t.ok("german", "doctrine re-roll limited")
+    evs = t.ok("german", "attack 0304 with I/StR limited air Ju88a")
+    assert [e.mode for e in only(evs, E.CombatOpened)] == ["attack", "counterattack", "re-roll"]
+    assert [(a.side, a.orders, a.answer) for a in only(evs, E.StandingOrderApplied)] == [
+        ("commonwealth", ["doctrine ca counterattack all-out"], "counterattack 0303 all-out"),
+        ("german", ["doctrine re-roll limited"], "counterattack limited")]
+    assert only(evs, E.CombatOpened)[2].air == [] and only(evs, E.CombatResolved)[2].attack_strength == 6
+    assert "by standing order 'doctrine re-roll limited'" in " ".join(said(t, evs))
+    assert t.state().decision is None and t.game.verify().ok
+
+
+def test_standing_re_roll_retreat(tmp_path):
+    # 10.5: the original attacker may retreat instead of rolling again; I/StR then picks its hex (10.6)
+    # and the Commonwealth unit that won the exchange may advance (10.7).
+    t = ca_start(tmp_path, [1, 3])
+    t.ok("german", "doctrine re-roll retreat")
+    t.ok("german", "attack 0304 with I/StR limited")
+    evs = t.ok("commonwealth", "counterattack 0303 all-out")
+    applied = one(evs, E.StandingOrderApplied)
+    assert applied.side == "german" and applied.answer == "retreat" and applied.units == ["I/StR"]
+    d = t.state().decision
+    assert d.kind == "retreat" and d.side == "german"
+    t.ok("german", "retreat I/StR 0302")
+    assert t.state().decision.options == [["22NZ", "0303"]]
+
+
+def test_standing_orders_per_hex_and_per_unit(tmp_path):
+    # 10.5: each unit of the force follows its own exception, else its hex's, else the side's; the
+    # force must agree or the choice is asked.  I/StR+II/StR (12) vs 22NZ+1Welch (4+4) in 0304,
+    # Limited 1:1 die 2: Ca.
+    t = ca_start(tmp_path, [2, 4], keep={"22NZ": "0304", "1Welch": "0304"})
+    t.ok("commonwealth", "doctrine ca counterattack limited\ndoctrine ca 0304 retreat\ndoctrine ca 1Welch ask")
+    evs = t.ok("german", "attack 0304 with I/StR II/StR limited")
+    assert not only(evs, E.StandingOrderApplied)
+    d = t.state().decision
+    assert d.kind == "ca" and d.side == "commonwealth"
+    (item,) = t.awaiting()
+    assert ("standing orders 'doctrine ca 0304 retreat' / 'doctrine ca 1Welch ask' not applied: the standing "
+            "orders differ within the force (22NZ retreat; 1Welch ask)") in item["order"]
+    # clearing the exception (refused when there is none) does not answer the question already asked
+    t.refuse("commonwealth", "doctrine ca 22NZ default", rule="10.5", match="no standing ca exception")
+    t.ok("commonwealth", "doctrine ca 1Welch default")
+    assert t.state().decision.kind == "ca"
+    assert "standing order 'doctrine ca 0304 retreat' given after this Ca" in t.awaiting()[0]["order"]
+    evs = t.ok("commonwealth", "counterattack 0303 limited")       # 8 vs 6, Limited 1:1 die 4: Ne
+    assert one(evs, E.CombatResolved).result == "Ne" and t.game.verify().ok
+
+
+def test_standing_order_not_legal_falls_back_to_asking(tmp_path):
+    # 10.5: Gk6 in 0402 has no safe hex (10.6) but may counterattack 0303 at 1:3 (Limited 3:1 die 1: Ca):
+    # a standing retreat cannot be applied, so the Commonwealth is asked, and told why.
+    t = start(tmp_path, keep={"Gk6": "0402"}, dice=[1, 6])
+    to_combat(t)
+    t.ok("commonwealth", "doctrine ca retreat")
+    evs = t.ok("german", "attack 0402 with I/StR limited")
+    assert not only(evs, E.StandingOrderApplied)
+    assert one(evs, E.DecisionRequired).decision == "ca"
+    (item,) = t.awaiting()
+    assert item["side"] == "commonwealth"
+    assert "standing order 'doctrine ca retreat' not applied: no unit of the force has a safe hex" in item["order"]
+    t.ok("commonwealth", "counterattack all-out")                # 2 vs 6, All Out 1:3 die 6: Ae
+    assert t.unit("Gk6").eliminated
+
+
+def test_standing_counterattack_in_a_scatter_fight(tmp_path):
+    # 5.2, 10.5: during the German air landing the Commonwealth answers the scatter fight's Ca by standing
+    # order, but only on the All Out table: a standing Limited counterattack is asked instead.
+    t = start(tmp_path, drop=False, keep={"22NZ": "0304", "1Welch": "0305"}, dice=[1, 4, 4, 2])
+    t.ok("commonwealth", "doctrine ca counterattack limited")
+    t.ok("german", "drop I/StR 0303")                            # Sc S onto 22NZ; All Out 1:1 die 4: Ca
+    assert t.state().decision.kind == "ca"
+    assert "a scatter fight uses the All Out table only (5.2)" in t.awaiting()[0]["order"]
+    t.ok("commonwealth", "counterattack all-out")
+    t2 = start(tmp_path, drop=False, keep={"22NZ": "0304", "1Welch": "0305"}, dice=[1, 4, 4, 2], name="g2")
+    t2.ok("commonwealth", "doctrine ca counterattack all-out")
+    evs = t2.ok("german", "drop I/StR 0303")
+    assert one(evs, E.StandingOrderApplied).answer == "counterattack 0304 all-out"
+    assert only(evs, E.CombatResolved)[-1].result == "Ee" and t2.state().decision is None
+
+
+def test_standing_orders_stop_after_a_long_exchange(tmp_path):
+    # 10.5: the exchange goes on until a retreat or a result other than Ca; standing orders on both
+    # sides answer at most twelve Ca results of one fight, then the players are asked.
+    t = ca_start(tmp_path, [1] + [3, 1] * 6)
+    t.ok("commonwealth", "doctrine ca counterattack all-out")
+    t.ok("german", "doctrine re-roll limited")
+    evs = t.ok("german", "attack 0304 with I/StR limited")
+    assert len(only(evs, E.StandingOrderApplied)) == 12
+    assert {e.result for e in only(evs, E.CombatResolved)} == {"Ca"}
+    assert t.state().decision.kind == "ca"
+    assert "12 Ca results of this fight were already answered" in t.awaiting()[0]["order"]
+    t.ok("commonwealth", "doctrine ca ask")
+    assert "commonwealth:ca" not in json.dumps(t.state().extra)
+
+
+def test_standing_order_syntax(tmp_path):
+    # 10.5: what a standing order may say, and who may give it
+    t = ca_start(tmp_path, [])
+    for bad in ("doctrine ca", "doctrine ca counterattack", "doctrine re-roll counterattack all-out",
+                "doctrine ca 22NZ", "doctrine fire always", "doctrine ca retreat now"):
+        t.refuse("commonwealth", bad, rule="10.5")
+    t.refuse("german", "doctrine ca 22NZ retreat", match="not a German unit")
+    t.refuse("commonwealth", "doctrine ca 0101 retreat", rule="10.5", match="not a land hex")
+    evs = t.ok("german", "doctrine reroll I/StR all-out")
+    assert one(evs, E.StandingOrderSet) == E.StandingOrderSet(side="german", topic="re-roll", answer="all-out",
+                                                              scope="I/StR")
+    assert said(t, evs) == ["German standing order 'doctrine re-roll I/StR all-out': a Ca in a counterattack on "
+                            "I/StR is answered by rolling the original attack again on the all-out table (10.5)."]
+    assert said(t, t.ok("commonwealth", "doctrine ca 0304 counterattack limited")) == [
+        "Commonwealth standing order 'doctrine ca 0304 counterattack limited': a Ca in an attack on its units in "
+        "0304 is answered by a counterattack on the limited table, against the enemy hex giving the best odds (10.5)."]
+
+
 # --- the secret: no Commonwealth export shows the plan before the drops --------------------------------------
 
 PLAN = "west=4 centre=2 east=3"

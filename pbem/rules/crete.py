@@ -18,6 +18,8 @@ has no hex.  Movement costs are exact fractions (``pathcost.py``).
 Combat is resolved at once, one attack at a time (3.0 step three).  An attack
 is a *fight*: a chain of rolls (10.5) that ends with De, Ae, Ee, Ne or a
 retreat.  Each choice on the way is a decision of the player it belongs to.
+A side may answer the Ca choices in advance with standing orders (``doctrine ca
+...``, ``doctrine re-roll ...``); each one applied is logged and reported.
 """
 from __future__ import annotations
 
@@ -40,6 +42,15 @@ GERMAN, CW = "german", "commonwealth"
 RESULTS = frozenset({"Ae", "De", "Ee", "Ne", "Ca"})
 TABLES = {"all-out": "all-out", "allout": "all-out", "limited": "limited"}
 ATTACK_WORDS = {"plus", "air", "lose"} | set(TABLES)
+# Standing answers to a Ca (10.5): "ca" for the original defender's force (retreat or counterattack
+# a hex), "re-roll" for the original attacker's force after a counterattack (roll again or retreat).
+STANDING_TOPICS = {"ca": "ca", "re-roll": "re-roll", "reroll": "re-roll"}
+STANDING_WORDS = {"retreat", "counterattack", "ask", "default"} | set(TABLES)
+STANDING_USAGE = ("doctrine ca [UNIT|HEX] retreat | counterattack all-out|limited | ask; "
+                  "doctrine re-roll [UNIT|HEX] all-out|limited | retreat | ask; doctrine ca|re-roll UNIT|HEX default")
+# A guard against an endless exchange of Ca results answered by standing orders (a table with a
+# column of nothing but Ca): after this many automatic answers in one fight the next Ca is asked.
+AUTO_LIMIT = 12
 
 
 class Fight(Struct, omit_defaults=True):
@@ -64,6 +75,7 @@ class Fight(Struct, omit_defaults=True):
     to_retreat: list[str] = []
     victors: list[str] = []
     vacated: list[str] = []
+    auto: int = 0                  # Ca answers given by standing order in this fight (AUTO_LIMIT)
 
 
 class CData(Struct, omit_defaults=True):
@@ -81,6 +93,7 @@ class CData(Struct, omit_defaults=True):
     captured: list[str] = []       # airfields whose last ground occupant was German (6.0)
     fights: int = 0
     fight: Fight | None = None
+    standing: dict[str, dict[str, str]] = {}   # "SIDE:TOPIC" -> scope ("" | unit | hex) -> standing answer (10.5)
 
 
 _enc = msgspec.json.Encoder()
@@ -326,6 +339,20 @@ class Crete(Ruleset):
                     cd.plan, err = self._parse_plan(sc, ev.payload)
                     cd.plan_open = True
                     cd.plan_error = err
+            case E.StandingOrderSet():
+                key = f"{ev.side}:{ev.topic}"
+                table = dict(cd.standing.get(key, {}))
+                if ev.answer == "default" or (ev.answer == "ask" and not ev.scope):
+                    table.pop(ev.scope, None)
+                else:
+                    table[ev.scope] = ev.answer
+                if table:
+                    cd.standing[key] = table
+                else:
+                    cd.standing.pop(key, None)
+            case E.StandingOrderApplied():
+                if f is not None:
+                    f.auto += 1
             case E.OrderGiven():
                 pass
             case _:
@@ -387,6 +414,14 @@ class Crete(Ruleset):
             if d.kind == "ca":
                 item["options"] = self._ca_lines(st, sc, d)
                 item["order"] = "retreat UNIT HEX (the whole force retreats) | counterattack [HEX] all-out|limited"
+                if cd.fight is not None and self.alive(st, d.units):
+                    orders, pick, why = self.standing_answer(st, sc, cd.fight, self.alive(st, d.units), d.options)
+                    said = ("standing orders " if len(orders) > 1 else "standing order ") + \
+                        " / ".join(f"'{o}'" for o in orders)
+                    if why:
+                        item["order"] += f" - {said} not applied: {why}"
+                    elif pick is not None:
+                        item["order"] += f" - {said} given after this Ca; it answers the next ones"
             elif d.kind == "retreat":
                 item["options"] = [f"retreat {d.units[0]} {o[0]}" for o in d.options]
                 item["order"] = "retreat UNIT HEX"
@@ -494,6 +529,9 @@ class Crete(Ruleset):
         st, sc = ctx.state, ctx.sc
         if st.result is not None:
             raise OrderError(f"the game is over ({st.result.reason})")
+        if isinstance(order, O.GameVerb) and order.word == "doctrine":
+            self._doctrine(ctx, order.args)     # a standing order: any time, by either side
+            return
         if st.decision is not None:
             self._answer(ctx, order)
             return
@@ -1115,8 +1153,102 @@ class Crete(Ruleset):
         if len(opts) == 1:                 # 5.2: the German unit must counterattack on the All Out table
             self._counterattack(ctx, opts[0])
             return
+        orders, pick, _ = self.standing_answer(st, sc, f, force, opts)
+        if pick is not None:
+            ctx.emit(E.StandingOrderApplied(side=force[0].side, orders=orders, answer=" ".join(pick),
+                                            units=[u.id for u in force], combat=f.index, rule="10.5"))
+            if pick == ["retreat"]:
+                self._retreats(ctx)
+            else:
+                self._counterattack(ctx, pick)
+            return
         ctx.emit(E.DecisionRequired(side=force[0].side, decision="ca", combat=f.index, units=[u.id for u in force],
                                     options=opts, rule="10.5"))
+
+    # standing answers to a Ca (10.5) ---------------------------------------------------------------
+
+    def _doctrine(self, ctx: Ctx, args: list[str]) -> None:
+        """doctrine ca|re-roll [UNIT|HEX] ANSWER: a standing answer to the Ca choices of 10.5, for
+        every unit of the side, or an exception for one unit or for the units in one hex."""
+        st, sc = ctx.state, ctx.sc
+        if not args or args[0].lower() not in STANDING_TOPICS:
+            raise OrderError(f"a Crete standing order is: {STANDING_USAGE}", "10.5")
+        topic = STANDING_TOPICS[args[0].lower()]
+        rest = list(args[1:])
+        scope = ""
+        if rest and rest[0].lower() not in STANDING_WORDS:
+            if O.HEX_RE.match(rest[0]):
+                scope = self._hex(ctx, rest[0])
+                if not self.land(sc, scope):
+                    raise OrderError(f"{scope} is not a land hex of the three maps", "10.5")
+            else:
+                scope = self.unit(ctx, rest[0], ctx.side).id
+            rest = rest[1:]
+        words = [TABLES.get(w.lower(), w.lower()) for w in rest]
+        if topic == "ca":
+            ok = words in (["retreat"], ["ask"], ["counterattack", "all-out"], ["counterattack", "limited"])
+        else:
+            ok = words in (["retreat"], ["ask"], ["all-out"], ["limited"])
+        if words == ["default"] and scope:
+            if scope not in cdata(st).standing.get(f"{ctx.side}:{topic}", {}):
+                raise OrderError(f"{scope} has no standing {topic} exception to clear", "10.5")
+            ok = True
+        if not ok:
+            raise OrderError(f"write: {STANDING_USAGE}", "10.5")
+        ctx.emit(E.StandingOrderSet(side=ctx.side, topic=topic, answer=" ".join(words), scope=scope))
+
+    def standing_answer(self, st: GameState, sc: Scenario, f: Fight, force: list[UnitState],
+                        opts: list[list[str]]) -> tuple[list[str], list[str] | None, str]:
+        """What the standing orders answer to the Ca choice of ``force`` (10.5): the standing orders
+        that speak for it (as written), the option they pick (None: ask the player) and, when they
+        say something but cannot be applied, why.  Each unit follows its own exception, else the
+        one for its hex, else the side's; the force must agree.  A counterattack of the original
+        defender goes against the hex that gives the best odds (on equal odds the lowest hex number)."""
+        side = force[0].side
+        topic = "re-roll" if side == f.side else "ca"
+        table = cdata(st).standing.get(f"{side}:{topic}", {})
+        if not table:
+            return [], None, ""
+        orders: list[str] = []
+        says: dict[str, str] = {}
+        for u in force:
+            scope = u.id if u.id in table else (u.hex if u.hex in table else ("" if "" in table else None))
+            if scope is None:
+                says[u.id] = "ask"
+                continue
+            says[u.id] = table[scope]
+            text = " ".join(["doctrine", topic] + ([scope] if scope else []) + [table[scope]])
+            if text not in orders:
+                orders.append(text)
+        answers = set(says.values())
+        if answers == {"ask"}:
+            return [], None, ""
+        if len(answers) > 1:
+            return orders, None, "the standing orders differ within the force (" + \
+                "; ".join(f"{u} {a}" for u, a in says.items()) + ")"
+        ans = answers.pop()
+        if f.auto >= AUTO_LIMIT:
+            return orders, None, f"{AUTO_LIMIT} Ca results of this fight were already answered by standing order"
+        if ans == "retreat":
+            if ["retreat"] in opts:
+                return orders, ["retreat"], ""
+            why = "no unit of the force has a safe hex (10.6)" if f.kind != "scatter" else \
+                "the German unit of a scatter fight may not retreat (5.2)"
+            return orders, None, why
+        tab = ans.split()[-1]
+        cands = [o for o in opts if o[0] == "counterattack" and o[-1] == tab]
+        if not cands:
+            if f.kind == "scatter" and tab == "limited":
+                return orders, None, "a scatter fight uses the All Out table only (5.2)"
+            return orders, None, f"no counterattack of at least 1:3 is possible on the {tab} table (9.4)"
+        if topic == "re-roll":
+            return orders, cands[0], ""
+        own = self.alive(st, f.defenders)
+
+        def odds(o: list[str]) -> int:
+            att, dfn, _ = self.strengths(st, sc, own, self.enemies(st, o[1], side), [], terrain=f.kind != "scatter")
+            return sc.crt.columns.index(odds_column(att, dfn, best=7, worst=3) or sc.crt.columns[0])
+        return orders, max(cands, key=odds), ""
 
     def _counterattack(self, ctx: Ctx, opt: list[str]) -> None:
         st = ctx.state
@@ -1260,6 +1392,28 @@ class Crete(Ruleset):
         name = sc.side_name
         lab = sc.board.label
         match ev:
+            case E.StandingOrderSet():
+                text = " ".join(["doctrine", ev.topic] + ([ev.scope] if ev.scope else []) + [ev.answer])
+                who = (f"its units in {lab(ev.scope)}" if ev.scope and ev.scope.isdigit() else ev.scope) \
+                    or "any of its forces"
+                when = f"a Ca in an attack on {who}" if ev.topic == "ca" else f"a Ca in a counterattack on {who}"
+                tab = ev.answer.split()[-1]
+                what = {"retreat": "is answered by a retreat of the whole force",
+                        "ask": "is put to the player",
+                        "default": "follows the side's standing order again (the exception is cleared)",
+                        }.get(ev.answer, f"is answered by a counterattack on the {tab} table, against the enemy hex "
+                                         "giving the best odds" if ev.topic == "ca" else
+                              f"is answered by rolling the original attack again on the {tab} table")
+                return f"{name(ev.side)} standing order '{text}': {when} {what} (10.5)."
+            case E.StandingOrderApplied():
+                many = "s" if len(ev.orders) > 1 else ""
+                what, rule = f"{ev.answer}", "10.5"
+                if ev.answer == "retreat":
+                    what, rule = "retreat, the whole force", "10.5, 10.6"
+                elif len(ev.answer.split()) == 2:
+                    what = f"{ev.answer}, the original attack rolled again without air units"
+                return (f"{name(ev.side)} answers the Ca of {', '.join(ev.units)} by standing order{many} "
+                        f"'{' / '.join(ev.orders)}': {what} ({rule}).")
             case E.CombatResolved():
                 mods = f" ({'; '.join(ev.modifiers)})" if ev.modifiers else ""
                 return (f"Combat at {lab(ev.target)}: {'+'.join(ev.attackers)} ({ev.attack_strength}) against "
