@@ -7,7 +7,7 @@ order that the rules refuse produces no event at all.
 from __future__ import annotations
 
 import msgspec
-from msgspec import Struct, field
+from msgspec import Struct
 
 ENGINE_VERSION = "0.1.0"
 

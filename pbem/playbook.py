@@ -18,7 +18,7 @@ import tomllib
 from pathlib import Path
 
 from . import render
-from .engine import EngineError, Game
+from .engine import Game
 
 
 class PlaybookError(Exception):

@@ -20,7 +20,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import msgspec
 
 from pbem import events as E
 from pbem.engine import Game, _env_dec

@@ -14,13 +14,33 @@ from .. import events as E
 from ..events import Event
 from ..orders import Order, OrderError, Secret, Unveil
 from ..scenario import Scenario
-from ..state import GameState
+from ..state import GameState, UnitState
 
 
 class DiceSource(Protocol):
     def roll(self, sides: int) -> int: ...
 
     def salt(self) -> str: ...
+
+
+def find_unit(ctx: "Ctx", uid: str, side: str | None = None, *, on_map: bool = False,
+              alive: bool = True) -> UnitState:
+    """The unit an order names (exact id, else case-insensitive), refused with
+    a clear message when unknown, another side's, eliminated or off the map."""
+    st = ctx.state
+    u = st.units.get(uid)
+    if u is None:
+        low = {k.lower(): k for k in st.units}
+        u = st.units.get(low.get(uid.lower(), ""))
+    if u is None:
+        raise OrderError(f"unknown unit {uid!r}")
+    if side is not None and u.side != side:
+        raise OrderError(f"{u.id} is not a {ctx.sc.side_name(side)} unit")
+    if alive and u.eliminated:
+        raise OrderError(f"{u.id} has been eliminated")
+    if on_map and u.hex is None:
+        raise OrderError(f"{u.id} is not on the map")
+    return u
 
 
 def secret_commitment(salt: str, payload: str) -> str:

@@ -34,7 +34,7 @@ from .. import orders as O
 from ..orders import OrderError
 from ..scenario import Scenario
 from ..state import Decision, GameState, Result, UnitState
-from .base import Ctx, Ruleset, apply_secret
+from .base import Ctx, Ruleset, apply_secret, find_unit
 from .common import odds_column, units_at
 from .pathcost import PathCost, ceil_mp, fmt, frac
 
@@ -562,18 +562,7 @@ class Crete(Ruleset):
             self._attack(ctx, order)
 
     def unit(self, ctx: Ctx, uid: str, side: str | None = None) -> UnitState:
-        st = ctx.state
-        u = st.units.get(uid)
-        if u is None:
-            low = {k.lower(): k for k in st.units}
-            u = st.units.get(low.get(uid.lower(), ""))
-        if u is None:
-            raise OrderError(f"unknown unit {uid!r}")
-        if side is not None and u.side != side:
-            raise OrderError(f"{u.id} is not a {ctx.sc.side_name(side)} unit")
-        if u.eliminated:
-            raise OrderError(f"{u.id} has been eliminated")
-        return u
+        return find_unit(ctx, uid, side)
 
     @staticmethod
     def _args(order: O.GameVerb, n: int, usage: str) -> list[str]:

@@ -30,7 +30,7 @@ from ..hexgrid import DIRECTIONS
 from ..orders import OrderError
 from ..scenario import Scenario
 from ..state import Decision, GameState, Result, UnitState
-from .base import Ctx, Ruleset, apply_secret, secret_commitment
+from .base import Ctx, Ruleset, apply_secret, find_unit, secret_commitment
 from .sight import SightRules, blocked_by, side_key
 
 GERMAN, BELGIAN = "german", "belgian"
@@ -507,20 +507,10 @@ class EbenEmael(Ruleset):
                              f"allowed: {allowed}", "3.0")
 
     def unit(self, ctx: Ctx, uid: str, side: str | None = None) -> UnitState:
-        st, sc = ctx.state, ctx.sc
+        sc = ctx.sc
         if len(uid) == 4 and uid.isdigit() and uid in self.forts(sc):
-            uid = self.forts(sc)[uid]
-        u = st.units.get(uid)
-        if u is None:
-            low = {k.lower(): k for k in st.units}
-            u = st.units.get(low.get(uid.lower(), ""))
-        if u is None:
-            raise OrderError(f"unknown unit {uid!r}")
-        if side is not None and u.side != side:
-            raise OrderError(f"{u.id} is not a {sc.side_name(side)} unit")
-        if u.eliminated:
-            raise OrderError(f"{u.id} has been eliminated")
-        return u
+            uid = self.forts(sc)[uid]          # a fortification may be named by its hex
+        return find_unit(ctx, uid, side)
 
     def squads_at(self, st: GameState, sc: Scenario) -> dict[str, list[UnitState]]:
         out: dict[str, list[UnitState]] = {}

@@ -24,7 +24,7 @@ from .. import orders as O
 from ..orders import OrderError
 from ..scenario import Scenario
 from ..state import Attack, Decision, GameState, Result, UnitState
-from .base import Ctx, Ruleset, apply_secret
+from .base import Ctx, Ruleset, apply_secret, find_unit
 from .common import (between_enemies, check_path, enemy_zoc, odds_column, retreat_paths, stack_violations,
                      units_at)
 
@@ -612,21 +612,7 @@ class PanzerCorps(Ruleset):
     # --- units, terrain, stacking --------------------------------------------
 
     def unit(self, ctx: Ctx, uid: str, side: str | None = None, on_map: bool = True) -> UnitState:
-        st = ctx.state
-        u = st.units.get(uid)
-        if u is None:
-            low = {k.lower(): k for k in st.units}
-            if uid.lower() in low:
-                u = st.units[low[uid.lower()]]
-        if u is None:
-            raise OrderError(f"unknown unit {uid!r}")
-        if side is not None and u.side != side:
-            raise OrderError(f"{u.id} is not a {ctx.sc.side_name(side)} unit")
-        if u.eliminated:
-            raise OrderError(f"{u.id} has been eliminated")
-        if on_map and u.hex is None:
-            raise OrderError(f"{u.id} is not on the map")
-        return u
+        return find_unit(ctx, uid, side, on_map=on_map)
 
     def is_tank(self, sc: Scenario, uid: str) -> bool:
         d = sc.unit_defs.get(uid)

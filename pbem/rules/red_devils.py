@@ -36,7 +36,7 @@ from .. import orders as O
 from ..orders import OrderError
 from ..scenario import Scenario
 from ..state import Attack, Decision, GameState, Result, UnitState
-from .base import Ctx, Ruleset, apply_secret, secret_commitment
+from .base import Ctx, Ruleset, apply_secret, find_unit, secret_commitment
 from .common import units_at
 
 GAME = "red-devils"
@@ -721,20 +721,7 @@ class RedDevils(Ruleset):
 
     def unit(self, ctx: Ctx, uid: str, side: str | None = None, on_map: bool = True,
              alive: bool = True) -> UnitState:
-        st = ctx.state
-        u = st.units.get(uid)
-        if u is None:
-            low = {k.lower(): k for k in st.units}
-            u = st.units.get(low.get(uid.lower(), ""))
-        if u is None:
-            raise OrderError(f"unknown unit {uid!r}")
-        if side is not None and u.side != side:
-            raise OrderError(f"{u.id} is not a {ctx.sc.side_name(side)} unit")
-        if alive and u.eliminated:
-            raise OrderError(f"{u.id} has been eliminated")
-        if on_map and u.hex is None:
-            raise OrderError(f"{u.id} is not on the map")
-        return u
+        return find_unit(ctx, uid, side, on_map=on_map, alive=alive)
 
     # doctrine ---------------------------------------------------------------------
 
