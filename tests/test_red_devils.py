@@ -133,7 +133,9 @@ def test_no_zoc_across_the_neder_rijn(rd_game):
     t = rd_game([U("1Para", "british", "1211"), U("Krafft", "german", "1213", 4, "infantry")])
     goto(t, 1, BM)
     t.ok("german", "doctrine never")
-    t.ok("british", "move 1Para 1111 1011")          # 1111 touches 1112 only; 1213 is across the river
+    # 1212 touches Krafft's hex 1213 only across the Neder Rijn: no ZOC there, so the move goes on
+    t.ok("british", "move 1Para 1212 1111 1011")
+    assert t.game.state().units["1Para"].hex == "1011"
 
 
 def test_stacking_only_with_the_flak(rd_game):
