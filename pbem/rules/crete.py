@@ -26,7 +26,6 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
-import msgspec
 from msgspec import Struct
 
 from .. import events as E
@@ -34,7 +33,7 @@ from .. import orders as O
 from ..orders import OrderError
 from ..scenario import Scenario
 from ..state import Decision, GameState, Result, UnitState
-from .base import Ctx, Ruleset, apply_secret, find_unit
+from .base import Ctx, Ruleset, Stash, apply_secret, find_unit
 from .common import odds_column, units_at
 from .pathcost import PathCost, ceil_mp, fmt, frac
 
@@ -96,17 +95,9 @@ class CData(Struct, omit_defaults=True):
     standing: dict[str, dict[str, str]] = {}   # "SIDE:TOPIC" -> scope ("" | unit | hex) -> standing answer (10.5)
 
 
-_enc = msgspec.json.Encoder()
-_dec = msgspec.json.Decoder(CData)
-
-
-def cdata(st: GameState) -> CData:
-    raw = st.extra.get("crete")
-    return _dec.decode(raw) if raw else CData()
-
-
-def _put(st: GameState, cd: CData) -> None:
-    st.extra["crete"] = _enc.encode(cd).decode()
+_stash = Stash("crete", CData)
+cdata = _stash.get
+_put = _stash.put
 
 
 def other(side: str) -> str:

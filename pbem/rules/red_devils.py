@@ -28,7 +28,6 @@ import math
 from collections import deque
 from fractions import Fraction
 
-import msgspec
 from msgspec import Struct
 
 from .. import events as E
@@ -36,7 +35,7 @@ from .. import orders as O
 from ..orders import OrderError
 from ..scenario import Scenario
 from ..state import Attack, Decision, GameState, Result, UnitState
-from .base import Ctx, Ruleset, apply_secret, find_unit, secret_commitment
+from .base import Ctx, Ruleset, Stash, apply_secret, find_unit, secret_commitment
 from .common import units_at
 
 GAME = "red-devils"
@@ -103,17 +102,9 @@ class RD(Struct, omit_defaults=True):
     vp: dict[str, int] = {}
 
 
-_rd_dec = msgspec.json.Decoder(RD)
-_rd_enc = msgspec.json.Encoder(order="deterministic")
-
-
-def rd_of(st: GameState) -> RD:
-    raw = st.extra.get("rd")
-    return _rd_dec.decode(raw) if raw else RD()
-
-
-def rd_put(st: GameState, rd: RD) -> None:
-    st.extra["rd"] = _rd_enc.encode(rd).decode()
+_stash = Stash("rd", RD, deterministic=True)
+rd_of = _stash.get
+rd_put = _stash.put
 
 
 def frac(text: str) -> Fraction:
