@@ -1777,9 +1777,6 @@ class RedDevils(Ruleset):
                         f"commitment sealed before play (9.7).")
             case E.UnitExited():
                 return f"{ev.unit} leaves the map at {ev.hex} (entry letter {ev.letter}) (4.5)."
-            case E.UnitMoved():
-                via = f" via {' '.join(ev.path[:-1])}" if len(ev.path) > 1 else ""
-                return f"{ev.unit} moves{via} to {lab(ev.path[-1])} ({ev.cost or ev.mp} of {ev.ma} MP)."
             case E.UnitRetreated():
                 who = "no choice" if ev.chosen_by == "auto" else f"chosen by {name(ev.chosen_by)}"
                 return f"{ev.unit} retreats to {' '.join(ev.path)} ({who}) (7.7)."
