@@ -21,9 +21,10 @@ def _known_errors():
     from .dice import DiceError
     from .engine import EngineError
     from .log import LogError
+    from .mail import MailError
     from .scenario import ScenarioError
     # OSError last: a disk full, a permission denied or a missing file is reported, not traced.
-    return (EngineError, LogError, ScenarioError, DiceError, OSError)
+    return (EngineError, LogError, ScenarioError, DiceError, MailError, OSError)
 
 
 class _Group(click.Group):
@@ -165,7 +166,7 @@ def order_cmd(game_dir, orders, side, expect_head) -> None:
         click.echo(f"applied  line {a.line}: {a.text}")
         from .render import describe
         for ev in a.events:
-            text = describe(ev, g.scenario)
+            text = describe(ev, g.scenario, side)
             if text:
                 click.echo(f"         {text}")
     if sub.refused is not None:
@@ -253,7 +254,7 @@ def report_cmd(game_dir, side, at, since, fmt, output) -> None:
 def log_cmd(game_dir, side, as_json) -> None:
     """Print the event log, redacted for SIDE."""
     from .render import describe
-    from .views import log_view, visible_event
+    from .views import log_view
     g = _game(game_dir)
     side = _viewer(g, side)
     entries = g.entries()
@@ -262,17 +263,20 @@ def log_cmd(game_dir, side, as_json) -> None:
             click.echo(json.dumps(row))
         return
     for en in entries:
-        click.echo(f"{en.seq:>5} {en.hash[:12]} {en.at} {en.kind:<18} {describe(visible_event(en.event, side), g.scenario)}")
+        click.echo(f"{en.seq:>5} {en.hash[:12]} {en.at} {en.kind:<18} {describe(en.event, g.scenario, side)}")
 
 
 @main.command("verify")
 @click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
-@click.option("--head", "expect_head", metavar="HASH", help="Also require this head (e.g. from your latest report).")
+@click.option("--head", "expect_head", metavar="HASH",
+              help="Also require this head (e.g. from your latest report); proves the tail without log.head.")
 def verify_cmd(game_dir, expect_head) -> None:
     """Check the hash chain and re-run every order through the rules.
 
-    Exit 0 only if the chain holds and every logged event follows from the
-    orders, the scenario and the dice."""
+    Exit 0 only if the chain holds, its head is anchored (by log.head or
+    --head HASH: a missing, unreadable or lagging log.head fails unless
+    --head matches), every logged event follows from the orders, the
+    scenario and the dice, and a seed file present matches the commitment."""
     g = _game(game_dir)
     bar = None
     total_seen = [0]

@@ -236,17 +236,12 @@ def mail_poll(host_dir) -> None:
 @host_option
 def mail_quarantine(host_dir) -> None:
     """List quarantined messages and why (re-process one with `pbem mail ingest FILE`)."""
-    import json
     h = _host(host_dir)
-    path = h.quarantine_dir / "reasons.jsonl"
-    try:
-        rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
-    except FileNotFoundError:
-        rows = []
+    rows = h.quarantined()
     if not rows:
         click.echo("quarantine empty")
-    for r in rows:
-        click.echo(f"{r['at']} {h.quarantine_dir / 'cur' / r['file']}\n    {r['reason']}")
+    for path, at, reason in rows:
+        click.echo(f"{at or '?'} {path}\n    {reason or '(no reason recorded)'}")
 
 
 @mail_grp.command("demo")
@@ -272,7 +267,7 @@ def orders_grp() -> None:
 
 
 @orders_grp.command("sign")
-@click.argument("orders", type=click.File("r"), default="-")
+@click.argument("orders", type=click.File("rb"), default="-")
 @click.option("--game", "game_id", required=True, help="The game id (as in [pbem GAME-ID]).")
 @click.option("--side", required=True, help="Your side.")
 @click.option("--head", required=True, help="The head hash of your latest report.")
@@ -283,7 +278,7 @@ def orders_sign(orders, game_id, side, head, secret_file) -> None:
     in it; the host checks the signature with its copy."""
     from .mail import signed_body
     if secret_file:
-        secret = Path(secret_file).read_text().strip()
+        secret = _utf8(Path(secret_file).read_bytes(), f"the secret file {secret_file}").strip()
     else:
         secret = os.environ.get("PBEM_SECRET", "").strip()
     if not secret:
@@ -291,7 +286,15 @@ def orders_sign(orders, game_id, side, head, secret_file) -> None:
     head = head.strip().lower()
     if len(head) < 12 or any(c not in "0123456789abcdef" for c in head):
         _fail("--head must be the head hash from your report (at least 12 hex digits)", 2)
-    click.echo(signed_body(secret, game_id, side, head, orders.read()), nl=False)
+    text = _utf8(orders.read(), "the orders")
+    click.echo(signed_body(secret, game_id, side, head, text), nl=False)
+
+
+def _utf8(data: bytes, what: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        _fail(f"{what}: not UTF-8 text (byte {e.start}); save as UTF-8 and try again", 2)
 
 
 # --- pbem serve, pbem deadline -------------------------------------------------------

@@ -49,9 +49,12 @@ import tomllib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Literal
+
+import msgspec
 
 from . import mail as M
+from .schema import schema_error
 
 CONFIG_NAME = "pbem-host.toml"
 CREDENTIALS_NAME = "credentials.toml"
@@ -136,6 +139,7 @@ class Config:
     games_dir: Path = Path("games")
     max_bytes: int = 1_000_000
     map_png: bool = True
+    map_svg: bool = True
     auth: str = "token-or-signature"
     incoming: dict = field(default_factory=dict)
     outgoing: dict = field(default_factory=dict)
@@ -178,7 +182,8 @@ name = {_toml_str(name)}              # display name on outgoing mail
 referee = {_toml_str(referee)}        # gets the referee copy of every report ("" = nobody)
 games = {_toml_str(games)}            # where new games live (relative to this file)
 max_message_bytes = 1000000           # larger messages are refused unread
-map_png = true                        # attach the map as PNG (next to the SVG)
+map_png = true                        # attach the map as PNG (most mail programs show it)
+map_svg = true                        # attach the map as SVG too (sharp at any size)
 auth = "token-or-signature"           # or "signature": refuse plain Token: lines
 
 [incoming]                            # where orders arrive: a Maildir (default) or IMAP
@@ -211,42 +216,82 @@ def load_config(root: Path) -> Config:
     return _config(data, root, path)
 
 
+class _Incoming(msgspec.Struct, forbid_unknown_fields=True):
+    kind: Literal["maildir", "imap"] = "maildir"
+    maildir: str = "inbox"
+    server: str = ""
+    port: int = 993
+    security: Literal["tls", "starttls", "none"] = "tls"
+    user: str = ""
+    folder: str = "INBOX"
+    processed_folder: str = "pbem-processed"
+    quarantine_folder: str = "pbem-quarantine"
+    timeout: float = 60
+
+
+class _Outgoing(msgspec.Struct, forbid_unknown_fields=True):
+    kind: Literal["outbox", "smtp"] = "outbox"
+    outbox: str = "outbox"
+    server: str = ""
+    port: int = 587
+    security: Literal["tls", "starttls", "none"] = "starttls"
+    user: str = ""
+    timeout: float = 60
+
+
+class _Deadlines(msgspec.Struct, forbid_unknown_fields=True):
+    period: str = ""
+    reminder: str = ""
+
+
+class _Serve(msgspec.Struct, forbid_unknown_fields=True):
+    interval: int = 60
+
+
+class _HostFile(msgspec.Struct, forbid_unknown_fields=True):
+    """The schema of pbem-host.toml: every key and every accepted value.  An
+    unknown key or value is refused, never guessed: a typo in `security`
+    must not send a password in clear."""
+    address: str
+    name: str = "pbem"
+    referee: str | None = None
+    games: str = "games"
+    max_message_bytes: int = 1_000_000
+    map_png: bool = True
+    map_svg: bool = True
+    auth: Literal["token-or-signature", "signature"] = "token-or-signature"
+    incoming: _Incoming = msgspec.field(default_factory=_Incoming)
+    outgoing: _Outgoing = msgspec.field(default_factory=_Outgoing)
+    deadlines: _Deadlines = msgspec.field(default_factory=_Deadlines)
+    serve: _Serve = msgspec.field(default_factory=_Serve)
+
+
 def _config(data: dict, root: Path, path: Path) -> Config:
     try:
-        address = str(data["address"]).strip()
-    except KeyError:
-        raise HostError(f"{path}: 'address' (the host's e-mail address) is missing") from None
+        f = msgspec.convert(data, _HostFile)
+    except msgspec.ValidationError as e:
+        raise HostError(f"{path}: {schema_error(e, _HostFile)}") from None
+    address = f.address.strip()
     if "@" not in address:
         raise HostError(f"{path}: address {address!r} is not an e-mail address")
-    dl = data.get("deadlines", {}) or {}
     cfg = Config(
-        root=root, address=address.lower(), name=str(data.get("name", "pbem")),
-        referee=str(data.get("referee", address)).strip().lower(),
-        games_dir=(root / str(data.get("games", "games"))).resolve(),
-        max_bytes=int(data.get("max_message_bytes", 1_000_000)),
-        map_png=bool(data.get("map_png", True)),
-        auth=str(data.get("auth", "token-or-signature")),
-        incoming=dict(data.get("incoming", {}) or {"kind": "maildir", "maildir": "inbox"}),
-        outgoing=dict(data.get("outgoing", {}) or {"kind": "outbox", "outbox": "outbox"}),
-        interval=int((data.get("serve", {}) or {}).get("interval", 60)),
+        root=root, address=address.lower(), name=f.name,
+        referee=(address if f.referee is None else f.referee).strip().lower(),
+        games_dir=(root / f.games).resolve(), max_bytes=f.max_message_bytes, map_png=f.map_png,
+        map_svg=f.map_svg, auth=f.auth, incoming=msgspec.structs.asdict(f.incoming),
+        outgoing=msgspec.structs.asdict(f.outgoing), interval=f.serve.interval,
     )
     try:
-        cfg.period = parse_duration(str(dl.get("period", "")))
-        cfg.reminder = parse_duration(str(dl.get("reminder", "")))
+        cfg.period = parse_duration(f.deadlines.period)
+        cfg.reminder = parse_duration(f.deadlines.reminder)
     except HostError as e:
         raise HostError(f"{path} [deadlines]: {e}") from None
-    if cfg.auth not in ("token-or-signature", "signature"):
-        raise HostError(f"{path}: auth must be \"token-or-signature\" or \"signature\", not {cfg.auth!r}")
-    for section, kinds in (("incoming", ("maildir", "imap")), ("outgoing", ("outbox", "smtp"))):
-        kind = getattr(cfg, section).get("kind", kinds[0])
-        if kind not in kinds:
-            raise HostError(f"{path} [{section}]: kind must be one of {', '.join(kinds)}, not {kind!r}")
-        if kind in ("imap", "smtp") and not getattr(cfg, section).get("server"):
-            raise HostError(f"{path} [{section}]: kind = {kind!r} needs a server")
-        server = str(getattr(cfg, section).get("server", ""))
-        if kind in ("imap", "smtp") and getattr(cfg, section).get("security") == "none" and \
-                server not in ("127.0.0.1", "localhost", "::1"):
-            raise HostError(f"{path} [{section}]: security = \"none\" would send the password to {server} "
+    for section in ("incoming", "outgoing"):
+        d = getattr(cfg, section)
+        if d["kind"] in ("imap", "smtp") and not d["server"]:
+            raise HostError(f"{path} [{section}]: kind = {d['kind']!r} needs a server")
+        if d["kind"] in ("imap", "smtp") and d["security"] == "none" and d["server"] not in M.LOOPBACK:
+            raise HostError(f"{path} [{section}]: security = \"none\" would send the password to {d['server']} "
                             "unencrypted; it is for loopback test servers only")
     return cfg
 
@@ -379,17 +424,22 @@ class Host:
         return h
 
     def prepare(self) -> None:
-        """Create the folders a host needs (idempotent)."""
+        """Create the folders a host needs (idempotent).  Every folder that holds a
+        secret (the journal and spool, filed mail with players' tokens, the outbox
+        with welcome mails, the games) is made 0700, also on a host made before."""
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.state_dir, 0o700)
         for d in (self.journal_dir, self.spool_building, self.spool_ready, self.spool_failed, self.cfg.games_dir):
             d.mkdir(parents=True, exist_ok=True)
         M.Maildir(self.cfg.root / "mail" / "processed")
         M.Maildir(self.quarantine_dir)
+        private = [self.state_dir, self.cfg.root / "mail", self.cfg.games_dir]
         if self.cfg.incoming.get("kind", "maildir") == "maildir":
             M.Maildir(self.inbox_path)
         if self.cfg.outgoing.get("kind", "outbox") == "outbox":
             M.Outbox(self.outbox_path)
+            private.append(self.outbox_path)
+        for d in private:
+            os.chmod(d, 0o700)
 
     @property
     def processed(self) -> M.Maildir:
@@ -408,10 +458,14 @@ class Host:
     def log(self, text: str) -> None:
         line = f"{iso(datetime.now(timezone.utc))} {text}"
         try:
-            with open(self.logfile, "a", encoding="utf-8") as f:
-                f.write(line + "\n")
-        except OSError:
-            pass
+            fd = os.open(self.logfile, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, (line + "\n").encode("utf-8", "replace"))
+            finally:
+                os.close(fd)
+        except OSError as e:                       # a full disk must not stop the host: say it where we can
+            import sys
+            print(f"pbem host: cannot write {self.logfile} ({e.strerror}): {text}", file=sys.stderr)
         if self.echo:
             self.echo(text)
 
@@ -531,6 +585,22 @@ class Host:
         """The replacements of ``side`` (every side if None), oldest first."""
         return [r for r in self._changes(game).get("retired", []) if side is None or r.get("side") == side]
 
+    def _known_sender(self, address: str) -> bool:
+        """Does ``address`` play (or did it play) a side of a game on this host?"""
+        from .engine import Game
+        for path in self.games().values():
+            try:
+                game = Game(path)
+                if address in self._players(game).values() or \
+                        any(r.get("address") == address for r in self._retired(game)):
+                    return True
+            except Exception:                  # noqa: BLE001 - a broken game knows nobody
+                continue
+        return False
+
+    def _plays(self, game, address: str) -> bool:
+        return address in self._players(game).values() or self._retired_address(game, address) is not None
+
     def _retired_address(self, game, address: str, side: str | None = None) -> dict | None:
         """The latest record of ``address`` leaving ``side`` (any side if None)
         while it plays that side no longer."""
@@ -575,7 +645,7 @@ class Host:
             moved = new_addr != old_addr
             new_secret = _secrets.token_hex(16)
             now = iso(self.now())
-            key = f"rotate:{gid}:{side}:{now}:{_secrets.token_hex(4)}"
+            key = job_key("rotate", gid, side, now, _secrets.token_hex(4))
             rec = self._start(key, kind="rotate", game=gid, side=side)
 
             # the mails first: if one cannot be made, nothing has changed yet
@@ -763,14 +833,17 @@ class Host:
         from . import render
         since = game.last_report(viewer)
         text = render.report_text(game, viewer, st, entries, since, head)
-        svg = render.report_svg(game, viewer, st, entries, since, head)
         atts = []
+        if not (self.cfg.map_png or self.cfg.map_svg):
+            return text, atts                    # no map wanted: not even drawn
+        svg = render.report_svg(game, viewer, st, entries, since, head)
         name = f"{game.game_id}-seq{st.seq}-{viewer}"
         if self.cfg.map_png:
             png = M.svg_to_png(svg)
             if png:
                 atts.append(M.Attachment(png, "image", "png", name + ".png"))
-        atts.append(M.Attachment(svg.encode("utf-8"), "image", "svg+xml", name + ".svg"))
+        if self.cfg.map_svg:
+            atts.append(M.Attachment(svg.encode("utf-8"), "image", "svg+xml", name + ".svg"))
         return text, atts
 
     def _tpl(self, name: str, **ctx) -> str:
@@ -799,7 +872,7 @@ class Host:
         given.update(self._changes(game).get("addresses", {}) or {})
         for side, addr in given.items():
             a = parseaddr(addr or "")[1].lower()
-            if "@" in a:
+            if M.safe_address(a):                  # an address with a line break or a space gets no mail
                 out[side] = a
         return out
 
@@ -852,7 +925,11 @@ class Host:
                         continue
                     oc = self.ingest(raw, path.name)
                     if oc.filed != "left":
-                        self._file(path, oc)
+                        try:
+                            self._file(path, oc)
+                        except OSError as e:           # done in the journal: the next poll files it again
+                            self.log(f"{path.name}: could not be filed into {oc.filed} ({e.strerror}); "
+                                     "it stays in the inbox")
                         checkpoint("filed")
                     outcomes.append(oc)
             self.tick()
@@ -910,6 +987,23 @@ class Host:
         dest = M.Maildir(self.quarantine_dir).deliver(raw)
         self._reason(dest.name, oc)
 
+    def quarantined(self) -> list[tuple[Path, str, str]]:
+        """(file, when, why) of every message in the quarantine, oldest first.  The
+        files are the truth: one whose reason could not be written is listed too."""
+        reasons: dict[str, dict] = {}
+        try:
+            for line in (self.quarantine_dir / "reasons.jsonl").read_text().splitlines():
+                with contextlib.suppress(ValueError):
+                    r = json.loads(line)
+                    reasons[r["file"]] = r
+        except OSError:
+            pass
+        rows = []
+        for path in M.Maildir(self.quarantine_dir).messages():
+            r = reasons.get(path.name, {})
+            rows.append((path, r.get("at", ""), r.get("reason", "")))
+        return rows
+
     def _reason(self, name: str, oc: Outcome) -> None:
         line = json.dumps({"file": name, "at": iso(self.now()), "status": oc.status, "game": oc.game,
                            "reason": oc.detail}) + "\n"
@@ -921,20 +1015,46 @@ class Host:
     def ingest(self, raw: bytes, name: str, retry: bool = False) -> Outcome:
         """One message, start to answer; never raises (but a SimulatedCrash).
         With ``retry`` a message quarantined before is looked at afresh (it
-        changed nothing then); `pbem mail ingest` retries."""
+        changed nothing then); `pbem mail ingest` retries.
+
+        When the host itself fails (a full or read-only disk, any OSError) the
+        message stays in the inbox and is tried again on the next poll: it is
+        not the message's fault.  Any other failure is the message's: before its
+        orders were taken it goes to quarantine with the reason; after, it is
+        retried MAX_ATTEMPTS times and then set aside, so one poisoned message
+        can never stop the host, its deadlines or its other games."""
         try:
             oc = self._ingest(raw, name, retry)
+        except OSError as e:
+            oc = Outcome(name, "error", "left", detail=f"the host could not write ({e.strerror or e}); the message "
+                         "stays in the inbox and is tried again on the next poll")
         except Exception as e:                     # noqa: BLE001 - one bad message must not stop the host
-            inc = M.parse(raw, self.cfg.max_bytes)
-            rec = self.journal_get(inc.key) or {}
-            if rec.get("status") == "applying":
-                oc = Outcome(name, "error", "left", rec.get("game", ""), rec.get("side", ""),
-                             f"internal error after the orders were taken ({type(e).__name__}: {e}); "
-                             "left in the inbox to finish on the next poll")
-            else:
-                oc = Outcome(name, "error", "quarantine", detail=f"internal error ({type(e).__name__}: {e})")
+            oc = self._failed(raw, name, e)
         self.log(oc.line())
         return oc
+
+    MAX_ATTEMPTS = 3
+
+    def _failed(self, raw: bytes, name: str, e: Exception) -> Outcome:
+        why = f"internal error ({type(e).__name__}: {e})"
+        try:
+            inc = M.parse(raw, self.cfg.max_bytes)
+            rec = self.journal_get(inc.key) or {}
+            if rec.get("status") != "applying":
+                return Outcome(name, "error", "quarantine", detail=why)
+            rec = dict(rec, attempts=int(rec.get("attempts", 0)) + 1)
+            gid, side = rec.get("game", ""), rec.get("side", "")
+            if rec["attempts"] < self.MAX_ATTEMPTS:
+                self.journal_put(inc.key, rec)
+                return Outcome(name, "error", "left", gid, side, f"{why} after the orders were taken; left in the "
+                               f"inbox to finish on the next poll (attempt {rec['attempts']} of {self.MAX_ATTEMPTS})")
+            # give up on this message: what the log holds stays; the next tick mails every side its report
+            self._done(inc.key, rec, outcome="error", filed="quarantine", reason=why)
+            return Outcome(name, "error", "quarantine", gid, side, f"{why} after the orders were taken, "
+                           f"{self.MAX_ATTEMPTS} times; set aside (what was applied stays applied)")
+        except OSError as e2:
+            return Outcome(name, "error", "left", detail=f"{why}; the host could not record it either "
+                           f"({e2.strerror or e2}); tried again on the next poll")
 
     def _ingest(self, raw: bytes, name: str, retry: bool = False) -> Outcome:
         inc = M.parse(raw, self.cfg.max_bytes)
@@ -985,9 +1105,10 @@ class Host:
                                 "[pbem GAME-ID] in the subject (replying to a pbem mail keeps it) or a line "
                                 "'Game: GAME-ID' in the body", quarantine=True)
         game = self.game(gid)
-        if game is None:
-            return self._refuse(name, inc, key, rec, f"there is no game {gid!r} on this host", quarantine=True,
-                                game_id=gid)
+        if game is None or not self._plays(game, inc.sender):
+            # the same words whether the game exists or not: an answer never tells which ids exist
+            return self._refuse(name, inc, key, rec, f"{inc.sender} plays no game {gid!r} on this host; check the "
+                                "game id in your welcome mail", quarantine=True, game_id=gid if game else "")
         players = self._players(game)
         side = inc.fields.get("side", "").lower()
         if not side:
@@ -1020,7 +1141,6 @@ class Host:
 
     def _authenticate(self, game, side: str, inc: M.Incoming) -> str:
         """'' when the message is from ``side``'s player; else why it is not."""
-        import hmac as _hmac
         players = self._players(game)
         registered = players.get(side, "")
         if not registered:
@@ -1039,7 +1159,7 @@ class Host:
             if not head:
                 return "a signed message needs its 'Head:' line (the signature covers it); nothing was applied"
             want = M.signature(secret, game.game_id, side, head, inc.orders)
-            if not _hmac.compare_digest(sig.lower(), want):
+            if not _same(sig.lower(), want):
                 replaced = self._retired(game, side)
                 also = (f" (the host replaced {game.scenario.side_name(side)}'s secret on {replaced[-1]['at']}: "
                         "if you signed with the old one, sign again with the new one the host mailed you)"
@@ -1051,10 +1171,10 @@ class Host:
             return ("this host accepts signed orders only: sign them with `pbem orders sign` and send its "
                     "output; nothing was applied")
         if tok:
-            if not _hmac.compare_digest(tok.lower(), secret.lower()):
+            if not _same(tok.lower(), secret.lower()):
                 d = _digest(tok)
                 old = next((r for r in reversed(self._retired(game, side))
-                            if r.get("secret_sha256") and _hmac.compare_digest(r["secret_sha256"], d)), None)
+                            if r.get("secret_sha256") and _same(r["secret_sha256"], d)), None)
                 if old:
                     return (f"the Token: line holds an old secret of {game.scenario.side_name(side)}: the host "
                             f"replaced it on {old['at']} and refuses it from now on; use the new secret the host "
@@ -1077,7 +1197,12 @@ class Host:
                 game_id: str = "", side: str = "") -> Outcome:
         """Answer a message that changes nothing, then record it as done."""
         answers = []
-        if inc.sender and not inc.automatic and inc.sender != self.cfg.address:
+        stranger = bool(inc.sender) and not self._known_sender(inc.sender)
+        if stranger:
+            # no backscatter: a forged From would make the host mail a stranger, and an answer
+            # would tell a prober which game ids exist; the host's operator sees it in quarantine
+            reason += " (not answered: the sender plays no game on this host)"
+        elif inc.sender and not inc.automatic and inc.sender != self.cfg.address:
             body = self._tpl("refused", reason=reason, host=self.cfg.address, game_id=game_id, side=side,
                              subject=inc.subject, message_id=inc.message_id)
             answers.append(Answer(inc.sender, side or "unknown", "answer", self._reply_subject(inc, game_id), body,
@@ -1113,7 +1238,7 @@ class Host:
         if sub:
             for a in sub.applied:
                 from . import render
-                effects = [t for t in (render.describe(ev, sc) for ev in a.events) if t]
+                effects = [t for t in (render.describe(ev, sc, side) for ev in a.events) if t]
                 applied.append({"line": a.line, "text": a.text, "effects": effects})
         ctx = self._context(game, side, st, head)
         report, atts = self._report(game, side, st, entries, head)
@@ -1189,13 +1314,12 @@ class Host:
         with tempfile.TemporaryDirectory(dir=self.state_dir) as td:
             d = Path(td) / "g"
             d.mkdir()
-            shutil.copyfile(game.dir / "scenario.toml", d / "scenario.toml")
+            # a private scratch copy of the game as it was before the job (0600, as the game's own files)
+            M.write_atomic(d / "scenario.toml", (game.dir / "scenario.toml").read_bytes())
             if (game.dir / "seed").exists():
-                fd = os.open(d / "seed", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "wb") as f:
-                    f.write((game.dir / "seed").read_bytes())
-            (d / "log.jsonl").write_bytes(b"".join(ln + b"\n" for ln in lines[:n + 1]))
-            (d / "log.head").write_text(f"{n} {rec['head_before']}\n")
+                M.write_atomic(d / "seed", (game.dir / "seed").read_bytes())
+            M.write_atomic(d / "log.jsonl", b"".join(ln + b"\n" for ln in lines[:n + 1]))
+            M.write_atomic(d / "log.head", f"{n} {rec['head_before']}\n".encode())
             try:
                 scratch = Game(d)
                 if scratch.head()[1] != rec["head_before"]:
@@ -1215,7 +1339,7 @@ class Host:
         with self.locked():
             self.register(game)
             sec = self.ensure_secrets(game)
-            key = f"welcome:{game.game_id}"
+            key = job_key("welcome", game.game_id)
             rec = self.journal_get(key)
             told = []
             if not rec or rec.get("status") != "done":
@@ -1313,18 +1437,25 @@ class Host:
                     self.log(f"game {gid}: orders of a message are half-way; they are finished when that "
                              "message is polled again (deadlines wait until then)")
                     continue
-                synced = self._sync_reports(game)
-                if synced:
-                    done.append(synced)
-                    continue
-                now = self.now()
-                for k, w in sorted(dl.get("waits", {}).items()):
-                    due = parse_time(w["due"])
-                    if now >= due:
-                        done.append(self._apply_default(game, k, w))
-                        break                   # the state changed; look again on the next tick
-                    if self.cfg.reminder and not w.get("reminded") and now >= due - self.cfg.reminder:
-                        done.append(self._remind(game, k, w))
+                try:
+                    done += self._tick_game(game, dl)
+                except Exception as e:            # noqa: BLE001 - one game's trouble must not stop the others
+                    self.log(f"game {gid}: reports and deadlines skipped this time: {type(e).__name__}: {e}")
+        return done
+
+    def _tick_game(self, game, dl: dict) -> list[str]:
+        synced = self._sync_reports(game)
+        if synced:
+            return [synced]
+        now = self.now()
+        done = []
+        for k, w in sorted(dl.get("waits", {}).items()):
+            due = parse_time(w["due"])
+            if now >= due:
+                done.append(self._apply_default(game, k, w))
+                break                   # the state changed; look again on the next tick
+            if self.cfg.reminder and not w.get("reminded") and now >= due - self.cfg.reminder:
+                done.append(self._remind(game, k, w))
         return done
 
     def _sync_reports(self, game) -> str:
@@ -1334,7 +1465,7 @@ class Host:
         viewers = list(self._players(game)) + ([REFEREE] if self.cfg.referee else [])
         if not viewers or min(game.last_report(v) for v in viewers) >= seq:
             return ""
-        key = f"sync:{game.game_id}:{head}"
+        key = job_key("sync", game.game_id, head)
         rec = self.journal_get(key)
         if rec and rec.get("status") == "done":
             return ""
@@ -1351,7 +1482,7 @@ class Host:
         return msg
 
     def _remind(self, game, akey: str, w: dict) -> str:
-        key = f"reminder:{game.game_id}:{akey}:{w['due']}"
+        key = job_key("reminder", game.game_id, akey, w["due"])
         rec = self.journal_get(key)
         addr = self._players(game).get(w["side"], "")
         if not rec or rec.get("status") != "done":
@@ -1379,10 +1510,11 @@ class Host:
         return msg
 
     def _apply_default(self, game, akey: str, w: dict) -> str:
+        from .views import order_text
         side = w["side"]
         st = game.state()
         seq, head = game.head()
-        key = f"deadline:{game.game_id}:{akey}:{head[:16]}"
+        key = job_key("deadline", game.game_id, akey, head[:16])
         rec = self.journal_get(key)
         if rec and rec.get("status") == "done":
             return f"game {game.game_id}: deadline for {side} already handled"
@@ -1410,12 +1542,15 @@ class Host:
             msg = f"game {game.game_id}: the deadline default for {side} could not be applied: {why}"
             self.log(msg)
             return msg
-        text = ", ".join(a.text for a in sub.applied)
-        note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {w['due']}. The host applied "
-                f"the documented default for it: {text}.")
-        if sub.refused is not None:
-            note += f" (Refused: {sub.refused}.)"
-        answers = self._state_mails(game, {"*": note}, kind="deadline", referee_note=note)
+        def note_for(viewer: str) -> str:
+            # each reader sees the applied orders through its own view: a default may seal a secret
+            text = ", ".join(order_text(side, a.text, viewer) for a in sub.applied)
+            note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {w['due']}. The host applied "
+                    f"the documented default for it: {text}.")
+            return note + (f" (Refused: {sub.refused}.)" if sub.refused is not None else "")
+        notes = {s: note_for(s) for s in sc.side_ids()}
+        answers = self._state_mails(game, notes, kind="deadline", referee_note=note_for(REFEREE))
+        text = ", ".join(order_text(side, a.text, REFEREE) for a in sub.applied)
         self.commit(rec["job"], answers, game.game_id)
         checkpoint("spooled")
         self._mark_reported(game, answers)
@@ -1451,7 +1586,7 @@ class Host:
                     w["due"] = iso(due)
                     w["reminded"] = bool(self.cfg.reminder) and w.get("reminded", False) and \
                         self.now() >= due - self.cfg.reminder
-                    key = f"extend:{game.game_id}:{k}:{w['due']}"
+                    key = job_key("extend", game.game_id, k, w["due"])
                     rec = self.journal_get(key)
                     if rec and rec.get("status") == "done":
                         continue
@@ -1512,9 +1647,25 @@ class Host:
 
 # --- helpers ------------------------------------------------------------------------
 
+def job_key(kind: str, *parts: str) -> str:
+    """The journal key of a job of the host's own (a welcome, a deadline, ...).
+
+    Incoming messages are keyed by their Message-ID (never holding a space,
+    see mail._MSGID) or ``sha256:...``; a host key starts with "host job " and
+    so can never be named by a stranger's Message-ID."""
+    return "host job " + ":".join([kind, *map(str, parts)])
+
+
+def _same(given: str, expected: str) -> bool:
+    """Constant-time comparison of a value from a mail (any text at all) with
+    the host's own: compared as UTF-8 bytes, so non-ASCII input is simply unequal."""
+    import hmac
+    return hmac.compare_digest(given.encode("utf-8", "replace"), expected.encode("utf-8", "replace"))
+
+
 def _digest(secret: str) -> str:
     """What the host keeps of a replaced secret: enough to recognise it, not to use it."""
-    return hashlib.sha256(secret.strip().lower().encode("utf-8")).hexdigest()
+    return hashlib.sha256(secret.strip().lower().encode("utf-8", "replace")).hexdigest()
 
 
 def _no_longer(game, address: str, gone: dict) -> str:

@@ -96,11 +96,30 @@ def _sender(msg) -> str:
     return addr.lower() if "@" in addr else ""
 
 
+# A message id as the host keeps it: printable ASCII, no spaces or brackets (RFC 5322
+# msg-id), at most 250 characters.  Anything else is not an id: the message is then
+# known by a digest of its bytes, and nothing of it reaches a header the host writes.
+_MSGID = re.compile(r"[!-;=?-~]{1,250}")
+_REF_RE = re.compile(r"<([!-;=?-~]{1,250})>")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_ADDR = re.compile(r"[!-?A-~]+@[!-?A-~]+")          # printable ASCII, no spaces, one @ at least
+
+
 def _msgid(text: str) -> str:
-    m = re.search(r"<([^<>\s]+)>", text)
-    if m:
-        return m.group(1)
-    return text.strip().strip("<>").strip()
+    m = re.search(r"<([^<>]*)>", text)
+    cand = m.group(1) if m else text.strip().strip("<>").strip()
+    return cand if _MSGID.fullmatch(cand) else ""
+
+
+def clean_header(value: str) -> str:
+    """A header value with every control character (CR and LF included) made a
+    space: no text from outside (a subject, a side name) can add a header line."""
+    return " ".join(_CONTROL.sub(" ", value).split())
+
+
+def safe_address(addr: str) -> bool:
+    """True for an address the host may write into To: (no spaces, no control characters)."""
+    return bool(_ADDR.fullmatch(addr))
 
 
 def _automatic(msg, sender: str) -> str:
@@ -133,10 +152,11 @@ def parse(raw: bytes, max_bytes: int = 0) -> Incoming:
         return inc
     inc.message_id = _msgid(_header(msg, "Message-ID"))
     inc.key = inc.message_id or "sha256:" + hashlib.sha256(raw).hexdigest()
-    inc.sender = _sender(msg)
-    inc.subject = " ".join(_header(msg, "Subject").split())
+    sender = _sender(msg)
+    inc.sender = sender if safe_address(sender) else ""
+    inc.subject = clean_header(_header(msg, "Subject"))
     inc.in_reply_to = _msgid(_header(msg, "In-Reply-To"))
-    inc.references = re.findall(r"<[^<>\s]+>", _header(msg, "References"))
+    inc.references = [f"<{r}>" for r in _REF_RE.findall(_header(msg, "References"))]
     m = _TAG_RE.search(inc.subject)
     inc.subject_game = m.group(1) if m else ""
     inc.own = bool(_header(msg, "X-pbem-Kind"))
@@ -366,10 +386,13 @@ def build(sender: str, to: str, subject: str, body: str, *, message_id: str,
           attachments: list[Attachment] = (), in_reply_to: str = "", references: list[str] = (),
           headers: dict[str, str] | None = None, auto: str = "auto-generated", sender_name: str = "") -> EmailMessage:
     """One outgoing message (RFC 5322, MIME): text body plus attachments."""
+    if not safe_address(to) or not safe_address(sender):
+        raise Undeliverable(f"refusing to write a mail to {to!r} from {sender!r}: not a plain e-mail address")
     msg = EmailMessage(policy=OUT_POLICY)
+    sender_name = clean_header(sender_name)
     msg["From"] = f"{sender_name} <{sender}>" if sender_name else sender
     msg["To"] = to
-    msg["Subject"] = subject
+    msg["Subject"] = clean_header(subject)
     msg["Date"] = formatdate(localtime=False, usegmt=True)
     msg["Message-ID"] = f"<{message_id}>"
     refs = list(references) + ([f"<{in_reply_to}>"] if in_reply_to else [])
@@ -378,7 +401,7 @@ def build(sender: str, to: str, subject: str, body: str, *, message_id: str,
         msg["References"] = " ".join(dict.fromkeys(refs))
     msg["Auto-Submitted"] = auto                     # RFC 3834: no auto-replies to us, please
     for k, v in (headers or {}).items():
-        msg[k] = v
+        msg[k] = clean_header(str(v))
     msg.set_content(body)
     for a in attachments:
         msg.add_attachment(a.data, maintype=a.maintype, subtype=a.subtype, filename=a.filename)
@@ -426,8 +449,9 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Write via a temporary file, fsync, rename, fsync the directory."""
+def write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Write via a temporary file, fsync, rename, fsync the directory.  Private
+    (0600) unless asked: most of what the host writes holds a secret."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
@@ -531,6 +555,19 @@ class Outbox:
         return str(dest)
 
 
+SECURITY = ("tls", "starttls", "none")
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def check_security(kind: str, server: str, security: str) -> None:
+    """Only the three documented values; "none" only to a loopback server, so no
+    value (a typo included) ever sends a password in clear across a network."""
+    if security not in SECURITY:
+        raise MailError(f"{kind} security {security!r} is not one of: {', '.join(SECURITY)}")
+    if security == "none" and server not in LOOPBACK:
+        raise MailError(f"{kind} security \"none\" is for loopback test servers only, not {server}")
+
+
 class SmtpSender:
     """Outgoing mail through an SMTP server (submission port with STARTTLS,
     implicit TLS, or plain on loopback for tests)."""
@@ -539,6 +576,7 @@ class SmtpSender:
                  security: str = "starttls", envelope_from: str = "", timeout: float = 60):
         self.server, self.port, self.user, self.password = server, port, user, password
         self.security, self.envelope_from, self.timeout = security, envelope_from, timeout
+        check_security("SMTP", server, security)
         self.conn = None
 
     def __enter__(self):
@@ -610,6 +648,7 @@ class ImapInbox:
         self.server, self.port, self.user, self.password = server, port, user, password
         self.folder, self.security, self.timeout, self.batch = folder, security, timeout, batch
         self.targets = {"processed": processed, "quarantine": quarantine}
+        check_security("IMAP", server, security)
         self.conn = None
 
     def __enter__(self):

@@ -27,10 +27,14 @@ def env() -> Environment:
     return _env
 
 
-def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
-    """One line of plain English for an event, with rule numbers.
+def describe(ev: E.Event, sc: Scenario, viewer: str, origin: str | None = None) -> str:
+    """One line of plain English for an event as ``viewer`` may see it, with rule numbers.
 
-    ``origin`` is where the unit stood before the event, when the caller knows."""
+    Every text a side receives about an event is made here, and the event is
+    passed through the per-side view first (views.visible_event), so no caller
+    can describe an event without redacting it.  ``origin`` is where the unit
+    stood before the event, when the caller knows."""
+    ev = visible_event(ev, viewer)
     lab = sc.board.label
     name = sc.side_name
     own = _game_describe(ev, sc)
@@ -208,10 +212,9 @@ def report_context(game: Game, side: str, st: GameState, entries: list[Entry], s
             where[unit] = path[-1]
         if en.seq <= since or en.seq > st.seq:
             continue
-        ev = visible_event(en.event, side)
-        if isinstance(ev, E.OrderGiven) and side != REFEREE:
+        if isinstance(en.event, E.OrderGiven) and side != REFEREE:
             continue                              # the effects say it better; referee sees orders too
-        text = describe(ev, sc, origin)
+        text = describe(en.event, sc, side, origin)
         if text:
             happened.append({"seq": en.seq, "kind": en.kind, "text": text})
     by_side = {}
@@ -245,11 +248,15 @@ def report_eml(game: Game, side: str, st: GameState, entries: list[Entry], since
     """A complete email: the text report as the body, the map as an attachment."""
     text = report_text(game, side, st, entries, since, head)
     svg = report_svg(game, side, st, entries, since, head)
+    from .mail import Undeliverable, clean_header, safe_address
     msg = EmailMessage()
     who = game.scenario.side_name(side) if side != REFEREE else "Referee"
-    msg["Subject"] = f"[pbem {game.game_id}] turn {st.turn} report for {who}"
+    to = to or (st.players.get(side) or sender)
+    if not (safe_address(to) and safe_address(sender)):
+        raise Undeliverable(f"refusing to write a mail to {to!r} from {sender!r}: not a plain e-mail address")
+    msg["Subject"] = clean_header(f"[pbem {game.game_id}] turn {st.turn} report for {who}")
     msg["From"] = sender
-    msg["To"] = to or (st.players.get(side) or sender)
+    msg["To"] = to
     msg["Date"] = formatdate(localtime=False, usegmt=True)
     msg["Message-ID"] = make_msgid(domain=sender.split("@")[-1] or "localhost")
     msg["X-pbem-Game"] = game.game_id

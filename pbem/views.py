@@ -32,6 +32,11 @@ def visible_event(ev: E.Event, side: str) -> E.Event:
     return ev
 
 
+def order_text(by_side: str, text: str, viewer: str) -> str:
+    """An order of ``by_side`` as ``viewer`` may read it (a sealed order shows only its name)."""
+    return visible_event(E.OrderGiven(side=by_side, text=text), viewer).text
+
+
 def unit_rows(game: Game, st: GameState, side: str) -> list[dict]:
     defs = game.scenario.unit_defs
     rows = []

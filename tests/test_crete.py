@@ -481,7 +481,7 @@ def test_ca_with_no_retreat_and_no_counterattack_eliminates(tmp_path):
 # --- 10.5 answered in advance: standing orders (doctrine ca / doctrine re-roll) ---------------------------------
 
 def said(t: Table, evs: list[E.Event]) -> list[str]:
-    return [render.describe(e, t.game.scenario) for e in evs]
+    return [render.describe(e, t.game.scenario, "referee") for e in evs]
 
 
 def test_standing_ca_retreat_answers_the_defenders_ca(tmp_path):

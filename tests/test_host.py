@@ -95,15 +95,15 @@ def test_password_from_environment_wins(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("edit, needle", [
-    ('address = "referee@club.example"', "'address'"),
-    ('kind = "maildir"', "kind must be one of maildir, imap"),
+    ('address = "referee@club.example"', "address: missing"),
+    ('kind = "maildir"', 'incoming.kind: Invalid enum value \'pop3\'; accepted: "maildir", "imap"'),
     ('period = "off"', "is not a duration"),
 ])
 def test_bad_config_is_one_clear_line(tmp_path, edit, needle):
     make_host(tmp_path / "h")
     p = tmp_path / "h" / "pbem-host.toml"
     text = p.read_text()
-    repl = {"'address'": "", "kind must be one of maildir, imap": 'kind = "pop3"',
+    repl = {"address: missing": "", 'incoming.kind: Invalid enum value \'pop3\'; accepted: "maildir", "imap"': 'kind = "pop3"',
             "is not a duration": 'period = "soon"'}[needle]
     p.write_text(text.replace(edit, repl, 1))
     r = CliRunner().invoke(main, ["mail", "poll", "--host", str(tmp_path / "h")])
@@ -300,14 +300,26 @@ def test_spoofed_from_with_a_stolen_token(host, game):
     _refusal(host, game, raw, "does not match German-Italian's secret", mid="m2@example.org")
 
 
-def test_stranger(host, game):
+def test_stranger_is_quarantined_and_never_answered(host, game):
+    # no backscatter: a stranger (or a forged From) gets no mail from the host
     _refusal(host, game, message("mallory@evil.example", f"Token: x\n{TURN1}"),
-             "this address is not registered for any side of game g1")
+             "mallory@evil.example plays no game 'g1' on this host", answered=False)
+    assert answers(host, "m1@example.org") == []
 
 
 def test_unknown_game(host, game):
     raw = orders_mail(game, subject="[pbem nope] orders")
-    _refusal(host, game, raw, "there is no game 'nope' on this host")
+    _refusal(host, game, raw, "plays no game 'nope' on this host")
+
+
+def test_a_refusal_never_tells_which_game_ids_exist(host, game, tmp_path):
+    # a player of g1 asking about g2 (which exists) gets the same words as about a game that does not
+    other = Game.create(host.cfg.games_dir / "g2", "el-alamein", {"axis": "x@else.example", "british": "y@else.example"},
+                        seed_hex=SEED, game_id="g2")
+    host.register(other)
+    _refusal(host, game, orders_mail(game, subject="[pbem g2] orders"), "plays no game 'g2' on this host")
+    _refusal(host, game, orders_mail(game, subject="[pbem g3] orders", mid="m2@example.org"),
+             "plays no game 'g3' on this host", mid="m2@example.org")
 
 
 def test_no_game_named(host, game):
@@ -588,7 +600,7 @@ def test_mail_ingest_files_and_quarantine_listing(host, game, tmp_path):
     assert "good.eml: accepted g1/axis" in r.output and "bad.eml: quarantined g1" in r.output
     assert good.exists() and bad.exists()                          # files given by hand stay where they are
     q = CliRunner().invoke(main, ["mail", "quarantine", "--host", str(host.cfg.root)])
-    assert "not registered for any side" in q.output
+    assert "plays no game 'g1'" in q.output and "not answered" in q.output
     again = CliRunner().invoke(main, ["mail", "ingest", str(good), "--host", str(host.cfg.root)])
     assert "duplicate" in again.output
 

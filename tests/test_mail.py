@@ -212,7 +212,7 @@ def test_imap_inbox_messages_are_processed_and_moved(tmp_path, move):
         assert len(answers(host, "m1@example.org")) == 1
         # a local copy of the quarantined message keeps the reason
         reasons = [json.loads(x) for x in (host.quarantine_dir / "reasons.jsonl").read_text().splitlines()]
-        assert "not registered" in reasons[0]["reason"]
+        assert "plays no game" in reasons[0]["reason"]
 
 
 def test_imap_wrong_password_is_logged_not_raised(tmp_path):

@@ -283,7 +283,7 @@ def test_clearing_an_exception_is_logged_described_and_refused_precisely(rd_game
     ds = one(t.ok("german", "doctrine pak default"), E.DoctrineSet)
     assert (ds.side, ds.default, ds.units, ds.cleared) == ("german", "diff>=0", {"Krafft": "never"}, "Pak")
     assert rd_of(t.state()).doctrine["german"].units == {"Krafft": "never"}
-    assert render.describe(ds, t.game.scenario) == (
+    assert render.describe(ds, t.game.scenario, "referee") == (
         "German opportunity-fire doctrine: Pak's exception cleared, it follows the side's doctrine again: "
         "diff>=0 (exceptions: Krafft never) (5.0).")
     t.refuse("german", "doctrine Pak default", rule="5.0", match="no doctrine exception")
