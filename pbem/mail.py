@@ -83,6 +83,18 @@ def _header(msg, name: str) -> str:
     return "" if v is None else str(v).strip()
 
 
+def _raw_header(msg, name: str) -> str:
+    """A header's text as sent (unfolded), not as the email package re-parses it:
+    its msg-id parser cuts ``<a:1@b>`` at the colon, so two ids would become one."""
+    try:
+        for k, v in msg.raw_items():
+            if k.lower() == name.lower():
+                return " ".join(str(v).split())
+    except Exception:                    # noqa: BLE001
+        pass
+    return ""
+
+
 def _sender(msg) -> str:
     try:
         h = msg["From"]
@@ -150,13 +162,13 @@ def parse(raw: bytes, max_bytes: int = 0) -> Incoming:
         inc.problem = f"the message could not be parsed at all ({type(e).__name__})"
         inc.key = "sha256:" + hashlib.sha256(raw).hexdigest()
         return inc
-    inc.message_id = _msgid(_header(msg, "Message-ID"))
+    inc.message_id = _msgid(_raw_header(msg, "Message-ID"))
     inc.key = inc.message_id or "sha256:" + hashlib.sha256(raw).hexdigest()
     sender = _sender(msg)
     inc.sender = sender if safe_address(sender) else ""
     inc.subject = clean_header(_header(msg, "Subject"))
-    inc.in_reply_to = _msgid(_header(msg, "In-Reply-To"))
-    inc.references = [f"<{r}>" for r in _REF_RE.findall(_header(msg, "References"))]
+    inc.in_reply_to = _msgid(_raw_header(msg, "In-Reply-To"))
+    inc.references = [f"<{r}>" for r in _REF_RE.findall(_raw_header(msg, "References"))]
     m = _TAG_RE.search(inc.subject)
     inc.subject_game = m.group(1) if m else ""
     inc.own = bool(_header(msg, "X-pbem-Kind"))
