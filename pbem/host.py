@@ -157,7 +157,7 @@ def _toml_str(s: str) -> str:
 
 
 def config_text(address: str, name: str, referee: str, games: str, incoming: dict, outgoing: dict,
-                period: str, reminder: str) -> str:
+                period: str, reminder: str, maps: bool = True) -> str:
     """The text of a new pbem-host.toml, with every setting explained."""
     def table(d: dict, commented: dict) -> str:
         out = []
@@ -182,8 +182,8 @@ name = {_toml_str(name)}              # display name on outgoing mail
 referee = {_toml_str(referee)}        # gets the referee copy of every report ("" = nobody)
 games = {_toml_str(games)}            # where new games live (relative to this file)
 max_message_bytes = 1000000           # larger messages are refused unread
-map_png = true                        # attach the map as PNG (most mail programs show it)
-map_svg = true                        # attach the map as SVG too (sharp at any size)
+map_png = {json.dumps(maps)}                        # attach the map as PNG (most mail programs show it)
+map_svg = {json.dumps(maps)}                        # attach the map as SVG too (sharp at any size)
 auth = "token-or-signature"           # or "signature": refuse plain Token: lines
 
 [incoming]                            # where orders arrive: a Maildir (default) or IMAP
@@ -298,7 +298,7 @@ def _config(data: dict, root: Path, path: Path) -> Config:
 
 def init_host(root: Path, address: str, name: str = "pbem", referee: str | None = None, games: str = "games",
               incoming: dict | None = None, outgoing: dict | None = None, period: str = "72h",
-              reminder: str = "24h", passwords: dict[str, str] | None = None) -> Config:
+              reminder: str = "24h", passwords: dict[str, str] | None = None, maps: bool = True) -> Config:
     root = Path(root)
     if (root / CONFIG_NAME).exists():
         raise HostError(f"{root / CONFIG_NAME} already exists; edit it instead")
@@ -309,9 +309,10 @@ def init_host(root: Path, address: str, name: str = "pbem", referee: str | None 
     incoming = incoming or {"kind": "maildir", "maildir": "inbox"}
     outgoing = outgoing or {"kind": "outbox", "outbox": "outbox"}
     text = config_text(address, name, address if referee is None else referee, games, incoming, outgoing,
-                       period, reminder)
+                       period, reminder, maps)
     _config(tomllib.loads(text), root.resolve(), root / CONFIG_NAME)      # refuse before writing anything
     root.mkdir(parents=True, exist_ok=True)
+    os.chmod(root, 0o700)                      # the host's folder holds the players' secrets
     M.write_atomic(root / CONFIG_NAME, text.encode())
     if passwords:
         lines = ["# pbem host credentials: keep this file mode 0600.\n"]

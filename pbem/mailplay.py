@@ -156,9 +156,10 @@ def play_steps(folder: Path, table: Table, sides: list[str], echo=print) -> int:
     return len(book["steps"])
 
 
-def demo(folder: Path, into: Path, echo=print) -> str:
+def demo(folder: Path, into: Path, echo=print, maps: bool = True, reveal: bool = True) -> str:
     """`pbem mail demo`: a fresh host in INTO on the embedded defaults plays
-    the example with two scripted players; every mail stays in INTO/outbox."""
+    the example with two scripted players; every mail stays in INTO/outbox.
+    ``maps=False`` sends no map pictures (faster); ``reveal=False`` keeps the seed."""
     from .engine import Game
     from .host import Host, init_host
     try:
@@ -168,7 +169,7 @@ def demo(folder: Path, into: Path, echo=print) -> str:
     if (into / "pbem-host.toml").exists() or (into.exists() and any(into.iterdir())):
         raise MailPlayError(f"{into} is not empty; give a new folder (or delete it)")
     address = "referee@pbem.example"
-    init_host(into, address, name="pbem referee", period="off")
+    init_host(into, address, name="pbem referee", period="off", maps=maps)
     host = Host.open(into)
     gid = book.get("id") or folder.name
     game = Game.create(host.cfg.games_dir / gid, book["scenario"], book.get("players", {}),
@@ -193,7 +194,7 @@ def demo(folder: Path, into: Path, echo=print) -> str:
     steps = play_steps(folder, table, sides, echo=echo)
     game = Game(game.dir)
     st = game.state()
-    if game.created.dice_mode == "seeded":
+    if reveal and game.created.dice_mode == "seeded":
         game.reveal()                      # as `pbem reveal` at the host: the next poll mails it to everyone
         host.poll()
         echo("the host revealed the dice seed; every side got it by mail")
