@@ -169,8 +169,12 @@ class ScriptedDice:
         return value
 
 
-def read_seed(path: Path) -> bytes:
-    """Read a seed file (hex + newline), refusing one others can read."""
+def read_seed(path: Path, commitment_hex: str | None = None) -> bytes:
+    """Read a seed file (hex + newline), refusing one others can read.
+
+    With ``commitment_hex`` (the game's genesis commitment), also refuse a seed
+    that is not the committed one: rolling with a swapped seed would give dice
+    nobody can later audit against the commitment."""
     path = Path(path)
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -205,6 +209,11 @@ def read_seed(path: Path) -> bytes:
     if len(seed) != SEED_BYTES:
         raise DiceError(
             f"seed file {path} is malformed: expected {2 * SEED_BYTES} hex digits and a newline"
+        )
+    if commitment_hex is not None and not check_reveal(seed, commitment_hex):
+        raise DiceError(
+            f"seed file {path} does not match the game's seed commitment "
+            f"{commitment_hex[:12]}...: it is not this game's seed; restore the original"
         )
     return seed
 

@@ -4,9 +4,18 @@ A game is a directory:
 
     log.jsonl      the hash-chained event log (the only source of truth)
     log.head       the head's seq and hash, anchoring the last line
+    log.lock       the writers' lock
     scenario.toml  the scenario the game was created from (sha256 in GameCreated)
-    seed           the dice seed, mode 0600, host only (seeded games)
+    seed           the dice seed, host only (seeded games)
     .state-cache   the state at the log's head; derived, safe to delete
+    reported.json  the seq each side's last report covered (+ reported.lock)
+
+The host's folder holds secrets (the seed; sealed payloads, salts and hidden
+draws in the log and the cached state), so pbem creates the folder 0700 and
+every file in it 0600. A seed or log that group/other can access is refused
+where the host's secrets are used: reading the seed (every roll, reveal,
+verify) and writing the log (every order, reveal). Reading needs no secret,
+so state, log and verify also work on a copy of the log without the seed.
 
 Rules run inside ``submit``: an order becomes an ``OrderGiven`` event and the
 events its resolution produced, appended in one atomic write.  Dice for the
@@ -19,7 +28,6 @@ import hashlib
 import hmac
 import os
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +36,7 @@ import msgspec
 from . import dice as D
 from . import events as E
 from . import orders as O
-from .log import EventLog, LogError, StaleHead, line_hash, GENESIS
+from .log import EventLog, LogError, StaleHead, line_hash, GENESIS, private_lock, write_private
 from .rules import Ctx, Ruleset, ruleset_for
 from .rules.base import dispatch
 from .scenario import Scenario, ScenarioError, load, loads
@@ -201,8 +209,9 @@ class Game:
                seed_hex: str | None = None, dice: list[int] | None = None,
                game_id: str | None = None, at: str | None = None) -> "Game":
         path = Path(path)
+        taken = EngineError(f"{path} already holds a game; choose a new directory")
         if (path / "log.jsonl").exists():
-            raise EngineError(f"{path} already holds a game; choose a new directory")
+            raise taken
         try:
             sc = load(scenario_ref)
         except ScenarioError as e:
@@ -233,22 +242,31 @@ class Game:
             else:
                 seed = D.new_seed()
             mode, commit = "seeded", D.commitment(seed)
-        path.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(mode=0o700)                  # host only: it will hold the seed and the secrets
+        except FileExistsError:
+            pass                                    # a folder the user made: its mode is theirs
         gid = _safe_id(game_id or path.resolve().name)
-        sc_copy = path / "scenario.toml"
-        shutil.copyfile(sc.path, sc_copy)
-        if seed is not None:
-            seed_file = path / "seed"
-            if seed_file.exists():
-                seed_file.unlink()
-            D.write_seed(seed_file, seed)
         created = E.GameCreated(game_id=gid, scenario_id=sc.id, scenario_sha256=sc.sha256, game=sc.game,
                                 engine_version=E.ENGINE_VERSION, ruleset_version=rules.ruleset_version,
                                 players=players, dice_mode=mode, seed_commitment=commit,
                                 scripted_dice=list(dice or []))
         evs = [created] + rules.initial_events(sc)
         log = EventLog(path / "log.jsonl")
-        log.append_many([(E.kind_of(e), E.body_of(e)) for e in evs], at=at or now_utc())
+        # Two `pbem new` into one folder at once: the lock serialises them, the
+        # second finds the log and leaves; expect_head=GENESIS backs this up.
+        with log.lock():
+            if log.exists():
+                raise taken
+            write_private(path / "scenario.toml", Path(sc.path).read_bytes())
+            if seed is not None:
+                seed_file = path / "seed"
+                # No log yet, so a seed here is the leftover of an interrupted `new`.
+                seed_file.unlink(missing_ok=True)
+                D.write_seed(seed_file, seed)
+            log.append_many([(E.kind_of(e), E.body_of(e)) for e in evs], at=at or now_utc(),
+                            expect_head=GENESIS, locked=True)
         return cls(path)
 
     # --- reading ---------------------------------------------------------
@@ -263,6 +281,9 @@ class Game:
                 ev = E.decode_body(env.kind, env.body)
             except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as e:
                 raise LogError(f"not a valid event ({e})", n + 1, self.log.path) from None
+            if n and isinstance(ev, E.GameCreated):
+                raise LogError("a second GameCreated: two games were created in this folder at once "
+                               "(or two logs were joined); the log is not one game", n + 1, self.log.path)
             if verify:
                 if env.seq != n:
                     raise LogError(f"sequence number {env.seq}, expected {n}", n + 1, self.log.path)
@@ -292,7 +313,13 @@ class Game:
             if upto is not None and en.seq > upto:
                 break
             if en.seq > 0:
-                apply(st, en.event, sc)
+                try:
+                    apply(st, en.event, sc)
+                except Exception as e:
+                    # A log the rules never wrote (edited, joined, re-chained) must
+                    # give a located error, not a traceback from deep in a reducer.
+                    raise LogError(f"{en.kind} cannot be applied to the state before it "
+                                   f"({type(e).__name__}: {e})", en.seq + 1, self.log.path) from e
             st.seq = en.seq
         return st
 
@@ -313,10 +340,8 @@ class Game:
             return None
 
     def _write_cache(self, head: str, st: GameState) -> None:
-        tmp = self._cache_path.with_suffix(".tmp")
-        try:
-            tmp.write_bytes(head.encode("ascii") + encode_state(st))
-            os.replace(tmp, self._cache_path)
+        try:                                        # 0600: the state holds hidden information
+            write_private(self._cache_path, head.encode("ascii") + encode_state(st), sync=False)
         except OSError:
             pass                                    # the cache is an optimisation only
 
@@ -336,11 +361,14 @@ class Game:
         return self.replay(self.entries(), upto=at)
 
     def seed(self) -> bytes:
-        """The dice seed: from the log once revealed, else from the host's seed file."""
+        """The dice seed: from the log once revealed, else from the host's seed file;
+        either way it must be the one GameCreated committed to (DiceError if not)."""
         st_seed = self._revealed_seed()
-        if st_seed is not None:
-            return st_seed
-        return D.read_seed(self.dir / "seed")
+        if st_seed is None:
+            return D.read_seed(self.dir / "seed", self.created.seed_commitment)
+        if not D.check_reveal(st_seed, self.created.seed_commitment):
+            raise D.DiceError("the revealed seed does not match the commitment in GameCreated")
+        return st_seed
 
     def _revealed_seed(self) -> bytes | None:
         cached = self._read_cache(self.log.head()[1])
@@ -375,14 +403,17 @@ class Game:
             return 0
 
     def mark_reported(self, side: str, seq: int) -> None:
-        try:
-            data = msgspec.json.decode(self._reports_path.read_bytes())
-        except (OSError, msgspec.DecodeError):
-            data = {}
-        data[side] = seq
-        tmp = self._reports_path.with_suffix(".tmp")
-        tmp.write_bytes(msgspec.json.encode(data))
-        os.replace(tmp, self._reports_path)
+        """Record ``seq`` as ``side``'s last reported event. Read-modify-write
+        under reported.lock, so concurrent reports of other sides are kept."""
+        with private_lock(self.dir / "reported.lock"):
+            try:
+                data = msgspec.json.decode(self._reports_path.read_bytes())
+            except (OSError, msgspec.DecodeError):
+                data = {}
+            if not isinstance(data, dict):
+                data = {}
+            data[side] = seq
+            write_private(self._reports_path, msgspec.json.encode(data))
 
     # --- writing ---------------------------------------------------------
 
@@ -453,9 +484,7 @@ class Game:
             st = self.state()
             if st.seed:
                 raise EngineError("the seed is already revealed")
-            seed = D.read_seed(self.dir / "seed")
-            if not D.check_reveal(seed, self.created.seed_commitment):
-                raise EngineError("the seed file does not match the commitment in the log; it is not this game's seed")
+            seed = D.read_seed(self.dir / "seed", self.created.seed_commitment)
             ev = E.SeedRevealed(seed=seed.hex())
             rec = self.log.append(E.kind_of(ev), E.body_of(ev), at=at or now_utc(), locked=True)
             self.rules.apply(st, ev, self.scenario)
@@ -465,47 +494,88 @@ class Game:
 
     # --- auditing --------------------------------------------------------
 
+    def _check_head(self, entries: list[Entry], expect_head: str | None,
+                    problems: list[str], notes: list[str]) -> None:
+        """Prove the tail. The chain ties every line to the last line's hash,
+        but anyone can change the last lines and re-hash, so the head itself
+        must be anchored: by log.head, or by ``expect_head`` (the head of a
+        report the auditor trusts). A missing, unreadable or lagging anchor
+        leaves lines unproven: a problem, unless ``expect_head`` matches. An
+        anchor that contradicts the log is always a problem. log.head only
+        catches an edit that did not also rewrite it; ``expect_head`` is the
+        proof against anyone who could write the whole folder."""
+        head, last = entries[-1].hash, entries[-1].seq
+        if expect_head is not None and expect_head != head:
+            problems.append(f"the log's head is {head}, not the expected {expect_head}")
+        try:
+            anchor = self.log.recorded_head()
+        except LogError as e:
+            anchor, gap = None, f"{e}: "
+        else:
+            gap = "there is no log.head anchor: "
+        if anchor is not None:
+            seq, h = anchor
+            if seq > last:
+                problems.append(f"log.head records seq {seq} but the log ends at seq {last}: "
+                                "lines were removed (or log.head is not this log's)")
+                return
+            if h != entries[seq].hash:
+                problems.append(f"line {seq + 1} of the log does not hash to the head recorded in log.head: "
+                                "it was changed")
+                return
+            if seq == last:
+                if expect_head == head:
+                    notes.append(f"the head matches --head: every line up to seq {last} is proven")
+                elif expect_head is None:
+                    notes.append(f"log.head anchors the head (seq {last}); whoever can write this folder "
+                                 "can re-anchor it, so compare the head with your latest report (--head)")
+                return
+            gap = (f"log.head anchors seq {seq} only (the log ends at seq {last}; an interrupted write, "
+                   "or a changed tail): ")
+        proven = f"lines up to seq {anchor[0]} are proven, " if anchor is not None else ""
+        unproven = f"seq {anchor[0] + 1 if anchor is not None else 0}..{last}"
+        if expect_head is None:
+            problems.append(gap + proven + f"{unproven} cannot be proven unaltered; "
+                            "give the head from your latest report with --head HASH")
+        elif expect_head == head:
+            notes.append(gap + f"the head given with --head proves every line up to seq {last}")
+
     def verify(self, progress=None, expect_head: str | None = None) -> VerifyReport:
-        """Check the hash chain, then re-run every order through the rules
-        and compare what they produce with what the log says happened."""
+        """Check the hash chain and its anchor (``_check_head``), then re-run
+        every order through the rules and compare what they produce with what
+        the log says happened. Never raises for a bad log: it reports it."""
         problems: list[str] = []
         notes: list[str] = []
         try:
             entries = self.entries(verify=True)
         except LogError as e:
             return VerifyReport(False, 0, "", [str(e)], notes)
-        head = entries[-1].hash if entries else GENESIS
-        anchor = self.log.recorded_head()
-        last = entries[-1].seq if entries else -1
-        if anchor is None:
-            notes.append("no log.head anchor file: a change to the last line cannot be detected; "
-                         "compare the head below with the one in your latest report")
-        elif anchor[0] > last:
-            problems.append(f"log.head records seq {anchor[0]} but the log ends at seq {last}: lines were removed")
-        elif anchor[1] != entries[anchor[0]].hash:
-            problems.append(f"line {anchor[0] + 1} of the log does not hash to the head recorded in log.head: "
-                            "it was changed")
-        elif anchor[0] < last:
-            notes.append(f"log.head lags at seq {anchor[0]} (the log ends at {last}): the last write may have "
-                         "been interrupted; lines after it are checked by the rules only")
-        if expect_head is not None and expect_head != head:
-            problems.append(f"the log's head is {head}, not the expected {expect_head}")
+        if not entries:
+            return VerifyReport(False, 0, "", [f"{self.log.path} is empty"], notes)
+        head = entries[-1].hash
+        self._check_head(entries, expect_head, problems, notes)
         sc = self.scenario
         seed: bytes | None = None
         for en in entries:
             if isinstance(en.event, E.SeedRevealed):
-                seed = bytes.fromhex(en.event.seed)
+                try:
+                    seed = bytes.fromhex(en.event.seed)
+                except ValueError:
+                    seed = b""
                 if not D.check_reveal(seed, self.created.seed_commitment):
                     problems.append(f"seq {en.seq}: the revealed seed does not match the commitment in GameCreated")
                     seed = None
         if self.created.dice_mode == "scripted":
             notes.append("scripted dice: this game's rolls were fixed in advance (tests, teaching)")
         elif seed is None:
-            try:
-                seed = D.read_seed(self.dir / "seed")
-                notes.append("dice checked with the host's seed file (not yet revealed)")
-            except D.DiceError:
+            if not (self.dir / "seed").exists():    # e.g. an auditor's copy of the log
                 notes.append("dice not checked: the seed is not revealed yet; rules were checked with the recorded rolls")
+            else:                                   # the host's folder: its seed must be the committed one
+                try:
+                    seed = D.read_seed(self.dir / "seed", self.created.seed_commitment)
+                    notes.append("dice checked with the host's seed file (not yet revealed)")
+                except D.DiceError as e:
+                    problems.append(f"{e}; rules were checked with the recorded rolls")
         else:
             notes.append("dice checked against the revealed seed")
 
@@ -569,8 +639,11 @@ class Game:
                 replay_ok = False
         if replay_ok:
             st.seq = entries[-1].seq
-            if state_bytes(st) != state_bytes(self.replay(entries)):
-                problems.append("re-running the rules and replaying the events give different states")
+            try:
+                if state_bytes(st) != state_bytes(self.replay(entries)):
+                    problems.append("re-running the rules and replaying the events give different states")
+            except LogError as e:
+                problems.append(str(e))
         if progress:
             progress(total, total)
         return VerifyReport(not problems, total, head, problems, notes)

@@ -18,6 +18,13 @@ last line alone yields the head hash, so ``head()`` only reads the file tail.
 Writers hold an exclusive ``flock`` on the sibling ``<stem>.lock`` file;
 readers (``read``, ``head``, ``iter_lines``) take no lock, so callers that need
 a consistent read-decide-append must do it inside ``with log.lock():``.
+
+Secrecy: the host's log holds sealed payloads and their salts, so every file
+written here (log, lock, head anchor, and whatever callers write with
+``write_private``) is created 0600. Taking the writer lock refuses a log that
+group/other can access, the way ``dice.read_seed`` refuses such a seed: only
+the host writes, so the check sits on the write path; reading (``read``,
+``head``, verify, state) works on any copy, e.g. an auditor's.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ import fcntl
 import hashlib
 import os
 import re
+import stat
+import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Iterator
@@ -40,6 +49,8 @@ __all__ = [
     "Record",
     "StaleHead",
     "line_hash",
+    "private_lock",
+    "write_private",
 ]
 
 GENESIS = "0" * 64
@@ -49,6 +60,8 @@ GENESIS = "0" * 64
 _TAIL_CHUNK = 64 * 1024
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+# The anchor file, exactly: a non-negative decimal seq, one space, the hash.
+_ANCHOR = re.compile(rb"(0|[1-9][0-9]{0,17}) ([0-9a-f]{64})\n?")
 
 
 class LogError(Exception):
@@ -119,6 +132,43 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def write_private(path: Path, data: bytes, sync: bool = True) -> None:
+    """Atomically replace ``path`` with ``data``, mode 0600.
+
+    The temporary file has a unique name (``mkstemp``, itself 0600), so two
+    writers never write into one file and a reader never sees a half-written
+    one. ``sync`` makes it durable (fsync of the file and the directory)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if sync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if sync:
+        _fsync_dir(path.parent)
+
+
+@contextlib.contextmanager
+def private_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path`` (created 0600, left in place)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the flock
 
 
 class EventLog:
@@ -278,16 +328,25 @@ class EventLog:
         """
         if self._held:
             raise RuntimeError(f"{self!r} already holds its lock (lock() is not re-entrant)")
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with private_lock(self.lock_path):
+            self._check_private()
             self._held = True
             try:
                 yield
             finally:
                 self._held = False
-        finally:
-            os.close(fd)  # closing releases the flock
+
+    def _check_private(self) -> None:
+        """Refuse to write a log that group/other can access (see module doc)."""
+        try:
+            mode = stat.S_IMODE(os.stat(self.path).st_mode)
+        except FileNotFoundError:
+            return
+        if mode & 0o077:
+            raise self._error(
+                f"mode {mode:04o} lets group/other users read the sealed secrets and salts "
+                f"in the log; restrict it with: chmod 600 {self.path}"
+            )
 
     def append(
         self,
@@ -368,25 +427,33 @@ class EventLog:
         """Anchor the head in a sidecar file: the last line's hash depends only
         on that line, so without an anchor a changed last line (or a dropped
         tail) would still form a valid chain."""
-        tmp = self.head_path.with_suffix(".head.tmp")
         try:
-            tmp.write_bytes(f"{seq} {h}\n".encode("ascii"))
-            os.replace(tmp, self.head_path)
+            write_private(self.head_path, f"{seq} {h}\n".encode("ascii"))
         except OSError:
-            pass  # the log itself is written; verify will say the anchor lags
+            # The log itself is written and must not be rolled back; verify
+            # reports the lagging anchor and the next append re-anchors.
+            pass
 
     def recorded_head(self) -> tuple[int, str] | None:
-        """(seq, hash) from the anchor file, or None if it is missing or unreadable."""
+        """(seq, hash) from the anchor file, None if there is no anchor file.
+
+        Raises LogError if it exists but cannot be read or is not exactly
+        ``<seq> <64 hex>`` with a non-negative seq."""
         try:
-            seq, h = self.head_path.read_text("ascii").split()
-            return int(seq), h
-        except (OSError, ValueError):
+            raw = self.head_path.read_bytes()
+        except FileNotFoundError:
             return None
+        except OSError as e:
+            raise LogError(f"unreadable: {e.strerror}", None, self.head_path) from None
+        m = _ANCHOR.fullmatch(raw)
+        if m is None:
+            raise LogError("not an anchor (expected '<seq> <64 hex digits>')", None, self.head_path)
+        return int(m[1]), m[2].decode("ascii")
 
     def _write(self, data: bytes) -> None:
         flags = os.O_WRONLY | os.O_APPEND
         try:
-            fd = os.open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o644)
+            fd = os.open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o600)
             created = True
         except FileExistsError:
             fd = os.open(self.path, flags)
