@@ -221,6 +221,13 @@ class Game:
         for side in players:
             if side not in sc.side_ids():
                 raise EngineError(f"--player {side}=...: {sc.id} has no side {side!r}; sides: {', '.join(sc.side_ids())}")
+        from email.utils import parseaddr
+
+        from .mail import safe_address
+        for side, addr in players.items():
+            # an address goes into mail headers: a line break in it would add a header of its own
+            if addr and (any(ord(c) < 32 or ord(c) == 127 for c in addr) or not safe_address(parseaddr(addr)[1])):
+                raise EngineError(f"--player {side}={addr!r}: not a plain e-mail address")
         for side in sc.side_ids():
             players.setdefault(side, "")
         if seed_hex is not None and dice is not None:

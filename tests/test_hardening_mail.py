@@ -77,21 +77,36 @@ def test_a_subject_with_line_breaks_cannot_add_a_header(host, game):
     assert ans["Bcc"] is None and "\n" not in str(ans["Subject"]) and "victim" in str(ans["Subject"])
 
 
+@pytest.mark.parametrize("addr", ["evil@x.example\r\nBcc: victim@y.example", "evil@x.example\nX: y", "a b@c.d"])
+def test_pbem_new_refuses_a_player_address_that_is_not_plain(tmp_path, addr):
+    r = CliRunner().invoke(main, ["new", str(tmp_path / "g"), "--scenario", "el-alamein", "--player", f"axis={addr}"])
+    assert r.exit_code == 1 and "not a plain e-mail address" in r.output and "Traceback" not in r.output
+    assert not (tmp_path / "g" / "log.jsonl").exists()
+
+
 def test_a_player_address_with_a_line_break_gets_no_mail_but_stops_nothing(tmp_path):
     host = make_host(tmp_path / "h")
-    bad = Game.create(host.cfg.games_dir / "bad", "el-alamein",
-                      {"axis": "evil@x.example\r\nBcc: victim@y.example", "british": BRITISH},
-                      dice=[4, 2, 6, 1] * 8, game_id="bad", at=CLOCK)
-    host.welcome(bad)
+    bad = new_game(host, "bad", dice=[4, 2, 6, 1] * 8)
+    # a careless host edits the player's new address by hand, with a line break in it
+    (bad.dir / H.CHANGES_NAME).write_text(json.dumps({"addresses": {"axis": "evil@x.example\r\nBcc: victim@y.example"}}))
+    bad.submit("axis", "move 8Pz 0612 0712 0812", at=CLOCK)           # bad owes its players a report
     good = new_game(host, "g1", dice=[4, 2, 6, 1] * 8)
     deliver(host, orders(good))
     [oc] = host.poll()
     assert oc.status == "accepted"
     for _name, m in outbox(host):
         assert "victim" not in m.as_string()
-    # `pbem report --format eml` for that side is one clear line, not a traceback
-    r = CliRunner().invoke(main, ["report", str(bad.dir), "--as", "axis", "--format", "eml"])
-    assert r.exit_code == 1 and "not a plain e-mail address" in r.output and "Traceback" not in r.output
+    assert any(str(m["X-pbem-Game"]) == "bad" and str(m["X-pbem-Kind"]) == "report" for _n, m in outbox(host))
+
+
+def test_report_eml_refuses_an_address_that_is_not_plain(tmp_path):
+    g = Game.create(tmp_path / "g", "el-alamein", {"axis": AXIS}, dice=[1, 2], game_id="g", at=CLOCK)
+    from pbem import render
+    st, entries = g.state(), g.entries()
+    with pytest.raises(M.Undeliverable, match="not a plain e-mail address"):
+        render.report_eml(g, "axis", st, entries, 0, entries[-1].hash, to="a@b.c\r\nBcc: v@x")
+    r = CliRunner().invoke(main, ["report", str(g.dir), "--as", "axis", "--format", "eml"])
+    assert r.exit_code == 0 and "Traceback" not in r.output
 
 
 def test_a_message_that_always_fails_is_set_aside_and_blocks_nothing_else(host, game, monkeypatch):
