@@ -78,10 +78,21 @@ def scenario_grp() -> None:
 @scenario_grp.command("lint")
 @click.argument("ref")
 def scenario_lint(ref: str) -> None:
-    """Validate a scenario file (PATH or shipped ID); list every problem."""
+    """Validate a scenario file (PATH or shipped ID); list every problem.
+
+    Each problem is one line, ``FILE: key.path: what is wrong``; then exit 1."""
     from . import scenario as S
     from .rules import UnknownGame, ruleset_for
-    sc = S.load(ref)
+    try:
+        sc = S.load(ref)
+    except S.ScenarioError as e:
+        if not e.problems:
+            raise                                   # not found, not TOML: one line, as for any command
+        for line in e.lines():
+            click.echo(line)
+        where = e.problems[0][0]
+        _fail(f"{len(e.problems)} problem(s) in {e.name}; it does not fit the scenario schema"
+              + (f" (first at ${'' if where.startswith('[') else '.'}{where})" if where else ""))
     try:
         rules = ruleset_for(sc.game)
     except UnknownGame as e:

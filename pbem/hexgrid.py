@@ -42,13 +42,17 @@ _EPS: tuple[float, float, float] = (1e-6, 2e-6, -3e-6)
 
 @lru_cache(maxsize=None)
 def _parse(text: str) -> tuple[int, int]:
-    if len(text) != 4 or not (text.isascii() and text.isdigit()):
+    if not (text.isascii() and text.isdigit()):
         raise ValueError(f"hex number must be exactly four digits XXYY, got {text!r}")
+    if len(text) != 4:
+        # "01234" is refused, not read as column 01 row 234 or column 012 row 34.
+        raise ValueError(f"hex number {text!r} has {len(text)} digits; it must have exactly four, XXYY "
+                         f"(column 00-99, row 00-99)")
     return int(text[:2]), int(text[2:])
 
 
 def parse_hex(text: str) -> tuple[int, int]:
-    """Parse ``"XXYY"`` into ``(col, row)``; ValueError unless exactly 4 digits."""
+    """Parse ``"XXYY"`` into ``(col, row)``; ValueError unless exactly 4 ASCII digits."""
     if not isinstance(text, str):
         raise ValueError(f"hex number must be a four-digit string XXYY, got {text!r}")
     return _parse(text)

@@ -4,16 +4,24 @@ A scenario holds everything printed on a game's map, counters and charts that
 the rules need: the map (terrain per hex, hex features, hexside features,
 named places), units, tables, turn track and victory data.  Values the
 rulebook text does not give are marked ``reconstructed`` in the file.
+
+Loading checks the file against a schema -- the structs below, which forbid
+unknown keys, plus one schema per game for its ``[victory]`` and
+``[game_data]`` tables -- and refuses it with every problem as a line naming
+its key path (``map.rows[3]: Expected str, got int``).  ``lint`` then checks
+what types cannot: hexes on the map, CRT rows complete, sides known.
 """
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from functools import cached_property
 from pathlib import Path
+from typing import Annotated, Literal, Union, get_args, get_origin
 
 import msgspec
-from msgspec import Struct
+from msgspec import Meta, Struct
 
 from .hexgrid import Grid, parse_hex
 
@@ -22,7 +30,30 @@ SCENARIO_DIR = ROOT / "scenarios"
 
 
 class ScenarioError(Exception):
-    """A scenario that cannot be loaded; the message names the file and place."""
+    """A scenario that cannot be loaded; the message names the file and place.
+
+    ``problems`` holds every problem found as ``(key path, message)``; the
+    message itself is one line (the first problem, and how many more)."""
+
+    def __init__(self, message: str, problems: list[tuple[str, str]] | None = None, name: str = ""):
+        super().__init__(message)
+        self.problems = problems or []
+        self.name = name
+
+    def lines(self) -> list[str]:
+        """One readable line per problem: ``FILE: key.path: message``."""
+        if not self.problems:
+            return [str(self)]
+        return [f"{self.name}: {where}: {msg}" if where else f"{self.name}: {msg}" for where, msg in self.problems]
+
+
+# Hex numbers are four digits XXYY (hexgrid.parse_hex): two for the column, two for the row.
+Hex = Annotated[str, Meta(pattern=r"^[0-9]{4}\Z")]
+# A unit id the rules look up while a game is created: load refuses one naming no unit.
+UnitId = Annotated[str, Meta(title="unit id")]
+Edge = Literal["north", "south", "east", "west"]
+Direction = Literal["N", "NE", "SE", "S", "SW", "NW"]
+MAX_COORD = 99                     # the largest column or row a four-digit hex number can hold
 
 
 class Side(Struct, forbid_unknown_fields=True):
@@ -53,7 +84,7 @@ class Terrain(Struct, forbid_unknown_fields=True):
 
 class Feature(Struct, forbid_unknown_fields=True):
     """A hex feature (road, village, battle position) and the hexes it is in."""
-    hexes: list[str]
+    hexes: list[Hex]
     side: str = ""                 # owning side, for features such as battle positions
     defence: int = 1
     rule: str = ""
@@ -61,12 +92,12 @@ class Feature(Struct, forbid_unknown_fields=True):
 
 class Place(Struct, forbid_unknown_fields=True):
     name: str
-    hexes: list[str]
+    hexes: list[Hex]
 
 
 class Hexside(Struct, forbid_unknown_fields=True):
-    a: str
-    b: str
+    a: Hex
+    b: Hex
     feature: str
     up: str = ""                   # for a slope: the higher of a and b ("" = no direction)
 
@@ -78,12 +109,22 @@ class MapData(Struct, forbid_unknown_fields=True):
     last_row: int
     legend: dict[str, str]         # character -> terrain name
     rows: list[str]                # one string per row, one character per column
-    offset: str = "even-down"
+    offset: Literal["even-down", "odd-down"] = "even-down"
     features: dict[str, Feature] = {}
     places: list[Place] = []
     hexsides: list[Hexside] = []
     reconstructed: bool = False
     notes: str = ""
+
+    def __post_init__(self) -> None:
+        """Columns and rows must fit a four-digit hex number: 01..99, first <= last."""
+        bad = []
+        for what, lo, hi in (("columns", self.first_col, self.last_col), ("rows", self.first_row, self.last_row)):
+            if not 1 <= lo <= hi <= MAX_COORD:
+                bad.append(f"{what} {lo}..{hi}")
+        if bad:
+            raise ValueError(f"{' and '.join(bad)}: hex numbers are four digits XXYY, so columns and rows "
+                             f"run from 01 to {MAX_COORD}, the first no larger than the last")
 
 
 class UnitDef(Struct, forbid_unknown_fields=True):
@@ -93,7 +134,7 @@ class UnitDef(Struct, forbid_unknown_fields=True):
     type: str
     strength: int
     ma: int
-    hex: str | None = None
+    hex: Hex | None = None
     size: str = ""
     name: str = ""
     entry_turn: int | None = None
@@ -112,16 +153,16 @@ class Scenario(Struct, forbid_unknown_fields=True, dict=True):
     title: str
     game: str                      # rules module key
     family: str
-    turns: int
-    die: int
-    sides: list[Side]
-    sequence: list[Phase]
+    turns: Annotated[int, Meta(ge=1, le=999)]
+    die: Annotated[int, Meta(ge=1, le=100)]
+    sides: Annotated[list[Side], Meta(min_length=1)]
+    sequence: Annotated[list[Phase], Meta(min_length=1)]
     turn_track: list[TurnBox]
     map: MapData
     terrain: dict[str, Terrain]
     units: list[UnitDef]
     crt: CRT
-    victory: dict = {}
+    victory: dict = {}             # checked against the game's schema (GAME_SCHEMAS)
     game_data: dict = {}           # per-game data the rules module reads (e.g. Crete's maps, tracks, second CRT)
     source: str = ""
     units_reconstructed: bool = False
@@ -144,15 +185,305 @@ class Scenario(Struct, forbid_unknown_fields=True, dict=True):
         return next((s.name for s in self.sides if s.id == side), side)
 
 
+# --- per-game [victory] and [game_data] -----------------------------------------------
+# The rules modules read these tables as plain dicts; the schemas below only
+# check them at load time, so every key a module reads is listed, with its type.
+
+class _Data(Struct, forbid_unknown_fields=True, kw_only=True):
+    """Base of the per-game tables: only keys the game's rules read."""
+    reconstructed: bool = False
+
+
+class AlameinVictory(_Data):       # El Alamein 4.1, 4.2
+    objective_hexes: list[Hex] = []
+    alam_halfa_positions: list[Hex] = []
+    axis_check_after: str = ""
+    break_side: str = ""
+    break_edge: Edge | Literal[""] = ""
+    default_winner: str = ""
+
+
+class DunkerqueVictory(_Data):     # 4.0
+    german_points_needed: int = 35
+
+
+class DunkerqueData(_Data):        # 3.0(4); map edges as printed -> pbem's grid edges
+    hidden_reinforcements: list[str] = []
+    map_edges: dict[Edge, Edge] = {}
+
+
+class Area(Struct, forbid_unknown_fields=True):
+    name: str
+    hexes: list[Hex]
+    units: list[str] = []
+
+
+class KharkovVictory(_Data):
+    sudden_death: list[Hex] = []
+
+
+class KharkovData(_Data):          # 10.0(3): entry areas
+    areas: list[Area] = []
+
+
+class CompassData(_Data):          # 3.0(3), 4.1(1), 4.3(2)
+    s_units: list[UnitId] = []
+    footholds: dict[Hex, int] = {}
+    supply: dict[Literal["british", "italian"], list[Hex]] = {}
+
+
+class Chart(Struct, forbid_unknown_fields=True, kw_only=True):
+    """A second results table (Crete's limited-attack CRT, Eben Emael's close assault)."""
+    columns: list[str]
+    rows: dict[str, list[str]]
+    rule: str = ""
+    reconstructed: bool = False
+    notes: str = ""
+
+
+class ScatterTable(Chart):         # Crete 5.9
+    terrain: dict[str, str]        # terrain -> column
+
+
+class CreteMap(Struct, forbid_unknown_fields=True):
+    first_col: int
+    last_col: int
+    name: str = ""
+
+
+class Track(Struct, forbid_unknown_fields=True):
+    id: str
+    a: Hex
+    b: Hex
+
+
+class AirUnit(Struct, forbid_unknown_fields=True):
+    id: str
+    strength: int
+    type: str = ""
+
+
+class Level(Struct, forbid_unknown_fields=True, rename={"from_": "from"}):
+    from_: int
+    to: int
+    level: str
+
+
+class CreteVictory(_Data):         # 12.0
+    airfield_points: int = 5
+    suda_points: int = 10
+    points_per_strength: int = 1
+    levels: list[Level] = []
+
+
+class CreteData(_Data):
+    maps: Annotated[dict[str, CreteMap], Meta(min_length=1)]      # 2.2
+    tracks: list[Track]            # 7.0
+    scatter_table: ScatterTable    # 5.9
+    limited: Chart                 # 9.6
+    air: list[AirUnit]             # 11.0
+    airfields: list[Hex]           # 12.2
+    suda: Hex                      # 12.2
+    scatter_directions: list[Direction]
+    stacking: int = 3
+    road_cost: str = "1/3"
+    track_entry_cost: int = 1
+    drop_plan_secret: str = "drop-plan"
+    first_turn_min_drops: int = 7
+    air_per_attack: int = 3
+    no_air_turns: list[int] = msgspec.field(default_factory=lambda: [1])
+    airborne_type: str = "airborne"
+    mountain_type: str = "mountain"
+    sea_hexside: str = "sea"
+    default_setup: dict[str, Hex] = {}
+    default_drops: dict[str, Union[list[Hex], str]] = {}
+
+
+class Fort(Struct, forbid_unknown_fields=True):
+    arrows: list[str] = []         # 9.3 field of fire
+    observation: bool = False
+
+
+class Reinforcement(Struct, forbid_unknown_fields=True):
+    turn: int
+    via: str
+    units: list[str] = []
+
+
+class EbenVictory(_Data):
+    required_forts: list[Hex] = []
+
+
+class EbenData(_Data):
+    effectiveness: dict[str, int]  # nationality -> Effectiveness Rating
+    demolition: dict[Literal["normal", "charge"], int]    # 8.1
+    fire_rows: dict[str, list[str]]
+    close_assault: Chart           # 7.0
+    forts: dict[Hex, Fort]
+    victory_forts: list[Hex]
+    victory_rule: str = "12.1"
+    never_dummy: list[Hex] = []    # 9.5
+    minefields: int = 0
+    second_fire: bool = False
+    german_setup: str = "fixed"
+    unit_range: int = 2
+    optional_units: list[str] = []
+    use_optional: bool = False
+    reinforcements: list[Reinforcement] = []
+
+
+class UnitInfo(Struct, forbid_unknown_fields=True):
+    range: int = 1                 # 2.5
+    entry: str = ""                # an entry letter or hex (10.1)
+    drop_zones: list[Hex] = []     # 9.0
+
+
+class RedDevilsData(_Data):
+    move_costs: dict[str, list[str]]       # 4.9: [mechanized, non-mechanized]
+    road_costs: dict[str, list[str]]
+    command_points: list[int]              # 8.5
+    airlanding_table: list[str]            # 9.9
+    units: dict[str, UnitInfo] = {}
+    entry_hexes: dict[str, list[Hex]] = {}
+    vp_hexes: list[Hex] = []
+    vp_special: list[Hex] = []
+    mechanized_types: list[str] = []
+    swim_types: list[str] = []
+    armour_types: list[str] = []
+    anti_tank_types: list[str] = []
+    static_types: list[str] = []
+    polish_units: list[str] = []
+    polish_turn: int = 9
+    no_move_turn1: list[str] = []
+    rail_bridge: list[Hex] = []
+    rail_bridge_vp: list[Hex] = []
+    bridge_pair: list[Hex] = []
+    ferry_cost: int = 5
+    ma: int = 10
+
+
+# game key -> (schema of [victory], schema of [game_data])
+GAME_SCHEMAS: dict[str, tuple[type, type]] = {
+    "el-alamein": (AlameinVictory, _Data),
+    "dunkerque": (DunkerqueVictory, DunkerqueData),
+    "kharkov": (KharkovVictory, KharkovData),
+    "operation-compass": (_Data, CompassData),
+    "crete": (CreteVictory, CreteData),
+    "eben-emael": (EbenVictory, EbenData),
+    "red-devils": (_Data, RedDevilsData),
+}
+
+
+# --- validation with key paths ----------------------------------------------------------
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+
+
+def _key(path: str, key: str | int) -> str:
+    """``map`` + ``rows`` -> ``map.rows``; indexes and odd keys in brackets."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if _IDENT.match(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{key}]" if key.isalnum() else f"{path}[{key!r}]"
+
+
+def _message(err: str, tp, value) -> tuple[str, str]:
+    """msgspec's ``Expected `int`, got `str` - at `$.x[0]``` -> (``.x[0]``, readable text)."""
+    msg, _, where = err.partition(" - at `")
+    where = where.rstrip("`").removeprefix("$")
+    if "matching regex" in msg:        # the only patterns are Hex's
+        try:
+            parse_hex(value if not where else None)
+        except ValueError as e:
+            return where, str(e) if not where else "hex numbers must be exactly four digits XXYY"
+    base = get_args(tp)[0] if get_origin(tp) is Annotated else tp
+    if msg.startswith("Invalid enum value") and get_origin(base) is Literal:
+        return where, f"must be one of {', '.join(map(repr, get_args(base)))}, got {value!r}"
+    if msg == "Expected `array` of length >= 1":
+        return where, "must not be empty"
+    msg = msg.replace("`object`", "table").replace(" | null", "").replace("`", "")   # TOML words
+    if not where and "got" not in msg and not isinstance(value, (dict, list)):
+        msg += f", got {value!r}"
+    return where, msg
+
+
+def problems_in(value, tp, path: str = "") -> list[tuple[str, str]]:
+    """Every place where ``value`` (parsed TOML) does not fit type ``tp``: (key path, message).
+
+    msgspec stops at the first error; this walks into tables and arrays so that
+    each wrong, missing or unknown key is reported on its own."""
+    try:
+        msgspec.convert(value, tp)
+        return []
+    except msgspec.ValidationError as e:
+        err = str(e)
+    base = get_args(tp)[0] if get_origin(tp) is Annotated else tp
+    out: list[tuple[str, str]] = []
+    if isinstance(base, type) and issubclass(base, Struct) and isinstance(value, dict):
+        fields = {f.encode_name: f for f in msgspec.structs.fields(base)}
+        for k, v in value.items():
+            if k in fields:
+                out += problems_in(v, fields[k].type, _key(path, k))
+            else:
+                out.append((_key(path, k), f"unknown key (known here: {', '.join(fields)})"))
+        out += [(_key(path, n), "missing") for n, f in fields.items() if f.required and n not in value]
+    elif get_origin(base) is list and isinstance(value, list):
+        for i, v in enumerate(value):
+            out += problems_in(v, get_args(base)[0], _key(path, i))
+    elif get_origin(base) is dict and isinstance(value, dict):
+        kt, vt = get_args(base)
+        for k, v in value.items():
+            out += [(_key(path, k), f"key {msg}") for _, msg in problems_in(k, kt)]
+            out += problems_in(v, vt, _key(path, k))
+    if not out:                    # a leaf, or a check on the whole value (length, __post_init__)
+        where, msg = _message(err, tp, value)
+        out.append((path + where, msg))
+    return out
+
+
+def _unit_ids(value, tp, path: str):
+    """(key path, value) of every UnitId inside ``value``, which fits ``tp``."""
+    if tp == UnitId:
+        yield path, value
+        return
+    tp = get_args(tp)[0] if get_origin(tp) is Annotated else tp
+    if isinstance(tp, type) and issubclass(tp, Struct):
+        for f in msgspec.structs.fields(tp):
+            if f.encode_name in value:
+                yield from _unit_ids(value[f.encode_name], f.type, _key(path, f.encode_name))
+    elif get_origin(tp) is list:
+        for i, v in enumerate(value):
+            yield from _unit_ids(v, get_args(tp)[0], _key(path, i))
+    elif get_origin(tp) is dict:
+        for k, v in value.items():
+            yield from _unit_ids(v, get_args(tp)[1], _key(path, k))
+
+
+def check_data(data: dict) -> list[tuple[str, str]]:
+    """Schema problems of a parsed scenario file, including its game's tables."""
+    out = problems_in(data, Scenario)
+    schemas = GAME_SCHEMAS.get(data.get("game")) if isinstance(data.get("game"), str) else None
+    for key, tp in zip(("victory", "game_data"), schemas or ()):
+        if isinstance(data.get(key), dict):
+            found = problems_in(data[key], tp, key)
+            out += found
+            if not found and not out:
+                units = {u["id"] for u in data["units"]}
+                out += [(where, f"no unit {uid!r} in [units]") for where, uid in _unit_ids(data[key], tp, key)
+                        if uid not in units]
+    return out
+
+
 class Board:
     """The map as lookup tables: terrain and features per hex, hexside features."""
 
     def __init__(self, m: MapData):
         self.grid = Grid(m.first_col, m.last_col, m.first_row, m.last_row, m.offset)
         self.terrain: dict[str, str] = {}
-        for r, text in enumerate(m.rows):
+        for r, text in enumerate(m.rows[:m.last_row - m.first_row + 1]):    # extra rows/cells: lint says so
             cells = text.replace(" ", "")
-            for c, ch in enumerate(cells):
+            for c, ch in enumerate(cells[:m.last_col - m.first_col + 1]):
                 col, row = m.first_col + c, m.first_row + r
                 self.terrain[f"{col:02d}{row:02d}"] = m.legend.get(ch, f"?{ch}")
         self.features: dict[str, set[str]] = {}
@@ -204,6 +535,7 @@ _cache: dict[str, Scenario] = {}
 
 
 def loads(raw: bytes, name: str = "<scenario>") -> Scenario:
+    """Parse and check a scenario file's bytes; ScenarioError lists every schema problem."""
     digest = hashlib.sha256(raw).hexdigest()
     if digest in _cache:
         return _cache[digest]
@@ -213,10 +545,12 @@ def loads(raw: bytes, name: str = "<scenario>") -> Scenario:
         raise ScenarioError(f"{name}: not UTF-8 text ({e})") from None
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"{name}: TOML syntax error: {e}") from None
-    try:
-        sc = msgspec.convert(data, Scenario)
-    except msgspec.ValidationError as e:
-        raise ScenarioError(f"{name}: {e}") from None
+    problems = check_data(data)
+    if problems:
+        where, msg = problems[0]
+        more = f" (and {len(problems) - 1} more problem(s): `pbem scenario lint` lists them)" if len(problems) > 1 else ""
+        raise ScenarioError(f"{name}: {where + ': ' if where else ''}{msg}{more}", problems, name)
+    sc = msgspec.convert(data, Scenario)
     sc.sha256 = digest
     sc.path = name
     _cache[digest] = sc
@@ -228,7 +562,10 @@ def shipped() -> list[Path]:
 
 
 def lint(sc: Scenario, result_codes: set[str] | None = None) -> list[str]:
-    """Semantic checks beyond the types; returns problems as readable lines."""
+    """Semantic checks beyond the schema; returns problems as readable lines.
+
+    ``load`` has checked the types, so every check here can assume them; each
+    problem is reported and the checks go on with the rest."""
     errs: list[str] = []
     m = sc.map
     board = sc.board
@@ -241,11 +578,16 @@ def lint(sc: Scenario, result_codes: set[str] | None = None) -> list[str]:
         cells = text.replace(" ", "")
         if len(cells) != ncols:
             errs.append(f"map.rows[{i}] (row {m.first_row + i:02d}): {len(cells)} hexes, expected {ncols}")
-        for ch in set(cells) - set(m.legend):
+        for ch in sorted(set(cells) - set(m.legend)):
             errs.append(f"map.rows[{i}] (row {m.first_row + i:02d}): character {ch!r} is not in map.legend")
     for ch, t in m.legend.items():
+        if len(ch) != 1:
+            errs.append(f"map.legend[{ch!r}]: a legend key is one character")
         if t not in sc.terrain:
             errs.append(f"map.legend[{ch!r}]: terrain {t!r} is not defined in [terrain]")
+    for name, t in sc.terrain.items():
+        if t.move_cost < 0 or t.defence < 1:
+            errs.append(f"terrain.{name}: move_cost must not be negative and defence must be at least 1")
 
     def check_hex(where: str, h: str | None) -> bool:
         if h is None:
@@ -260,11 +602,14 @@ def lint(sc: Scenario, result_codes: set[str] | None = None) -> list[str]:
             return False
         return True
 
+    sides = set(sc.side_ids())
     for name, feat in m.features.items():
         for h in feat.hexes:
             check_hex(f"map.features.{name}", h)
-        if feat.side and feat.side not in sc.side_ids():
+        if feat.side and feat.side not in sides:
             errs.append(f"map.features.{name}: unknown side {feat.side!r}")
+        if feat.defence < 1:
+            errs.append(f"map.features.{name}: defence must be at least 1")
     for p in m.places:
         for h in p.hexes:
             check_hex(f"map.places[{p.name}]", h)
@@ -272,11 +617,14 @@ def lint(sc: Scenario, result_codes: set[str] | None = None) -> list[str]:
         if check_hex(f"map.hexsides[{i}].a", hs.a) and check_hex(f"map.hexsides[{i}].b", hs.b):
             if not grid.adjacent(hs.a, hs.b):
                 errs.append(f"map.hexsides[{i}]: {hs.a} and {hs.b} are not adjacent")
+        if hs.up and hs.up not in (hs.a, hs.b):
+            errs.append(f"map.hexsides[{i}].up: {hs.up!r} is neither a ({hs.a}) nor b ({hs.b})")
 
-    sides = set(sc.side_ids())
-    for ph in sc.sequence:
+    if len(sides) != len(sc.sides):
+        errs.append("sides: two sides have the same id")
+    for i, ph in enumerate(sc.sequence):
         if ph.side not in sides:
-            errs.append(f"sequence: phase {ph.name!r} names unknown side {ph.side!r}")
+            errs.append(f"sequence[{i}]: phase {ph.name!r} names unknown side {ph.side!r}")
     turns = {t.turn for t in sc.turn_track}
     for t in range(1, sc.turns + 1):
         if t not in turns:
@@ -295,6 +643,8 @@ def lint(sc: Scenario, result_codes: set[str] | None = None) -> list[str]:
             errs.append(f"{where}: strength and movement allowance must not be negative")
         if u.hex is None and u.entry_turn is None:
             errs.append(f"{where}: needs a set-up hex or an entry turn")
+        if u.entry_turn is not None and not 0 <= u.entry_turn <= sc.turns:     # 0: placed at set-up
+            errs.append(f"{where}: entry_turn {u.entry_turn} is not 0 (set-up) or a turn of the game (1..{sc.turns})")
         if check_hex(where, u.hex):
             terr = board.terrain.get(u.hex, "")
             if terr in sc.terrain and sc.terrain[terr].impassable:
@@ -304,6 +654,8 @@ def lint(sc: Scenario, result_codes: set[str] | None = None) -> list[str]:
             occupied[u.hex] = u.id
 
     crt = sc.crt
+    if not crt.columns:
+        errs.append("crt.columns: no columns")
     for d in range(1, sc.die + 1):
         row = crt.rows.get(str(d))
         if row is None:
@@ -315,6 +667,6 @@ def lint(sc: Scenario, result_codes: set[str] | None = None) -> list[str]:
                 if r not in result_codes:
                     errs.append(f"crt.rows[{d}]: unknown result {r!r} (known: {', '.join(sorted(result_codes))})")
     for k in crt.rows:
-        if not k.isdigit() or not 1 <= int(k) <= sc.die:
+        if not (k.isascii() and k.isdigit()) or not 1 <= int(k) <= sc.die:
             errs.append(f"crt.rows: row {k!r} is not a die roll 1..{sc.die}")
     return errs

@@ -1500,9 +1500,12 @@ class Crete(Ruleset):
                 errs.append(f"game_data.default_setup: more than {self.stack_limit(sc)} units in {h}")
         for m, hs in gd.get("default_drops", {}).items():
             if m == "default_plan":
-                _, err = self._parse_plan(sc, hs)
+                _, err = self._parse_plan(sc, hs) if isinstance(hs, str) else ({}, "write the plan as text")
                 if err:
                     errs.append(f"game_data.default_drops.default_plan: {err}")
+                continue
+            if m not in maps or isinstance(hs, str):
+                errs.append(f"game_data.default_drops.{m}: a list of hexes for one of the maps {', '.join(maps)}")
                 continue
             for h in hs:
                 if self.map_of(sc, h) != m or not self.land(sc, h):
