@@ -18,7 +18,7 @@ import re
 
 from msgspec import Struct
 
-HEX_RE = re.compile(r"^\d{4}$")
+HEX_RE = re.compile(r"[0-9]{4}\Z")                # four ASCII digits, nothing after
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 

@@ -342,3 +342,11 @@ def test_parse_hex_refuses_five_digits_in_words():
     from pbem.hexgrid import parse_hex
     with pytest.raises(ValueError, match=r"hex number '01234' has 5 digits; it must have exactly four, XXYY"):
         parse_hex("01234")
+
+
+@pytest.mark.parametrize("tok", ["0512\n", "٠٥١٢", "05123", "512"])
+def test_an_order_hex_is_exactly_four_ascii_digits(tok):
+    # 12: the same hex rule as scenario files, for orders (non-ASCII digits, a trailing newline refused)
+    from pbem.orders import HEX_RE
+    assert HEX_RE.match(tok) is None
+    assert HEX_RE.match("0512") is not None
