@@ -1,3 +1,3 @@
-from .cli import main
+from pbem.cli import main
 
 main()

@@ -18,11 +18,11 @@ def _fail(message: str, code: int = EXIT_REFUSED) -> None:
 
 
 def _known_errors():
-    from .dice import DiceError
-    from .engine import EngineError
-    from .log import LogError
-    from .mail import MailError
-    from .scenario import ScenarioError
+    from pbem.core.dice import DiceError
+    from pbem.engine import EngineError
+    from pbem.log import LogError
+    from pbem.host.mail import MailError
+    from pbem.core.scenario import ScenarioError
     # OSError last: a disk full, a permission denied or a missing file is reported, not traced.
     return (EngineError, LogError, ScenarioError, DiceError, MailError, OSError)
 
@@ -40,7 +40,7 @@ class _Group(click.Group):
 
 
 def _game(path: str):
-    from .engine import Game
+    from pbem.engine import Game
     return Game(Path(path))
 
 
@@ -59,7 +59,7 @@ def main() -> None:
 @main.command("scenarios")
 def scenarios_cmd() -> None:
     """List the shipped scenarios (id, title, turns, sides)."""
-    from . import scenario as S
+    from pbem.core import scenario as S
     for p in S.shipped():
         try:
             sc = S.load(p)
@@ -81,8 +81,8 @@ def scenario_lint(ref: str) -> None:
     """Validate a scenario file (PATH or shipped ID); list every problem.
 
     Each problem is one line, ``FILE: key.path: what is wrong``; then exit 1."""
-    from . import scenario as S
-    from .rules import UnknownGame, ruleset_for
+    from pbem.core import scenario as S
+    from pbem.games import UnknownGame, ruleset_for
     try:
         sc = S.load(ref)
     except S.ScenarioError as e:
@@ -136,7 +136,7 @@ def _parse_dice(text: str | None) -> list[int] | None:
 @click.option("--id", "game_id", help="Game id used in mail subjects and dice derivation (default: directory name).")
 def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id) -> None:
     """Create a game in GAME_DIR from a scenario."""
-    from .engine import Game
+    from pbem.engine import Game
     g = Game.create(Path(game_dir), scenario_ref, _parse_players(players), seed_hex=seed_hex,
                     dice=_parse_dice(dice), game_id=game_id)
     seq, head = g.head()
@@ -147,7 +147,7 @@ def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id) -> None:
     else:
         click.echo("dice: SCRIPTED (tests/teaching) - every report will say so")
     click.echo(f"head {head} (seq {seq})")
-    from .host import after_new             # with a mail host configured: register, welcome the players
+    from pbem.host.service import after_new# with a mail host configured: register, welcome the players
     after_new(g, echo=click.echo)
 
 
@@ -163,7 +163,7 @@ def order_cmd(game_dir, orders, side, expect_head) -> None:
     before it stay applied; the refused one and the rest are not), 2 on usage
     errors."""
     g = _game(game_dir)
-    from .log import StaleHead
+    from pbem.log import StaleHead
     raw = orders.read()
     try:
         text = raw.decode("utf-8-sig")
@@ -175,7 +175,7 @@ def order_cmd(game_dir, orders, side, expect_head) -> None:
         _fail(str(e))
     for a in sub.applied:
         click.echo(f"applied  line {a.line}: {a.text}")
-        from .render import describe
+        from pbem.report.render import describe
         for ev in a.events:
             text = describe(ev, g.scenario, side)
             if text:
@@ -192,7 +192,7 @@ def order_cmd(game_dir, orders, side, expect_head) -> None:
 
 
 def _viewer(g, side: str | None) -> str:
-    from .views import REFEREE, check_viewer
+    from pbem.views import REFEREE, check_viewer
     side = side or REFEREE
     check_viewer(g, side)
     return side
@@ -205,7 +205,7 @@ def _viewer(g, side: str | None) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON.")
 def state_cmd(game_dir, side, at, as_json) -> None:
     """Show the game's state (at the head, or after event SEQ)."""
-    from .views import state_view
+    from pbem.views import state_view
     g = _game(game_dir)
     side = _viewer(g, side)
     st = g.state(at)
@@ -234,7 +234,7 @@ def state_cmd(game_dir, side, at, as_json) -> None:
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, writable=True), help="Write to this file instead of standard output.")
 def report_cmd(game_dir, side, at, since, fmt, output) -> None:
     """Render a side's turn report: text, SVG map, or a complete email (.eml)."""
-    from . import render
+    from pbem.report import render
     g = _game(game_dir)
     side = _viewer(g, side)
     entries = g.entries()
@@ -264,8 +264,8 @@ def report_cmd(game_dir, side, at, since, fmt, output) -> None:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 def log_cmd(game_dir, side, as_json) -> None:
     """Print the event log, redacted for SIDE."""
-    from .render import describe
-    from .views import log_view
+    from pbem.report.render import describe
+    from pbem.views import log_view
     g = _game(game_dir)
     side = _viewer(g, side)
     entries = g.entries()
@@ -333,7 +333,7 @@ def reveal_cmd(game_dir) -> None:
 def play_cmd(script, into, no_reveal) -> None:
     """Play a scripted game (an examples/ folder) from scratch into INTO,
     writing every side's report and map after each step."""
-    from .playbook import PlaybookError, play
+    from pbem.playbook import PlaybookError, play
     try:
         summary = play(Path(script), Path(into), echo=click.echo, reveal=not no_reveal)
     except PlaybookError as e:
@@ -341,5 +341,5 @@ def play_cmd(script, into, no_reveal) -> None:
     click.echo(summary)
 
 
-from .cli_mail import register as _register_mail  # noqa: E402 - pbem host|mail|orders|serve|deadline
+from pbem.cli_mail import register as _register_mail# noqa: E402 - pbem host|mail|orders|serve|deadline
 _register_mail(main)

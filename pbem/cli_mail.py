@@ -17,8 +17,8 @@ def _fail(message: str, code: int = 1) -> None:
 
 
 def _host_errors():
-    from .host import HostError
-    from .mail import MailError
+    from pbem.host.service import HostError
+    from pbem.host.mail import MailError
     return (HostError, MailError)
 
 
@@ -33,7 +33,7 @@ class _MailGroup(click.Group):
 
 
 def _host_root(given: str | None, start: Path | None = None) -> Path:
-    from .host import HostError, find_host
+    from pbem.host.service import HostError, find_host
     if given:
         return Path(given)
     root = find_host(start)
@@ -43,7 +43,7 @@ def _host_root(given: str | None, start: Path | None = None) -> Path:
 
 
 def _host(given: str | None, start: Path | None = None, echo=None):
-    from .host import Host
+    from pbem.host.service import Host
     return Host.open(_host_root(given, start), echo=echo)
 
 
@@ -89,7 +89,7 @@ def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_sec
     Passwords never go into pbem-host.toml: give them with --ask-passwords
     (kept in credentials.toml, mode 0600) or in the environment variables
     PBEM_IMAP_PASSWORD and PBEM_SMTP_PASSWORD."""
-    from .host import init_host
+    from pbem.host.service import init_host
     incoming = outgoing = None
     passwords = {}
     srv = _server(imap, 993 if imap_security == "tls" else 143)
@@ -130,7 +130,7 @@ def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_sec
 @host_option
 def host_show(host_dir) -> None:
     """Show the host's configuration (never a password) and its games."""
-    from .host import fmt_duration, password
+    from pbem.host.service import fmt_duration, password
     h = _host(host_dir)
     c = h.cfg
     click.echo(f"host {c.root}\n  address {c.address}\n  referee copies to {c.referee or '(nobody)'}")
@@ -155,8 +155,8 @@ def host_show(host_dir) -> None:
 @host_option
 def host_add(game_dir, host_dir) -> None:
     """Host an existing game: register it, make the players' secrets, mail the welcomes."""
-    from .host import add_game
-    from .engine import EngineError
+    from pbem.host.service import add_game
+    from pbem.engine import EngineError
     try:
         add_game(_host_root(host_dir, Path(game_dir)), Path(game_dir), echo=click.echo)
     except EngineError as e:
@@ -174,7 +174,7 @@ def host_rotate_secret(game_dir, side, new_address, host_dir) -> None:
     player takes the side) and mail it to the side's player only.  The old
     secret, and with --email the old address, are refused from then on; the
     old address is told it no longer plays the side (without the secret)."""
-    from .engine import EngineError, Game
+    from pbem.engine import EngineError, Game
     try:
         game = Game(Path(game_dir))
         h = _host(host_dir, Path(game_dir))
@@ -251,7 +251,7 @@ def mail_demo(script, into) -> None:
     """Play an example game (an examples/ folder) entirely by e-mail: a host
     on the embedded defaults (Maildir in, .eml outbox out) and two scripted
     players who read their mail and answer it."""
-    from .mailplay import MailPlayError, demo
+    from pbem.host.mailplay import MailPlayError, demo
     try:
         summary = demo(Path(script), Path(into), echo=click.echo)
     except MailPlayError as e:
@@ -276,7 +276,7 @@ def orders_sign(orders, game_id, side, head, secret_file) -> None:
     """Print a mail body: your orders (FILE or - for standard input) with
     Game/Side/Head lines and a Signature: line.  The secret itself is not
     in it; the host checks the signature with its copy."""
-    from .mail import signed_body
+    from pbem.host.mail import signed_body
     if secret_file:
         secret = _utf8(Path(secret_file).read_bytes(), f"the secret file {secret_file}").strip()
     else:
@@ -306,8 +306,8 @@ def _utf8(data: bytes, what: str) -> str:
 def serve_cmd(host_dir, interval, once) -> None:
     """Run the host: poll the inbox, answer, apply deadlines, deliver mail;
     stops cleanly on SIGTERM or Ctrl-C after the message in hand."""
-    from .host import HostError
-    from .mail import MailError
+    from pbem.host.service import HostError
+    from pbem.host.mail import MailError
     try:
         h = _host(host_dir, echo=lambda s: click.echo(s, err=True))
         h.serve(interval=interval, once=once)
@@ -322,9 +322,9 @@ def serve_cmd(host_dir, interval, once) -> None:
 @host_option
 def deadline_cmd(game_dir, extend, period, host_dir) -> None:
     """Show a game's deadlines; the host can extend them or change the period."""
-    from .engine import EngineError, Game
-    from .host import HostError, parse_duration
-    from .mail import MailError
+    from pbem.engine import EngineError, Game
+    from pbem.host.service import HostError, parse_duration
+    from pbem.host.mail import MailError
     try:
         h = _host(host_dir, Path(game_dir))
         delta = parse_duration(extend) if extend else None

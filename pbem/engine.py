@@ -33,14 +33,14 @@ from pathlib import Path
 
 import msgspec
 
-from . import dice as D
-from . import events as E
-from . import orders as O
-from .log import EventLog, LogError, StaleHead, line_hash, GENESIS, private_lock, write_private
-from .rules import Ctx, Ruleset, ruleset_for
-from .rules.base import dispatch
-from .scenario import Scenario, ScenarioError, load, loads
-from .state import GameState, copy_state, decode_state, encode_state, state_bytes
+from pbem.core import dice as D
+from pbem.core import events as E
+from pbem.core import orders as O
+from pbem.log import EventLog, LogError, StaleHead, line_hash, GENESIS, private_lock, write_private
+from pbem.games import Ctx, Ruleset, ruleset_for
+from pbem.core.ruleset import dispatch
+from pbem.core.scenario import Scenario, ScenarioError, load, loads
+from pbem.core.state import GameState, copy_state, decode_state, encode_state, state_bytes
 
 
 class EngineError(Exception):
@@ -223,7 +223,7 @@ class Game:
                 raise EngineError(f"--player {side}=...: {sc.id} has no side {side!r}; sides: {', '.join(sc.side_ids())}")
         from email.utils import parseaddr
 
-        from .mail import safe_address
+        from pbem.host.mail import safe_address
         for side, addr in players.items():
             # an address goes into mail headers: a line break in it would add a header of its own
             if addr and (any(ord(c) < 32 or ord(c) == 127 for c in addr) or not safe_address(parseaddr(addr)[1])):

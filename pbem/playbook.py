@@ -17,8 +17,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from . import render
-from .engine import Game
+from pbem.report import render
+from pbem.engine import Game
 
 
 class PlaybookError(Exception):

@@ -5,15 +5,15 @@ the matching SecretRevealed.  "referee" sees everything.
 """
 from __future__ import annotations
 
-from . import events as E
-from .engine import Entry, Game
-from .state import GameState
+from pbem.core import events as E
+from pbem.engine import Entry, Game
+from pbem.core.state import GameState
 
 REFEREE = "referee"
 
 
 def check_viewer(game: Game, side: str) -> None:
-    from .engine import EngineError
+    from pbem.engine import EngineError
     if side != REFEREE and side not in game.scenario.side_ids():
         raise EngineError(f"unknown side {side!r}; choose one of: {', '.join(game.scenario.side_ids())}, referee")
 

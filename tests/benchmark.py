@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 
-from pbem import events as E
+from pbem.core import events as E
 from pbem.engine import Game, _env_dec
 from pbem.log import EventLog
 

@@ -58,9 +58,9 @@ from hypothesis import settings
 settings.register_profile("pbem", deadline=None)
 settings.load_profile("pbem")
 
-from pbem import events as E
+from pbem.core import events as E
 from pbem.engine import Game, Submission
-from pbem.orders import OrderError
+from pbem.core.orders import OrderError
 
 CRT_COLUMNS = ["1:2"] + [f"{n}:1" for n in range(1, 7)]       # 9.2: 1:2 up to 6:1
 CRT_ROWS = {

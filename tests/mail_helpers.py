@@ -10,9 +10,9 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
 
-from pbem import mail as M
+from pbem.host import mail as M
 from pbem.engine import Game
-from pbem.host import Host, init_host
+from pbem.host.service import Host, init_host
 
 CLOCK = "2026-01-01T00:00:00Z"
 HOST_ADDR = "referee@club.example"

@@ -23,13 +23,13 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import Table, events_of, one, only
-from pbem import events as E
-from pbem import render
+from pbem.core import events as E
+from pbem.report import render
 from pbem.cli import main
 from pbem.engine import Game
 from pbem.playbook import play
-from pbem.rules.pathcost import PathCost, fmt, frac
-from pbem.scenario import load
+from pbem.mechanics.pathcost import PathCost, fmt, frac
+from pbem.core.scenario import load
 from pbem.views import log_view, state_view
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -309,7 +309,7 @@ def test_odds_rounded_for_the_defender_and_capped_at_7_to_1(tmp_path):
 
 
 def test_worked_example_11_to_4():
-    from pbem.rules.common import odds_column
+    from pbem.games.panzer_corps.common import odds_column
     assert odds_column(11, 4, best=7, worst=3) == "2:1"        # 9.2, the rulebook's example
     assert odds_column(2, 7, best=7, worst=3) is None          # below 1:3 (9.4)
     assert odds_column(50, 3, best=7, worst=3) == "7:1"

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from pbem import dice
-from pbem.dice import (
+from pbem.core import dice
+from pbem.core.dice import (
     Dice,
     DiceError,
     ScriptedDice,

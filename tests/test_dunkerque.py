@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from conftest import SHUFFLE, one, only, pz_units
-from pbem import events as E
-from pbem import render
-from pbem.rules import ruleset_for
-from pbem.rules.base import secret_commitment
-from pbem.rules.dunkerque import SLOTS
-from pbem.scenario import lint, load
+from pbem.core import events as E
+from pbem.report import render
+from pbem.games import ruleset_for
+from pbem.core.ruleset import secret_commitment
+from pbem.games.panzer_corps.dunkerque import SLOTS
+from pbem.core.scenario import lint, load
 from pbem.views import log_view, state_view
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -466,7 +466,7 @@ def test_example_game_is_decided_and_verifies(tmp_path):
 def test_lint_catches_broken_dunkerque_data(tmp_path):
     # The linter checks what the rules rely on: Leuven 0607 a city (errata), seven R units (3.0(4)),
     # the five ports (4.2(1)), river hexsides (8.3(4)), highlands not doubling (9.3).
-    from pbem.scenario import loads
+    from pbem.core.scenario import loads
     text = (ROOT / "scenarios" / "dunkerque.toml").read_text()
     text = text.replace('hidden_reinforcements = ["2DCR", ', 'hidden_reinforcements = [')
     text = text.replace('name = "Calais"', 'name = "Kales"')

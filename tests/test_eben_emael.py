@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pbem import render
+from pbem.report import render
 from pbem.cli import main
 from pbem.engine import Game, _ScriptedWithSalt
-from pbem.orders import OrderError, parse_line
+from pbem.core.orders import OrderError, parse_line
 from pbem.playbook import play
-from pbem.rules.base import Ctx, dispatch, secret_commitment
-from pbem.rules.eben_emael import EbenEmael, hexside_extra, in_field_of_fire
-from pbem.scenario import ROOT, load, lint
+from pbem.core.ruleset import Ctx, dispatch, secret_commitment
+from pbem.games.eben_emael.rules import EbenEmael, hexside_extra, in_field_of_fire
+from pbem.core.scenario import ROOT, load, lint
 from pbem.views import log_view, state_view
 
 AT = "2026-01-01T00:00:00Z"

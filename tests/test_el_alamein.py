@@ -27,16 +27,16 @@ import pytest
 
 from conftest import (AXIS_COMBAT, AXIS_MOVE, BRIT_COMBAT, BRIT_MOVE, U, crt, events_of, one, only,
                       write_scenario)
-from pbem import events as E
-from pbem import orders as O
-from pbem.dice import ScriptedDice
+from pbem.core import events as E
+from pbem.core import orders as O
+from pbem.core.dice import ScriptedDice
 from pbem.engine import Game
-from pbem.orders import OrderError
-from pbem.rules import ruleset_for
-from pbem.rules.base import Ctx
-from pbem.rules.common import enemy_zoc, odds_column
-from pbem.scenario import load, lint
-from pbem.state import copy_state, state_bytes
+from pbem.core.orders import OrderError
+from pbem.games import ruleset_for
+from pbem.core.ruleset import Ctx
+from pbem.games.panzer_corps.common import enemy_zoc, odds_column
+from pbem.core.scenario import load, lint
+from pbem.core.state import copy_state, state_bytes
 
 
 def combat(events) -> E.CombatResolved:
@@ -1304,7 +1304,7 @@ def test_replay_determinism_seeded_dice(make_game):
 def test_replay_in_a_fresh_process_gives_the_same_state_bytes(make_game):
     t = play_sample(make_game(SAMPLE_UNITS, dice=SAMPLE_DICE))
     here = state_bytes(t.state())
-    code = ("import sys; from pbem.engine import Game; from pbem.state import state_bytes; "
+    code = ("import sys; from pbem.engine import Game; from pbem.core.state import state_bytes; "
             "g = Game(sys.argv[1]); sys.stdout.write(state_bytes(g.replay(g.entries())).hex())")
     out = subprocess.run([sys.executable, "-c", code, str(t.game.dir)], capture_output=True, text=True,
                          check=True, cwd=str(t.game.dir))

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pbem import dice as D
+from pbem.core import dice as D
 from pbem.cli import main
 from pbem.engine import EngineError, Game
 from pbem.log import EventLog

@@ -11,13 +11,13 @@ import stat
 import pytest
 from click.testing import CliRunner
 
-import pbem.host as H
+import pbem.host.service as H
 from mail_helpers import AXIS, BRITISH, CLOCK, HOST_ADDR, SEED, answers, deliver, make_host, message, new_game, \
     outbox, secret, text_of
-from pbem import mail as M
+from pbem.host import mail as M
 from pbem.cli import main
 from pbem.engine import Game
-from pbem.host import Host
+from pbem.host.service import Host
 
 TURN1 = "move 8Pz 0612 0712 0812\nend\n"
 
@@ -101,7 +101,7 @@ def test_a_player_address_with_a_line_break_gets_no_mail_but_stops_nothing(tmp_p
 
 def test_report_eml_refuses_an_address_that_is_not_plain(tmp_path):
     g = Game.create(tmp_path / "g", "el-alamein", {"axis": AXIS}, dice=[1, 2], game_id="g", at=CLOCK)
-    from pbem import render
+    from pbem.report import render
     st, entries = g.state(), g.entries()
     with pytest.raises(M.Undeliverable, match="not a plain e-mail address"):
         render.report_eml(g, "axis", st, entries, 0, entries[-1].hash, to="a@b.c\r\nBcc: v@x")

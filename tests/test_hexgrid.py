@@ -11,7 +11,7 @@ from collections import deque
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pbem.hexgrid import DIRECTIONS, Grid, format_hex, parse_hex
+from pbem.core.hexgrid import DIRECTIONS, Grid, format_hex, parse_hex
 
 SQ3 = math.sqrt(3)
 # Pixel displacement of each neighbour direction (y grows southward).

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import pbem.host as H
+import pbem.host.service as H
 from mail_helpers import (AXIS, BRITISH, CLOCK, EXAMPLE, HOST_ADDR, SEED, SmtpCapture, answers, deliver,
                           make_host, message, new_game, outbox, parse, secret, text_of)
-from pbem import mail as M
+from pbem.host import mail as M
 from pbem.cli import main
 from pbem.engine import Game
-from pbem.host import Host, SimulatedCrash, parse_time
+from pbem.host.service import Host, SimulatedCrash, parse_time
 
 TURN1 = "move 8Pz 0612 0712 0812\nend\nattack 0913 with 8Pz\nend\n"
 
@@ -504,7 +504,7 @@ def test_another_writer_between_crash_and_restart(tmp_path, monkeypatch):
 
 
 def test_an_internal_error_never_crashes_the_host_and_loses_nothing(host, game, monkeypatch):
-    from pbem import render
+    from pbem.report import render
     deliver(host, orders_mail(game, mid="m1@example.org"))
     real = render.report_text
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import one, only, pz_units
-from pbem import events as E
-from pbem.rules import ruleset_for
-from pbem.scenario import lint, load
+from pbem.core import events as E
+from pbem.games import ruleset_for
+from pbem.core.scenario import lint, load
 
 S = pz_units("soviet")
 G = pz_units("german")

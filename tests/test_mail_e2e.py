@@ -9,9 +9,9 @@ import pytest
 
 from mail_helpers import (AXIS, BRITISH, CLOCK, EXAMPLE, HOST_ADDR, SEED, SmtpCapture, make_host, parse,
                           text_of)
-from pbem import mail as M
+from pbem.host import mail as M
 from pbem.engine import Game
-from pbem.mailplay import Player, Table, play_steps
+from pbem.host.mailplay import Player, Table, play_steps
 
 
 @pytest.fixture(autouse=True)

@@ -5,9 +5,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pbem import scenario
-from pbem.hexgrid import Grid
-from pbem.mapsvg import (HEX_R, MOVE_STYLES, NATIONALITY_COLOURS, SIDE_PALETTE,
+from pbem.core import scenario
+from pbem.core.hexgrid import Grid
+from pbem.report.mapsvg import (HEX_R, MOVE_STYLES, NATIONALITY_COLOURS, SIDE_PALETTE,
                          counter_colour, hex_centre, render_svg)
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -330,7 +330,7 @@ def test_hexside_features_on_shared_edge(sc):
 
 def test_place_names_avoid_counters_when_they_can(sc):
     """Alam Halfa Ridge's middle hex 1510 has 131 next door; the label moves to a clear hex."""
-    from pbem.mapsvg import _text_w
+    from pbem.report.mapsvg import _text_w
     root = parse(render_svg(sc, setup_units(sc)))
     rects = []
     for g in find_class(root, "counter", "g"):
@@ -347,7 +347,7 @@ def test_other_games_features_are_drawn_and_in_the_legend():
     """Railroads (Khar'kov 8.3), road hexsides (Crete 4.x), footholds and entry
     hexes (Compass 3.2, 4.1), walls/ridges/slopes (Eben Emael 4.x) each get a
     drawing and a legend entry."""
-    from pbem.scenario import load
+    from pbem.core.scenario import load
     cases = {
         "kharkov": ['class="link railroad"', 'class="link railroad_branch"', ">railroad<", ">branch railroad<"],
         "crete": ['class="link road"', ">road<"],
@@ -363,8 +363,8 @@ def test_other_games_features_are_drawn_and_in_the_legend():
 
 def test_line_features_through_touching_hexes_draw_no_triangles():
     """Three mutually adjacent railroad hexes are linked as a line, not a triangle."""
-    from pbem.hexgrid import Grid
-    from pbem.mapsvg import _line_edges
+    from pbem.core.hexgrid import Grid
+    from pbem.report.mapsvg import _line_edges
     g = Grid(1, 6, 1, 6, "even-down")
     # 0203, 0303 and 0204... pick a real triangle: a hex and two of its neighbours that touch each other
     a = "0303"

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import one, only, pz_units
-from pbem import events as E
+from pbem.core import events as E
 from pbem.engine import Game
-from pbem.rules import ruleset_for
-from pbem.scenario import lint, load
+from pbem.games import ruleset_for
+from pbem.core.scenario import lint, load
 
 B = pz_units("british")
 I = pz_units("italian")

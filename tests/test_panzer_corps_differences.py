@@ -12,12 +12,12 @@ from __future__ import annotations
 import pytest
 
 from conftest import AXIS_COMBAT, BRIT_MOVE, U, one, pz_units
-from pbem import events as E
-from pbem import orders as O
-from pbem.dice import ScriptedDice
-from pbem.orders import OrderError
-from pbem.rules.base import Ctx
-from pbem.state import copy_state
+from pbem.core import events as E
+from pbem.core import orders as O
+from pbem.core.dice import ScriptedDice
+from pbem.core.orders import OrderError
+from pbem.core.ruleset import Ctx
+from pbem.core.state import copy_state
 
 GER, ALL = pz_units("german"), pz_units("allied", "french")
 SOV = pz_units("soviet")

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from pbem import events as E
-from pbem import render
+from pbem.core import events as E
+from pbem.report import render
 from pbem.engine import Game
-from pbem.rules.red_devils import column_index, frac_text, rd_of
-from pbem.scenario import SCENARIO_DIR
+from pbem.games.red_devils.rules import column_index, frac_text, rd_of
+from pbem.core.scenario import SCENARIO_DIR
 
 from conftest import Table, events_of, one, only
 
@@ -83,8 +83,8 @@ def test_differential_columns_and_edge_clamping(diff, col):
 
 def test_printed_crt_rows_and_lint():
     # 7.6: rows 1 and 2 as printed; the linter knows the result codes
-    from pbem.rules import ruleset_for
-    from pbem.scenario import lint, load
+    from pbem.games import ruleset_for
+    from pbem.core.scenario import lint, load
     sc = load("red-devils")
     assert sc.crt.rows["1"] == ["Dd", "Dd", "Dd", "Dd", "De*", "De", "De", "De", "De"]
     assert sc.crt.rows["2"] == ["-", "-", "Dd", "Dd", "Dd", "De*", "De", "De", "De"]

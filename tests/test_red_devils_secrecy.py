@@ -7,12 +7,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from pbem import events as E
-from pbem import render
+from pbem.core import events as E
+from pbem.report import render
 from pbem.cli import main
 from pbem.engine import Game
-from pbem.orders import OrderError, Unveil
-from pbem.rules.base import Ctx
+from pbem.core.orders import OrderError, Unveil
+from pbem.core.ruleset import Ctx
 from pbem.views import log_view, state_view
 
 AT = "2026-01-01T00:00:00Z"

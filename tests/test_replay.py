@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pbem.engine import Game
 from pbem.playbook import play
-from pbem.state import state_bytes
+from pbem.core.state import state_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 AT = "2026-01-01T00:00:00Z"
@@ -59,7 +59,7 @@ def test_fresh_process_rebuilds_identical_state_bytes(tmp_path):
     play(ROOT / "examples" / "el-alamein", g, echo=lambda *a: None)
     (g / ".state-cache").unlink()
     here = state_bytes(Game(g).state())
-    code = ("import sys; from pathlib import Path; from pbem.engine import Game; from pbem.state import state_bytes; "
+    code = ("import sys; from pathlib import Path; from pbem.engine import Game; from pbem.core.state import state_bytes; "
             "sys.stdout.buffer.write(state_bytes(Game(Path(sys.argv[1])).replay(Game(Path(sys.argv[1])).entries())))")
     there = subprocess.run([sys.executable, "-c", code, str(g)], capture_output=True, check=True).stdout
     assert here == there

@@ -21,10 +21,10 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from pbem import scenario as S
+from pbem.core import scenario as S
 from pbem.cli import main
 from pbem.engine import EngineError, Game
-from pbem.rules import ruleset_for
+from pbem.games import ruleset_for
 
 SEED = 12
 PER_SCENARIO = 12          # random mutants per shipped scenario, on top of the targeted ones
@@ -339,7 +339,7 @@ def test_not_toml_and_missing_files_are_one_line(tmp_path):
 
 
 def test_parse_hex_refuses_five_digits_in_words():
-    from pbem.hexgrid import parse_hex
+    from pbem.core.hexgrid import parse_hex
     with pytest.raises(ValueError, match=r"hex number '01234' has 5 digits; it must have exactly four, XXYY"):
         parse_hex("01234")
 
@@ -347,6 +347,6 @@ def test_parse_hex_refuses_five_digits_in_words():
 @pytest.mark.parametrize("tok", ["0512\n", "٠٥١٢", "05123", "512"])
 def test_an_order_hex_is_exactly_four_ascii_digits(tok):
     # 12: the same hex rule as scenario files, for orders (non-ASCII digits, a trailing newline refused)
-    from pbem.orders import HEX_RE
+    from pbem.core.orders import HEX_RE
     assert HEX_RE.match(tok) is None
     assert HEX_RE.match("0512") is not None

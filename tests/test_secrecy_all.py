@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pbem import events as E
+from pbem.core import events as E
 from pbem.cli import main
 from pbem.engine import Game
-from pbem.mailplay import demo
+from pbem.host.mailplay import demo
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 ALL = sorted(p.name for p in EXAMPLES.iterdir() if (p / "playbook.toml").is_file())

@@ -8,7 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from pbem import render
+from pbem.report import render
 from pbem.cli import main
 from pbem.engine import Game
 from pbem.views import log_view, state_view

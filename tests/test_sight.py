@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from pbem.hexgrid import DIRECTIONS, Grid
-from pbem.rules.sight import SightRules, blocked_by, clear, side_key, trace
+from pbem.core.hexgrid import DIRECTIONS, Grid
+from pbem.mechanics.sight import SightRules, blocked_by, clear, side_key, trace
 
 GRIDS = [Grid(1, 14, 1, 12, "even-down"), Grid(1, 14, 1, 12, "odd-down")]
 grid_st = st.sampled_from(GRIDS)

@@ -53,8 +53,8 @@ from typing import Callable, Iterator, Literal
 
 import msgspec
 
-from . import mail as M
-from .schema import schema_error
+from pbem.host import mail as M
+from pbem.core.schema import schema_error
 
 CONFIG_NAME = "pbem-host.toml"
 CREDENTIALS_NAME = "credentials.toml"
@@ -496,7 +496,7 @@ class Host:
 
     def games(self) -> dict[str, Path]:
         """Hosted games by id: the registry plus every game under the games folder."""
-        from .engine import Game
+        from pbem.engine import Game
         found: dict[str, Path] = {}
         try:
             reg = json.loads(self._registry_path.read_text())
@@ -527,7 +527,7 @@ class Host:
         M.write_atomic(self._registry_path, json.dumps(reg, indent=1, sort_keys=True).encode(), 0o600)
 
     def game(self, gid: str):
-        from .engine import Game
+        from pbem.engine import Game
         p = self.games().get(gid)
         return None if p is None else Game(p)
 
@@ -588,7 +588,7 @@ class Host:
 
     def _known_sender(self, address: str) -> bool:
         """Does ``address`` play (or did it play) a side of a game on this host?"""
-        from .engine import Game
+        from pbem.engine import Game
         for path in self.games().values():
             try:
                 game = Game(path)
@@ -831,7 +831,7 @@ class Host:
     # --- rendering --------------------------------------------------------------
 
     def _report(self, game, viewer: str, st, entries, head: str) -> tuple[str, list]:
-        from . import render
+        from pbem.report import render
         since = game.last_report(viewer)
         text = render.report_text(game, viewer, st, entries, since, head)
         atts = []
@@ -848,7 +848,7 @@ class Host:
         return text, atts
 
     def _tpl(self, name: str, **ctx) -> str:
-        from . import render
+        from pbem.report import render
         return render.env().get_template(f"mail/{name}.txt.j2").render(**ctx)
 
     def _context(self, game, viewer: str, st, head: str) -> dict:
@@ -1216,7 +1216,7 @@ class Host:
         return Outcome(name, "quarantined" if quarantine else "refused", filed, game_id, side, reason)
 
     def _finish_orders(self, name: str, inc: M.Incoming, key: str, rec: dict) -> Outcome:
-        from .engine import Game
+        from pbem.engine import Game
         gid, side = rec["game"], rec["side"]
         path = self.games().get(gid)
         if path is None:
@@ -1238,7 +1238,7 @@ class Host:
         applied = []
         if sub:
             for a in sub.applied:
-                from . import render
+                from pbem.report import render
                 effects = [t for t in (render.describe(ev, sc, side) for ev in a.events) if t]
                 applied.append({"line": a.line, "text": a.text, "effects": effects})
         ctx = self._context(game, side, st, head)
@@ -1285,7 +1285,7 @@ class Host:
         return self._submit(game, rec)
 
     def _submit(self, game, rec: dict):
-        from .log import StaleHead
+        from pbem.log import StaleHead
         seq, head = game.head()
         expect = rec.get("expect") or ""
         full = None
@@ -1307,7 +1307,7 @@ class Host:
 
     def _recover(self, game, rec: dict):
         """The Submission this job's orders made, if the log already holds it."""
-        from .engine import EngineError, Game
+        from pbem.engine import EngineError, Game
         lines = list(game.log.iter_lines())
         n = int(rec["seq_before"])
         if len(lines) <= n + 1:
@@ -1423,8 +1423,8 @@ class Host:
 
     def tick(self) -> list[str]:
         """Reminders and deadline defaults that are due, for every hosted game."""
-        from .engine import EngineError, Game
-        from .log import LogError
+        from pbem.engine import EngineError, Game
+        from pbem.log import LogError
         done = []
         with self.locked():
             for gid, path in self.games().items():
@@ -1511,7 +1511,7 @@ class Host:
         return msg
 
     def _apply_default(self, game, akey: str, w: dict) -> str:
-        from .views import order_text
+        from pbem.views import order_text
         side = w["side"]
         st = game.state()
         seq, head = game.head()
@@ -1693,7 +1693,7 @@ def _defaults_text(game) -> str:
 def after_new(game, echo: Callable[[str], None] = print) -> None:
     """`pbem new` hook: when a host is configured (PBEM_HOST, or the game lies
     inside a host folder), register the game and mail the welcomes."""
-    from .engine import EngineError
+    from pbem.engine import EngineError
     try:
         root = find_host(game.dir)
         if root is None:
@@ -1714,7 +1714,7 @@ def after_new(game, echo: Callable[[str], None] = print) -> None:
 
 
 def add_game(root: Path, game_dir: Path, echo: Callable[[str], None] = print) -> None:
-    from .engine import Game
+    from pbem.engine import Game
     host = Host.open(root)
     game = Game(Path(game_dir))
     told = host.welcome(game)

@@ -23,9 +23,9 @@ from typing import Annotated, Literal, Union, get_args, get_origin
 import msgspec
 from msgspec import Meta, Struct
 
-from .hexgrid import Grid, parse_hex
+from pbem.core.hexgrid import Grid, parse_hex
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]          # the project: scenarios/, templates/
 SCENARIO_DIR = ROOT / "scenarios"
 
 

@@ -33,7 +33,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..hexgrid import Grid
+from pbem.core.hexgrid import Grid
 
 S3 = math.sqrt(3.0)
 _NORMALS = ((0.0, 1.0), (S3 / 2, 0.5), (S3 / 2, -0.5))

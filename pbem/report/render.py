@@ -9,11 +9,11 @@ from email.utils import formatdate, make_msgid
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from . import events as E
-from .engine import Entry, Game
-from .scenario import ROOT, Scenario
-from .state import GameState
-from .views import REFEREE, state_view, visible_event
+from pbem.core import events as E
+from pbem.engine import Entry, Game
+from pbem.core.scenario import ROOT, Scenario
+from pbem.core.state import GameState
+from pbem.views import REFEREE, state_view, visible_event
 
 TEMPLATES = ROOT / "templates"
 _env: Environment | None = None
@@ -172,7 +172,7 @@ def describe(ev: E.Event, sc: Scenario, viewer: str, origin: str | None = None) 
 
 def _game_describe(ev: E.Event, sc: Scenario) -> str | None:
     """A game's own wording for an event, if its rules offer describe_event (None: use the default)."""
-    from .rules import UnknownGame, ruleset_for
+    from pbem.games import UnknownGame, ruleset_for
     try:
         rules = ruleset_for(sc.game)
     except UnknownGame:
@@ -231,7 +231,7 @@ def report_text(game: Game, side: str, st: GameState, entries: list[Entry], sinc
 
 
 def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> str:
-    from .mapsvg import render_svg
+    from pbem.report.mapsvg import render_svg
     view = state_view(game, st, side, head)
     sc = game.scenario
     if st.result is not None:
@@ -248,7 +248,7 @@ def report_eml(game: Game, side: str, st: GameState, entries: list[Entry], since
     """A complete email: the text report as the body, the map as an attachment."""
     text = report_text(game, side, st, entries, since, head)
     svg = report_svg(game, side, st, entries, since, head)
-    from .mail import Undeliverable, clean_header, safe_address
+    from pbem.host.mail import Undeliverable, clean_header, safe_address
     msg = EmailMessage()
     who = game.scenario.side_name(side) if side != REFEREE else "Referee"
     to = to or (st.players.get(side) or sender)

@@ -20,18 +20,34 @@ four footholds (4.4).
 """
 from __future__ import annotations
 
-from .. import events as E
-from ..scenario import Scenario
-from ..state import GameState, UnitState
-from .base import Ctx
-from .common import trace_line, units_at
-from .panzer_corps import PanzerCorps
+from pbem.core import events as E
+from pbem.core.scenario import Scenario
+from pbem.core.state import GameState, UnitState
+from pbem.core.ruleset import Ctx
+from pbem.games.panzer_corps.common import trace_line, units_at
+from pbem.games.panzer_corps.family import GameParams, PanzerCorps, result_rules
 
 BRITISH, ITALIAN = "british", "italian"
 FOOTHOLDS = {"1702": 1, "0904": 1, "0107": 2, "0115": 2}      # 4.1(1)
 
 
 class OperationCompass(PanzerCorps):
+    params = GameParams(
+        game="operation-compass",
+        stacking={"british": 2, "italian": 2},  # 7.0
+        result_codes=frozenset({"AE", "AR", "C", "EX", "DR1", "DR2", "DR3", "DE"}),  # 9.4
+        result_rules=result_rules("AE", "AR", "C", "EX", "DR", "DE"),
+        disrupted_attackable=True,           # 9.7(4)
+        advance_units=0,                     # 9.6(1)
+        tank_second_hex=True,                # 9.6(3)
+        tank_types=frozenset({"armour"}),    # British brown, Italian green units
+        doubling_terrain=frozenset({"hills"}),   # 9.3 (and battle positions, a hex feature)
+        battle_position_any_side=True,       # 9.3
+        blocking_hexsides=frozenset({"cliff"}),  # 8.3(3), 9.3, 6.4
+        line_features={"road": 1, "lane": 1},    # 8.3(1)
+        declare_rule="9.1(6)",
+    )
+
 
     # --- scenario data --------------------------------------------------------
 

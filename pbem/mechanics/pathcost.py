@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 
-from ..scenario import Board
+from pbem.core.scenario import Board
 
 MP = Fraction
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from msgspec import Struct
 
-from .. import events as E
-from .. import orders as O
-from ..orders import OrderError
-from ..scenario import Scenario
-from ..state import Attack, Decision, GameState, Result, UnitState
-from .base import Ctx, Ruleset, apply_secret, find_unit
-from .common import (between_enemies, check_path, enemy_zoc, odds_column, retreat_paths, stack_violations,
+from pbem.core import events as E
+from pbem.core import orders as O
+from pbem.core.orders import OrderError
+from pbem.core.scenario import Scenario
+from pbem.core.state import Attack, Decision, GameState, Result, UnitState
+from pbem.core.ruleset import Ctx, Ruleset, apply_secret, find_unit
+from pbem.games.panzer_corps.common import (between_enemies, check_path, enemy_zoc, odds_column, retreat_paths, stack_violations,
                      units_at)
 
 
@@ -52,71 +52,8 @@ class GameParams(Struct, frozen=True):
     worst_odds: int = 2                      # 9.2(2): 1:3 or worse is not allowed
 
 
-def _result_rules(*codes: str) -> dict[str, str]:
+def result_rules(*codes: str) -> dict[str, str]:
     return {c: f"9.4({i})" for i, c in enumerate(codes, start=1)}
-
-
-GAMES: dict[str, GameParams] = {
-    "el-alamein": GameParams(
-        game="el-alamein",
-        stacking={"axis": 1, "british": 1},  # 7.0 no stacking
-        result_codes=frozenset({"AE", "AR", "DR1", "DR2", "DR3", "DE"}),  # 9.4
-        result_rules=_result_rules("AE", "AR", "DR", "DE"),
-        first_turn_halved="british",         # 8.4
-        doubling_terrain=frozenset({"highlands", "village"}),             # 9.3
-    ),
-    "dunkerque": GameParams(
-        game="dunkerque",
-        stacking={"german": 1, "allied": 1},  # 7.0 no stacking
-        result_codes=frozenset({"AE", "AR", "C", "DR1", "DR2", "DR3", "DE"}),  # 9.4
-        result_rules=_result_rules("AE", "AR", "C", "DR", "DE"),
-        doubling_terrain=frozenset({"city", "port"}),                     # 9.3
-        hexside_costs={"river": 1},          # 8.3(4)
-        doubling_hexsides=frozenset({"river"}),   # 9.3(1)
-        reinforcement_mp=1,                  # 10.0(5)
-    ),
-    "kharkov": GameParams(
-        game="kharkov",
-        stacking={"german": 3, "soviet": 2},  # 7.0
-        result_codes=frozenset({"AE", "AR", "EX", "DR1", "DR2", "DR3", "DE"}),  # 9.4
-        result_rules=_result_rules("AE", "AR", "EX", "DR", "DE"),
-        advance_units=0,                     # 9.6(1) up to the stacking limit
-        tank_second_hex=True,                # 9.6(3)
-        tank_types=frozenset({"armour", "mechanized"}),   # German black, Soviet red units (9.6(3), 4.3)
-        doubling_terrain=frozenset({"forest", "city"}),   # 9.3
-        hexside_costs={"major_river": 2, "minor_river": 1},  # 8.3(3)/(4)
-        doubling_hexsides=frozenset({"major_river"}),        # 9.3(1); minor rivers none (9.3(3))
-        line_features={"railroad": 1, "railroad_branch": 1},  # 8.3(5)
-        lines_ignore_hexsides=True,          # 8.3(5)
-        declare_rule="9.1(6)",
-    ),
-    "operation-compass": GameParams(
-        game="operation-compass",
-        stacking={"british": 2, "italian": 2},  # 7.0
-        result_codes=frozenset({"AE", "AR", "C", "EX", "DR1", "DR2", "DR3", "DE"}),  # 9.4
-        result_rules=_result_rules("AE", "AR", "C", "EX", "DR", "DE"),
-        disrupted_attackable=True,           # 9.7(4)
-        advance_units=0,                     # 9.6(1)
-        tank_second_hex=True,                # 9.6(3)
-        tank_types=frozenset({"armour"}),    # British brown, Italian green units
-        doubling_terrain=frozenset({"hills"}),   # 9.3 (and battle positions, a hex feature)
-        battle_position_any_side=True,       # 9.3
-        blocking_hexsides=frozenset({"cliff"}),  # 8.3(3), 9.3, 6.4
-        line_features={"road": 1, "lane": 1},    # 8.3(1)
-        declare_rule="9.1(6)",
-    ),
-}
-
-
-def rulesets() -> dict[str, "PanzerCorps"]:
-    """One ruleset object per game of the family."""
-    from .dunkerque import Dunkerque
-    from .el_alamein import ElAlamein
-    from .kharkov import Kharkov
-    from .operation_compass import OperationCompass
-    classes = {"el-alamein": ElAlamein, "dunkerque": Dunkerque, "kharkov": Kharkov,
-               "operation-compass": OperationCompass}
-    return {g: classes[g](p) for g, p in GAMES.items()}
 
 
 def verb(order: O.Order) -> str:
@@ -141,12 +78,15 @@ DECISION_ORDERS = {
 
 
 class PanzerCorps(Ruleset):
+    """The family engine; each game is a subclass that sets ``params`` (its values
+    of the shared rules) and overrides the hooks below for what it adds."""
     ruleset_version = "1"
+    params: GameParams
 
-    def __init__(self, params: GameParams):
-        self.p = params
-        self.game = params.game
-        self.result_codes = params.result_codes
+    def __init__(self):
+        self.p = type(self).params
+        self.game = self.p.game
+        self.result_codes = self.p.result_codes
 
     # ===================================================================
     # Hooks: a game module overrides what its rules add.
@@ -543,7 +483,7 @@ class PanzerCorps(Ruleset):
         return []
 
     def _default_placement(self, st: GameState, sc: Scenario, d: Decision) -> list[str]:
-        from ..state import copy_state
+        from pbem.core.state import copy_state
         work = copy_state(st)
         out = []
         for uid in d.units:

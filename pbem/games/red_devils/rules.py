@@ -30,13 +30,13 @@ from fractions import Fraction
 
 from msgspec import Struct
 
-from .. import events as E
-from .. import orders as O
-from ..orders import OrderError
-from ..scenario import Scenario
-from ..state import Attack, Decision, GameState, Result, UnitState
-from .base import Ctx, Ruleset, Stash, apply_secret, find_unit, secret_commitment
-from .common import units_at
+from pbem.core import events as E
+from pbem.core import orders as O
+from pbem.core.orders import OrderError
+from pbem.core.scenario import Scenario
+from pbem.core.state import Attack, Decision, GameState, Result, UnitState
+from pbem.core.ruleset import Ctx, Ruleset, Stash, apply_secret, find_unit, secret_commitment
+from pbem.games.panzer_corps.common import units_at
 
 GAME = "red-devils"
 POLISH_SECRET = "polish-dz"

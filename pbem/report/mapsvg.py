@@ -21,7 +21,7 @@ import zlib
 from collections.abc import Iterable
 from xml.sax.saxutils import escape as _xml_escape
 
-from .hexgrid import Grid, parse_hex
+from pbem.core.hexgrid import Grid, parse_hex
 
 __all__ = ["render_svg", "hex_centre", "hex_corners", "HEX_R",
            "NATIONALITY_COLOURS", "SIDE_PALETTE", "MOVE_STYLES", "counter_colour"]

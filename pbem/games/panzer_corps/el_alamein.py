@@ -5,14 +5,23 @@ objective hexes checked after the British combat phase (4.1).
 """
 from __future__ import annotations
 
-from .. import events as E
-from ..orders import OrderError
-from ..state import UnitState
-from .base import Ctx
-from .panzer_corps import PanzerCorps
+from pbem.core import events as E
+from pbem.core.orders import OrderError
+from pbem.core.state import UnitState
+from pbem.core.ruleset import Ctx
+from pbem.games.panzer_corps.family import GameParams, PanzerCorps, result_rules
 
 
 class ElAlamein(PanzerCorps):
+    params = GameParams(
+        game="el-alamein",
+        stacking={"axis": 1, "british": 1},  # 7.0 no stacking
+        result_codes=frozenset({"AE", "AR", "DR1", "DR2", "DR3", "DE"}),  # 9.4
+        result_rules=result_rules("AE", "AR", "DR", "DE"),
+        first_turn_halved="british",         # 8.4
+        doubling_terrain=frozenset({"highlands", "village"}),             # 9.3
+    )
+
 
     def _break_off(self, ctx: Ctx, u: UnitState, path: list[str], mp: int, ma: int, ezoc: set[str]) -> None:
         st, sc = ctx.state, ctx.sc

@@ -18,18 +18,34 @@ area's hexes and the units that set up or enter there.
 """
 from __future__ import annotations
 
-from .. import events as E
-from ..scenario import Scenario
-from ..state import GameState, UnitState
-from .base import Ctx
-from .common import units_at
-from .panzer_corps import PanzerCorps
+from pbem.core import events as E
+from pbem.core.scenario import Scenario
+from pbem.core.state import GameState, UnitState
+from pbem.core.ruleset import Ctx
+from pbem.games.panzer_corps.common import units_at
+from pbem.games.panzer_corps.family import GameParams, PanzerCorps, result_rules
 
 SOVIET, GERMAN = "soviet", "german"
 SUDDEN_DEATH = ("0634", "1732")        # 4.5 Poltava, Dnepro Petrovsk
 
 
 class Kharkov(PanzerCorps):
+    params = GameParams(
+        game="kharkov",
+        stacking={"german": 3, "soviet": 2},  # 7.0
+        result_codes=frozenset({"AE", "AR", "EX", "DR1", "DR2", "DR3", "DE"}),  # 9.4
+        result_rules=result_rules("AE", "AR", "EX", "DR", "DE"),
+        advance_units=0,                     # 9.6(1) up to the stacking limit
+        tank_second_hex=True,                # 9.6(3)
+        tank_types=frozenset({"armour", "mechanized"}),   # German black, Soviet red units (9.6(3), 4.3)
+        doubling_terrain=frozenset({"forest", "city"}),   # 9.3
+        hexside_costs={"major_river": 2, "minor_river": 1},  # 8.3(3)/(4)
+        doubling_hexsides=frozenset({"major_river"}),        # 9.3(1); minor rivers none (9.3(3))
+        line_features={"railroad": 1, "railroad_branch": 1},  # 8.3(5)
+        lines_ignore_hexsides=True,          # 8.3(5)
+        declare_rule="9.1(6)",
+    )
+
 
     # --- scenario data ------------------------------------------------------
 

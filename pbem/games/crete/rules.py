@@ -28,14 +28,14 @@ from fractions import Fraction
 
 from msgspec import Struct
 
-from .. import events as E
-from .. import orders as O
-from ..orders import OrderError
-from ..scenario import Scenario
-from ..state import Decision, GameState, Result, UnitState
-from .base import Ctx, Ruleset, Stash, apply_secret, find_unit
-from .common import odds_column, units_at
-from .pathcost import PathCost, ceil_mp, fmt, frac
+from pbem.core import events as E
+from pbem.core import orders as O
+from pbem.core.orders import OrderError
+from pbem.core.scenario import Scenario
+from pbem.core.state import Decision, GameState, Result, UnitState
+from pbem.core.ruleset import Ctx, Ruleset, Stash, apply_secret, find_unit
+from pbem.games.panzer_corps.common import odds_column, units_at
+from pbem.mechanics.pathcost import PathCost, ceil_mp, fmt, frac
 
 GERMAN, CW = "german", "commonwealth"
 RESULTS = frozenset({"Ae", "De", "Ee", "Ne", "Ca"})

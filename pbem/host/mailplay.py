@@ -19,7 +19,7 @@ from email.utils import formatdate
 from pathlib import Path
 from typing import Callable
 
-from . import mail as M
+from pbem.host import mail as M
 
 
 class MailPlayError(Exception):
@@ -160,8 +160,8 @@ def demo(folder: Path, into: Path, echo=print, maps: bool = True, reveal: bool =
     """`pbem mail demo`: a fresh host in INTO on the embedded defaults plays
     the example with two scripted players; every mail stays in INTO/outbox.
     ``maps=False`` sends no map pictures (faster); ``reveal=False`` keeps the seed."""
-    from .engine import Game
-    from .host import Host, init_host
+    from pbem.engine import Game
+    from pbem.host.service import Host, init_host
     try:
         book = tomllib.loads((folder / "playbook.toml").read_text())
     except (OSError, tomllib.TOMLDecodeError) as e:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ..orders import OrderError
-from ..scenario import Board, Scenario
-from ..state import GameState, UnitState
+from pbem.core.orders import OrderError
+from pbem.core.scenario import Board, Scenario
+from pbem.core.state import GameState, UnitState
 
 # A predicate saying whether a ZOC extends from hex a into adjacent hex b.
 ZocBlock = Callable[[str, str], bool]

@@ -17,13 +17,13 @@ named in the scenario's ``game_data.map_edges``.
 """
 from __future__ import annotations
 
-from .. import events as E
-from ..orders import HEX_RE, OrderError
-from ..scenario import Scenario
-from ..state import GameState, UnitState
-from .base import Ctx, secret_commitment
-from .common import max_flow, trace_line, units_at
-from .panzer_corps import PanzerCorps, verb, verb_args
+from pbem.core import events as E
+from pbem.core.orders import HEX_RE, OrderError
+from pbem.core.scenario import Scenario
+from pbem.core.state import GameState, UnitState
+from pbem.core.ruleset import Ctx, secret_commitment
+from pbem.games.panzer_corps.common import max_flow, trace_line, units_at
+from pbem.games.panzer_corps.family import GameParams, PanzerCorps, result_rules, verb, verb_args
 
 SLOTS = (2, 3, 3, 4, 4, 5, 5)          # 3.0(4): one on turn 2, two on each of turns 3 to 5
 DRAW = "R"
@@ -32,6 +32,17 @@ POINTS_NEEDED = 35                     # 4.0
 
 
 class Dunkerque(PanzerCorps):
+    params = GameParams(
+        game="dunkerque",
+        stacking={"german": 1, "allied": 1},  # 7.0 no stacking
+        result_codes=frozenset({"AE", "AR", "C", "DR1", "DR2", "DR3", "DE"}),  # 9.4
+        result_rules=result_rules("AE", "AR", "C", "DR", "DE"),
+        doubling_terrain=frozenset({"city", "port"}),                     # 9.3
+        hexside_costs={"river": 1},          # 8.3(4)
+        doubling_hexsides=frozenset({"river"}),   # 9.3(1)
+        reinforcement_mp=1,                  # 10.0(5)
+    )
+
 
     # --- scenario data ------------------------------------------------------
 

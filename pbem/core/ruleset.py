@@ -12,11 +12,11 @@ import hashlib
 
 import msgspec
 
-from .. import events as E
-from ..events import Event
-from ..orders import Order, OrderError, Secret, Unveil
-from ..scenario import Scenario
-from ..state import GameState, UnitState
+from pbem.core import events as E
+from pbem.core.events import Event
+from pbem.core.orders import Order, OrderError, Secret, Unveil
+from pbem.core.scenario import Scenario
+from pbem.core.state import GameState, UnitState
 
 
 class DiceSource(Protocol):

@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import math
 
-from .. import events as E
-from .. import orders as O
-from ..hexgrid import DIRECTIONS
-from ..orders import OrderError
-from ..scenario import Scenario
-from ..state import Decision, GameState, Result, UnitState
-from .base import Ctx, Ruleset, apply_secret, find_unit, secret_commitment
-from .sight import SightRules, blocked_by, side_key
+from pbem.core import events as E
+from pbem.core import orders as O
+from pbem.core.hexgrid import DIRECTIONS
+from pbem.core.orders import OrderError
+from pbem.core.scenario import Scenario
+from pbem.core.state import Decision, GameState, Result, UnitState
+from pbem.core.ruleset import Ctx, Ruleset, apply_secret, find_unit, secret_commitment
+from pbem.mechanics.sight import SightRules, blocked_by, side_key
 
 GERMAN, BELGIAN = "german", "belgian"
 FORT_TYPES = ("cupola", "casemate")
