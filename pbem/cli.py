@@ -147,7 +147,7 @@ def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id) -> None:
     else:
         click.echo("dice: SCRIPTED (tests/teaching) - every report will say so")
     click.echo(f"head {head} (seq {seq})")
-    from pbem.host.service import after_new# with a mail host configured: register, welcome the players
+    from pbem.host.service import after_new  # with a mail host configured: register, welcome the players
     after_new(g, echo=click.echo)
 
 
@@ -341,5 +341,5 @@ def play_cmd(script, into, no_reveal) -> None:
     click.echo(summary)
 
 
-from pbem.cli_mail import register as _register_mail# noqa: E402 - pbem host|mail|orders|serve|deadline
+from pbem.cli_mail import register as _register_mail  # noqa: E402 - pbem host|mail|orders|serve|deadline
 _register_mail(main)

@@ -47,7 +47,10 @@ Phases (index into the sequence): 0 axis movement, 1 axis combat,
 """
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -475,3 +478,88 @@ def replay_example(folder: Path, into: Path) -> Game:
         sub = game.submit(side, (folder / step).read_text(), at="2026-01-01T00:00:00Z")
         assert sub.refused is None, f"{step}: {sub.refused}"
     return game
+
+
+# ============================================================================
+# The example games, each played once per test run
+# ============================================================================
+#
+# ``played_example(name, maps=False)`` plays ``examples/NAME`` the way
+# ``pbem play`` does (pbem.playbook.play: text reports after every step, the
+# seed revealed, the log verified) with the clock pinned to EXAMPLE_CLOCK, so
+# every play of an example writes the same bytes.  ``maps=True`` also renders
+# every SVG map and the final e-mails (slow: only for tests that look at them).
+#
+# The game is played once per test run and shared: by every test of the
+# session and, under pytest-xdist, by every worker (a file lock in the run's
+# common temporary directory; the first worker to ask plays, the others wait
+# and reuse).  The directory is shared, so treat it as read-only: a test that
+# changes the game (its log, its state cache) works on ``.copy(tmp_path / "x")``.
+
+EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLE_CLOCK = "2026-01-01T00:00:00Z"
+EXAMPLES = sorted(p.name for p in EXAMPLES_DIR.iterdir() if (p / "playbook.toml").is_file())
+
+
+class PlayedExample:
+    """An example game played by pbem.playbook.play into ``dir``; ``summary`` is what play() returned."""
+
+    def __init__(self, name: str, dir: Path, summary: str):
+        self.name, self.dir, self.summary = name, dir, summary
+
+    def game(self) -> Game:
+        return Game(self.dir)
+
+    def copy(self, dest: Path) -> Path:
+        """A private copy of the played game (with its reports) at ``dest``, to change freely."""
+        shutil.copytree(self.dir, dest, symlinks=True)
+        return dest
+
+    def __repr__(self) -> str:
+        return f"PlayedExample({self.name!r}, {str(self.dir)!r})"
+
+
+def play_example(name: str, into: Path, maps: bool = False) -> str:
+    """Play examples/NAME into ``into`` as `pbem play` does, the clock pinned; return play()'s summary."""
+    from pbem.playbook import play
+    old = os.environ.get("PBEM_CLOCK")
+    os.environ["PBEM_CLOCK"] = EXAMPLE_CLOCK
+    try:
+        return play(EXAMPLES_DIR / name, into, echo=lambda *a: None, maps=maps)
+    finally:
+        if old is None:
+            del os.environ["PBEM_CLOCK"]
+        else:
+            os.environ["PBEM_CLOCK"] = old
+
+
+def _played_once(root: Path, name: str, maps: bool) -> PlayedExample:
+    tag = f"{name}-maps" if maps else name
+    where, done = root / tag, root / f"{tag}.summary"
+    with open(root / f"{tag}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)          # another worker may be playing it right now
+        if not done.exists():
+            if where.exists():                    # a play that failed half-way: start again
+                shutil.rmtree(where)
+            summary = play_example(name, where, maps=maps)
+            tmp = root / f"{tag}.summary.tmp"
+            tmp.write_text(summary)
+            tmp.replace(done)
+    return PlayedExample(name, where, done.read_text())
+
+
+@pytest.fixture(scope="session")
+def played_example(tmp_path_factory):
+    """played_example(name, maps=False) -> PlayedExample, played once per run (see above)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent                        # common to the workers of this run, and only this run
+    root = base / "played-examples"
+    root.mkdir(exist_ok=True)
+    memo: dict[tuple[str, bool], PlayedExample] = {}
+
+    def get(name: str, maps: bool = False) -> PlayedExample:
+        if (name, maps) not in memo:
+            memo[name, maps] = _played_once(root, name, maps)
+        return memo[name, maps]
+    return get

@@ -27,7 +27,6 @@ from pbem.core import events as E
 from pbem.report import render
 from pbem.cli import main
 from pbem.engine import Game
-from pbem.playbook import play
 from pbem.mechanics.pathcost import PathCost, fmt, frac
 from pbem.core.scenario import load
 from pbem.views import log_view, state_view
@@ -691,10 +690,10 @@ def test_the_drop_plan_stays_secret_until_the_drops(tmp_path, seeded):
 
 # --- the example game ------------------------------------------------------------------------------------------
 
-def test_example_game_plays_ten_turns_to_a_victory_level(tmp_path, monkeypatch):
-    monkeypatch.setenv("PBEM_CLOCK", "2026-01-01T00:00:00Z")
-    out = play(ROOT / "examples" / "crete", tmp_path / "ex", echo=lambda *a: None)
-    g = Game(tmp_path / "ex")
+def test_example_game_plays_ten_turns_to_a_victory_level(played_example):
+    ex = played_example("crete")                     # played once per run by playbook.play (conftest)
+    out = ex.summary
+    g = ex.game()
     st = g.state()
     assert st.result is not None and st.result.rule == "12.3"
     assert st.turn == 10

@@ -444,11 +444,10 @@ def test_4_0_thirty_five_points_win(pz_game):
 # The example game
 # ============================================================================
 
-def test_example_game_is_decided_and_verifies(tmp_path):
+def test_example_game_is_decided_and_verifies(played_example):
     # examples/dunkerque: six turns to a German victory on points (4.0), every unit's connecting
     # line traced at the end (4.1, 4.2); verify re-runs every order.
-    from conftest import replay_example
-    g = replay_example(ROOT / "examples" / "dunkerque", tmp_path / "ex")
+    g = played_example("dunkerque").game()           # played once per run (conftest)
     st = g.state()
     assert st.result is not None and st.result.winner == "german" and st.result.rule == "4.0"
     assert st.turn == 6 and st.score["german"] >= 35

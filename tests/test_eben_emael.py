@@ -16,7 +16,6 @@ from pbem.report import render
 from pbem.cli import main
 from pbem.engine import Game, _ScriptedWithSalt
 from pbem.core.orders import OrderError, parse_line
-from pbem.playbook import play
 from pbem.core.ruleset import Ctx, dispatch, secret_commitment
 from pbem.games.eben_emael.rules import EbenEmael, hexside_extra, in_field_of_fire
 from pbem.core.scenario import ROOT, load, lint
@@ -462,13 +461,9 @@ def test_belgian_win_after_turn_ten(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory):
-    out = {}
-    for scen in (S1, S2):
-        into = tmp_path_factory.mktemp(scen) / "game"
-        play(ROOT / "examples" / scen, into, echo=lambda *a: None)
-        out[scen] = Game(into)
-    return out
+def played(played_example):
+    # played once per run (conftest); 12.2 with its maps and e-mails, which the secrecy test reads
+    return {S1: played_example(S1).game(), S2: played_example(S2, maps=True).game()}
 
 
 def test_example_12_1_german_win(played):

@@ -442,12 +442,10 @@ def test_4_0_end_of_game_city_points_and_draw(pz_game):
     assert one(t2.end(), E.GameEnded).winner == "german"
 
 
-def test_example_game_is_decided_and_verifies(tmp_path):
+def test_example_game_is_decided_and_verifies(played_example):
     # examples/kharkov: eight turns, the Soviet set-up, reinforcements of both sides, charges,
     # railroad cuts, EX results, and a Soviet victory on points (4.0).
-    from pathlib import Path
-    from conftest import replay_example
-    g = replay_example(Path(__file__).resolve().parent.parent / "examples" / "kharkov", tmp_path / "ex")
+    g = played_example("kharkov").game()             # played once per run (conftest)
     st = g.state()
     assert st.result is not None and st.result.winner == "soviet" and st.turn == 8
     assert st.score["soviet"] > st.score["german"]

@@ -340,17 +340,15 @@ def test_3_2_3_6_2_no_italian_attack_into_an_entry_hex(pz_game):
     t.ok("italian", "attack 0605 with I no-advance")
 
 
-def test_example_game_plays_through_pbem_play_and_verifies(tmp_path):
+def test_example_game_plays_through_pbem_play_and_verifies(played_example):
     # examples/operation-compass through the README's `pbem play` (playbook.play): the set-up
     # sequence, five turns, the footholds' connecting lines and a decided result (4.0).
-    from pathlib import Path
-    from pbem.playbook import play
-    folder = Path(__file__).resolve().parent.parent / "examples" / "operation-compass"
-    out = play(folder, tmp_path / "ex", echo=lambda *a: None)
+    ex = played_example("operation-compass")        # played once per run by playbook.play (conftest)
+    out = ex.summary
     assert "Italian wins" in out and "verified" in out
-    g = Game(tmp_path / "ex")
+    g = ex.game()
     st = g.state()
     assert st.result.rule == "4.0" and st.turn == 5
     kinds = {e.kind for e in g.entries()}
     assert {"BombardmentRolled", "UnitsDisrupted", "UnitSetUp", "ConnectingLine", "SeedRevealed"} <= kinds
-    assert (tmp_path / "ex" / "reports" / "99-final-referee.txt").exists()
+    assert (ex.dir / "reports" / "99-final-referee.txt").exists()

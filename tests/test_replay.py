@@ -14,7 +14,6 @@ import msgspec
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pbem.engine import Game
-from pbem.playbook import play
 from pbem.core.state import state_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,9 +53,8 @@ def test_replay_equals_live_state_and_twins_agree(tmp_path_factory, batches, dic
     assert a.verify().ok
 
 
-def test_fresh_process_rebuilds_identical_state_bytes(tmp_path):
-    g = tmp_path / "ex"
-    play(ROOT / "examples" / "el-alamein", g, echo=lambda *a: None)
+def test_fresh_process_rebuilds_identical_state_bytes(tmp_path, played_example):
+    g = played_example("el-alamein").copy(tmp_path / "ex")    # played once per run (conftest)
     (g / ".state-cache").unlink()
     here = state_bytes(Game(g).state())
     code = ("import sys; from pathlib import Path; from pbem.engine import Game; from pbem.core.state import state_bytes; "
@@ -65,11 +63,10 @@ def test_fresh_process_rebuilds_identical_state_bytes(tmp_path):
     assert here == there
 
 
-def test_example_game_is_decided_verified_and_every_byte_matters(tmp_path):
+def test_example_game_is_decided_verified_and_every_byte_matters(tmp_path, played_example):
     """Issue 2, done-when: verify accepts the example log and rejects it after
     any single byte is changed (a spread of positions over every line)."""
-    g = tmp_path / "ex"
-    play(ROOT / "examples" / "el-alamein", g, echo=lambda *a: None)
+    g = played_example("el-alamein").copy(tmp_path / "ex")    # played once per run (conftest)
     game = Game(g)
     st_ = game.state()
     assert st_.result is not None and st_.result.winner == "british" and st_.turn == 4
