@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES
-from pbem import render
+from pbem.report import render
 from pbem.views import REFEREE
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
