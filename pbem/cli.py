@@ -270,7 +270,7 @@ def log_cmd(game_dir, side, as_json) -> None:
     side = _viewer(g, side)
     entries = g.entries()
     if as_json:
-        for row in log_view(entries, side):
+        for row in log_view(entries, side, g.rules):
             click.echo(json.dumps(row))
         return
     for en in entries:

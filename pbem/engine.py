@@ -450,7 +450,7 @@ class Game:
             for i, ln in enumerate(lines):
                 trial = copy_state(work)
                 ctx = Ctx(self.rules, trial, self.scenario, side, self._dice(trial, next_seq))
-                if isinstance(ln.order, O.Unveil) or getattr(self.rules, "needs_secrets", False):
+                if isinstance(ln.order, O.Unveil) or self.rules.needs_secrets:
                     # Games whose rules act on sealed secrets (Eben Emael's dummies and
                     # minefields) get the host's payloads for every order, as verify does.
                     ctx.secret_records = self.secret_records()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pbem.core import events as E
 from pbem.engine import Entry, Game
+from pbem.core.ruleset import Ruleset
 from pbem.core.state import GameState
 
 REFEREE = "referee"
@@ -18,23 +19,23 @@ def check_viewer(game: Game, side: str) -> None:
         raise EngineError(f"unknown side {side!r}; choose one of: {', '.join(game.scenario.side_ids())}, referee")
 
 
-def visible_event(ev: E.Event, side: str) -> E.Event:
-    """The event as ``side`` may see it."""
+def visible_event(ev: E.Event, side: str, rules: Ruleset) -> E.Event:
+    """The event as ``side`` may see it: sealed secrets and sealing orders of
+    another side show only their commitment and name; then the game redacts its
+    own events (``Ruleset.redact``).  The referee sees everything."""
     if side == REFEREE:
         return ev
     if isinstance(ev, E.SecretRecorded) and ev.side != side:
         return E.SecretRecorded(side=ev.side, name=ev.name, commitment=ev.commitment)
-    if isinstance(ev, E.HiddenDraw):              # only the referee sees rolls and units (Dunkerque 10.0(2))
-        return E.HiddenDraw(name=ev.name, slots=ev.slots)
     if isinstance(ev, E.OrderGiven) and ev.side != side and ev.text.split(None, 1)[0].lower() == "secret":
         name = (ev.text.split() + ["", ""])[1]
         return E.OrderGiven(side=ev.side, text=f"secret {name} (sealed)", by=ev.by)
-    return ev
+    return rules.redact(ev, side)
 
 
-def order_text(by_side: str, text: str, viewer: str) -> str:
+def order_text(by_side: str, text: str, viewer: str, rules: Ruleset) -> str:
     """An order of ``by_side`` as ``viewer`` may read it (a sealed order shows only its name)."""
-    return visible_event(E.OrderGiven(side=by_side, text=text), viewer).text
+    return visible_event(E.OrderGiven(side=by_side, text=text), viewer, rules).text
 
 
 def unit_rows(game: Game, st: GameState, side: str) -> list[dict]:
@@ -78,9 +79,9 @@ def state_view(game: Game, st: GameState, side: str = REFEREE, head: str = "") -
     }
 
 
-def log_view(entries: list[Entry], side: str = REFEREE) -> list[dict]:
+def log_view(entries: list[Entry], side: str, rules: Ruleset) -> list[dict]:
     out = []
     for en in entries:
-        ev = visible_event(en.event, side)
+        ev = visible_event(en.event, side, rules)
         out.append({"seq": en.seq, "hash": en.hash, "at": en.at, "kind": en.kind, "body": E.body_of(ev)})
     return out

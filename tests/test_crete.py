@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import Table, events_of, one, only
-from pbem.core import events as E
+from pbem.games.crete import events as E
 from pbem.report import render
 from pbem.cli import main
 from pbem.engine import Game
@@ -652,7 +652,7 @@ def everything_commonwealth_sees(g: Game) -> str:
     st = g.state()
     head = entries[-1].hash
     parts = [
-        json.dumps(log_view(entries, "commonwealth")),
+        json.dumps(log_view(entries, "commonwealth", g.rules)),
         json.dumps(state_view(g, st, "commonwealth", head)),
         json.dumps(g.rules.awaiting(st, g.scenario)),
         render.report_text(g, "commonwealth", st, entries, 0, head),
@@ -680,7 +680,7 @@ def test_the_drop_plan_stays_secret_until_the_drops(tmp_path, seeded):
     for needle in (PLAN, "west=4", "centre=2", "east=3", rec.salt):
         assert needle not in seen
     assert rec.commitment in seen                                # the commitment itself is public
-    german = json.dumps(log_view(g.entries(), "german"))
+    german = json.dumps(log_view(g.entries(), "german", g.rules))
     assert PLAN in german
     # once the drops begin, the plan is opened and checked against the commitment
     assert g.submit("german", "unveil drop-plan").refused is None

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SHUFFLE, one, only, pz_units
-from pbem.core import events as E
+from pbem.games.panzer_corps import events as E
 from pbem.report import render
 from pbem.games import ruleset_for
 from pbem.core.ruleset import secret_commitment
@@ -237,7 +237,7 @@ def test_10_0_2_nobody_but_the_referee_sees_the_draw(pz_game):
     entries = g.entries()
     order = drawn(rolls)
     for side in ("german", "allied"):
-        rows = log_view(entries, side)
+        rows = log_view(entries, side, g.rules)
         text = json.dumps(rows)
         view = json.dumps(state_view(g, g.state(), side, entries[-1].hash))
         report = render.report_text(g, side, g.state(), entries, 0, entries[-1].hash)

@@ -518,7 +518,7 @@ def test_german_never_sees_a_sealed_dummy_or_minefield(played):
     for upto in sorted({0, *revealed_at.values(), st.seq}):
         part = [e for e in entries if e.seq <= upto]
         stu = g.state(at=upto)
-        problems += leaks(json.dumps(log_view(part, "german"), indent=1), upto)
+        problems += leaks(json.dumps(log_view(part, "german", g.rules), indent=1), upto)
         problems += leaks(json.dumps(state_view(g, stu, "german", head), indent=1), upto)
         problems += leaks(render.report_text(g, "german", stu, part, 0, head), upto)
         problems += leaks(render.report_svg(g, "german", stu, part, 0, head), upto)
@@ -529,7 +529,7 @@ def test_german_never_sees_a_sealed_dummy_or_minefield(played):
         problems += leaks(runner.invoke(main, args).output, st.seq)
     assert problems == []
     # The Belgian and the referee do see them, and every opening matches its commitment.
-    assert "secret dummy-2" in json.dumps(log_view(entries, "belgian"))
+    assert "secret dummy-2" in json.dumps(log_view(entries, "belgian", g.rules))
     for key, seq in revealed_at.items():
         ev = entries[seq].event
         assert secret_commitment(ev.salt, ev.payload) == records[key].commitment

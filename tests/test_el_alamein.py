@@ -27,7 +27,7 @@ import pytest
 
 from conftest import (AXIS_COMBAT, AXIS_MOVE, BRIT_COMBAT, BRIT_MOVE, U, crt, events_of, one, only,
                       write_scenario)
-from pbem.core import events as E
+from pbem.games.panzer_corps import events as E
 from pbem.core import orders as O
 from pbem.core.dice import ScriptedDice
 from pbem.engine import Game

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import one, only, pz_units
-from pbem.core import events as E
+from pbem.games.panzer_corps import events as E
 from pbem.games import ruleset_for
 from pbem.core.scenario import lint, load
 

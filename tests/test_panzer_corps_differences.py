@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import AXIS_COMBAT, BRIT_MOVE, U, one, pz_units
-from pbem.core import events as E
+from pbem.games.panzer_corps import events as E
 from pbem.core import orders as O
 from pbem.core.dice import ScriptedDice
 from pbem.core.orders import OrderError

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.core import events as E
+from pbem.games.red_devils import events as E
 from pbem.report import render
 from pbem.engine import Game
 from pbem.games.red_devils.rules import column_index, frac_text, rd_of

@@ -41,7 +41,7 @@ def everything_german_sees(g: Game) -> tuple[str, str]:
     head = entries[-1].hash
     eml = render.report_eml(g, "german", st, entries, 0, head)
     text = [
-        json.dumps(log_view(entries, "german")),
+        json.dumps(log_view(entries, "german", g.rules)),
         json.dumps(state_view(g, st, "german", head)),
         render.report_text(g, "german", st, entries, 0, head),
         eml.get_body(("plain",)).get_content(),

@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from pbem.core import events as E
+from pbem.games.panzer_corps.events import HiddenDraw
 from pbem.cli import main
 from pbem.engine import Game
 from pbem.host.mailplay import demo
@@ -53,7 +54,7 @@ def secrets_of(game: Game) -> list[Secret]:
             if " " in ev.payload or len(ev.payload) >= 8:       # long enough not to occur by chance
                 texts.append(ev.payload)
             out.append(Secret(ev.side, texts, revealed.get((ev.side, ev.name), NEVER)))
-        elif isinstance(ev, E.HiddenDraw):                      # Dunkerque 10.0(2): the referee's alone
+        elif isinstance(ev, HiddenDraw):                      # Dunkerque 10.0(2): the referee's alone
             texts = ["Referee only"] + [f"turn {t} {u}" for t, u in zip(ev.slots, ev.units)]
             out.append(Secret("referee", texts, NEVER))
     seed = (game.dir / "seed").read_text().strip() if (game.dir / "seed").exists() else ""

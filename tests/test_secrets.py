@@ -33,7 +33,7 @@ def everything_axis_sees(g: Game) -> str:
     st = g.state()
     head = entries[-1].hash
     parts = [
-        json.dumps(log_view(entries, "axis")),
+        json.dumps(log_view(entries, "axis", g.rules)),
         json.dumps(state_view(g, st, "axis", head)),
         render.report_text(g, "axis", st, entries, 0, head),
         render.report_svg(g, "axis", st, entries, 0, head),
@@ -55,7 +55,7 @@ def test_other_side_sees_only_the_commitment(game):
 
 def test_own_side_and_referee_see_the_payload(game):
     for side in ("british", "referee"):
-        rows = json.dumps(log_view(game.entries(), side))
+        rows = json.dumps(log_view(game.entries(), side, game.rules))
         assert PAYLOAD in rows
 
 

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import hashlib
-
 import msgspec
 
 from pbem.core import events as E
 from pbem.core.events import Event
 from pbem.core.orders import Order, OrderError, Secret, Unveil
 from pbem.core.scenario import Scenario
+from pbem.core.reduce import no_reducer, reduce_core, secret_commitment  # noqa: F401 - games import it from here
 from pbem.core.state import GameState, UnitState
 
 
@@ -63,17 +62,11 @@ def find_unit(ctx: "Ctx", uid: str, side: str | None = None, *, on_map: bool = F
     return u
 
 
-def secret_commitment(salt: str, payload: str) -> str:
-    """sha256 of the salt (hex text) followed by the payload (UTF-8)."""
-    return hashlib.sha256((salt + payload).encode("utf-8")).hexdigest()
-
-
 def dispatch(rules: "Ruleset", ctx: "Ctx", order: Order) -> None:
     """Run one order: sealed notes are handled here for every game, the rest by the rules."""
     st = ctx.state
-    check = getattr(rules, "check_sealed", None)
-    if check is not None and isinstance(order, (Secret, Unveil)):
-        check(ctx, order)                   # a game may limit what, when and how a secret is sealed/opened
+    if isinstance(order, (Secret, Unveil)):
+        rules.check_sealed(ctx, order)      # a game may limit what, when and how a secret is sealed/opened
     if isinstance(order, Secret):
         key = f"{ctx.side}:{order.name}"
         if key in st.secrets:
@@ -90,14 +83,6 @@ def dispatch(rules: "Ruleset", ctx: "Ctx", order: Order) -> None:
         ctx.emit(E.SecretRevealed(side=ctx.side, name=order.name, salt=rec.salt, payload=rec.payload))
         return
     rules.handle(ctx, order)
-
-
-def apply_secret(st: GameState, ev: Event) -> None:
-    """Reducer part shared by every game: which sealed secrets are open."""
-    if isinstance(ev, E.SecretRecorded):
-        st.secrets[f"{ev.side}:{ev.name}"] = ev.commitment
-    elif isinstance(ev, E.SecretRevealed):
-        st.secrets.pop(f"{ev.side}:{ev.name}", None)
 
 
 class Ctx:
@@ -122,35 +107,67 @@ class Ctx:
 
 
 class Ruleset:
-    """Base of a game family's rules; subclasses override the hooks."""
+    """What every game offers the engine: each hook declared here, with a neutral default.
 
-    game = ""
-    ruleset_version = "1"
+    A game subclasses this in its package; the engine, the views, the reports
+    and the host call only these methods."""
+
+    game = ""                      # the scenario files' ``game`` key
+    ruleset_version = "1"          # bump whenever the game's event stream changes (golden logs)
     result_codes: frozenset[str] = frozenset()
-
     first_turn = 1                 # the turn the first phase of the sequence belongs to
+    needs_secrets = False          # True: every order gets the host's sealed payloads (ctx.secret_records)
+    defaults_help = ""             # what the host mails players about deadline defaults ("" = none)
+
+    # --- the game's start -------------------------------------------------------
+
+    def new_state(self, sc: Scenario, game_id: str) -> GameState:
+        raise NotImplementedError
 
     def initial_events(self, sc: Scenario) -> list[Event]:
         """The events after GameCreated: by default the first phase of the sequence begins."""
         first = sc.sequence[0]
         return [E.PhaseStarted(turn=self.first_turn, phase=0, side=first.side, name=first.name)]
 
-    def new_state(self, sc: Scenario, game_id: str) -> GameState:
-        raise NotImplementedError
+    # --- the reducer --------------------------------------------------------------
 
     def apply(self, state: GameState, ev: Event, sc: Scenario) -> None:
-        raise NotImplementedError
+        """Apply one event: the core part (reduce.reduce_core) for every game, then the game's."""
+        reduce_core(state, ev)
+        self.reduce(state, ev, sc)
+
+    def reduce(self, state: GameState, ev: Event, sc: Scenario) -> None:
+        """The game's part of applying ``ev`` (after the core part); unknown game events raise."""
+        no_reducer(self.game, ev)
+
+    # --- orders and decisions -------------------------------------------------------
 
     def handle(self, ctx: Ctx, order: Order) -> None:
         raise NotImplementedError
 
+    def check_sealed(self, ctx: Ctx, order: Secret | Unveil) -> None:
+        """Refuse a ``secret``/``unveil`` the game's rules do not allow (default: any is fine)."""
+
     def awaiting(self, state: GameState, sc: Scenario) -> list[dict]:
         raise NotImplementedError
 
-    def lint(self, sc: Scenario) -> list[str]:
-        return []
-
     def default_orders(self, state: GameState, sc: Scenario, side: str) -> list[str]:
         """The documented default applied when ``side`` misses a deadline:
-        order lines answering what the game waits for from ``side`` ([] if nothing)."""
+        order lines answering what the game waits for from ``side`` ([] if nothing).
+        ``defaults_help`` says the same to players."""
+        return []
+
+    # --- what sides see ---------------------------------------------------------------
+
+    def redact(self, ev: Event, viewer: str) -> Event:
+        """The game's own events as ``viewer`` (a side, not the referee) may see them."""
+        return ev
+
+    def describe_event(self, ev: Event, sc: Scenario, origin: str | None = None) -> str | None:
+        """The game's words for an event (None: the core wording)."""
+        return None
+
+    # --- data ---------------------------------------------------------------------------
+
+    def lint(self, sc: Scenario) -> list[str]:
         return []

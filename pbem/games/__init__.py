@@ -24,6 +24,12 @@ REGISTRY = {
 }
 
 
+def load_all_events() -> None:
+    """Import every game, so that each registers its events (for decoding any log)."""
+    for entry in REGISTRY.values():
+        import_module(f"{__name__}.{entry.split(':')[0]}")
+
+
 class UnknownGame(ScenarioError):
     """A scenario names a game pbem has no rules for."""
 
@@ -42,4 +48,4 @@ def ruleset_for(game: str) -> Ruleset:
     return getattr(import_module(f"{__name__}.{module}"), cls)()
 
 
-__all__ = ["Ctx", "REGISTRY", "Ruleset", "UnknownGame", "known_games", "ruleset_for"]
+__all__ = ["Ctx", "REGISTRY", "Ruleset", "UnknownGame", "known_games", "load_all_events", "ruleset_for"]

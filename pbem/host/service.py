@@ -1545,13 +1545,13 @@ class Host:
             return msg
         def note_for(viewer: str) -> str:
             # each reader sees the applied orders through its own view: a default may seal a secret
-            text = ", ".join(order_text(side, a.text, viewer) for a in sub.applied)
+            text = ", ".join(order_text(side, a.text, viewer, game.rules) for a in sub.applied)
             note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {w['due']}. The host applied "
                     f"the documented default for it: {text}.")
             return note + (f" (Refused: {sub.refused}.)" if sub.refused is not None else "")
         notes = {s: note_for(s) for s in sc.side_ids()}
         answers = self._state_mails(game, notes, kind="deadline", referee_note=note_for(REFEREE))
-        text = ", ".join(order_text(side, a.text, REFEREE) for a in sub.applied)
+        text = ", ".join(order_text(side, a.text, REFEREE, game.rules) for a in sub.applied)
         self.commit(rec["job"], answers, game.game_id)
         checkpoint("spooled")
         self._mark_reported(game, answers)
@@ -1684,10 +1684,7 @@ def _when(game, st) -> str:
 
 
 def _defaults_text(game) -> str:
-    doc = (getattr(type(game.rules), "default_orders").__doc__ or "").strip()
-    doc = " ".join(doc.split())
-    doc = re.sub(r"^Deadline defaults:\s*", "", doc)
-    return doc or "the rules of this game define no default; the game waits"
+    return game.rules.defaults_help or "the rules of this game define no default; the game waits"
 
 
 def after_new(game, echo: Callable[[str], None] = print) -> None:

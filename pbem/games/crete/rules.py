@@ -28,12 +28,14 @@ from fractions import Fraction
 
 from msgspec import Struct
 
-from pbem.core import events as E
+from pbem.games.crete import events as E
 from pbem.core import orders as O
 from pbem.core.orders import OrderError
 from pbem.core.scenario import Scenario
 from pbem.core.state import Decision, GameState, Result, UnitState
-from pbem.core.ruleset import Ctx, Ruleset, Stash, apply_secret, find_unit
+from pbem.core.reduce import no_reducer
+from pbem.games.words import classic
+from pbem.core.ruleset import Ctx, Ruleset, Stash, find_unit
 from pbem.games.panzer_corps.common import odds_column, units_at
 from pbem.mechanics.pathcost import PathCost, ceil_mp, fmt, frac
 
@@ -121,6 +123,13 @@ def parse_plan(payload: str, maps: list[str], minimum: int, most: int) -> tuple[
 
 
 class Crete(Ruleset):
+    defaults_help = (                       # mailed to the players: what a missed deadline does
+        "Deadline defaults. Drop plan: the scenario's default plan; set-up: the scenario's "
+        "default deployment; Game-Turn 1 air landing: unveil the plan and drop it on the "
+        "scenario's default targets; later air landings, movement and combat: nothing more "
+        "(units in a track come out at their first entry hex, 7.1); Ca: retreat (first unit, "
+        "first safe hex), or the first counterattack when no retreat exists; retreat: the "
+        "first safe hex; Ee: the first loss set listed; advance: none.")
     game = "crete"
     ruleset_version = "1"
     result_codes = RESULTS
@@ -224,16 +233,12 @@ class Crete(Ruleset):
             elif side == CW and h in cd.captured:
                 cd.captured.remove(h)
 
-    def apply(self, st: GameState, ev: E.Event, sc: Scenario) -> None:
-        rolls = getattr(ev, "rolls", None)
-        if rolls:
-            st.scripted_pos += len(rolls)
+    def reduce(self, st: GameState, ev: E.Event, sc: Scenario) -> None:
+        # after the core reducer (pbem.core.reduce): only what this game adds
         cd = cdata(st)
         f = cd.fight
         match ev:
             case E.PhaseStarted():
-                st.turn, st.phase = ev.turn, ev.phase
-                st.decision = None
                 for u in st.units.values():
                     u.moved = u.attacked = u.defended = False
                 if ev.name == "air-landing":
@@ -285,8 +290,6 @@ class Crete(Ruleset):
                     f.result = ev.result
                     f.stage = "ca" if ev.result == "Ca" else "resolved"
             case E.DecisionRequired():
-                st.decision = Decision(side=ev.side, kind=ev.decision, combat=ev.combat, units=list(ev.units),
-                                       options=[list(o) for o in ev.options], rule=ev.rule)
                 if ev.decision == "advance" and f is not None:
                     f.stage, f.victors = "advance", list(ev.units)
                     f.vacated = sorted({o[1] for o in ev.options})
@@ -314,18 +317,11 @@ class Crete(Ruleset):
             case E.CombatFinished():
                 cd.fight = None
                 st.decision = None
-            case E.GameEnded():
-                st.result = Result(winner=ev.winner, reason=ev.reason, rule=ev.rule)
-                st.decision = None
-            case E.SeedRevealed():
-                st.seed = ev.seed
             case E.SecretRecorded():
-                apply_secret(st, ev)
                 if ev.side == GERMAN and ev.name == self.plan_name(sc):
                     cd.plan_sealed, cd.plan_open, cd.plan = True, False, {}
                     _, cd.plan_error = self._parse_plan(sc, ev.payload)
             case E.SecretRevealed():
-                apply_secret(st, ev)
                 if ev.side == GERMAN and ev.name == self.plan_name(sc):
                     cd.plan, err = self._parse_plan(sc, ev.payload)
                     cd.plan_open = True
@@ -344,10 +340,8 @@ class Crete(Ruleset):
             case E.StandingOrderApplied():
                 if f is not None:
                     f.auto += 1
-            case E.OrderGiven():
-                pass
             case _:
-                raise ValueError(f"crete: no reducer for {type(ev).__name__}")
+                no_reducer(self.game, ev)
         _put(st, cd)
 
     @staticmethod
@@ -465,12 +459,7 @@ class Crete(Ruleset):
         return out
 
     def default_orders(self, st: GameState, sc: Scenario, side: str) -> list[str]:
-        """Deadline defaults.  Drop plan: the scenario's default plan; set-up: the scenario's
-        default deployment; Game-Turn 1 air landing: unveil the plan and drop it on the
-        scenario's default targets; later air landings, movement and combat: nothing more
-        (units in a track come out at their first entry hex, 7.1); Ca: retreat (first unit,
-        first safe hex), or the first counterattack when no retreat exists; retreat: the
-        first safe hex; Ee: the first loss set listed; advance: none."""
+        """The deadline defaults of ``defaults_help``."""
         gd = self.gd(sc)
         cd = cdata(st)
         out: list[str] = []
@@ -1368,7 +1357,11 @@ class Crete(Ruleset):
 
     # --- report wording (used when the core offers the describe_event hook) ---------------------------
 
-    def describe_event(self, ev: E.Event, sc: Scenario) -> str | None:
+    def describe_event(self, ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
+        own = self._own_words(ev, sc)
+        return own if own is not None else classic(ev, sc, origin)
+
+    def _own_words(self, ev: E.Event, sc: Scenario) -> str | None:
         name = sc.side_name
         lab = sc.board.label
         match ev:

@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import math
 
-from pbem.core import events as E
+from pbem.games.eben_emael import events as E
 from pbem.core import orders as O
 from pbem.core.hexgrid import DIRECTIONS
 from pbem.core.orders import OrderError
 from pbem.core.scenario import Scenario
 from pbem.core.state import Decision, GameState, Result, UnitState
-from pbem.core.ruleset import Ctx, Ruleset, apply_secret, find_unit, secret_commitment
+from pbem.core.reduce import no_reducer
+from pbem.games.words import classic
+from pbem.core.ruleset import Ctx, Ruleset, find_unit, secret_commitment
 from pbem.mechanics.sight import SightRules, blocked_by, side_key
 
 GERMAN, BELGIAN = "german", "belgian"
@@ -108,6 +110,11 @@ def _step(grid, h: str, d: str) -> str:
 
 
 class EbenEmael(Ruleset):
+    defaults_help = (                       # mailed to the players: what a missed deadline does
+        "Belgian set-up -- the two lowest-numbered cupolas that may be dummies, no "
+        "minefields; German set-up (12.2) -- each unplaced unit in the lowest-numbered free "
+        "clear hex; any other phase -- no further action (\"end\"); a loss after Ae -- the "
+        "first attacker listed; an advance -- none.")
     game = "eben-emael"
     ruleset_version = "1"
     result_codes = FIRE_RESULTS
@@ -152,15 +159,11 @@ class EbenEmael(Ruleset):
 
     # ---- reducer -------------------------------------------------------------------
 
-    def apply(self, st: GameState, ev: E.Event, sc: Scenario) -> None:
-        rolls = getattr(ev, "rolls", None)
-        if rolls:
-            st.scripted_pos += len(rolls)
+    def reduce(self, st: GameState, ev: E.Event, sc: Scenario) -> None:
+        # after the core reducer (pbem.core.reduce): only what this game adds
         gd = st.game_data
         match ev:
             case E.PhaseStarted():
-                st.turn, st.phase = ev.turn, ev.phase
-                st.decision = None
                 gd["actions"], gd["closed"], gd["current"] = [], False, 0
                 gd["fired"], gd["mine_hits"] = {}, {}
                 if gd.get("last_turn_placed") != ev.turn:
@@ -215,9 +218,6 @@ class EbenEmael(Ruleset):
                     _mark(f, "destroyed")
             case E.DeclarationsClosed():
                 gd["closed"] = True
-            case E.DecisionRequired():
-                st.decision = Decision(side=ev.side, kind=ev.decision, combat=ev.combat, units=list(ev.units),
-                                       options=[list(o) for o in ev.options], rule=ev.rule)
             case E.UnitEliminated():
                 u = st.units[ev.unit]
                 u.hex, u.eliminated = None, True
@@ -248,23 +248,8 @@ class EbenEmael(Ruleset):
                     _unmark(st.units[uid], "pinned")
                 for uid in ev.unmarked:
                     _unmark(st.units[uid], "bold")
-            case E.GameEnded():
-                st.result = Result(winner=ev.winner, reason=ev.reason, rule=ev.rule)
-                st.decision = None
-            case E.SeedRevealed():
-                st.seed = ev.seed
-            case E.SecretRevealed():
-                key = f"{ev.side}:{ev.name}"
-                want = st.secrets.get(key)
-                if want is not None and secret_commitment(ev.salt, ev.payload) != want:
-                    raise ValueError(f"the opened secret {ev.name} does not match its commitment")
-                apply_secret(st, ev)
-            case E.SecretRecorded():
-                apply_secret(st, ev)
-            case E.OrderGiven():
-                pass
             case _:
-                raise ValueError(f"{self.game}: no reducer for {type(ev).__name__}")
+                no_reducer(self.game, ev)
 
     # ---- secrets ------------------------------------------------------------------------
 
@@ -359,10 +344,7 @@ class EbenEmael(Ruleset):
         return "fire" if name in ("fire", "defensive-fire") else name
 
     def default_orders(self, st: GameState, sc: Scenario, side: str) -> list[str]:
-        """Deadline defaults: Belgian set-up -- the two lowest-numbered cupolas that
-        may be dummies, no minefields; German set-up (12.2) -- each unplaced unit in
-        the lowest-numbered free clear hex; any other phase -- no further action
-        ("end"); a loss after Ae -- the first attacker listed; an advance -- none."""
+        """The deadline defaults of ``defaults_help``."""
         for item in self.awaiting(st, sc):
             if item["side"] != side:
                 continue
@@ -1193,7 +1175,11 @@ class EbenEmael(Ruleset):
 
     # ---- wording ---------------------------------------------------------------------------
 
-    def describe_event(self, ev: E.Event, sc: Scenario) -> str | None:
+    def describe_event(self, ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
+        own = self._own_words(ev, sc)
+        return own if own is not None else classic(ev, sc, origin)
+
+    def _own_words(self, ev: E.Event, sc: Scenario) -> str | None:
         lab = sc.board.label
         match ev:
             case E.FortActivation():

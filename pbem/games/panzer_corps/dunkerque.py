@@ -17,7 +17,7 @@ named in the scenario's ``game_data.map_edges``.
 """
 from __future__ import annotations
 
-from pbem.core import events as E
+from pbem.games.panzer_corps import events as E
 from pbem.core.orders import HEX_RE, OrderError
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState

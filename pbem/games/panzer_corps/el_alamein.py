@@ -5,7 +5,7 @@ objective hexes checked after the British combat phase (4.1).
 """
 from __future__ import annotations
 
-from pbem.core import events as E
+from pbem.games.panzer_corps import events as E
 from pbem.core.orders import OrderError
 from pbem.core.state import UnitState
 from pbem.core.ruleset import Ctx

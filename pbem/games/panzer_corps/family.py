@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from msgspec import Struct
 
-from pbem.core import events as E
+from pbem.games.panzer_corps import events as E
 from pbem.core import orders as O
 from pbem.core.orders import OrderError
 from pbem.core.scenario import Scenario
 from pbem.core.state import Attack, Decision, GameState, Result, UnitState
-from pbem.core.ruleset import Ctx, Ruleset, apply_secret, find_unit
+from pbem.core.reduce import no_reducer
+from pbem.games.words import classic
+from pbem.core.ruleset import Ctx, Ruleset, find_unit
 from pbem.games.panzer_corps.common import (between_enemies, check_path, enemy_zoc, odds_column, retreat_paths, stack_violations,
                      units_at)
 
@@ -80,6 +82,11 @@ DECISION_ORDERS = {
 class PanzerCorps(Ruleset):
     """The family engine; each game is a subclass that sets ``params`` (its values
     of the shared rules) and overrides the hooks below for what it adds."""
+    defaults_help = (                       # mailed to the players: what a missed deadline does
+        "no further moves or attacks this phase; a pending retreat takes the first legal path "
+        "in the listed order; no advance; an EX or stacking loss takes the weakest unit(s); "
+        "set-up places each unit in its first legal hex; the bombardment takes the strongest "
+        "targets; face-down and timed reinforcements wait (10.0).")
     ruleset_version = "1"
     params: GameParams
 
@@ -222,17 +229,13 @@ class PanzerCorps(Ruleset):
     # Reducer
     # ===================================================================
 
-    def apply(self, st: GameState, ev: E.Event, sc: Scenario) -> None:
-        rolls = getattr(ev, "rolls", None)
-        if rolls:
-            st.scripted_pos += len(rolls)
+    def reduce(self, st: GameState, ev: E.Event, sc: Scenario) -> None:
+        # after the core reducer (pbem.core.reduce): only what this family adds
         match ev:
             case E.PhaseStarted():
-                st.turn, st.phase = ev.turn, ev.phase
                 st.attacks = []
                 st.declarations_closed = False
                 st.current = 0
-                st.decision = None
                 for u in st.units.values():
                     u.moved = u.attacked = u.defended = False
             case E.UnitMoved():
@@ -272,9 +275,6 @@ class PanzerCorps(Ruleset):
                     a.stage = "ex-attacker"
                 else:                                          # C (contact): nothing happens
                     a.stage = "done"
-            case E.DecisionRequired():
-                st.decision = Decision(side=ev.side, kind=ev.decision, combat=ev.combat, units=list(ev.units),
-                                       distance=ev.distance, options=[list(o) for o in ev.options], rule=ev.rule)
             case E.UnitRetreated():
                 u = st.units[ev.unit]
                 u.hex = ev.path[-1]
@@ -298,17 +298,10 @@ class PanzerCorps(Ruleset):
             case E.UnitsRecovered():
                 for uid in ev.units:
                     st.units[uid].disrupted = False
-            case E.GameEnded():
-                st.result = Result(winner=ev.winner, reason=ev.reason, rule=ev.rule)
-                st.decision = None
-            case E.SeedRevealed():
-                st.seed = ev.seed
             case E.SecretRecorded():
-                apply_secret(st, ev)
                 if ev.side == "referee":
                     st.extra[f"sealed:{ev.name}"] = f"{ev.salt} {ev.payload}"
             case E.SecretRevealed():
-                apply_secret(st, ev)
                 st.extra.pop(f"sealed:{ev.name}", None)
             case E.HiddenDraw():
                 # The host's copy names the units; a copy without them (never replayed by the
@@ -352,10 +345,8 @@ class PanzerCorps(Ruleset):
                 u = st.units.get(ev.subject)
                 if u is not None:               # a unit's line (Dunkerque 4.1): shown with its status
                     u.marks = list(u.marks) + [f"line to {ev.to}" if ev.traced else "cut off"]
-            case E.OrderGiven():
-                pass
             case _:
-                raise ValueError(f"{self.game}: no reducer for {type(ev).__name__}")
+                no_reducer(self.game, ev)
 
     @staticmethod
     def _owed_done(st: GameState, uid: str) -> None:
@@ -452,11 +443,7 @@ class PanzerCorps(Ruleset):
         return item
 
     def default_orders(self, st: GameState, sc: Scenario, side: str) -> list[str]:
-        """Deadline defaults: no further moves or attacks this phase; a pending
-        retreat takes the first legal path in the listed order; no advance; an EX
-        or stacking loss takes the weakest unit(s); set-up places each unit in its
-        first legal hex; the bombardment takes the strongest targets; face-down and
-        timed reinforcements wait (10.0)."""
+        """The deadline defaults of ``defaults_help``."""
         for item in self.awaiting(st, sc):
             if item["side"] != side:
                 continue
@@ -501,6 +488,14 @@ class PanzerCorps(Ruleset):
     # ===================================================================
     # Orders
     # ===================================================================
+
+    def describe_event(self, ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
+        return classic(ev, sc, origin)
+
+    def redact(self, ev: E.Event, viewer: str) -> E.Event:
+        if isinstance(ev, E.HiddenDraw):          # only the referee sees rolls and units (Dunkerque 10.0(2))
+            return E.HiddenDraw(name=ev.name, slots=ev.slots)
+        return ev
 
     def handle(self, ctx: Ctx, order: O.Order) -> None:
         st, sc = ctx.state, ctx.sc

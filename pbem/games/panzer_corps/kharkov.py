@@ -18,7 +18,7 @@ area's hexes and the units that set up or enter there.
 """
 from __future__ import annotations
 
-from pbem.core import events as E
+from pbem.games.panzer_corps import events as E
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
 from pbem.core.ruleset import Ctx

@@ -20,7 +20,7 @@ four footholds (4.4).
 """
 from __future__ import annotations
 
-from pbem.core import events as E
+from pbem.games.panzer_corps import events as E
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
 from pbem.core.ruleset import Ctx

@@ -30,12 +30,14 @@ from fractions import Fraction
 
 from msgspec import Struct
 
-from pbem.core import events as E
+from pbem.games.red_devils import events as E
 from pbem.core import orders as O
 from pbem.core.orders import OrderError
 from pbem.core.scenario import Scenario
 from pbem.core.state import Attack, Decision, GameState, Result, UnitState
-from pbem.core.ruleset import Ctx, Ruleset, Stash, apply_secret, find_unit, secret_commitment
+from pbem.core.reduce import no_reducer
+from pbem.games.words import classic
+from pbem.core.ruleset import Ctx, Ruleset, Stash, find_unit, secret_commitment
 from pbem.games.panzer_corps.common import units_at
 
 GAME = "red-devils"
@@ -141,6 +143,12 @@ def column_index(diff: int) -> int:
 
 
 class RedDevils(Ruleset):
+    defaults_help = (                       # mailed to the players: what a missed deadline does
+        "Deadline defaults (never a die roll): movement/combat 'end'; opportunity fire "
+        "'pass'; bridge 'spare'; Dd 'disrupt' (else the first safe path); Ad 'disrupt'; no "
+        "advance; recovery of the first units by id; landing on the first valid hex by "
+        "number; the Polish zones are unveiled; at set-up the first printed drop zones and, "
+        "if no Polish zones were sealed, the two lowest-numbered hexes that qualify.")
     game = GAME
     ruleset_version = "1"
     result_codes = RESULTS
@@ -185,15 +193,12 @@ class RedDevils(Ruleset):
 
     # --- reducer ---------------------------------------------------------------
 
-    def apply(self, st: GameState, ev: E.Event, sc: Scenario) -> None:
-        rolls = getattr(ev, "rolls", None)
-        if rolls:
-            st.scripted_pos += len(rolls)
+    def reduce(self, st: GameState, ev: E.Event, sc: Scenario) -> None:
+        # after the core reducer (pbem.core.reduce): only what this game adds
         rd = rd_of(st)
         match ev:
             case E.PhaseStarted():
-                st.turn, st.phase = ev.turn, ev.phase
-                st.attacks, st.current, st.decision = [], 0, None
+                st.attacks, st.current = [], 0
                 for u in st.units.values():
                     u.moved = u.attacked = u.defended = False
                 rd.fired, rd.hit, rd.mode, rd.pending = [], [], {}, None
@@ -233,9 +238,6 @@ class RedDevils(Ruleset):
                 u = st.units[ev.unit]
                 u.hex, u.moved = None, True
                 rd.exited[ev.unit] = [str(st.turn), ev.letter]
-            case E.DecisionRequired():
-                st.decision = Decision(side=ev.side, kind=ev.decision, combat=ev.combat, units=list(ev.units),
-                                       distance=ev.distance, options=[list(o) for o in ev.options], rule=ev.rule)
             case E.MovePaused():
                 rd.pending = Pending(unit=ev.unit, hex=ev.hex, question=ev.question, firers=list(ev.firers),
                                      remaining=list(ev.remaining), costs=list(ev.costs), spent=ev.spent, ma=ev.ma, mode=ev.mode,
@@ -322,21 +324,11 @@ class RedDevils(Ruleset):
             case E.VictoryCounted():
                 rd.vp = {"total": ev.total}
                 st.score = {"british": ev.total}
-            case E.GameEnded():
-                st.result = Result(winner=ev.winner, reason=ev.reason, rule=ev.rule)
-                st.decision = None
-            case E.SeedRevealed():
-                st.seed = ev.seed
-            case E.SecretRecorded():
-                apply_secret(st, ev)
             case E.SecretRevealed():
-                apply_secret(st, ev)
                 if ev.name == POLISH_SECRET and ev.side == "british":
                     rd.polish_dz = ev.payload.split()
-            case E.OrderGiven():
-                pass
             case _:
-                raise ValueError(f"{self.game}: no reducer for {type(ev).__name__}")
+                no_reducer(self.game, ev)
         rd_put(st, rd)
 
     def _landing_for(self, st: GameState, sc: Scenario, turn: int) -> Landing | None:
@@ -565,11 +557,7 @@ class RedDevils(Ruleset):
                  "order": "attack HEX with UNIT ... [advance UNIT [HEX ...] | no-advance] (resolved at once), then end"}]
 
     def default_orders(self, st: GameState, sc: Scenario, side: str) -> list[str]:
-        """Deadline defaults (never a die roll): movement/combat 'end'; opportunity fire 'pass';
-        bridge 'spare'; Dd 'disrupt' (else the first safe path); Ad 'disrupt'; no advance;
-        recovery of the first units by id; landing on the first valid hex by number;
-        the Polish zones are unveiled; at set-up the first printed drop zones and, if no
-        Polish zones were sealed, the two lowest-numbered hexes that qualify."""
+        """The deadline defaults of ``defaults_help``."""
         for item in self.awaiting(st, sc):
             if item["side"] != side:
                 continue
@@ -1722,7 +1710,11 @@ class RedDevils(Ruleset):
 
     # report wording -------------------------------------------------------------------------------
 
-    def describe_event(self, ev: E.Event, sc: Scenario) -> str | None:
+    def describe_event(self, ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
+        own = self._own_words(ev, sc)
+        return own if own is not None else classic(ev, sc, origin)
+
+    def _own_words(self, ev: E.Event, sc: Scenario) -> str | None:
         lab = sc.board.label
         name = sc.side_name
         match ev:

@@ -1,0 +1,81 @@
+"""The one reducer for the core events: what every game's state does with them.
+
+``Ruleset.apply`` runs this first and the game's own ``reduce`` after it, so a
+game only adds what its rules add (its own phase resets, its secrets' meaning).
+Dice: every event that rolled keeps its rolls in a field named ``rolls``; the
+scripted-dice position advances by them here, for every game.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from pbem.core import events as E
+from pbem.core.state import Decision, GameState, Result
+
+
+def secret_commitment(salt: str, payload: str) -> str:
+    """sha256 of the salt (hex text) followed by the payload (UTF-8)."""
+    return hashlib.sha256((salt + payload).encode("utf-8")).hexdigest()
+
+
+def _phase(st: GameState, ev: E.PhaseStarted) -> None:
+    st.turn, st.phase = ev.turn, ev.phase
+    st.decision = None
+
+
+def _ended(st: GameState, ev: E.GameEnded) -> None:
+    st.result = Result(winner=ev.winner, reason=ev.reason, rule=ev.rule)
+    st.decision = None
+
+
+def _seed(st: GameState, ev: E.SeedRevealed) -> None:
+    st.seed = ev.seed
+
+
+def _sealed(st: GameState, ev: E.SecretRecorded) -> None:
+    st.secrets[f"{ev.side}:{ev.name}"] = ev.commitment
+
+
+def _opened(st: GameState, ev: E.SecretRevealed) -> None:
+    want = st.secrets.pop(f"{ev.side}:{ev.name}", None)
+    if want is not None and secret_commitment(ev.salt, ev.payload) != want:
+        raise ValueError(f"the opened secret {ev.name} does not match its commitment")
+
+
+def _decision(st: GameState, ev: E.DecisionRequired) -> None:
+    st.decision = Decision(side=ev.side, kind=ev.decision, combat=ev.combat, units=list(ev.units),
+                           distance=ev.distance, options=[list(o) for o in ev.options], rule=ev.rule)
+
+
+def _nothing(st: GameState, ev: E.Event) -> None:
+    """The order itself changes nothing: its effects are the events after it."""
+
+
+CORE: dict[type, Callable[[GameState, E.Event], None]] = {
+    E.PhaseStarted: _phase, E.GameEnded: _ended, E.SeedRevealed: _seed, E.SecretRecorded: _sealed,
+    E.SecretRevealed: _opened, E.DecisionRequired: _decision, E.OrderGiven: _nothing,
+}
+
+
+def dice_used(ev: E.Event) -> int:
+    rolls = getattr(ev, "rolls", None)
+    return len(rolls) if rolls else 0
+
+
+def reduce_core(st: GameState, ev: E.Event) -> bool:
+    """Apply what is common to every game; True when ``ev`` is a core event."""
+    n = dice_used(ev)
+    if n:
+        st.scripted_pos += n
+    core = CORE.get(type(ev))
+    if core is None:
+        return False
+    core(st, ev)
+    return True
+
+
+def no_reducer(game: str, ev: E.Event) -> None:
+    """A game's reducer met an event it does not know: fine for a core event, else a bug."""
+    if type(ev) not in CORE:
+        raise ValueError(f"{game}: no reducer for {type(ev).__name__}")
