@@ -40,7 +40,7 @@ from pbem.log import EventLog, LogError, StaleHead, line_hash, GENESIS, private_
 from pbem.games import Ctx, Ruleset, ruleset_for
 from pbem.core.ruleset import dispatch
 from pbem.core.scenario import Scenario, ScenarioError, load, loads
-from pbem.core.state import GameState, copy_state, decode_state, encode_state, state_bytes
+from pbem.core.state import GameState, copy_state, decode_state, encode_state, layout, state_bytes
 
 
 class EngineError(Exception):
@@ -339,16 +339,22 @@ class Game:
             raw = self._cache_path.read_bytes()
         except OSError:
             return None
-        if raw[:64].decode("ascii", "replace") != head:
+        key, _, body = raw.partition(b"\n")
+        if key.decode("ascii", "replace") != self._cache_key(head):
             return None
         try:
-            return decode_state(raw[64:])
+            return decode_state(body, self.rules.state_type)
         except msgspec.DecodeError:
             return None
 
+    def _cache_key(self, head: str) -> str:
+        """The head and the state's layout: a cache of another layout is never read."""
+        return f"{head} {layout(self.rules.state_type)} {self.rules.ruleset_version}"
+
     def _write_cache(self, head: str, st: GameState) -> None:
         try:                                        # 0600: the state holds hidden information
-            write_private(self._cache_path, head.encode("ascii") + encode_state(st), sync=False)
+            write_private(self._cache_path, self._cache_key(head).encode("ascii") + b"\n" + encode_state(st),
+                          sync=False)
         except OSError:
             pass                                    # the cache is an optimisation only
 

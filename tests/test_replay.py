@@ -89,3 +89,18 @@ def test_example_game_is_decided_verified_and_every_byte_matters(tmp_path, playe
         assert not ok, f"byte {pos} changed and the log still verified"
     log.write_bytes(data)
     assert Game(g).verify().ok
+
+
+def test_a_state_cache_of_another_layout_is_never_read(tmp_path):
+    """The cache names the head and the state's layout: after an upgrade that changes
+    a game's state type, an old cache at the same head is recomputed, not decoded."""
+    g = Game.create(tmp_path / "g", "el-alamein", seed_hex="ab" * 32, game_id="g", at=AT)
+    assert g.submit("axis", "move 8Pz 0612 0712 0812", at=AT).refused is None
+    want = state_bytes(g.replay(g.entries()))
+    cache = g.dir / ".state-cache"
+    key, _, body = cache.read_bytes().partition(b"\n")
+    head = key.split()[0]
+    cache.write_bytes(head + b" some.OtherState/1 1\n" + body[:-3] + b"\x00\x00\x00")
+    assert state_bytes(Game(g.dir).state()) == want
+    cache.write_bytes(head + body)                                   # the old format: head then state
+    assert state_bytes(Game(g.dir).state()) == want

@@ -118,6 +118,7 @@ class Ruleset:
     first_turn = 1                 # the turn the first phase of the sequence belongs to
     needs_secrets = False          # True: every order gets the host's sealed payloads (ctx.secret_records)
     defaults_help = ""             # what the host mails players about deadline defaults ("" = none)
+    state_type: type[GameState] = GameState   # the game's own state: a GameState subclass with typed fields
 
     # --- the game's start -------------------------------------------------------
 

@@ -99,13 +99,26 @@ class GameState(Struct, omit_defaults=True):
     game_data: dict = {}           # per-game state a rules module keeps (plain JSON values)
 
 
+# A game keeps its own state in a subclass of GameState (Ruleset.state_type) with
+# typed fields; everything below works on the instance's own type.  STATE_FORMAT
+# changes whenever a state's layout does, so a state cache of another layout is
+# never decoded as this one (a missing field would silently take its default).
+STATE_FORMAT = "2"
+
 _enc = msgspec.msgpack.Encoder()
-_dec = msgspec.msgpack.Decoder(GameState)
+_decoders: dict[type, msgspec.msgpack.Decoder] = {}
 _json = msgspec.json.Encoder(order="deterministic")
 
 
+def _decoder(t: type[GameState]) -> msgspec.msgpack.Decoder:
+    d = _decoders.get(t)
+    if d is None:
+        d = _decoders[t] = msgspec.msgpack.Decoder(t)
+    return d
+
+
 def copy_state(s: GameState) -> GameState:
-    return _dec.decode(_enc.encode(s))
+    return _decoder(type(s)).decode(_enc.encode(s))
 
 
 def state_bytes(s: GameState) -> bytes:
@@ -117,5 +130,10 @@ def encode_state(s: GameState) -> bytes:
     return _enc.encode(s)
 
 
-def decode_state(b: bytes) -> GameState:
-    return _dec.decode(b)
+def decode_state(b: bytes, t: type[GameState] = GameState) -> GameState:
+    return _decoder(t).decode(b)
+
+
+def layout(t: type[GameState]) -> str:
+    """Names a state layout: the type and STATE_FORMAT (for caches)."""
+    return f"{t.__module__}.{t.__qualname__}/{STATE_FORMAT}"
