@@ -13,7 +13,7 @@ import msgspec
 from pbem.core import events as E
 from pbem.core.events import Event
 from pbem.core.orders import Order, OrderError, Secret, Unveil
-from pbem.core.scenario import Scenario
+from pbem.core.scenario import GameTable, Scenario
 from pbem.core.reduce import no_reducer, reduce_core, secret_commitment  # noqa: F401 - games import it from here
 from pbem.core.state import GameState, UnitState
 
@@ -119,6 +119,7 @@ class Ruleset:
     needs_secrets = False          # True: every order gets the host's sealed payloads (ctx.secret_records)
     defaults_help = ""             # what the host mails players about deadline defaults ("" = none)
     state_type: type[GameState] = GameState   # the game's own state: a GameState subclass with typed fields
+    scenario_schema: tuple[type, type] = (GameTable, GameTable)   # its [victory] and [game_data] tables
 
     # --- the game's start -------------------------------------------------------
 

@@ -162,7 +162,7 @@ class Scenario(Struct, forbid_unknown_fields=True, dict=True):
     terrain: dict[str, Terrain]
     units: list[UnitDef]
     crt: CRT
-    victory: dict = {}             # checked against the game's schema (GAME_SCHEMAS)
+    victory: dict = {}             # checked against the game's schema (Ruleset.scenario_schema)
     game_data: dict = {}           # per-game data the rules module reads (e.g. Crete's maps, tracks, second CRT)
     source: str = ""
     units_reconstructed: bool = False
@@ -185,55 +185,17 @@ class Scenario(Struct, forbid_unknown_fields=True, dict=True):
         return next((s.name for s in self.sides if s.id == side), side)
 
 
-# --- per-game [victory] and [game_data] -----------------------------------------------
-# The rules modules read these tables as plain dicts; the schemas below only
-# check them at load time, so every key a module reads is listed, with its type.
+# --- a game's own [victory] and [game_data] -------------------------------------------
+# The rules read these tables as plain dicts; each game declares their schema
+# (Ruleset.scenario_schema), checked here at load time: every key it reads, typed.
 
-class _Data(Struct, forbid_unknown_fields=True, kw_only=True):
+class GameTable(Struct, forbid_unknown_fields=True, kw_only=True):
     """Base of the per-game tables: only keys the game's rules read."""
     reconstructed: bool = False
 
 
-class AlameinVictory(_Data):       # El Alamein 4.1, 4.2
-    objective_hexes: list[Hex] = []
-    alam_halfa_positions: list[Hex] = []
-    axis_check_after: str = ""
-    break_side: str = ""
-    break_edge: Edge | Literal[""] = ""
-    default_winner: str = ""
-
-
-class DunkerqueVictory(_Data):     # 4.0
-    german_points_needed: int = 35
-
-
-class DunkerqueData(_Data):        # 3.0(4); map edges as printed -> pbem's grid edges
-    hidden_reinforcements: list[str] = []
-    map_edges: dict[Edge, Edge] = {}
-
-
-class Area(Struct, forbid_unknown_fields=True):
-    name: str
-    hexes: list[Hex]
-    units: list[str] = []
-
-
-class KharkovVictory(_Data):
-    sudden_death: list[Hex] = []
-
-
-class KharkovData(_Data):          # 10.0(3): entry areas
-    areas: list[Area] = []
-
-
-class CompassData(_Data):          # 3.0(3), 4.1(1), 4.3(2)
-    s_units: list[UnitId] = []
-    footholds: dict[Hex, int] = {}
-    supply: dict[Literal["british", "italian"], list[Hex]] = {}
-
-
 class Chart(Struct, forbid_unknown_fields=True, kw_only=True):
-    """A second results table (Crete's limited-attack CRT, Eben Emael's close assault)."""
+    """A die-roll table beside the CRT: columns, one row of results per die roll."""
     columns: list[str]
     rows: dict[str, list[str]]
     rule: str = ""
@@ -241,137 +203,16 @@ class Chart(Struct, forbid_unknown_fields=True, kw_only=True):
     notes: str = ""
 
 
-class ScatterTable(Chart):         # Crete 5.9
-    terrain: dict[str, str]        # terrain -> column
 
-
-class CreteMap(Struct, forbid_unknown_fields=True):
-    first_col: int
-    last_col: int
-    name: str = ""
-
-
-class Track(Struct, forbid_unknown_fields=True):
-    id: str
-    a: Hex
-    b: Hex
-
-
-class AirUnit(Struct, forbid_unknown_fields=True):
-    id: str
-    strength: int
-    type: str = ""
-
-
-class Level(Struct, forbid_unknown_fields=True, rename={"from_": "from"}):
-    from_: int
-    to: int
-    level: str
-
-
-class CreteVictory(_Data):         # 12.0
-    airfield_points: int = 5
-    suda_points: int = 10
-    points_per_strength: int = 1
-    levels: list[Level] = []
-
-
-class CreteData(_Data):
-    maps: Annotated[dict[str, CreteMap], Meta(min_length=1)]      # 2.2
-    tracks: list[Track]            # 7.0
-    scatter_table: ScatterTable    # 5.9
-    limited: Chart                 # 9.6
-    air: list[AirUnit]             # 11.0
-    airfields: list[Hex]           # 12.2
-    suda: Hex                      # 12.2
-    scatter_directions: list[Direction]
-    stacking: int = 3
-    road_cost: str = "1/3"
-    track_entry_cost: int = 1
-    drop_plan_secret: str = "drop-plan"
-    first_turn_min_drops: int = 7
-    air_per_attack: int = 3
-    no_air_turns: list[int] = msgspec.field(default_factory=lambda: [1])
-    airborne_type: str = "airborne"
-    mountain_type: str = "mountain"
-    sea_hexside: str = "sea"
-    default_setup: dict[str, Hex] = {}
-    default_drops: dict[str, Union[list[Hex], str]] = {}
-
-
-class Fort(Struct, forbid_unknown_fields=True):
-    arrows: list[str] = []         # 9.3 field of fire
-    observation: bool = False
-
-
-class Reinforcement(Struct, forbid_unknown_fields=True):
-    turn: int
-    via: str
-    units: list[str] = []
-
-
-class EbenVictory(_Data):
-    required_forts: list[Hex] = []
-
-
-class EbenData(_Data):
-    effectiveness: dict[str, int]  # nationality -> Effectiveness Rating
-    demolition: dict[Literal["normal", "charge"], int]    # 8.1
-    fire_rows: dict[str, list[str]]
-    close_assault: Chart           # 7.0
-    forts: dict[Hex, Fort]
-    victory_forts: list[Hex]
-    victory_rule: str = "12.1"
-    never_dummy: list[Hex] = []    # 9.5
-    minefields: int = 0
-    second_fire: bool = False
-    german_setup: str = "fixed"
-    unit_range: int = 2
-    optional_units: list[str] = []
-    use_optional: bool = False
-    reinforcements: list[Reinforcement] = []
-
-
-class UnitInfo(Struct, forbid_unknown_fields=True):
-    range: int = 1                 # 2.5
-    entry: str = ""                # an entry letter or hex (10.1)
-    drop_zones: list[Hex] = []     # 9.0
-
-
-class RedDevilsData(_Data):
-    move_costs: dict[str, list[str]]       # 4.9: [mechanized, non-mechanized]
-    road_costs: dict[str, list[str]]
-    command_points: list[int]              # 8.5
-    airlanding_table: list[str]            # 9.9
-    units: dict[str, UnitInfo] = {}
-    entry_hexes: dict[str, list[Hex]] = {}
-    vp_hexes: list[Hex] = []
-    vp_special: list[Hex] = []
-    mechanized_types: list[str] = []
-    swim_types: list[str] = []
-    armour_types: list[str] = []
-    anti_tank_types: list[str] = []
-    static_types: list[str] = []
-    polish_units: list[str] = []
-    polish_turn: int = 9
-    no_move_turn1: list[str] = []
-    rail_bridge: list[Hex] = []
-    rail_bridge_vp: list[Hex] = []
-    bridge_pair: list[Hex] = []
-    ferry_cost: int = 5
-    ma: int = 10
-
-
-# game key -> (schema of [victory], schema of [game_data])
-GAME_SCHEMAS: dict[str, tuple[type, type]] = {
-    "el-alamein": (AlameinVictory, _Data),
-    "dunkerque": (DunkerqueVictory, DunkerqueData),
-    "kharkov": (KharkovVictory, KharkovData),
-    "operation-compass": (_Data, CompassData),
-    "crete": (CreteVictory, CreteData),
-    "eben-emael": (EbenVictory, EbenData),
-    "red-devils": (_Data, RedDevilsData),
-}
+def _game_schema(game) -> tuple[type, type] | None:
+    """The game's (schema of [victory], schema of [game_data]); None for an unknown game."""
+    if not isinstance(game, str):
+        return None
+    from pbem.games import UnknownGame, ruleset_for     # a game knows its tables; the core does not
+    try:
+        return ruleset_for(game).scenario_schema
+    except UnknownGame:
+        return None
 
 
 # --- validation with key paths ----------------------------------------------------------
@@ -463,7 +304,7 @@ def _unit_ids(value, tp, path: str):
 def check_data(data: dict) -> list[tuple[str, str]]:
     """Schema problems of a parsed scenario file, including its game's tables."""
     out = problems_in(data, Scenario)
-    schemas = GAME_SCHEMAS.get(data.get("game")) if isinstance(data.get("game"), str) else None
+    schemas = _game_schema(data.get("game"))
     for key, tp in zip(("victory", "game_data"), schemas or ()):
         if isinstance(data.get(key), dict):
             found = problems_in(data[key], tp, key)

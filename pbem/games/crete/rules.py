@@ -28,6 +28,7 @@ from fractions import Fraction
 
 from msgspec import Struct
 
+from pbem.games.crete.schema import CreteData, CreteVictory
 from pbem.games.crete import events as E
 from pbem.core import orders as O
 from pbem.core.orders import OrderError
@@ -123,6 +124,7 @@ def parse_plan(payload: str, maps: list[str], minimum: int, most: int) -> tuple[
 
 
 class Crete(Ruleset):
+    scenario_schema = (CreteVictory, CreteData)          # [victory], [game_data] (pbem scenario lint)
     defaults_help = (                       # mailed to the players: what a missed deadline does
         "Deadline defaults. Drop plan: the scenario's default plan; set-up: the scenario's "
         "default deployment; Game-Turn 1 air landing: unveil the plan and drop it on the "

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 
+from pbem.games.eben_emael.schema import EbenData, EbenVictory
 from pbem.games.eben_emael import events as E
 from pbem.core import orders as O
 from pbem.core.hexgrid import DIRECTIONS
@@ -110,6 +111,7 @@ def _step(grid, h: str, d: str) -> str:
 
 
 class EbenEmael(Ruleset):
+    scenario_schema = (EbenVictory, EbenData)          # [victory], [game_data] (pbem scenario lint)
     defaults_help = (                       # mailed to the players: what a missed deadline does
         "Belgian set-up -- the two lowest-numbered cupolas that may be dummies, no "
         "minefields; German set-up (12.2) -- each unplaced unit in the lowest-numbered free "

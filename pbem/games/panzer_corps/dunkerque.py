@@ -17,6 +17,7 @@ named in the scenario's ``game_data.map_edges``.
 """
 from __future__ import annotations
 
+from pbem.games.panzer_corps.schema import DunkerqueData, DunkerqueVictory
 from pbem.games.panzer_corps import events as E
 from pbem.core.orders import HEX_RE, OrderError
 from pbem.core.scenario import Scenario
@@ -32,6 +33,7 @@ POINTS_NEEDED = 35                     # 4.0
 
 
 class Dunkerque(PanzerCorps):
+    scenario_schema = (DunkerqueVictory, DunkerqueData)          # [victory], [game_data] (pbem scenario lint)
     params = GameParams(
         game="dunkerque",
         stacking={"german": 1, "allied": 1},  # 7.0 no stacking

@@ -5,6 +5,7 @@ objective hexes checked after the British combat phase (4.1).
 """
 from __future__ import annotations
 
+from pbem.games.panzer_corps.schema import AlameinVictory, GameTable
 from pbem.games.panzer_corps import events as E
 from pbem.core.orders import OrderError
 from pbem.core.state import UnitState
@@ -13,6 +14,7 @@ from pbem.games.panzer_corps.family import GameParams, PanzerCorps, result_rules
 
 
 class ElAlamein(PanzerCorps):
+    scenario_schema = (AlameinVictory, GameTable)          # [victory], [game_data] (pbem scenario lint)
     params = GameParams(
         game="el-alamein",
         stacking={"axis": 1, "british": 1},  # 7.0 no stacking

@@ -18,6 +18,7 @@ area's hexes and the units that set up or enter there.
 """
 from __future__ import annotations
 
+from pbem.games.panzer_corps.schema import KharkovData, KharkovVictory
 from pbem.games.panzer_corps import events as E
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
@@ -30,6 +31,7 @@ SUDDEN_DEATH = ("0634", "1732")        # 4.5 Poltava, Dnepro Petrovsk
 
 
 class Kharkov(PanzerCorps):
+    scenario_schema = (KharkovVictory, KharkovData)          # [victory], [game_data] (pbem scenario lint)
     params = GameParams(
         game="kharkov",
         stacking={"german": 3, "soviet": 2},  # 7.0

@@ -20,6 +20,7 @@ four footholds (4.4).
 """
 from __future__ import annotations
 
+from pbem.games.panzer_corps.schema import CompassData, GameTable
 from pbem.games.panzer_corps import events as E
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
@@ -32,6 +33,7 @@ FOOTHOLDS = {"1702": 1, "0904": 1, "0107": 2, "0115": 2}      # 4.1(1)
 
 
 class OperationCompass(PanzerCorps):
+    scenario_schema = (GameTable, CompassData)          # [victory], [game_data] (pbem scenario lint)
     params = GameParams(
         game="operation-compass",
         stacking={"british": 2, "italian": 2},  # 7.0

@@ -30,6 +30,7 @@ from fractions import Fraction
 
 from msgspec import Struct
 
+from pbem.games.red_devils.schema import RedDevilsData, GameTable
 from pbem.games.red_devils import events as E
 from pbem.core import orders as O
 from pbem.core.orders import OrderError
@@ -143,6 +144,7 @@ def column_index(diff: int) -> int:
 
 
 class RedDevils(Ruleset):
+    scenario_schema = (GameTable, RedDevilsData)          # [victory], [game_data] (pbem scenario lint)
     defaults_help = (                       # mailed to the players: what a missed deadline does
         "Deadline defaults (never a die roll): movement/combat 'end'; opportunity fire "
         "'pass'; bridge 'spare'; Dd 'disrupt' (else the first safe path); Ad 'disrupt'; no "
