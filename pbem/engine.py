@@ -439,7 +439,7 @@ class Game:
             raise EngineError(f"unknown side {side!r}; sides of {self.scenario.id}: {', '.join(self.scenario.side_ids())}")
         sub = Submission()
         try:
-            lines = O.parse(text)
+            lines = O.parse(text, self.rules.verbs)
         except O.OrderError as e:
             sub.refused = e
             sub.not_applied = [ln.strip() for ln in text.splitlines() if ln.split("#", 1)[0].strip()]
@@ -626,7 +626,7 @@ class Game:
                 ctx.secret_records = sealed
                 try:
                     ctx.emit(ev)
-                    dispatch(self.rules, ctx, O.parse_line(ev.text))
+                    dispatch(self.rules, ctx, O.parse_line(ev.text, self.rules.verbs))
                 except (O.OrderError, D.DiceError) as e:
                     problems.append(f"seq {en.seq}: order {ev.text!r} from {ev.side} is refused on replay: {e}")
                     replay_ok = False

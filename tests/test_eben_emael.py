@@ -49,7 +49,7 @@ def ctx(g: Game, side: str, dice=(), phase: str | None = None, phase_side: str |
 
 def run(c: Ctx, *lines: str) -> list:
     for ln in lines:
-        dispatch(c.rules, c, parse_line(ln))
+        dispatch(c.rules, c, parse_line(ln, c.rules.verbs))
     return c.events
 
 

@@ -164,7 +164,7 @@ def _crafted_attack(t, side: str, order: str, disrupt: str):
     st = copy_state(t.state())
     st.units[disrupt].disrupted = True
     ctx = Ctx(t.game.rules, st, t.game.scenario, side, ScriptedDice([]))
-    t.game.rules.handle(ctx, O.parse_line(order))
+    t.game.rules.handle(ctx, O.parse_line(order, t.game.rules.verbs))
     return ctx.events
 
 

@@ -86,23 +86,9 @@ class Unveil(Order, tag="unveil"):
 
 
 class GameVerb(Order, tag="game-verb"):
-    """An order word one game defines (see GAME_VERBS); its rules read the words."""
+    """An order word one game defines (its Ruleset.verbs); its rules read the words."""
     word: str
     args: list[str] = []
-
-
-# Order words of single games, parsed by their rules: Paratroop Crete's set-up,
-# airdrop, air landing, counterattack (10.5) and loss choice (10.3).
-GAME_VERBS: frozenset[str] = frozenset({"place", "drop", "land", "counterattack", "lose"})
-# Paratroop Red Devils: opportunity-fire doctrine and answers (5.0), Dd/Ad answers (7.6),
-# bridge demolition (11.0), British recovery (8.5), motorized infantry mode (4.8).
-GAME_VERBS = GAME_VERBS | frozenset({"doctrine", "fire", "pass", "disrupt", "demolish", "spare", "recover", "mode"})
-# Paratroop Eben Emael: close assault (7.0) and reinforcement entry at a map edge (10.2);
-# it also uses place, fire, demolish and lose.
-GAME_VERBS = GAME_VERBS | frozenset({"assault", "enter"})
-# Panzer Corps sister games (pbem/rules/panzer_corps.py): set-up placement (place), face-down
-# reinforcements (enter HEX ... | delay), EX and stacking losses (lose), naval bombardment (bombard).
-GAME_VERBS = GAME_VERBS | frozenset({"delay", "bombard"})
 
 
 class Line(Struct):
@@ -121,8 +107,12 @@ def _hexes(toks: list[str], what: str) -> list[str]:
     return [_hex(t, what) for t in toks]
 
 
-def parse_line(text: str) -> Order | None:
-    """Parse one line; None for blank or comment lines."""
+CORE_VERBS = ("move", "break", "attack", "retreat", "advance", "no-advance", "end", "secret", "unveil")
+
+
+def parse_line(text: str, verbs: frozenset[str] = frozenset()) -> Order | None:
+    """Parse one line; None for blank or comment lines.  ``verbs`` are the game's own
+    order words (Ruleset.verbs), passed on as GameVerb for its rules to read."""
     body = text.split("#", 1)[0].strip()
     if not body:
         return None
@@ -166,9 +156,9 @@ def parse_line(text: str) -> Order | None:
         if args:
             raise OrderError("end takes no arguments")
         return End()
-    if verb in GAME_VERBS:
+    if verb in verbs:
         return GameVerb(word=verb, args=args)
-    raise OrderError(f"unknown order {toks[0]!r}; known: move, break, attack, retreat, advance, no-advance, end, secret, unveil")
+    raise OrderError(f"unknown order {toks[0]!r}; known: {', '.join([*CORE_VERBS, *sorted(verbs)])}")
 
 
 def _unit_groups(toks: list[str], what: str) -> list[list[str]]:
@@ -239,12 +229,12 @@ def _parse_attack(args: list[str]) -> Attack:
     return order
 
 
-def parse(text: str) -> list[Line]:
+def parse(text: str, verbs: frozenset[str] = frozenset()) -> list[Line]:
     """Parse a whole batch; the first malformed line raises OrderError with its number."""
     out: list[Line] = []
     for n, raw in enumerate(text.splitlines(), start=1):
         try:
-            o = parse_line(raw)
+            o = parse_line(raw, verbs)
         except OrderError as e:
             e.line = n
             e.text = raw.strip()

@@ -116,6 +116,7 @@ class Ruleset:
     ruleset_version = "1"          # bump whenever the game's event stream changes (golden logs)
     result_codes: frozenset[str] = frozenset()
     first_turn = 1                 # the turn the first phase of the sequence belongs to
+    verbs: frozenset[str] = frozenset()   # the game's own order words (read by handle() as GameVerb)
     needs_secrets = False          # True: every order gets the host's sealed payloads (ctx.secret_records)
     defaults_help = ""             # what the host mails players about deadline defaults ("" = none)
     state_type: type[GameState] = GameState   # the game's own state: a GameState subclass with typed fields

@@ -124,6 +124,7 @@ def parse_plan(payload: str, maps: list[str], minimum: int, most: int) -> tuple[
 
 
 class Crete(Ruleset):
+    verbs = frozenset({"place", "drop", "land", "counterattack", "lose", "doctrine"})   # set-up, airdrop, air landing, counterattack (10.5), losses (10.3), standing answers
     scenario_schema = (CreteVictory, CreteData)          # [victory], [game_data] (pbem scenario lint)
     defaults_help = (                       # mailed to the players: what a missed deadline does
         "Deadline defaults. Drop plan: the scenario's default plan; set-up: the scenario's "

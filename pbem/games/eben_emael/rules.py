@@ -111,6 +111,7 @@ def _step(grid, h: str, d: str) -> str:
 
 
 class EbenEmael(Ruleset):
+    verbs = frozenset({"place", "fire", "assault", "demolish", "enter", "lose"})   # set-up, fire, close assault (7.0), demolition, entry (10.2), losses
     scenario_schema = (EbenVictory, EbenData)          # [victory], [game_data] (pbem scenario lint)
     defaults_help = (                       # mailed to the players: what a missed deadline does
         "Belgian set-up -- the two lowest-numbered cupolas that may be dummies, no "

@@ -82,6 +82,7 @@ DECISION_ORDERS = {
 class PanzerCorps(Ruleset):
     """The family engine; each game is a subclass that sets ``params`` (its values
     of the shared rules) and overrides the hooks below for what it adds."""
+    verbs = frozenset({"place", "enter", "delay", "lose", "bombard"})   # set-up (place), reinforcements (enter | delay), EX and stacking losses (lose), naval bombardment (bombard)
     defaults_help = (                       # mailed to the players: what a missed deadline does
         "no further moves or attacks this phase; a pending retreat takes the first legal path "
         "in the listed order; no advance; an EX or stacking loss takes the weakest unit(s); "

@@ -144,6 +144,7 @@ def column_index(diff: int) -> int:
 
 
 class RedDevils(Ruleset):
+    verbs = frozenset({"place", "land", "doctrine", "fire", "pass", "disrupt", "demolish", "spare", "recover", "mode"})   # opportunity fire (5.0), Dd/Ad (7.6), the bridge (11.0), recovery (8.5), motorized mode (4.8)
     scenario_schema = (GameTable, RedDevilsData)          # [victory], [game_data] (pbem scenario lint)
     defaults_help = (                       # mailed to the players: what a missed deadline does
         "Deadline defaults (never a die roll): movement/combat 'end'; opportunity fire "
