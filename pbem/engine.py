@@ -24,8 +24,6 @@ order at seq n are roll k=0,1,.. of event n (see dice.py).
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
-import hmac
 import os
 import re
 from dataclasses import dataclass, field
@@ -102,67 +100,6 @@ class VerifyReport:
     head: str
     problems: list[str]
     notes: list[str]
-
-
-class RecordedDice:
-    """Dice that replay the rolls a log recorded: lets anyone check the rules
-    were followed even before the seed is revealed."""
-
-    def __init__(self, values: list[int], salts: list[str] | None = None):
-        self.values = values
-        self.pos = 0
-        self.salts = list(salts or [])
-
-    def salt(self) -> str:
-        if not self.salts:
-            raise D.DiceError("the rules needed a salt the log did not record")
-        return self.salts.pop(0)
-
-    def roll(self, sides: int) -> int:
-        if self.pos >= len(self.values):
-            raise D.DiceError("the rules needed more dice than the log recorded")
-        v = self.values[self.pos]
-        self.pos += 1
-        return v
-
-
-class _LazySeeded:
-    """Seeded dice that read the seed file only when a die is actually rolled,
-    so orders that roll nothing work without it."""
-
-    def __init__(self, game: "Game", event: int, seed: bytes | None = None):
-        self.game, self.event, self.inner, self._seed = game, event, None, seed
-        self.salts = 0
-
-    def _key(self) -> bytes:
-        if self._seed is None:
-            self._seed = self.game.seed()
-        return self._seed
-
-    def roll(self, sides: int) -> int:
-        if self.inner is None:
-            self.inner = D.SeededDice(self._key(), self.game.game_id, self.event)
-        return self.inner.roll(sides)
-
-    def salt(self) -> str:
-        """Salt for a sealed secret: HMAC(seed, "GAME:n:salt:i"), unguessable
-        without the seed, re-derivable by the host and, after the reveal, by anyone."""
-        msg = f"{self.game.game_id}:{self.event}:salt:{self.salts}".encode()
-        self.salts += 1
-        return hmac.new(self._key(), msg, hashlib.sha256).hexdigest()[:32]
-
-
-class _ScriptedWithSalt(D.ScriptedDice):
-    """Scripted dice plus a deterministic (and so guessable) salt: test games only."""
-
-    def __init__(self, values: list[int], start: int, game_id: str, event: int):
-        super().__init__(values, start=start)
-        self.label = f"scripted:{game_id}:{event}"
-        self.salts = 0
-
-    def salt(self) -> str:
-        self.salts += 1
-        return hashlib.sha256(f"{self.label}:{self.salts}".encode()).hexdigest()[:32]
 
 
 def _safe_id(name: str) -> str:
@@ -391,8 +328,8 @@ class Game:
 
     def _dice(self, st: GameState, event_seq: int):
         if self.created.dice_mode == "scripted":
-            return _ScriptedWithSalt(self.created.scripted_dice, st.scripted_pos, self.game_id, event_seq)
-        return _LazySeeded(self, event_seq)
+            return D.ScriptedWithSalt(self.created.scripted_dice, st.scripted_pos, self.game_id, event_seq)
+        return D.LazySeeded(self.seed, self.game_id, event_seq)
 
     def secret_records(self, entries: list[Entry] | None = None) -> dict[str, E.SecretRecorded]:
         """Sealed secrets with their payloads, by "side:name" (the host's copy of the log)."""
@@ -454,18 +391,15 @@ class Game:
             pending: list[E.Event] = []
             next_seq = seq + 1
             for i, ln in enumerate(lines):
-                trial = copy_state(work)
-                ctx = Ctx(self.rules, trial, self.scenario, side, self._dice(trial, next_seq))
+                sealed: dict[str, E.SecretRecorded] = {}
                 if isinstance(ln.order, O.Unveil) or self.rules.needs_secrets:
-                    # Games whose rules act on sealed secrets (Eben Emael's dummies and
-                    # minefields) get the host's payloads for every order, as verify does.
-                    ctx.secret_records = self.secret_records()
-                    for ev in pending:
-                        if isinstance(ev, E.SecretRecorded):
-                            ctx.secret_records[f"{ev.side}:{ev.name}"] = ev
+                    # Games whose rules act on sealed secrets (hidden units, mines) get
+                    # the host's payloads for every order, as verify does.
+                    sealed = self.secret_records()
+                    sealed.update({f"{ev.side}:{ev.name}": ev for ev in pending if isinstance(ev, E.SecretRecorded)})
                 try:
-                    ctx.emit(E.OrderGiven(side=side, text=ln.text, by=by))
-                    dispatch(self.rules, ctx, ln.order)
+                    trial, events = self._adjudicate(work, E.OrderGiven(side=side, text=ln.text, by=by), ln.order,
+                                                     self._dice(work, next_seq), sealed)
                 except O.OrderError as e:
                     e.line, e.text = ln.number, ln.text
                     sub.refused = e
@@ -474,12 +408,11 @@ class Game:
                 if sub.refused is not None:
                     sub.not_applied = [x.text for x in lines[i:]]
                     break
-                for ev in ctx.events:
-                    trial.seq = next_seq
-                    next_seq += 1
+                next_seq += len(events)
+                trial.seq = next_seq - 1
                 work = trial
-                pending.extend(ctx.events)
-                sub.applied.append(Applied(ln.number, ln.text, ctx.events[1:]))
+                pending.extend(events)
+                sub.applied.append(Applied(ln.number, ln.text, events[1:]))
             if pending:
                 recs = self.log.append_many([(E.kind_of(e), E.body_of(e)) for e in pending],
                                             at=at or now_utc(), expect_head=head, locked=True)
@@ -488,6 +421,17 @@ class Game:
             else:
                 sub.seq, sub.head = seq, head
         return sub
+
+    def _adjudicate(self, st: GameState, given: E.OrderGiven, order: O.Order, dice,
+                    sealed: dict[str, E.SecretRecorded]) -> tuple[GameState, list[E.Event]]:
+        """One order on a copy of ``st``, for submit and verify alike: the state after
+        it and its events (the OrderGiven first).  Raises OrderError/DiceError."""
+        trial = copy_state(st)
+        ctx = Ctx(self.rules, trial, self.scenario, given.side, dice)
+        ctx.secret_records = sealed
+        ctx.emit(given)
+        dispatch(self.rules, ctx, order)
+        return trial, ctx.events
 
     def reveal(self, at: str | None = None) -> str:
         """Append SeedRevealed: from now on anyone can re-derive every roll."""
@@ -616,25 +560,21 @@ class Game:
                 recorded = [r for x in logged for r in getattr(x, "rolls", [])]
                 salts = [x.salt for x in logged if isinstance(x, E.SecretRecorded)]
                 if self.created.dice_mode == "scripted":
-                    dice = _ScriptedWithSalt(self.created.scripted_dice, st.scripted_pos, self.game_id, en.seq)
+                    dice = D.ScriptedWithSalt(self.created.scripted_dice, st.scripted_pos, self.game_id, en.seq)
                 elif seed is not None:
-                    dice = _LazySeeded(self, en.seq, seed=seed)
+                    dice = D.LazySeeded(self.seed, self.game_id, en.seq, seed=seed)
                 else:
-                    dice = RecordedDice(recorded, salts)
-                trial = copy_state(st)
-                ctx = Ctx(self.rules, trial, sc, ev.side, dice)
-                ctx.secret_records = sealed
+                    dice = D.RecordedDice(recorded, salts)
                 try:
-                    ctx.emit(ev)
-                    dispatch(self.rules, ctx, O.parse_line(ev.text, self.rules.verbs))
+                    trial, produced = self._adjudicate(st, ev, O.parse_line(ev.text, self.rules.verbs), dice, sealed)
                 except (O.OrderError, D.DiceError) as e:
                     problems.append(f"seq {en.seq}: order {ev.text!r} from {ev.side} is refused on replay: {e}")
                     replay_ok = False
                     break
-                if ctx.events != logged:
-                    k = next((n for n, (a, b) in enumerate(zip(ctx.events, logged)) if a != b),
-                             min(len(ctx.events), len(logged)))
-                    want = ctx.events[k] if k < len(ctx.events) else "(nothing)"
+                if produced != logged:
+                    k = next((n for n, (a, b) in enumerate(zip(produced, logged)) if a != b),
+                             min(len(produced), len(logged)))
+                    want = produced[k] if k < len(produced) else "(nothing)"
                     have = logged[k] if k < len(logged) else "(nothing)"
                     problems.append(f"seq {en.seq + k}: the log says {have!r} but the rules give {want!r}")
                     replay_ok = False

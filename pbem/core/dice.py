@@ -28,7 +28,7 @@ import os
 import secrets
 import stat
 from pathlib import Path
-from typing import Iterator, Protocol, runtime_checkable
+from typing import Callable, Iterator, Protocol, runtime_checkable
 
 __all__ = [
     "Dice",
@@ -244,3 +244,67 @@ def write_seed(path: Path, seed: bytes) -> None:
         os.fsync(dfd)
     finally:
         os.close(dfd)
+
+
+# --- the dice an order is adjudicated with -------------------------------------------
+
+class RecordedDice:
+    """Dice that replay the rolls a log recorded: lets anyone check the rules
+    were followed even before the seed is revealed."""
+
+    def __init__(self, values: list[int], salts: list[str] | None = None):
+        self.values = values
+        self.pos = 0
+        self.salts = list(salts or [])
+
+    def salt(self) -> str:
+        if not self.salts:
+            raise DiceError("the rules needed a salt the log did not record")
+        return self.salts.pop(0)
+
+    def roll(self, sides: int) -> int:
+        if self.pos >= len(self.values):
+            raise DiceError("the rules needed more dice than the log recorded")
+        v = self.values[self.pos]
+        self.pos += 1
+        return v
+
+
+class LazySeeded:
+    """Seeded dice that get the seed (``seed_of()``: read the seed file and check
+    it against its commitment) only when a die is actually rolled, so orders
+    that roll nothing work without it."""
+
+    def __init__(self, seed_of: Callable[[], bytes], game_id: str, event: int, seed: bytes | None = None):
+        self.seed_of, self.game_id, self.event, self.inner, self._seed = seed_of, game_id, event, None, seed
+        self.salts = 0
+
+    def _key(self) -> bytes:
+        if self._seed is None:
+            self._seed = self.seed_of()
+        return self._seed
+
+    def roll(self, sides: int) -> int:
+        if self.inner is None:
+            self.inner = SeededDice(self._key(), self.game_id, self.event)
+        return self.inner.roll(sides)
+
+    def salt(self) -> str:
+        """Salt for a sealed secret: HMAC(seed, "GAME:n:salt:i"), unguessable
+        without the seed, re-derivable by the host and, after the reveal, by anyone."""
+        msg = f"{self.game_id}:{self.event}:salt:{self.salts}".encode()
+        self.salts += 1
+        return hmac.new(self._key(), msg, hashlib.sha256).hexdigest()[:32]
+
+
+class ScriptedWithSalt(ScriptedDice):
+    """Scripted dice plus a deterministic (and so guessable) salt: test games only."""
+
+    def __init__(self, values: list[int], start: int, game_id: str, event: int):
+        super().__init__(values, start=start)
+        self.label = f"scripted:{game_id}:{event}"
+        self.salts = 0
+
+    def salt(self) -> str:
+        self.salts += 1
+        return hashlib.sha256(f"{self.label}:{self.salts}".encode()).hexdigest()[:32]
