@@ -17,7 +17,7 @@ def _fail(message: str, code: int = 1) -> None:
 
 
 def _host_errors():
-    from pbem.host.service import HostError
+    from pbem.host import HostError
     from pbem.host.mail import MailError
     return (HostError, MailError)
 
@@ -33,7 +33,7 @@ class _MailGroup(click.Group):
 
 
 def _host_root(given: str | None, start: Path | None = None) -> Path:
-    from pbem.host.service import HostError, find_host
+    from pbem.host import HostError, find_host
     if given:
         return Path(given)
     root = find_host(start)
@@ -43,7 +43,7 @@ def _host_root(given: str | None, start: Path | None = None) -> Path:
 
 
 def _host(given: str | None, start: Path | None = None, echo=None):
-    from pbem.host.service import Host
+    from pbem.host import Host
     return Host.open(_host_root(given, start), echo=echo)
 
 
@@ -89,7 +89,7 @@ def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_sec
     Passwords never go into pbem-host.toml: give them with --ask-passwords
     (kept in credentials.toml, mode 0600) or in the environment variables
     PBEM_IMAP_PASSWORD and PBEM_SMTP_PASSWORD."""
-    from pbem.host.service import init_host
+    from pbem.host import init_host
     incoming = outgoing = None
     passwords = {}
     srv = _server(imap, 993 if imap_security == "tls" else 143)
@@ -130,7 +130,7 @@ def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_sec
 @host_option
 def host_show(host_dir) -> None:
     """Show the host's configuration (never a password) and its games."""
-    from pbem.host.service import fmt_duration, password
+    from pbem.host import fmt_duration, password
     h = _host(host_dir)
     c = h.cfg
     click.echo(f"host {c.root}\n  address {c.address}\n  referee copies to {c.referee or '(nobody)'}")
@@ -155,7 +155,7 @@ def host_show(host_dir) -> None:
 @host_option
 def host_add(game_dir, host_dir) -> None:
     """Host an existing game: register it, make the players' secrets, mail the welcomes."""
-    from pbem.host.service import add_game
+    from pbem.host import add_game
     from pbem.engine import EngineError
     try:
         add_game(_host_root(host_dir, Path(game_dir)), Path(game_dir), echo=click.echo)
@@ -306,7 +306,7 @@ def _utf8(data: bytes, what: str) -> str:
 def serve_cmd(host_dir, interval, once) -> None:
     """Run the host: poll the inbox, answer, apply deadlines, deliver mail;
     stops cleanly on SIGTERM or Ctrl-C after the message in hand."""
-    from pbem.host.service import HostError
+    from pbem.host import HostError
     from pbem.host.mail import MailError
     try:
         h = _host(host_dir, echo=lambda s: click.echo(s, err=True))
@@ -323,7 +323,7 @@ def serve_cmd(host_dir, interval, once) -> None:
 def deadline_cmd(game_dir, extend, period, host_dir) -> None:
     """Show a game's deadlines; the host can extend them or change the period."""
     from pbem.engine import EngineError, Game
-    from pbem.host.service import HostError, parse_duration
+    from pbem.host import HostError, parse_duration
     from pbem.host.mail import MailError
     try:
         h = _host(host_dir, Path(game_dir))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pbem.host import mail as M
 from pbem.engine import Game
-from pbem.host.service import Host, init_host
+from pbem.host import Host, init_host
 
 CLOCK = "2026-01-01T00:00:00Z"
 HOST_ADDR = "referee@club.example"

@@ -11,13 +11,13 @@ import stat
 import pytest
 from click.testing import CliRunner
 
-import pbem.host.service as H
+import pbem.host as H
 from mail_helpers import AXIS, BRITISH, CLOCK, HOST_ADDR, SEED, answers, deliver, make_host, message, new_game, \
     outbox, secret, text_of
 from pbem.host import mail as M
 from pbem.cli import main
 from pbem.engine import Game
-from pbem.host.service import Host
+from pbem.host import Host
 
 TURN1 = "move 8Pz 0612 0712 0812\nend\n"
 

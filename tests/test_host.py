@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import pbem.host.service as H
+import pbem.host as H
 from mail_helpers import (AXIS, BRITISH, CLOCK, EXAMPLE, HOST_ADDR, SEED, SmtpCapture, answers, deliver,
                           make_host, message, new_game, outbox, parse, secret, text_of)
 from pbem.host import mail as M
 from pbem.cli import main
 from pbem.engine import Game
-from pbem.host.service import Host, SimulatedCrash, parse_time
+from pbem.host import Host, SimulatedCrash, crash, parse_time
 
 TURN1 = "move 8Pz 0612 0712 0812\nend\nattack 0913 with 8Pz\nend\n"
 
@@ -433,7 +433,7 @@ def _crash_once(monkeypatch, point):
         if name == point and not fired:
             fired.append(name)
             raise SimulatedCrash(name)
-    monkeypatch.setattr(H, "checkpoint", boom)
+    monkeypatch.setattr(crash, "checkpoint", boom)
     return fired
 
 
@@ -479,7 +479,7 @@ def test_a_crash_while_sending_by_smtp_resends_the_same_message_id(tmp_path, mon
         _crash_once(monkeypatch, "sent")
         with pytest.raises(SimulatedCrash):
             host.poll()
-        monkeypatch.setattr(H, "checkpoint", lambda name: None)
+        monkeypatch.setattr(crash, "checkpoint", lambda name: None)
         Host.open(host.cfg.root).poll()
         ids = [str(parse(raw)["Message-ID"]) for _f, _r, raw in smtp.messages]
     assert len(ids) == len(set(ids)) + 1
@@ -496,7 +496,7 @@ def test_another_writer_between_crash_and_restart(tmp_path, monkeypatch):
     _crash_once(monkeypatch, "journaled")
     with pytest.raises(SimulatedCrash):
         host.poll()
-    monkeypatch.setattr(H, "checkpoint", lambda name: None)
+    monkeypatch.setattr(crash, "checkpoint", lambda name: None)
     assert Game(game.dir).submit("axis", "move 8Pz 0612 0712 0812").refused is None
     [oc] = Host.open(host.cfg.root).poll()
     assert oc.status == "refused" and "moved on" in oc.detail
@@ -852,7 +852,7 @@ def test_rotate_secret_stopped_half_way_is_simply_run_again(host, game, monkeypa
     with pytest.raises(SimulatedCrash):
         Host.open(host.cfg.root).rotate_secret(Game(game.dir), "axis")
     assert secret(game, "axis") != old and len(outbox(host)) == before and host.pending() == 0
-    monkeypatch.setattr(H, "checkpoint", lambda name: None)
+    monkeypatch.setattr(crash, "checkpoint", lambda name: None)
     assert _rotate(host, game, "axis").exit_code == 0
     mine = [m for _n, m in outbox(host)[before:] if m["To"] == AXIS]
     assert len(mine) == 1 and secret(game, "axis") in text_of(mine[0])

@@ -9,7 +9,7 @@ import pytest
 from mail_helpers import (AXIS, CLOCK, HOST_ADDR, ImapServer, SmtpCapture, answers, make_host, message,
                           new_game, parse, secret, text_of)
 from pbem.host import mail as M
-from pbem.host.service import Host
+from pbem.host import Host
 
 
 @pytest.fixture(autouse=True)

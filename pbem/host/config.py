@@ -1,0 +1,255 @@
+"""The host's configuration: the schema of pbem-host.toml (every key and
+value it accepts; anything else is refused), the text `pbem host init`
+writes, reading and checking it, the server passwords (the environment or
+credentials.toml, mode 0600) and finding the host folder."""
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from pbem.core.schema import schema_error
+from pbem.host import mail as M
+from pbem.host.common import CONFIG_NAME, CREDENTIALS_NAME, HostError, parse_duration
+
+
+@dataclass
+class Config:
+    """pbem-host.toml as read and checked (``load_config``)."""
+    root: Path
+    address: str
+    name: str = "pbem"
+    referee: str = ""
+    games_dir: Path = Path("games")
+    max_bytes: int = 1_000_000
+    map_png: bool = True
+    map_svg: bool = True
+    auth: str = "token-or-signature"
+    incoming: dict = field(default_factory=dict)
+    outgoing: dict = field(default_factory=dict)
+    period: timedelta | None = None
+    reminder: timedelta | None = None
+    interval: int = 60
+
+    @property
+    def domain(self) -> str:
+        return self.address.rsplit("@", 1)[-1] or "localhost"
+
+
+def _toml_str(s: str) -> str:
+    return json.dumps(str(s))            # a JSON string is a valid TOML basic string
+
+
+def config_text(address: str, name: str, referee: str, games: str, incoming: dict, outgoing: dict,
+                period: str, reminder: str, maps: bool = True) -> str:
+    """The text of a new pbem-host.toml, with every setting explained."""
+    def table(d: dict, commented: dict) -> str:
+        out = []
+        for k, v in d.items():
+            out.append(f"{k} = {_toml_str(v) if isinstance(v, str) else json.dumps(v)}")
+        for k, v in commented.items():
+            if k not in d:
+                out.append(f"# {k} = {_toml_str(v) if isinstance(v, str) else json.dumps(v)}")
+        return "\n".join(out)
+
+    inc_more = {"kind": "imap", "server": "imap.example.org", "port": 993, "security": "tls",
+                "user": address, "folder": "INBOX", "processed_folder": "pbem-processed",
+                "quarantine_folder": "pbem-quarantine"}
+    out_more = {"kind": "smtp", "server": "smtp.example.org", "port": 587, "security": "starttls",
+                "user": address}
+    return f"""# pbem host configuration (written by `pbem host init`; edit freely).
+# Passwords never go here: see credentials.toml (mode 0600) or the
+# environment variables PBEM_IMAP_PASSWORD and PBEM_SMTP_PASSWORD.
+
+address = {_toml_str(address)}        # players mail their orders here; every answer comes from here
+name = {_toml_str(name)}              # display name on outgoing mail
+referee = {_toml_str(referee)}        # gets the referee copy of every report ("" = nobody)
+games = {_toml_str(games)}            # where new games live (relative to this file)
+max_message_bytes = 1000000           # larger messages are refused unread
+map_png = {json.dumps(maps)}                        # attach the map as PNG (most mail programs show it)
+map_svg = {json.dumps(maps)}                        # attach the map as SVG too (sharp at any size)
+auth = "token-or-signature"           # or "signature": refuse plain Token: lines
+
+[incoming]                            # where orders arrive: a Maildir (default) or IMAP
+{table(incoming, inc_more)}
+
+[outgoing]                            # how answers leave: an outbox folder of .eml files (default) or SMTP
+{table(outgoing, out_more)}
+# security: "starttls" (port 587), "tls" (port 465) or "none" (loopback test servers only)
+
+[deadlines]
+period = {_toml_str(period)}          # time for each decision the game waits for ("off" = none)
+reminder = {_toml_str(reminder)}      # the late side is reminded this long before the deadline
+
+[serve]
+interval = 60                         # seconds between two looks at the inbox
+"""
+
+
+def load_config(root: Path) -> Config:
+    root = Path(root).resolve()
+    path = root / CONFIG_NAME
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise HostError(f"{path} not found: create a host with `pbem host init {root}`") from None
+    except (OSError, UnicodeError) as e:
+        raise HostError(f"cannot read {path}: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise HostError(f"{path}: {e}") from None
+    return _config(data, root, path)
+
+
+class _Incoming(msgspec.Struct, forbid_unknown_fields=True):
+    kind: Literal["maildir", "imap"] = "maildir"
+    maildir: str = "inbox"
+    server: str = ""
+    port: int = 993
+    security: Literal["tls", "starttls", "none"] = "tls"
+    user: str = ""
+    folder: str = "INBOX"
+    processed_folder: str = "pbem-processed"
+    quarantine_folder: str = "pbem-quarantine"
+    timeout: float = 60
+
+
+class _Outgoing(msgspec.Struct, forbid_unknown_fields=True):
+    kind: Literal["outbox", "smtp"] = "outbox"
+    outbox: str = "outbox"
+    server: str = ""
+    port: int = 587
+    security: Literal["tls", "starttls", "none"] = "starttls"
+    user: str = ""
+    timeout: float = 60
+
+
+class _Deadlines(msgspec.Struct, forbid_unknown_fields=True):
+    period: str = ""
+    reminder: str = ""
+
+
+class _Serve(msgspec.Struct, forbid_unknown_fields=True):
+    interval: int = 60
+
+
+class _HostFile(msgspec.Struct, forbid_unknown_fields=True):
+    """The schema of pbem-host.toml: every key and every accepted value.  An
+    unknown key or value is refused, never guessed: a typo in `security`
+    must not send a password in clear."""
+    address: str
+    name: str = "pbem"
+    referee: str | None = None
+    games: str = "games"
+    max_message_bytes: int = 1_000_000
+    map_png: bool = True
+    map_svg: bool = True
+    auth: Literal["token-or-signature", "signature"] = "token-or-signature"
+    incoming: _Incoming = msgspec.field(default_factory=_Incoming)
+    outgoing: _Outgoing = msgspec.field(default_factory=_Outgoing)
+    deadlines: _Deadlines = msgspec.field(default_factory=_Deadlines)
+    serve: _Serve = msgspec.field(default_factory=_Serve)
+
+
+def _config(data: dict, root: Path, path: Path) -> Config:
+    try:
+        f = msgspec.convert(data, _HostFile)
+    except msgspec.ValidationError as e:
+        raise HostError(f"{path}: {schema_error(e, _HostFile)}") from None
+    address = f.address.strip()
+    if "@" not in address:
+        raise HostError(f"{path}: address {address!r} is not an e-mail address")
+    cfg = Config(
+        root=root, address=address.lower(), name=f.name,
+        referee=(address if f.referee is None else f.referee).strip().lower(),
+        games_dir=(root / f.games).resolve(), max_bytes=f.max_message_bytes, map_png=f.map_png,
+        map_svg=f.map_svg, auth=f.auth, incoming=msgspec.structs.asdict(f.incoming),
+        outgoing=msgspec.structs.asdict(f.outgoing), interval=f.serve.interval,
+    )
+    try:
+        cfg.period = parse_duration(f.deadlines.period)
+        cfg.reminder = parse_duration(f.deadlines.reminder)
+    except HostError as e:
+        raise HostError(f"{path} [deadlines]: {e}") from None
+    for section in ("incoming", "outgoing"):
+        d = getattr(cfg, section)
+        if d["kind"] in ("imap", "smtp") and not d["server"]:
+            raise HostError(f"{path} [{section}]: kind = {d['kind']!r} needs a server")
+        if d["kind"] in ("imap", "smtp") and d["security"] == "none" and d["server"] not in M.LOOPBACK:
+            raise HostError(f"{path} [{section}]: security = \"none\" would send the password to {d['server']} "
+                            "unencrypted; it is for loopback test servers only")
+    return cfg
+
+
+def write_config(root: Path, address: str, name: str = "pbem", referee: str | None = None, games: str = "games",
+                 incoming: dict | None = None, outgoing: dict | None = None, period: str = "72h",
+                 reminder: str = "24h", passwords: dict[str, str] | None = None, maps: bool = True) -> Config:
+    """Write a new pbem-host.toml (and credentials.toml with ``passwords``),
+    checked before anything is written, and read it back; the host's folders
+    are made by ``init_host``."""
+    root = Path(root)
+    if (root / CONFIG_NAME).exists():
+        raise HostError(f"{root / CONFIG_NAME} already exists; edit it instead")
+    if "@" not in address:
+        raise HostError(f"--address {address!r} is not an e-mail address")
+    parse_duration(period)
+    parse_duration(reminder)
+    incoming = incoming or {"kind": "maildir", "maildir": "inbox"}
+    outgoing = outgoing or {"kind": "outbox", "outbox": "outbox"}
+    text = config_text(address, name, address if referee is None else referee, games, incoming, outgoing,
+                       period, reminder, maps)
+    _config(tomllib.loads(text), root.resolve(), root / CONFIG_NAME)      # refuse before writing anything
+    root.mkdir(parents=True, exist_ok=True)
+    os.chmod(root, 0o700)                      # the host's folder holds the players' secrets
+    M.write_atomic(root / CONFIG_NAME, text.encode())
+    if passwords:
+        lines = ["# pbem host credentials: keep this file mode 0600.\n"]
+        for section, pw in passwords.items():
+            lines.append(f"[{section}]\npassword = {_toml_str(pw)}\n")
+        M.write_atomic(root / CREDENTIALS_NAME, "\n".join(lines).encode(), mode=0o600)
+        os.chmod(root / CREDENTIALS_NAME, 0o600)
+    return load_config(root)
+
+
+def password(cfg: Config, section: str) -> str | None:
+    """A server password: the environment first, else credentials.toml
+    (refused when others may read it)."""
+    env = os.environ.get(f"PBEM_{section.upper()}_PASSWORD")
+    if env:
+        return env
+    path = cfg.root / CREDENTIALS_NAME
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    if st.st_mode & 0o077:
+        raise HostError(f"{path} can be read by others (mode {st.st_mode & 0o777:o}); run: chmod 600 {path}")
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise HostError(f"cannot read {path}: {e}") from None
+    pw = (data.get(section) or {}).get("password")
+    return None if pw in (None, "") else str(pw)
+
+
+def find_host(start: Path | None = None) -> Path | None:
+    """The host directory: $PBEM_HOST, else the nearest folder above ``start``
+    (default: the current one) holding pbem-host.toml."""
+    env = os.environ.get("PBEM_HOST")
+    if env:
+        p = Path(env)
+        if p.name == CONFIG_NAME:
+            p = p.parent
+        if not (p / CONFIG_NAME).is_file():
+            raise HostError(f"PBEM_HOST={env}: no {CONFIG_NAME} there")
+        return p.resolve()
+    here = Path(start or Path.cwd()).resolve()
+    for d in [here, *here.parents]:
+        if (d / CONFIG_NAME).is_file():
+            return d
+    return None

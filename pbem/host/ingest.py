@@ -1,0 +1,373 @@
+"""Ingest: one incoming message from start to answer.  Parse it, recognise
+a duplicate or a copied Message-ID, find the game and side and authenticate
+the sender (the registered address and its Token: or Signature:), then
+either refuse it with a reason or journal its orders and apply them exactly
+once: after a crash the journaled job is recovered from the game's log
+instead of being applied again.  Last, the answer to the sender and the
+reports to the other sides."""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pbem.host import crash
+from pbem.host import mail as M
+from pbem.host.common import Answer, HostError
+from pbem.host.players import secret_digest
+
+
+@dataclass
+class Outcome:
+    """What happened to one message (for the log and the command line)."""
+    name: str
+    status: str                  # accepted | partial | refused | duplicate | ignored | quarantined | error
+    filed: str = "processed"     # processed | quarantine | left (still in the inbox)
+    game: str = ""
+    side: str = ""
+    detail: str = ""
+
+    def line(self) -> str:
+        who = f" {self.game}/{self.side}" if self.game and self.side else (f" {self.game}" if self.game else "")
+        det = f": {self.detail}" if self.detail else ""
+        return f"{self.name}: {self.status}{who}{det}"
+
+
+class IngestMixin:
+    """The Host's handling of one message.  Uses the Host's ``cfg``, ``games``,
+    ``log``, the journal, the players, the letters, the spool and the
+    deadlines (``_sync_deadlines``)."""
+
+    def ingest(self, raw: bytes, name: str, retry: bool = False) -> Outcome:
+        """One message, start to answer; never raises (but a SimulatedCrash).
+        With ``retry`` a message quarantined before is looked at afresh (it
+        changed nothing then); `pbem mail ingest` retries.
+
+        When the host itself fails (a full or read-only disk, any OSError) the
+        message stays in the inbox and is tried again on the next poll: it is
+        not the message's fault.  Any other failure is the message's: before its
+        orders were taken it goes to quarantine with the reason; after, it is
+        retried MAX_ATTEMPTS times and then set aside, so one poisoned message
+        can never stop the host, its deadlines or its other games."""
+        try:
+            oc = self._ingest(raw, name, retry)
+        except OSError as e:
+            oc = Outcome(name, "error", "left", detail=f"the host could not write ({e.strerror or e}); the message "
+                         "stays in the inbox and is tried again on the next poll")
+        except Exception as e:                     # noqa: BLE001 - one bad message must not stop the host
+            oc = self._failed(raw, name, e)
+        self.log(oc.line())
+        return oc
+
+    MAX_ATTEMPTS = 3
+
+    def _failed(self, raw: bytes, name: str, e: Exception) -> Outcome:
+        why = f"internal error ({type(e).__name__}: {e})"
+        try:
+            inc = M.parse(raw, self.cfg.max_bytes)
+            rec = self.journal_get(inc.key) or {}
+            if rec.get("status") != "applying":
+                return Outcome(name, "error", "quarantine", detail=why)
+            rec = dict(rec, attempts=int(rec.get("attempts", 0)) + 1)
+            gid, side = rec.get("game", ""), rec.get("side", "")
+            if rec["attempts"] < self.MAX_ATTEMPTS:
+                self.journal_put(inc.key, rec)
+                return Outcome(name, "error", "left", gid, side, f"{why} after the orders were taken; left in the "
+                               f"inbox to finish on the next poll (attempt {rec['attempts']} of {self.MAX_ATTEMPTS})")
+            # give up on this message: what the log holds stays; the next tick mails every side its report
+            self._done(inc.key, rec, outcome="error", filed="quarantine", reason=why)
+            return Outcome(name, "error", "quarantine", gid, side, f"{why} after the orders were taken, "
+                           f"{self.MAX_ATTEMPTS} times; set aside (what was applied stays applied)")
+        except OSError as e2:
+            return Outcome(name, "error", "left", detail=f"{why}; the host could not record it either "
+                           f"({e2.strerror or e2}); tried again on the next poll")
+
+    def _ingest(self, raw: bytes, name: str, retry: bool = False) -> Outcome:
+        inc = M.parse(raw, self.cfg.max_bytes)
+        key = inc.key
+        rec = self.journal_get(key)
+        if retry and rec and rec.get("status") == "done" and rec.get("filed") == "quarantine" \
+                and rec.get("digest") == inc.digest:
+            old = self._jpath(key)
+            os.replace(old, old.with_name(f"{old.stem}.{rec['job']}.retried"))   # kept, no longer in force
+            rec = None
+        if rec and rec.get("status") == "done":
+            if rec.get("digest") == inc.digest:
+                return Outcome(name, "duplicate", rec.get("filed", "processed"), rec.get("game", ""), rec.get("side", ""),
+                               f"Message-ID {inc.message_id or '(none)'} was already dealt with ({rec.get('outcome', '')}); "
+                               "not applied again")
+            key = f"{key}#{inc.digest[:16]}"
+            rec = self.journal_get(key)
+            if rec and rec.get("status") == "done":
+                return Outcome(name, "duplicate", rec.get("filed", "quarantine"), detail="already refused once")
+            rec = rec or self._start(key, digest=inc.digest)
+            return self._refuse(name, inc, key, rec,
+                                f"this message reuses the Message-ID <{inc.message_id}> of an earlier message with "
+                                "different content; a message is applied once, and a copied one is refused",
+                                quarantine=True)
+        if rec and rec.get("status") == "applying":
+            return self._finish_orders(name, inc, key, rec)
+        rec = rec or self._start(key, digest=inc.digest)
+        crash.checkpoint("started")
+        if inc.own or (inc.sender and inc.sender == self.cfg.address):
+            self._done(key, rec, outcome="ignored", filed="processed")
+            return Outcome(name, "ignored", "processed", detail="pbem's own mail; nothing to do")
+        if inc.automatic:
+            self._done(key, rec, outcome="ignored", filed="quarantine")
+            return Outcome(name, "quarantined", "quarantine", detail=f"{inc.automatic}; not answered")
+        if not inc.sender:
+            self._done(key, rec, outcome="quarantined", filed="quarantine")
+            return Outcome(name, "quarantined", "quarantine", detail="no From address: nobody to answer")
+        if inc.problem:
+            return self._refuse(name, inc, key, rec, f"the host could not read your message: {inc.problem}.",
+                                quarantine=True)
+        # which game, which side, and is it really them?
+        gid = inc.game
+        if inc.fields.get("game") and inc.subject_game and inc.fields["game"] != inc.subject_game:
+            return self._refuse(name, inc, key, rec, f"the subject names game {inc.subject_game} but the Game: line "
+                                f"names {inc.fields['game']}; say which one", quarantine=True)
+        if not gid:
+            return self._refuse(name, inc, key, rec, "the message does not say which game it is for: put "
+                                "[pbem GAME-ID] in the subject (replying to a pbem mail keeps it) or a line "
+                                "'Game: GAME-ID' in the body", quarantine=True)
+        game = self.game(gid)
+        if game is None or not self._plays(game, inc.sender):
+            # the same words whether the game exists or not: an answer never tells which ids exist
+            return self._refuse(name, inc, key, rec, f"{inc.sender} plays no game {gid!r} on this host; check the "
+                                "game id in your welcome mail", quarantine=True, game_id=gid if game else "")
+        players = self._players(game)
+        side = inc.fields.get("side", "").lower()
+        if not side:
+            mine = [s for s, a in players.items() if a == inc.sender]
+            if len(mine) == 1:
+                side = mine[0]
+            elif len(mine) > 1:
+                return self._refuse(name, inc, key, rec, f"you play {' and '.join(mine)} in game {gid}: add a "
+                                    "line 'Side: SIDE' to say which side these orders are for",
+                                    quarantine=True, game_id=gid)
+        if not side:
+            gone = self._retired_address(game, inc.sender)
+            if gone:
+                return self._refuse(name, inc, key, rec, _no_longer(game, inc.sender, gone), quarantine=True,
+                                    game_id=gid)
+        if side not in game.scenario.side_ids():
+            what = f"side {side!r} is not a side of game {gid}" if side else \
+                f"this address is not registered for any side of game {gid}"
+            return self._refuse(name, inc, key, rec, f"{what}; nothing was applied", quarantine=True, game_id=gid)
+        problem = self._authenticate(game, side, inc)
+        if problem:
+            return self._refuse(name, inc, key, rec, problem, quarantine=True, game_id=gid, side=side)
+        # authenticated: record what will be applied, on which head, before touching the log
+        seq, head = game.head()
+        rec = dict(rec, status="applying", kind="orders", game=gid, side=side, seq_before=seq, head_before=head,
+                   text=inc.orders, expect=inc.fields.get("head", "").lower(), by="")
+        self.journal_put(key, rec)
+        crash.checkpoint("journaled")
+        return self._finish_orders(name, inc, key, rec)
+
+    def _authenticate(self, game, side: str, inc: M.Incoming) -> str:
+        """'' when the message is from ``side``'s player; else why it is not."""
+        players = self._players(game)
+        registered = players.get(side, "")
+        if not registered:
+            return f"side {side} of game {game.game_id} has no player address registered; nothing was applied"
+        if inc.sender != registered:
+            gone = self._retired_address(game, inc.sender, side)
+            if gone:
+                return _no_longer(game, inc.sender, gone)
+            return (f"this message comes from {inc.sender}, which is not the address registered for "
+                    f"{game.scenario.side_name(side)} in game {game.game_id}; nothing was applied")
+        secret = self.secrets_of(game).get(side)
+        if not secret:
+            return f"the host holds no secret for {side} in game {game.game_id}; ask the host to run `pbem host add`"
+        sig, tok, head = inc.fields.get("signature", ""), inc.fields.get("token", ""), inc.fields.get("head", "")
+        if sig:
+            if not head:
+                return "a signed message needs its 'Head:' line (the signature covers it); nothing was applied"
+            want = M.signature(secret, game.game_id, side, head, inc.orders)
+            if not _same(sig.lower(), want):
+                replaced = self._retired(game, side)
+                also = (f" (the host replaced {game.scenario.side_name(side)}'s secret on {replaced[-1]['at']}: "
+                        "if you signed with the old one, sign again with the new one the host mailed you)"
+                        if replaced else "")
+                return ("the Signature: line does not match these orders: they were changed after signing, or "
+                        f"signed for another game, side or head, or with another secret{also}; nothing was applied")
+            return ""
+        if self.cfg.auth == "signature":
+            return ("this host accepts signed orders only: sign them with `pbem orders sign` and send its "
+                    "output; nothing was applied")
+        if tok:
+            if not _same(tok.lower(), secret.lower()):
+                d = secret_digest(tok)
+                old = next((r for r in reversed(self._retired(game, side))
+                            if r.get("secret_sha256") and _same(r["secret_sha256"], d)), None)
+                if old:
+                    return (f"the Token: line holds an old secret of {game.scenario.side_name(side)}: the host "
+                            f"replaced it on {old['at']} and refuses it from now on; use the new secret the host "
+                            "mailed to the side's player; nothing was applied")
+                return f"the Token: line does not match {game.scenario.side_name(side)}'s secret; nothing was applied"
+            return ""
+        return ("the message carries neither a 'Token:' line nor a 'Signature:' line, so the host cannot tell it "
+                "comes from you; add 'Token: YOUR-SECRET' (from the welcome mail) or sign the orders with "
+                "`pbem orders sign`; nothing was applied")
+
+    # --- answering ----------------------------------------------------------------
+
+    def _reply_subject(self, inc: M.Incoming, gid: str) -> str:
+        subj = inc.subject or "your message"
+        if gid and f"[pbem {gid}]".lower() not in subj.lower():
+            subj = f"[pbem {gid}] {subj}"
+        return subj if subj.lower().startswith("re:") else f"Re: {subj}"
+
+    def _refuse(self, name: str, inc: M.Incoming, key: str, rec: dict, reason: str, quarantine: bool,
+                game_id: str = "", side: str = "") -> Outcome:
+        """Answer a message that changes nothing, then record it as done."""
+        answers = []
+        stranger = bool(inc.sender) and not self._known_sender(inc.sender)
+        if stranger:
+            # no backscatter: a forged From would make the host mail a stranger, and an answer
+            # would tell a prober which game ids exist; the host's operator sees it in quarantine
+            reason += " (not answered: the sender plays no game on this host)"
+        elif inc.sender and not inc.automatic and inc.sender != self.cfg.address:
+            body = self._tpl("refused", reason=reason, host=self.cfg.address, game_id=game_id, side=side,
+                             subject=inc.subject, message_id=inc.message_id)
+            answers.append(Answer(inc.sender, side or "unknown", "answer", self._reply_subject(inc, game_id), body,
+                                  in_reply_to=inc.message_id, references=inc.references, outcome="refused",
+                                  slug="refused"))
+        self.commit(rec["job"], answers, game_id)
+        crash.checkpoint("spooled")
+        filed = "quarantine" if quarantine else "processed"
+        self._done(key, rec, outcome="refused", filed=filed, reason=reason, game=game_id, side=side)
+        return Outcome(name, "quarantined" if quarantine else "refused", filed, game_id, side, reason)
+
+    def _finish_orders(self, name: str, inc: M.Incoming, key: str, rec: dict) -> Outcome:
+        from pbem.engine import Game
+        gid, side = rec["game"], rec["side"]
+        path = self.games().get(gid)
+        if path is None:
+            raise HostError(f"game {gid} vanished from this host")
+        game = Game(path)
+        sub, stale = self._apply(game, rec)
+        crash.checkpoint("applied")
+        st = game.state()
+        head = game.head()[1]
+        sc = game.scenario
+        changed = bool(sub and sub.applied)
+        if stale:
+            outcome = "refused"
+        elif sub.refused is not None:
+            outcome = "partial" if sub.applied else "refused"
+        else:
+            outcome = "accepted"
+        entries = game.entries()
+        applied = []
+        if sub:
+            for a in sub.applied:
+                from pbem.report import render
+                effects = [t for t in (render.describe(ev, sc, side) for ev in a.events) if t]
+                applied.append({"line": a.line, "text": a.text, "effects": effects})
+        ctx = self._context(game, side, st, head)
+        report, atts = self._report(game, side, st, entries, head)
+        body = self._tpl("answer", outcome=outcome, stale=stale, applied=applied,
+                         refused=str(sub.refused) if sub and sub.refused else "",
+                         not_applied=(sub.not_applied if sub else []), report=report,
+                         empty=bool(sub) and not sub.applied and sub.refused is None, **ctx)
+        answers = [Answer(inc.sender or self._players(game).get(side, ""), side, "answer",
+                          self._reply_subject(inc, gid), body, atts, in_reply_to=inc.message_id,
+                          references=inc.references or self._refs(game, side), outcome=outcome, head=head,
+                          seq=st.seq, slug=f"{side}-answer")]
+        if changed:
+            note = f"{sc.side_name(side)} sent orders; the game moved on."
+            ref_note = (f"{sc.side_name(side)} ({inc.sender}) sent orders: {outcome}.\n" +
+                        "\n".join(f"  applied line {a['line']}: {a['text']}" for a in applied) +
+                        (f"\n  REFUSED {sub.refused}" if sub.refused else ""))
+            answers += self._state_mails(game, {"*": note}, skip={side}, referee_note=ref_note)
+        self.commit(rec["job"], answers, gid)
+        crash.checkpoint("spooled")
+        self._mark_reported(game, answers)
+        # no order text here: this goes to host.log, and an order may be a sealed secret
+        detail = (f"{len(sub.applied) if sub else 0} order(s) applied" + (f"; {stale}" if stale else "") +
+                  (f"; line {sub.refused.line} refused" if sub and sub.refused else ""))
+        self._done(key, rec, outcome=outcome, filed="processed", applied=len(sub.applied) if sub else 0,
+                   seq_after=st.seq)
+        crash.checkpoint("recorded")
+        if changed:
+            self._sync_deadlines(game)
+        return Outcome(name, outcome, "processed", gid, side, detail)
+
+    # --- applying, exactly once ----------------------------------------------------
+
+    def _apply(self, game, rec: dict):
+        """(Submission, '') or (None, why stale).  Redone after a crash, it
+        returns the result of the first run instead of applying twice."""
+        seq, head = game.head()
+        if head != rec["head_before"]:
+            sub = self._recover(game, rec)
+            if sub is not None:
+                self.log(f"recovered job {rec['job']}: its orders were already in the log (seq {rec['seq_before'] + 1}"
+                         f"-{sub.seq}); answering without applying them again")
+                return sub, ""
+        return self._submit(game, rec)
+
+    def _submit(self, game, rec: dict):
+        from pbem.log import StaleHead
+        seq, head = game.head()
+        expect = rec.get("expect") or ""
+        full = None
+        if expect:
+            if len(expect) < 12 or not re.fullmatch(r"[0-9a-f]+", expect):
+                return None, ("the Head: line must hold the head hash from your latest report "
+                              "(at least its first 12 hex digits)")
+            if not head.startswith(expect):
+                return None, (f"your orders were written against head {expect[:12]}..., but the game has moved on "
+                              f"to head {head} (seq {seq}); read the report below and send them again")
+            full = head
+        try:
+            sub = game.submit(rec["side"], rec["text"], expect_head=full, at=rec["at"], by=rec.get("by", ""))
+        except StaleHead:
+            seq, head = game.head()
+            return None, (f"the game moved on while your orders were being applied; it is now at head {head} "
+                          f"(seq {seq}); read the report below and send them again")
+        return sub, ""
+
+    def _recover(self, game, rec: dict):
+        """The Submission this job's orders made, if the log already holds it."""
+        from pbem.engine import EngineError, Game
+        lines = list(game.log.iter_lines())
+        n = int(rec["seq_before"])
+        if len(lines) <= n + 1:
+            return None
+        with tempfile.TemporaryDirectory(dir=self.state_dir) as td:
+            d = Path(td) / "g"
+            d.mkdir()
+            # a private scratch copy of the game as it was before the job (0600, as the game's own files)
+            M.write_atomic(d / "scenario.toml", (game.dir / "scenario.toml").read_bytes())
+            if (game.dir / "seed").exists():
+                M.write_atomic(d / "seed", (game.dir / "seed").read_bytes())
+            M.write_atomic(d / "log.jsonl", b"".join(ln + b"\n" for ln in lines[:n + 1]))
+            M.write_atomic(d / "log.head", f"{n} {rec['head_before']}\n".encode())
+            try:
+                scratch = Game(d)
+                if scratch.head()[1] != rec["head_before"]:
+                    return None
+                sub = scratch.submit(rec["side"], rec["text"], at=rec["at"], by=rec.get("by", ""))
+            except EngineError:
+                return None
+            new = list(scratch.log.iter_lines())[n + 1:]
+        if new and lines[n + 1:n + 1 + len(new)] == new:
+            return sub
+        return None
+
+
+def _same(given: str, expected: str) -> bool:
+    """Constant-time comparison of a value from a mail (any text at all) with
+    the host's own: compared as UTF-8 bytes, so non-ASCII input is simply unequal."""
+    import hmac
+    return hmac.compare_digest(given.encode("utf-8", "replace"), expected.encode("utf-8", "replace"))
+
+
+def _no_longer(game, address: str, gone: dict) -> str:
+    return (f"{address} no longer plays {game.scenario.side_name(gone['side'])} in game {game.game_id}: "
+            f"on {gone['at']} the host registered another player's address for that side; nothing was applied")

@@ -1,0 +1,136 @@
+"""Letters: what the host writes to players and the referee.  Each viewer's
+report (the text and the map as PNG and SVG), the mail templates and what
+they are given, the thread every mail to a side hangs under, the reports
+of a new state to every side, and the welcome of a new game (which also
+registers it and gives every side its secret)."""
+from __future__ import annotations
+
+from pbem.host import mail as M
+from pbem.host.common import REFEREE, Answer, fmt_duration
+from pbem.host.journal import job_key
+
+
+class LettersMixin:
+    """Writing the Host's mails.  Uses the Host's ``cfg``, the players
+    (``_players``, ``ensure_secrets``), the journal, the spool and the
+    deadlines (``_period``, ``_sync_deadlines``)."""
+
+    def _report(self, game, viewer: str, st, entries, head: str) -> tuple[str, list]:
+        from pbem.report import render
+        since = game.last_report(viewer)
+        text = render.report_text(game, viewer, st, entries, since, head)
+        atts = []
+        if not (self.cfg.map_png or self.cfg.map_svg):
+            return text, atts                    # no map wanted: not even drawn
+        svg = render.report_svg(game, viewer, st, entries, since, head)
+        name = f"{game.game_id}-seq{st.seq}-{viewer}"
+        if self.cfg.map_png:
+            png = M.svg_to_png(svg)
+            if png:
+                atts.append(M.Attachment(png, "image", "png", name + ".png"))
+        if self.cfg.map_svg:
+            atts.append(M.Attachment(svg.encode("utf-8"), "image", "svg+xml", name + ".svg"))
+        return text, atts
+
+    def _tpl(self, name: str, **ctx) -> str:
+        from pbem.report import render
+        return render.env().get_template(f"mail/{name}.txt.j2").render(**ctx)
+
+    def _context(self, game, viewer: str, st, head: str) -> dict:
+        sc = game.scenario
+        return {"game_id": game.game_id, "title": sc.title, "side": viewer,
+                "side_name": sc.side_name(viewer) if viewer != REFEREE else "Referee",
+                "host": self.cfg.address, "head": head, "seq": st.seq, "turn": st.turn,
+                "period": fmt_duration(self._period(game)), "has_period": self._period(game) is not None,
+                "reminder": fmt_duration(self.cfg.reminder), "defaults": _defaults_text(game),
+                "auth": self.cfg.auth, "sides": [(s.id, s.name) for s in sc.sides]}
+
+    def _refs(self, game, side: str) -> list[str]:
+        """Every mail to a side threads under its welcome message."""
+        return [f"<pbem.{game.game_id}.welcome.{side}@{self.cfg.domain}>"]
+
+    def _state_mails(self, game, headline: dict[str, str], skip: set[str] = frozenset(), kind: str = "report",
+                     referee_note: str = "") -> list[Answer]:
+        """Each side (and the referee) its own report of the new state."""
+        st = game.state()
+        entries = game.entries()
+        head = entries[-1].hash
+        out = []
+        sc = game.scenario
+        for side, addr in self._players(game).items():
+            if side in skip:
+                continue
+            text, atts = self._report(game, side, st, entries, head)
+            body = self._tpl("report", report=text, note=headline.get(side, headline.get("*", "")),
+                             **self._context(game, side, st, head))
+            subj = f"[pbem {game.game_id}] {sc.side_name(side)}: " + _when(game, st)
+            out.append(Answer(addr, side, kind, subj, body, atts, references=self._refs(game, side), head=head,
+                              seq=st.seq, slug=f"{side}-{kind}", in_reply_to=""))
+        if self.cfg.referee:
+            text, atts = self._report(game, REFEREE, st, entries, head)
+            body = self._tpl("report", report=text, note=referee_note or headline.get("*", ""),
+                             **self._context(game, REFEREE, st, head))
+            out.append(Answer(self.cfg.referee, REFEREE, "referee", f"[pbem {game.game_id}] referee: " + _when(game, st),
+                              body, atts, head=head, seq=st.seq, slug=f"referee-{kind}"))
+        return out
+
+    def _mark_reported(self, game, answers: list[Answer]) -> None:
+        seq = game.head()[0]
+        for a in answers:
+            if a.head:
+                game.mark_reported(a.viewer, seq)
+
+    # --- welcome ----------------------------------------------------------------------
+
+    def welcome(self, game) -> list[str]:
+        """Register a game, give every side a secret and mail each player a welcome."""
+        with self.locked():
+            self.register(game)
+            sec = self.ensure_secrets(game)
+            key = job_key("welcome", game.game_id)
+            rec = self.journal_get(key)
+            told = []
+            if not rec or rec.get("status") != "done":
+                rec = rec or self._start(key)
+                st = game.state()
+                entries = game.entries()
+                head = entries[-1].hash
+                answers = []
+                for side, addr in self._players(game).items():
+                    text, atts = self._report(game, side, st, entries, head)
+                    ctx = self._context(game, side, st, head)
+                    body = self._tpl("welcome", report=text, secret=sec[side],
+                                     commitment=game.created.seed_commitment, dice_mode=game.created.dice_mode, **ctx)
+                    answers.append(Answer(addr, side, "welcome",
+                                          f"[pbem {game.game_id}] welcome: you play {game.scenario.side_name(side)} "
+                                          f"in {game.scenario.title}", body, atts, head=head, seq=st.seq,
+                                          slug=f"{side}-welcome", message_id=self._refs(game, side)[0][1:-1]))
+                    told.append(f"{side} <{addr}>")
+                if self.cfg.referee:
+                    text, atts = self._report(game, REFEREE, st, entries, head)
+                    body = self._tpl("report", report=text, note=f"Game {game.game_id} created; players: "
+                                     + (", ".join(told) or "none with an address") + ".",
+                                     **self._context(game, REFEREE, st, head))
+                    answers.append(Answer(self.cfg.referee, REFEREE, "referee",
+                                          f"[pbem {game.game_id}] referee: game created", body, atts, head=head,
+                                          seq=st.seq, slug="referee-created"))
+                # each welcome's Message-ID is the thread root of that side's later mail
+                self.commit(rec["job"], answers, game.game_id)
+                self._mark_reported(game, answers)
+                self._done(key, rec, outcome="welcome", game=game.game_id)
+                self._sync_deadlines(game)
+            self.flush()
+        return told
+
+
+def _when(game, st) -> str:
+    sc = game.scenario
+    if st.result is not None:
+        return f"game over, {sc.side_name(st.result.winner)} wins (seq {st.seq})"
+    ph = sc.sequence[st.phase] if 0 <= st.phase < len(sc.sequence) else None
+    where = f", {sc.side_name(ph.side)} {ph.name}" if ph else ""
+    return f"turn {st.turn}{where} (seq {st.seq})"
+
+
+def _defaults_text(game) -> str:
+    return game.rules.defaults_help or "the rules of this game define no default; the game waits"
