@@ -620,8 +620,9 @@ def test_standing_orders_stop_after_a_long_exchange(tmp_path):
     assert {e.result for e in only(evs, E.CombatResolved)} == {"Ca"}
     assert t.state().decision.kind == "ca"
     assert "12 Ca results of this fight were already answered" in t.awaiting()[0]["order"]
+    assert "commonwealth:ca" in t.state().crete.standing
     t.ok("commonwealth", "doctrine ca ask")
-    assert "commonwealth:ca" not in json.dumps(t.state().extra)
+    assert "commonwealth:ca" not in t.state().crete.standing
 
 
 def test_standing_order_syntax(tmp_path):
