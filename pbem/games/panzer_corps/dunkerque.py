@@ -23,8 +23,11 @@ from pbem.core.orders import HEX_RE, OrderError
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
 from pbem.core.ruleset import Ctx, secret_commitment
-from pbem.games.panzer_corps.common import max_flow, trace_line, units_at
-from pbem.games.panzer_corps.family import GameParams, PanzerCorps, result_rules, verb, verb_args
+from pbem.games.panzer_corps.common import max_flow, verb, verb_args
+from pbem.games.panzer_corps.family import PanzerCorps
+from pbem.games.panzer_corps.params import GameParams, result_rules
+from pbem.games.panzer_corps.state import PanzerCorpsState
+from pbem.mechanics.movement import trace_line, units_at
 
 SLOTS = (2, 3, 3, 4, 4, 5, 5)          # 3.0(4): one on turn 2, two on each of turns 3 to 5
 DRAW = "R"
@@ -72,7 +75,7 @@ class Dunkerque(PanzerCorps):
     def before_order(self, ctx: Ctx) -> None:
         st, sc = ctx.state, ctx.sc
         pool = self.hidden_units(sc)
-        if not pool or f"draw:{DRAW}" in st.extra:
+        if not pool or DRAW in st.draws:
             return
         rolls = []
         for i in range(len(pool) - 1, 0, -1):       # Fisher-Yates with the seeded dice
@@ -90,17 +93,11 @@ class Dunkerque(PanzerCorps):
     def slot_name(k: int, turn: int) -> str:
         return f"{DRAW}{k}-turn{turn}"
 
-    def schedule(self, st: GameState) -> list[tuple[str, int, str]]:
+    def schedule(self, st: PanzerCorpsState) -> list[tuple[str, int, str]]:
         """(slot name, turn, unit) in slot order, from the host's copy of the draw."""
-        raw = st.extra.get(f"draw:{DRAW}", "")
-        out = []
-        for k, item in enumerate(raw.split(), start=1):
-            t, _, uid = item.partition(":")
-            if uid:
-                out.append((self.slot_name(k, int(t)), int(t), uid))
-        return out
+        return [(self.slot_name(k, s.turn), s.turn, s.unit) for k, s in enumerate(st.draws.get(DRAW, []), start=1)]
 
-    def due_hidden(self, st: GameState) -> list[tuple[str, str]]:
+    def due_hidden(self, st: PanzerCorpsState) -> list[tuple[str, str]]:
         """Face-down units that may enter now: (slot name, unit), earliest slot first (10.0(7))."""
         return [(name, uid) for name, t, uid in self.schedule(st)
                 if t <= st.turn and st.units[uid].hex is None and not st.units[uid].eliminated]
@@ -148,8 +145,8 @@ class Dunkerque(PanzerCorps):
             if not self.entry_hex_open(st, sc, probe, h):
                 raise OrderError(self._entry_refusal(st, sc, probe, h), "10.0(4)")
         for (name, uid), h in zip(due, args):
-            salt, _, payload = st.extra[f"sealed:{name}"].partition(" ")
-            ctx.emit(E.SecretRevealed(side="referee", name=name, salt=salt, payload=payload))
+            note = st.sealed[name]
+            ctx.emit(E.SecretRevealed(side="referee", name=name, salt=note.salt, payload=note.payload))
             self._place_reinforcement(ctx, st.units[uid], h, "10.0(3)")
         if len(args) < due_count:
             ctx.emit(E.ReinforcementDelayed(count=due_count - len(args), rule="10.0(7)"))

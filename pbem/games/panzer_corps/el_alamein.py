@@ -10,7 +10,8 @@ from pbem.games.panzer_corps import events as E
 from pbem.core.orders import OrderError
 from pbem.core.state import UnitState
 from pbem.core.ruleset import Ctx
-from pbem.games.panzer_corps.family import GameParams, PanzerCorps, result_rules
+from pbem.games.panzer_corps.family import PanzerCorps
+from pbem.games.panzer_corps.params import GameParams, result_rules
 
 
 class ElAlamein(PanzerCorps):
@@ -25,7 +26,7 @@ class ElAlamein(PanzerCorps):
     )
 
 
-    def _break_off(self, ctx: Ctx, u: UnitState, path: list[str], mp: int, ma: int, ezoc: set[str]) -> None:
+    def break_off(self, ctx: Ctx, u: UnitState, path: list[str], mp: int, ma: int, ezoc: set[str]) -> None:
         st, sc = ctx.state, ctx.sc
         v = sc.victory
         edge = v.get("break_edge", "")

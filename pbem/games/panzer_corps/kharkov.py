@@ -23,8 +23,9 @@ from pbem.games.panzer_corps import events as E
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
 from pbem.core.ruleset import Ctx
-from pbem.games.panzer_corps.common import units_at
-from pbem.games.panzer_corps.family import GameParams, PanzerCorps, result_rules
+from pbem.games.panzer_corps.family import PanzerCorps
+from pbem.games.panzer_corps.params import GameParams, result_rules
+from pbem.mechanics.movement import units_at
 
 SOVIET, GERMAN = "soviet", "german"
 SUDDEN_DEATH = ("0634", "1732")        # 4.5 Poltava, Dnepro Petrovsk
@@ -132,7 +133,7 @@ class Kharkov(PanzerCorps):
         cities = set(self.cities(sc))
         for h in hexes:
             if h in cities and st.control.get(h) != u.side:
-                charged = f"charged:{h}" in st.extra
+                charged = f"charged:{h}" in st.point_marks
                 marker = "Charge & Control" if u.side == SOVIET else ("Charged" if charged else "")
                 ctx.emit(E.HexControlled(hex=h, side=u.side, rule="4.1(2)", marker=marker))
                 if u.side == SOVIET and not charged:
@@ -155,7 +156,7 @@ class Kharkov(PanzerCorps):
                 if board.has(h, "railroad_branch") and level < 1:
                     level, where = 1, h
             mark = f"rail:{st.turn}"
-            got = int(st.extra.get(mark, "0"))
+            got = st.point_marks.get(mark, 0)
             if level > got:
                 line = "main railroad (orange)" if level == 2 else "Rostov branch railroad (yellow)"
                 ctx.emit(E.PointsScored(side=SOVIET, points=level - got,

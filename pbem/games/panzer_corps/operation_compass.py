@@ -25,8 +25,9 @@ from pbem.games.panzer_corps import events as E
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
 from pbem.core.ruleset import Ctx
-from pbem.games.panzer_corps.common import trace_line, units_at
-from pbem.games.panzer_corps.family import GameParams, PanzerCorps, result_rules
+from pbem.games.panzer_corps.family import PanzerCorps
+from pbem.games.panzer_corps.params import GameParams, result_rules
+from pbem.mechanics.movement import trace_line, units_at
 
 BRITISH, ITALIAN = "british", "italian"
 FOOTHOLDS = {"1702": 1, "0904": 1, "0107": 2, "0115": 2}      # 4.1(1)
