@@ -14,10 +14,13 @@ from click.testing import CliRunner
 
 from pbem.report import render
 from pbem.cli import main
-from pbem.engine import Game, _ScriptedWithSalt
+from pbem.core.dice import ScriptedWithSalt as _ScriptedWithSalt
+from pbem.engine import Game
 from pbem.core.orders import OrderError, parse_line
 from pbem.core.ruleset import Ctx, dispatch, secret_commitment
-from pbem.games.eben_emael.rules import EbenEmael, hexside_extra, in_field_of_fire
+from pbem.games.eben_emael.board import hexside_extra
+from pbem.games.eben_emael.fire import in_field_of_fire
+from pbem.games.eben_emael.rules import EbenEmael
 from pbem.core.scenario import ROOT, load, lint
 from pbem.views import log_view, state_view
 
