@@ -19,7 +19,9 @@ import pytest
 from pbem.games.red_devils import events as E
 from pbem.report import render
 from pbem.engine import Game
-from pbem.games.red_devils.rules import column_index, frac_text, rd_of
+from pbem.games.red_devils.combat import column_index
+from pbem.games.red_devils.state import rd_of
+from pbem.mechanics.pathcost import fmt as frac_text
 from pbem.core.scenario import SCENARIO_DIR
 
 from conftest import Table, events_of, one, only

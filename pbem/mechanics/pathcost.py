@@ -1,9 +1,11 @@
 """Movement costs in exact fractions, with roads that run along hexsides.
 
-Shared by games whose roads cost a fraction of a movement point (Paratroop:
-Crete 4.2 pays 1/3 MP per road hex; Red Devils has roads too).  Costs are
-``fractions.Fraction`` throughout: three road hexes cost exactly 1 MP, never
-0.9999.
+Shared by the games whose roads cost a fraction of a movement point (a third
+of an MP per road hex, say, or a half for one kind of unit and a third for
+another).  Costs are ``fractions.Fraction`` throughout: three road hexes at
+1/3 cost exactly 1 MP, never 0.9999.  ``frac`` reads an MP value from scenario
+text, ``fmt`` writes one for players, ``ceil_mp`` rounds one up for the event
+fields that hold whole MP.
 
 How a road is written down
 --------------------------
@@ -12,25 +14,29 @@ each connection is a ``[[map.hexsides]]`` entry ``{ a = "0303", b = "0403",
 feature = "road" }``.  A step from hex A to the adjacent hex B is a road step
 only when the hexside A|B carries a road feature.  Two road hexes that touch
 without a road hexside between them are *not* connected: a unit stepping
-between them pays the terrain (Crete 4.2: a road entered through a non-road
-hexside has no effect).  Scenario linters check that both hexes of each
-connection exist and are adjacent (``pbem.scenario.lint``).
+between them pays the terrain (a road entered through a non-road hexside has
+no effect).  Scenario linters check that both hexes of each connection exist
+and are adjacent (``pbem.scenario.lint``).
 
 A game builds one ``PathCost`` with:
 
 * ``enter(h)``: the MP to enter hex h by its terrain, or None if prohibited;
-* ``road_cost``: what a road step costs (a Fraction);
-* ``road_replaces_terrain``: True when a road step costs ``road_cost``
-  whatever the terrain entered (Crete 4.2); False to add hexside extras on
-  top of it as well;
+* ``road_cost``: what a road step costs (a Fraction), for every feature of
+  ``road_features``; or ``road_costs``: a cost per road feature, for roads of
+  several kinds (where a hexside carries two, the first listed counts);
+* ``road_replaces_terrain``: True when a road step costs the road's cost
+  whatever the terrain entered; False to add hexside extras on top of it;
+* ``road_always_open``: True when a road step may be taken even into a hex or
+  across a hexside that would otherwise be prohibited (its cost is then the
+  road's alone); False (the default) when a prohibited hex stays prohibited;
 * ``side_extra(a, b)``: extra MP to cross the hexside a|b (rivers, slopes), 0
   by default, or None if the hexside may not be crossed;
-* ``blocked_features``: hexside features that may never be crossed (Crete's
-  all-sea hexsides).
+* ``blocked_features``: hexside features that may never be crossed (all-sea
+  hexsides, say).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from fractions import Fraction
 
 from pbem.core.scenario import Board
@@ -49,6 +55,15 @@ def frac(value: int | str | Fraction) -> Fraction:
         whole, part = text.split(None, 1)
         return Fraction(int(whole)) + Fraction(part)
     return Fraction(text)
+
+
+def is_mp(text: str) -> bool:
+    """True when ``frac`` reads ``text`` (for scenario linters)."""
+    try:
+        frac(text)
+        return True
+    except (ValueError, ZeroDivisionError):
+        return False
 
 
 def fmt(value: Fraction) -> str:
@@ -79,20 +94,32 @@ class PathCost:
 
     def __init__(self, board: Board, enter: Callable[[str], Fraction | None], *,
                  road_features: Iterable[str] = ("road",), road_cost: Fraction = Fraction(1, 3),
-                 road_replaces_terrain: bool = True,
+                 road_costs: Mapping[str, Fraction | int | str] | None = None,
+                 road_replaces_terrain: bool = True, road_always_open: bool = False,
                  side_extra: Callable[[str, str], Fraction | None] | None = None,
                  blocked_features: Iterable[str] = ()):
         self.board = board
         self.enter = enter
-        self.road_features = frozenset(road_features)
         self.road_cost = Fraction(road_cost)
+        if road_costs is None:
+            road_costs = {f: self.road_cost for f in road_features}
+        self.road_costs = {f: frac(c) for f, c in road_costs.items()}
+        self.road_features = frozenset(self.road_costs)
         self.road_replaces_terrain = road_replaces_terrain
+        self.road_always_open = road_always_open
         self.side_extra = side_extra
         self.blocked = frozenset(blocked_features)
 
     def is_road(self, a: str, b: str) -> bool:
         """True when the hexside between adjacent hexes a and b carries a road."""
         return bool(self.road_features & self.board.side_features(a, b))
+
+    def road_step(self, feats: Collection[str]) -> Fraction | None:
+        """The cost of a road step through a hexside with ``feats``, None when it carries no road."""
+        for f, c in self.road_costs.items():
+            if f in feats:
+                return c
+        return None
 
     def step(self, a: str, b: str) -> Fraction | None:
         """MP to move from a into the adjacent hex b, or None if that step is prohibited."""
@@ -102,6 +129,9 @@ class PathCost:
         feats = self.board.side_features(a, b)
         if self.blocked & feats:
             return None
+        road = self.road_step(feats)
+        if road is not None and self.road_always_open:
+            return road
         base = self.enter(b)
         if base is None:
             return None
@@ -111,8 +141,8 @@ class PathCost:
             if e is None:
                 return None
             extra = Fraction(e)
-        if self.road_features & feats:
-            return self.road_cost if self.road_replaces_terrain else self.road_cost + extra
+        if road is not None:
+            return road if self.road_replaces_terrain else road + extra
         return Fraction(base) + extra
 
     def path(self, start: str, path: list[str]) -> list[Fraction]:

@@ -1,0 +1,149 @@
+"""The scenario's data and the map: unit facts (2.5, 2.6), terrain and movement
+costs (4.2, 4.9, exact fractions through pbem.mechanics.pathcost), the Neder
+Rijn (4.6, 11.0) and zones of control (4.4)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from pbem.core.scenario import Scenario
+from pbem.core.state import UnitState
+from pbem.games.panzer_corps.common import units_at
+from pbem.games.red_devils.state import RedDevilsState
+from pbem.mechanics.pathcost import PathCost, frac
+
+RIJN = "major_river"
+MINOR = "minor_river"
+ROADS = ("major_road", "minor_road")
+RAIL_BRIDGE = "rail_bridge"
+FERRY = "ferry"
+
+
+# --- scenario data -------------------------------------------------------------
+
+def gd(sc: Scenario) -> dict:
+    return sc.game_data
+
+
+def info(sc: Scenario, uid: str) -> dict:
+    return gd(sc).get("units", {}).get(uid, {})
+
+
+def rng(sc: Scenario, uid: str) -> int:
+    return int(info(sc, uid).get("range", 1))                # 2.5: no printed range = 1
+
+
+def utype(sc: Scenario, uid: str) -> str:
+    return sc.unit_defs[uid].type
+
+
+def is_artillery(sc: Scenario, uid: str) -> bool:
+    return rng(sc, uid) > 2                                   # 6.6: range greater than two
+
+
+def is_mech(sc: Scenario, uid: str) -> bool:
+    return utype(sc, uid) in gd(sc).get("mechanized_types", [])
+
+
+def is_static(sc: Scenario, uid: str) -> bool:
+    return utype(sc, uid) in gd(sc).get("static_types", [])  # 4.8 the flak
+
+
+def terrain(sc: Scenario, h: str) -> str:
+    return sc.board.terrain.get(h, "")
+
+
+def entry_letter(sc: Scenario, h: str) -> str:
+    for letter, hexes in gd(sc).get("entry_hexes", {}).items():
+        if h in hexes:
+            return letter
+    return ""
+
+
+# --- the Neder Rijn and movement costs (4.x) --------------------------------------
+
+def rijn_between(sc: Scenario, a: str, b: str) -> bool:
+    return RIJN in sc.board.side_features(a, b)
+
+
+def unbridged_rijn(st: RedDevilsState, sc: Scenario, a: str, b: str) -> bool:
+    """A Neder Rijn hexside with no road bridge, or the railway bridge once destroyed (11.0)."""
+    f = sc.board.side_features(a, b)
+    if RIJN not in f:
+        return False
+    if any(r in f for r in ROADS):
+        return False
+    if RAIL_BRIDGE in f and st.bridge != "destroyed":
+        return False
+    return True
+
+
+def _cost(sc: Scenario, table: str, key: str, mech: bool) -> str:
+    return gd(sc)[table][key][0 if mech else 1]
+
+
+def path_cost(st: RedDevilsState, sc: Scenario, uid: str, mech: bool) -> PathCost:
+    """4.2, 4.6, 4.9: what one unit pays for a step, moving mechanized or not (``step(a, b)``: the MP
+    to enter b from a, None when prohibited).  The Neder Rijn is read from ``st`` at each step, so
+    a bridge destroyed during a move counts from then on (11.0)."""
+    col = 0 if mech else 1
+    moves = gd(sc)["move_costs"]
+
+    def enter(h: str) -> Fraction | None:
+        cost = moves.get(terrain(sc, h), ["P", "P"])[col]
+        return None if cost == "P" else frac(cost)
+
+    def side_extra(a: str, b: str) -> Fraction | int | None:
+        if unbridged_rijn(st, sc, a, b):
+            return None                                   # 4.6: swum, never walked
+        if MINOR in sc.board.side_features(a, b):
+            return None if mech else 1                    # 4.9 minor river: P for mechanized, else +1
+        return 0
+
+    # 4.2: through a road hexside only the road cost counts; artillery moves on roads as non-mechanized (4.9)
+    road_mech = mech and not is_artillery(sc, uid)
+    roads = {r: _cost(sc, "road_costs", r, road_mech) for r in ROADS if r in gd(sc)["road_costs"]}
+    return PathCost(sc.board, enter, road_costs=roads, road_always_open=True, side_extra=side_extra)
+
+
+def entry_cost(sc: Scenario, uid: str, b: str, mech: bool) -> Fraction | None:
+    """MP to enter b from off the map (10.4; None: prohibited): by road where b has one, else its terrain."""
+    if sc.board.has(b, "road"):
+        road = "major_road" if any("major_road" in sc.board.side_features(b, n)
+                                   for n in sc.board.grid.neighbours(b)) else "minor_road"
+        return frac(_cost(sc, "road_costs", road, mech and not is_artillery(sc, uid)))
+    cost = gd(sc)["move_costs"].get(terrain(sc, b), ["P", "P"])[0 if mech else 1]
+    return None if cost == "P" else frac(cost)
+
+
+def closed_to_mech(sc: Scenario, h: str) -> bool:
+    """4.8: mechanized units may not be in ``h`` (its terrain is P for them)."""
+    return gd(sc)["move_costs"].get(terrain(sc, h), ["P"])[0] == "P"
+
+
+def movement_mode(st: RedDevilsState, sc: Scenario, u: UnitState) -> bool:
+    """True = mechanized.  4.8: motorized infantry as declared ('mode'), mechanized by default
+    unless it starts where mechanized units may not be."""
+    if utype(sc, u.id) == "motorized infantry":
+        m = st.mode.get(u.id)
+        if m:
+            return m == "mech"
+        if u.hex and closed_to_mech(sc, u.hex):
+            return False
+        return True
+    return is_mech(sc, u.id)
+
+
+# --- zones of control (4.4) ---------------------------------------------------------
+
+def zoc_sources(st: RedDevilsState, sc: Scenario, h: str, side: str) -> list[UnitState]:
+    """Enemy units whose ZOC covers h (4.4; none across the Neder Rijn; disrupted units too, 8.3)."""
+    out = []
+    for n in sc.board.grid.neighbours(h):
+        for u in units_at(st).get(n, []):
+            if u.side != side and not rijn_between(sc, h, n):
+                out.append(u)
+    return out
+
+
+def in_ezoc(st: RedDevilsState, sc: Scenario, h: str, side: str) -> bool:
+    return bool(zoc_sources(st, sc, h, side))
