@@ -308,7 +308,7 @@ def test_odds_rounded_for_the_defender_and_capped_at_7_to_1(tmp_path):
 
 
 def test_worked_example_11_to_4():
-    from pbem.games.panzer_corps.common import odds_column
+    from pbem.mechanics.odds import odds_column
     assert odds_column(11, 4, best=7, worst=3) == "2:1"        # 9.2, the rulebook's example
     assert odds_column(2, 7, best=7, worst=3) is None          # below 1:3 (9.4)
     assert odds_column(50, 3, best=7, worst=3) == "7:1"

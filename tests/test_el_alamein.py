@@ -34,7 +34,7 @@ from pbem.engine import Game
 from pbem.core.orders import OrderError
 from pbem.games import ruleset_for
 from pbem.core.ruleset import Ctx
-from pbem.games.panzer_corps.common import odds_column
+from pbem.mechanics.odds import odds_column
 from pbem.mechanics.zoc import enemy_zoc
 from pbem.core.scenario import load, lint
 from pbem.core.state import copy_state, state_bytes

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import msgspec
 
 from pbem.core import events as E
 from pbem.core.events import Event
@@ -22,24 +21,6 @@ class DiceSource(Protocol):
     def roll(self, sides: int) -> int: ...
 
     def salt(self) -> str: ...
-
-
-class Stash:
-    """A game's own typed data, kept in ``GameState.extra[key]`` as JSON text so
-    the generic state stays one struct for every game.  ``deterministic``
-    sorts dict keys when encoding."""
-
-    def __init__(self, key: str, type_: type, deterministic: bool = False):
-        self.key, self.type = key, type_
-        self._dec = msgspec.json.Decoder(type_)
-        self._enc = msgspec.json.Encoder(order="deterministic" if deterministic else None)
-
-    def get(self, st: GameState):
-        raw = st.extra.get(self.key)
-        return self._dec.decode(raw) if raw else self.type()
-
-    def put(self, st: GameState, value) -> None:
-        st.extra[self.key] = self._enc.encode(value).decode()
 
 
 def find_unit(ctx: "Ctx", uid: str, side: str | None = None, *, on_map: bool = False,

@@ -95,8 +95,6 @@ class GameState(Struct, omit_defaults=True):
     score: dict[str, int] = {}
     secrets: dict[str, str] = {}   # "side:name" -> commitment, for secrets not yet unveiled
     control: dict[str, str] = {}   # hex -> side controlling it (cities, footholds)
-    extra: dict[str, str] = {}
-    game_data: dict = {}           # per-game state a rules module keeps (plain JSON values)
 
 
 # A game keeps its own state in a subclass of GameState (Ruleset.state_type) with

@@ -16,7 +16,7 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
-from pbem.games.panzer_corps.common import units_at
+from pbem.mechanics.movement import units_at
 from pbem.mechanics.pathcost import PathCost, frac
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
 from pbem.games.crete.board import air_units, gd
-from pbem.games.panzer_corps.common import odds_column
+from pbem.mechanics.odds import odds_column
 
 RESULTS = frozenset({"Ae", "De", "Ee", "Ne", "Ca"})     # 10.0
 TABLES = {"all-out": "all-out", "allout": "all-out", "limited": "limited"}    # 9.1: named before the roll

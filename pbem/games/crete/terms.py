@@ -8,7 +8,7 @@ from pbem.core.state import GameState
 from pbem.games.crete import events as E
 from pbem.games.crete.board import gd
 from pbem.games.crete.state import CW, GERMAN
-from pbem.games.panzer_corps.common import units_at
+from pbem.mechanics.movement import units_at
 
 
 def final_points(st: GameState, sc: Scenario) -> tuple[dict[str, int], list[str]]:

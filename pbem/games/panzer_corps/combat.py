@@ -14,7 +14,7 @@ from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
 from pbem.core.state import Attack, GameState, UnitState
 from pbem.games.panzer_corps import events as E
-from pbem.games.panzer_corps.common import odds_column
+from pbem.mechanics.odds import odds_column
 from pbem.games.panzer_corps.params import GameParams
 from pbem.mechanics.movement import stack_violations, units_at
 from pbem.mechanics.retreat import retreat_paths

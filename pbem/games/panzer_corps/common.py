@@ -1,30 +1,11 @@
 """What the family's modules share beyond the generic mechanics (pbem.mechanics):
-the odds column (9.2), order words, the "between two enemy units" test of
+order words, the "between two enemy units" test of
 10.0(4) and the evacuation flow of Dunkerque 4.2.  Pure functions.
 """
 from __future__ import annotations
 
 from pbem.core import orders as O
 from pbem.core.scenario import Board
-from pbem.mechanics.movement import units_at  # noqa: F401 - other games import it from here (for now)
-
-
-def odds_column(attack: int, defence: int, best: int = 6, worst: int = 2) -> str | None:
-    """The CRT column for attack vs defence strength (9.2).
-
-    At or above 1:1 the ratio is rounded down (11:4 -> 2:1) and capped at
-    ``best``:1; below 1:1 it is 1:n with n rounded up (2:3 -> 1:2).  Returns
-    None when the odds are worse than 1:``worst`` (not allowed, 9.2(2))."""
-    if defence <= 0:
-        return f"{best}:1"
-    if attack <= 0:
-        return None
-    if attack >= defence:
-        return f"{min(attack // defence, best)}:1"
-    n = -(-defence // attack)
-    if n > worst:
-        return None
-    return f"1:{n}"
 
 
 def verb(order: O.Order) -> str:

@@ -1,8 +1,7 @@
 """The family's own state: the core GameState and what these games add to it.
 
-Everything the family's rules keep between orders is a typed field here (the
-core's ``GameState.extra`` is not used).  The state is built from the log by
-the reducer (reducer.py) and never written to it.
+Everything the family's rules keep between orders is a typed field here; the
+state is built from the log by the reducer (reducer.py) and never written to it.
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from pbem.core.orders import OrderError
 from pbem.core.reduce import secret_commitment
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.core.scenario import Scenario
-from pbem.games.panzer_corps.common import units_at
+from pbem.mechanics.movement import units_at
 from pbem.games.red_devils import events as E
 from pbem.games.red_devils.opportunity import eligible_firers, fire_round
 from pbem.games.red_devils.state import Landing, RedDevilsState

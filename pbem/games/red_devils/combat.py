@@ -8,7 +8,7 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import Attack, UnitState
-from pbem.games.panzer_corps.common import units_at
+from pbem.mechanics.movement import units_at
 from pbem.games.red_devils import events as E
 from pbem.games.red_devils.state import Doctrine, RedDevilsState
 from pbem.games.red_devils.terrain import (MINOR, RIJN, gd, in_ezoc, is_artillery, is_mech, is_static, path_cost,

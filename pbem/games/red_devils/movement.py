@@ -12,7 +12,7 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.panzer_corps.common import units_at
+from pbem.mechanics.movement import units_at
 from pbem.games.red_devils.opportunity import walk
 from pbem.games.red_devils.state import Pending, RedDevilsState
 from pbem.games.red_devils.terrain import (FERRY, MINOR, RIJN, closed_to_mech, entry_cost, entry_letter, gd,

@@ -16,7 +16,7 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.panzer_corps.common import units_at
+from pbem.mechanics.movement import units_at
 from pbem.games.red_devils import events as E
 from pbem.games.red_devils.combat import column_index
 from pbem.games.red_devils.state import Doctrine, Pending, RedDevilsState

@@ -7,7 +7,7 @@ from collections import deque
 
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
-from pbem.games.panzer_corps.common import units_at
+from pbem.mechanics.movement import units_at
 from pbem.games.red_devils import events as E
 from pbem.games.red_devils.state import RedDevilsState
 from pbem.games.red_devils.terrain import gd, in_ezoc, unbridged_rijn

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.panzer_corps.common import units_at
+from pbem.mechanics.movement import units_at
 from pbem.games.red_devils.state import RedDevilsState
 from pbem.mechanics.pathcost import PathCost, frac
 

@@ -1,0 +1,130 @@
+"""The kernel and the games (issue 11): every game is a package behind the Ruleset
+contract; the core knows no game; core events have one reducer."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pbem.core import events as E
+from pbem.core.orders import OrderError, parse
+from pbem.core.reduce import CORE, reduce_core
+from pbem.core.ruleset import Ruleset
+from pbem.core.state import GameState
+from pbem.games import REGISTRY, known_games, ruleset_for
+
+PBEM = Path(__file__).resolve().parent.parent / "pbem"
+GAME_WORDS = re.compile(r"el-alamein|dunkerque|kharkov|khar'kov|operation-compass|crete|eben|red-devils|red_devils|"
+                        r"alamein|compass|panzer[ _-]?corps|paratroop|mirages|tobruk", re.IGNORECASE)
+
+
+def _code_lines(path: Path):
+    """Lines of code (not comments, not docstrings) of a module."""
+    text = path.read_text()
+    text = re.sub(r'"""(?:.|\n)*?"""', lambda m: "\n" * m.group(0).count("\n"), text)
+    for n, line in enumerate(text.splitlines(), start=1):
+        code = line.split("#", 1)[0]
+        if code.strip():
+            yield n, code
+
+
+def test_no_game_is_named_outside_its_package():
+    found = []
+    for path in PBEM.rglob("*.py"):
+        if "games" in path.relative_to(PBEM).parts:
+            continue
+        for n, code in _code_lines(path):
+            if GAME_WORDS.search(code):
+                found.append(f"{path.relative_to(PBEM)}:{n}: {code.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_a_game_imports_no_other_game():
+    """A game builds on the kernel and the mechanics (and its family's shared module), never
+    on another game's package."""
+    found = []
+    for pkg in (PBEM / "games").iterdir():
+        if not pkg.is_dir() or pkg.name.startswith("_"):
+            continue
+        for path in pkg.rglob("*.py"):
+            for n, code in _code_lines(path):
+                m = re.search(r"pbem\.games\.(\w+)", code)
+                if m and m.group(1) not in (pkg.name, "words", "paratroop"):
+                    found.append(f"{path.relative_to(PBEM)}:{n}: {code.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_no_module_outside_data_is_longer_than_800_lines():
+    long = [f"{p.relative_to(PBEM)}: {n}" for p in PBEM.rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 800]
+    assert not long, long
+
+
+def test_no_hook_is_looked_up_with_getattr():
+    found = [f"{p.relative_to(PBEM)}:{n}" for p in PBEM.rglob("*.py") for n, code in _code_lines(p)
+             if re.search(r"getattr\((self\.)?rules\b|getattr\(type\(\w+\.rules\)", code)]
+    assert not found, found
+
+
+@pytest.mark.parametrize("game", known_games())
+def test_every_game_keeps_the_contract(game):
+    rules = ruleset_for(game)
+    assert isinstance(rules, Ruleset) and rules.game == game
+    assert issubclass(rules.state_type, GameState)
+    assert all(isinstance(v, str) and v for v in rules.verbs)
+    assert not set(rules.verbs) & {"move", "attack", "retreat", "advance", "end", "secret", "unveil"}
+    assert rules.defaults_help                                  # what the host mails players
+
+
+def test_the_registry_names_every_game_once():
+    assert sorted(REGISTRY) == known_games() and len(set(REGISTRY.values())) == len(REGISTRY)
+
+
+def test_an_event_kind_names_one_type_for_good():
+    class Clash(E.Event, tag="UnitMoved"):
+        unit: str
+    with pytest.raises(ValueError, match="already"):
+        E.register(Clash)
+
+
+def test_a_game_event_decodes_once_its_game_is_known():
+    ev = E.decode_body("HiddenDraw", b'{"name":"x","slots":[2,3]}')
+    assert type(ev).__name__ == "HiddenDraw" and ev.slots == [2, 3]
+    with pytest.raises(ValueError, match="unknown event kind"):
+        E.decode_body("NoSuchEvent", b"{}")
+
+
+def test_core_events_are_reduced_once_for_every_game():
+    st = GameState(game_id="g", scenario_id="s", game="x")
+    reduce_core(st, E.PhaseStarted(turn=3, phase=1, side="a", name="movement"))
+    assert (st.turn, st.phase, st.decision) == (3, 1, None)
+    reduce_core(st, E.DecisionRequired(side="a", decision="retreat", combat=0, units=["u"], distance=2,
+                                       options=[["0101"]], rule="9.5"))
+    assert st.decision is not None and st.decision.distance == 2
+    reduce_core(st, E.GameEnded(winner="a", reason="r", rule="1"))
+    assert st.result.winner == "a" and st.decision is None
+    assert {E.PhaseStarted, E.GameEnded, E.SeedRevealed, E.SecretRecorded, E.SecretRevealed,
+            E.DecisionRequired, E.OrderGiven} <= set(CORE)
+
+
+def test_an_opened_secret_must_match_its_commitment_in_every_game():
+    from pbem.core.reduce import secret_commitment
+    st = GameState(game_id="g", scenario_id="s", game="x")
+    reduce_core(st, E.SecretRecorded(side="a", name="n", commitment=secret_commitment("s1", "text")))
+    with pytest.raises(ValueError, match="does not match"):
+        reduce_core(st, E.SecretRevealed(side="a", name="n", salt="s1", payload="other"))
+
+
+def test_a_game_reads_only_its_own_order_words():
+    crete, alamein = ruleset_for("crete"), ruleset_for("el-alamein")
+    assert parse("drop 1/FJR1 1002", crete.verbs)[0].order.word == "drop"
+    with pytest.raises(OrderError, match="unknown order 'drop'"):
+        parse("drop 1/FJR1 1002", alamein.verbs)
+
+
+def test_rolls_advance_the_scripted_dice_in_the_core_reducer():
+    st = GameState(game_id="g", scenario_id="s", game="x")
+    reduce_core(st, E.CombatResolved(index=0, target="0101", attackers=["a"], defenders=["b"], attack_strength=2,
+                                     defence_strength=1, modifiers=[], odds="2:1", rolls=[4, 2], result="DR1"))
+    assert st.scripted_pos == 2
