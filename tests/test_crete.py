@@ -171,8 +171,8 @@ def test_scatter_onto_commonwealth_below_1_to_3_eliminates(tmp_path):
 
 
 def test_scatter_attack_is_all_out_and_the_defender_chooses(tmp_path):
-    # 5.2: 6 vs 4 on the All Out table (1:1), die 4: Ca.  1Welch beside 22NZ makes 0305 a safe hex
-    # (10.6), so the Commonwealth may retreat or counterattack, but only on the All Out table.
+    # 5.2: 6 vs 4 on the All Out table (1:1), die 4: Ca.  22NZ has safe hexes (10.6: fewer than three
+    # friends, in an enemy ZOC or not), so it may retreat or counterattack, but only on the All Out table.
     t = start(tmp_path, drop=False, keep={"22NZ": "0304", "1Welch": "0305"}, dice=[1, 4, 4, 2, 5])
     evs = t.ok("german", "drop I/StR 0303")                  # Sc, die 4 = S: onto 22NZ in 0304
     opened = one(evs, E.CombatOpened)
@@ -193,10 +193,12 @@ def test_scatter_attack_is_all_out_and_the_defender_chooses(tmp_path):
 
 
 def test_scatter_exchange_until_a_result_german_must_roll_again(tmp_path):
-    # No safe hex for 22NZ: it must counterattack (All Out 1:2, die 3: Ca); the German may not
-    # retreat and rolls again (All Out 1:1, die 3: Ee) - all within the drop (5.2).
+    # 5.2: 22NZ chooses to counterattack (All Out 1:2, die 3: Ca); the German may not retreat
+    # and rolls again at once (All Out 1:1, die 3: Ee) - all within the drop.
     t = start(tmp_path, drop=False, keep={"22NZ": "0304"}, dice=[1, 4, 4, 3, 3])
     evs = t.ok("german", "drop I/StR 0303")
+    assert t.state().decision.kind == "ca"                   # 10.6: empty hexes around it are safe
+    evs += t.ok("commonwealth", "counterattack all-out")
     assert [e.mode for e in only(evs, E.CombatOpened)] == ["scatter", "counterattack", "re-roll"]
     assert [e.result for e in only(evs, E.CombatResolved)] == ["Ca", "Ca", "Ee"]
     assert t.state().decision is None
@@ -405,13 +407,13 @@ def ca_start(tmp_path, dice, keep=None):
 
 
 def test_ca_defender_retreats_then_attacker_advances(tmp_path):
-    # Limited 1:1 (6 vs 4) die 1: Ca; 22NZ has two safe hexes (0305; 0204 beside 1Welch)
+    # Limited 1:1 (6 vs 4) die 1: Ca; 22NZ may retreat into any of its free neighbours (10.6)
     t = ca_start(tmp_path, [1], keep={"22NZ": "0304", "1Welch": "0205"})
     t.ok("german", "attack 0304 with I/StR limited")
     d = t.state().decision
     assert d.kind == "ca" and d.side == "commonwealth"
     assert ["retreat"] in d.options and ["counterattack", "0303", "all-out"] in d.options
-    t.refuse("commonwealth", "retreat 22NZ 0404", rule="10.6")
+    t.refuse("commonwealth", "retreat 22NZ 0403", rule="10.6")     # II/StR stands there
     evs = t.ok("commonwealth", "retreat 22NZ 0305")
     assert one(evs, E.UnitRetreated).path == ["0305"]
     d = t.state().decision
@@ -456,7 +458,7 @@ def test_ca_chain_original_attacker_retreats(tmp_path):
     t.ok("commonwealth", "counterattack 0303 all-out")
     d = t.state().decision
     assert d.side == "german" and ["retreat"] in d.options
-    t.refuse("german", "retreat I/StR 0203", rule="10.6")      # next to 22NZ, no friend there
+    t.refuse("german", "retreat I/StR 0304", rule="10.6")      # 22NZ stands there
     evs = t.ok("german", "retreat I/StR 0302")
     assert one(evs, E.UnitRetreated).unit == "I/StR"
     # the Commonwealth unit won the exchange: it may advance into 0303 (10.5, 10.7)
@@ -466,10 +468,12 @@ def test_ca_chain_original_attacker_retreats(tmp_path):
 
 
 def test_ca_with_no_retreat_and_no_counterattack_eliminates(tmp_path):
-    # 10.5: Gk6 (2) in 0402 has no safe hex (0302 and 0502 lie in German ZOC) and its only
-    # counterattack, on the three units in 0303, would be 2 vs 18; Limited 7:1 die 5: Ca.
-    hexes = ["0303", "0303", "0303", "0403", "0503", "0703", "0803"]
-    t = start(tmp_path, keep={"Gk6": "0402"}, hexes=hexes, dice=[5])
+    # 10.5: Gk6 (2) in 0402 has no safe hex (0401 is sea, 0302 holds three Commonwealth units,
+    # the rest German units) and its only counterattack, on the three units in 0303, would be
+    # 2 vs 18; Limited 7:1 die 5: Ca.
+    hexes = ["0303", "0303", "0303", "0403", "0503", "0502", "0803"]
+    keep = {"Gk6": "0402", "22NZ": "0302", "21NZ": "0302", "23NZ": "0302"}
+    t = start(tmp_path, keep=keep, hexes=hexes, dice=[5])
     to_combat(t)
     evs = t.ok("german", "attack 0402 with I/StR II/StR III/StR limited no-advance")
     assert one(evs, E.CombatResolved).odds == "7:1" and one(evs, E.CombatResolved).result == "Ca"
@@ -485,7 +489,7 @@ def said(t: Table, evs: list[E.Event]) -> list[str]:
 
 def test_standing_ca_retreat_answers_the_defenders_ca(tmp_path):
     # 10.5: the defending force that draws Ca retreats or counterattacks; the Commonwealth answers in
-    # advance, during the German phase.  Limited 1:1 die 1: Ca; 22NZ then has two safe hexes, so the
+    # advance, during the German phase.  Limited 1:1 die 1: Ca; 22NZ then has four safe hexes, so the
     # retreat hex is still its owner's choice (10.6).
     t = ca_start(tmp_path, [1])
     evs = t.ok("commonwealth", "doctrine ca retreat")
@@ -497,7 +501,7 @@ def test_standing_ca_retreat_answers_the_defenders_ca(tmp_path):
     assert not [e for e in only(evs, E.DecisionRequired) if e.decision == "ca"]
     assert "by standing order 'doctrine ca retreat'" in " ".join(said(t, evs))
     d = t.state().decision
-    assert d.kind == "retreat" and d.side == "commonwealth" and d.options == [["0204"], ["0305"]]
+    assert d.kind == "retreat" and d.side == "commonwealth" and d.options == [["0203"], ["0204"], ["0305"], ["0404"]]
     t.ok("commonwealth", "retreat 22NZ 0305")
     assert t.state().decision.kind == "advance"
     assert t.game.verify().ok                 # replay re-derives the automatic answer from the log
@@ -578,9 +582,12 @@ def test_standing_orders_per_hex_and_per_unit(tmp_path):
 
 
 def test_standing_order_not_legal_falls_back_to_asking(tmp_path):
-    # 10.5: Gk6 in 0402 has no safe hex (10.6) but may counterattack 0303 at 1:3 (Limited 3:1 die 1: Ca):
-    # a standing retreat cannot be applied, so the Commonwealth is asked, and told why.
-    t = start(tmp_path, keep={"Gk6": "0402"}, dice=[1, 6])
+    # 10.5: Gk6 in 0402 has no safe hex (10.6: 0401 is sea, 0302 holds three Commonwealth units, the
+    # rest German units) but may counterattack 0303 at 1:3 (Limited 3:1 die 1: Ca): a standing
+    # retreat cannot be applied, so the Commonwealth is asked, and told why.
+    keep = {"Gk6": "0402", "22NZ": "0302", "21NZ": "0302", "23NZ": "0302"}
+    hexes = ["0303", "0403", "0503", "0502", "0703", "0803", "0903"]
+    t = start(tmp_path, keep=keep, hexes=hexes, dice=[1, 6])
     to_combat(t)
     t.ok("commonwealth", "doctrine ca retreat")
     evs = t.ok("german", "attack 0402 with I/StR limited")

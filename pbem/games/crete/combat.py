@@ -16,7 +16,7 @@ from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
 from pbem.games.crete import events as E
 from pbem.games.crete.board import (air_units, alive, enemies, friends, gd, hex_arg, land, printed, sea_side,
-                                    stack_limit, zoc)
+                                    stack_limit)
 from pbem.games.crete.odds import TABLES, column, strengths, table
 from pbem.games.crete.standing import standing_answer
 from pbem.games.crete.state import GERMAN, CreteState, Fight, fight_of
@@ -238,19 +238,17 @@ def lose(ctx: Ctx, ids: list[str]) -> None:
 # Ca (10.5) ------------------------------------------------------------------------------------
 
 def safe_hexes(st: CreteState, sc: Scenario, u: UnitState) -> list[str]:
-    """10.6: adjacent hexes the unit could enter, free of enemy units, with room, and outside
-    enemy zones of control unless friendly units already stand there (our reading)."""
+    """10.6: the adjacent hexes the unit could enter (4.8), free of enemy units, holding fewer than
+    three friendly units.  Inside an enemy zone of control the case asks for fewer than three
+    friendly units, none included (the same words in 5.4 cover empty hexes), so an empty hex in an
+    enemy ZOC is safe; outside one the stacking limit (4.4) still applies."""
     if u.hex is None:
         return []
-    ezoc = zoc(st, sc, u.side)
     out = []
     for n in sc.board.grid.neighbours(u.hex):
         if not land(sc, n) or sea_side(sc, u.hex, n) or enemies(st, n, u.side):
             continue
-        k = friends(st, n, u.side, u.id)
-        if k >= stack_limit(sc):
-            continue
-        if n in ezoc and k == 0:
+        if friends(st, n, u.side, u.id) >= stack_limit(sc):
             continue
         out.append(n)
     return sorted(out)

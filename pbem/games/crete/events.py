@@ -63,4 +63,12 @@ class StandingOrderApplied(Event, tag="StandingOrderApplied"):
     rule: str = ""
 
 
-register(AirDropped, TrackEntered, CombatOpened, StandingOrderSet, StandingOrderApplied)
+class PlaceScored(Event, tag="PlaceScored"):
+    """Victory points for a place (an airfield or Suda) held at the end of the game (Crete 12.2)."""
+    side: str
+    hex: str
+    place: str                     # "airfield" | "suda"
+    points: int
+
+
+register(AirDropped, TrackEntered, CombatOpened, StandingOrderSet, StandingOrderApplied, PlaceScored)

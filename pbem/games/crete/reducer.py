@@ -160,6 +160,10 @@ def unit_eliminated(st: CreteState, ev: E.UnitEliminated, sc: Scenario) -> None:
     owed(st, ev.unit)
 
 
+def place_scored(st: CreteState, ev: E.PlaceScored, sc: Scenario) -> None:
+    st.score[ev.side] = st.score.get(ev.side, 0) + ev.points          # 12.2
+
+
 def unit_advanced(st: CreteState, ev: E.UnitAdvanced, sc: Scenario) -> None:
     f = st.crete.fight
     st.units[ev.unit].hex = ev.path[-1]       # 10.7
@@ -216,6 +220,7 @@ REDUCERS: dict[type, Callable[[CreteState, E.Event, Scenario], None]] = {
     E.DecisionRequired: decision_required,    # 10.7
     E.UnitRetreated: unit_retreated,          # 10.5, 10.6
     E.UnitEliminated: unit_eliminated,        # 10.5, 12.1
+    E.PlaceScored: place_scored,              # 12.2
     E.UnitAdvanced: unit_advanced,            # 10.7
     E.AdvanceDeclined: advance_declined,      # 10.7
     E.CombatFinished: combat_finished,        # 10.0

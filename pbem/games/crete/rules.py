@@ -64,7 +64,7 @@ class Crete(Ruleset):
         "first safe hex), or the first counterattack when no retreat exists; retreat: the "
         "first safe hex; Ee: the first loss set listed; advance: none.")
     game = "crete"
-    ruleset_version = "1"
+    ruleset_version = "2"
     result_codes = RESULTS
     state_type = CreteState
     first_turn = 0                 # 1.x: the set-up steps come before turn 1

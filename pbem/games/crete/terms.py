@@ -1,5 +1,7 @@
-"""Victory (12.0): points for enemy strength eliminated (12.1, kept by the reducer),
-for the airfields and Suda held at the end (12.2), and the level of victory (12.3)."""
+"""Victory (12.0): points for enemy strength eliminated (12.1, added by the reducer as
+each unit goes), for the airfields and Suda held at the end (12.2, a PlaceScored event
+each, added the same way), and the level of victory (12.3).  The state's score is thus
+the game's score at every moment: the places count only at the end of the game."""
 from __future__ import annotations
 
 from pbem.core.ruleset import Ctx
@@ -11,28 +13,30 @@ from pbem.games.crete.state import CW, GERMAN
 from pbem.mechanics.movement import units_at
 
 
-def final_points(st: GameState, sc: Scenario) -> tuple[dict[str, int], list[str]]:
-    """Victory Points at the end (12.1, 12.2) and the reasons for the place points."""
+def places_held(st: GameState, sc: Scenario) -> list[E.PlaceScored]:
+    """12.2: each airfield and Suda occupied by one side's units only, with its points."""
     v = sc.victory
     g = gd(sc)
-    pts = {GERMAN: st.score.get(GERMAN, 0), CW: st.score.get(CW, 0)}
-    notes = []
-    held = [(h, int(v.get("airfield_points", 5)), sc.board.label(h)) for h in g.get("airfields", [])]
+    places = [(h, "airfield", int(v.get("airfield_points", 5))) for h in g.get("airfields", [])]
     if g.get("suda"):
-        held.append((g["suda"], int(v.get("suda_points", 10)), sc.board.label(g["suda"])))
-    for h, n, lab in held:
+        places.append((g["suda"], "suda", int(v.get("suda_points", 10))))
+    out = []
+    for h, kind, n in places:
         sides = {u.side for u in units_at(st).get(h, [])}
         if len(sides) == 1:
-            s = sides.pop()
-            pts[s] += n
-            notes.append(f"{lab} {sc.side_name(s)} +{n}")
-    return pts, notes
+            out.append(E.PlaceScored(side=sides.pop(), hex=h, place=kind, points=n))
+    return out
 
 
 def game_end(ctx: Ctx) -> None:
-    """The end of Game-Turn 10: the side with more points wins, at the level of the difference (12.3)."""
+    """The end of Game-Turn 10: the places held score (12.2), then the side with more points
+    wins, at the level of the difference (12.3)."""
     st, sc = ctx.state, ctx.sc
-    pts, notes = final_points(st, sc)
+    held = places_held(st, sc)
+    for ev in held:
+        ctx.emit(ev)
+    pts = {GERMAN: st.score.get(GERMAN, 0), CW: st.score.get(CW, 0)}
+    notes = [f"{sc.board.label(p.hex)} {sc.side_name(p.side)} +{p.points}" for p in held]
     diff = abs(pts[GERMAN] - pts[CW])
     level = next((lv["level"] for lv in sc.victory.get("levels", []) if lv["from"] <= diff <= lv["to"]), "")
     winner = "draw" if diff == 0 else (GERMAN if pts[GERMAN] > pts[CW] else CW)

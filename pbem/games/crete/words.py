@@ -48,6 +48,15 @@ def own_words(ev: E.Event, sc: Scenario) -> str | None:
             return f"{ev.unit} retreats to {lab(ev.path[-1])} ({who}) (10.5, 10.6)."
         case E.UnitAdvanced():
             return f"{ev.unit} advances into {lab(ev.path[-1])} (10.7)."
+        case E.UnitEliminated():
+            d = sc.unit_defs.get(ev.unit)
+            if d is None:
+                return None
+            gain = next((s for s in sc.side_ids() if s != d.side), "")
+            return f"{ev.unit} is eliminated: {ev.reason} ({ev.rule}); {name(gain)} +{d.strength} VP (12.1)."
+        case E.PlaceScored():
+            what = "airfield" if ev.place == "airfield" else "town"
+            return f"{name(ev.side)} holds the {what} {lab(ev.hex)} at the end: +{ev.points} VP (12.2)."
         case E.GameEnded():
             return f"GAME OVER - {ev.reason} ({ev.rule})."
     return None

@@ -167,6 +167,8 @@ def _retreated(st: RedDevilsState, ev: E.UnitRetreated, sc: Scenario) -> None:
 def _eliminated(st: RedDevilsState, ev: E.UnitEliminated, sc: Scenario) -> None:
     u = st.units[ev.unit]
     u.hex, u.eliminated, u.disrupted = None, True, False
+    if u.side == "german":                                # 12.1: one British VP as each German unit goes
+        st.score["british"] = st.score.get("british", 0) + 1
     _owed_done(st, ev.unit)
 
 
@@ -194,7 +196,7 @@ def _recovered(st: RedDevilsState, ev: E.UnitsRecovered, sc: Scenario) -> None:
 
 def _counted(st: RedDevilsState, ev: E.VictoryCounted, sc: Scenario) -> None:
     st.vp = {"total": ev.total}                           # 12.0
-    st.score = {"british": ev.total}
+    st.score = {"british": ev.total}                      # the hexes and the units left count only now
 
 
 def _revealed(st: RedDevilsState, ev: E.SecretRevealed, sc: Scenario) -> None:

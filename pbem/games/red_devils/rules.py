@@ -59,6 +59,7 @@ class RedDevils(Ruleset):
         st = RedDevilsState(game_id=game_id, scenario_id=sc.id, game=sc.game)
         for u in sc.units:
             st.units[u.id] = UnitState(id=u.id, side=u.side, hex=u.hex, strength=u.strength, ma=u.ma)
+        st.score = {"british": 0}      # 12.1: British victory points, kept current as they arise
         return st
 
     def reduce(self, st: RedDevilsState, ev: E.Event, sc: Scenario) -> None:
