@@ -122,7 +122,6 @@ def test_order_exit_codes_and_output(game):
     ("move 8Pz 0511 0510 0509 0508 0507 0506 0505", "more than 8Pz's movement allowance of 6", "8.2(1)"),
     ("move 8Pz 0613", "0613 is not adjacent to 0512", "8.2(3)"),
     ("move 8Pz 0612 0712 0812 0912", "0812 is in an enemy zone of control", "6.1"),
-    ("move 155 0505 0605 0604", "already holds a friendly unit", "7.1"),
     ("move 125 0603 0602 0601", "0601 (sea) may not be entered", "8.3"),
     ("move 24Aus 0905", "24Aus is not a German-Italian unit", None),
     ("movee 8Pz 0611", "unknown order 'movee'", None),

@@ -19,7 +19,6 @@ from pbem.games.panzer_corps import events as E
 from pbem.report import render
 from pbem.games import ruleset_for
 from pbem.core.ruleset import secret_commitment
-from pbem.games.panzer_corps.dunkerque import SLOTS
 from pbem.core.scenario import lint, load
 from pbem.views import log_view, state_view
 
@@ -43,7 +42,11 @@ def r_units(ma: int = 4) -> list[dict]:
     return [F(uid, 2, ma, entry_turn=0) for uid in R_UNITS]
 
 
-HIDDEN = {"hidden_reinforcements": R_UNITS}
+SLOTS = [2, 3, 3, 4, 4, 5, 5]                   # 3.0(4): one on turn 2, two on each of turns 3 to 5
+HIDDEN = {"hidden_reinforcements": R_UNITS, "hidden_slots": SLOTS}
+# The victory values printed in 4.0-4.2, which a scenario's [victory] table gives (the code holds none).
+VICTORY = {"german_points_needed": 35, "points_per_allied_cs": 1, "points_per_german_cs": -2,
+           "ports": ["Boulogne", "Calais", "Dunkerque", "Ostende", "Antwerpen"], "port_capacity": 5}
 
 
 # ============================================================================
@@ -112,9 +115,19 @@ def test_8_3_3_the_sea_may_not_be_entered(pz_game):
     t.refuse("german", "move G 0401", rule="8.3")
 
 
-def test_7_0_no_stacking(pz_game):
-    t = pz_game("dunkerque", [G("G", 4, 4, "0404"), G("H", 4, 4, "0405"), F("A", 2, 4, "0808")])
-    t.refuse("german", "move G 0405", rule="7.1", match="no stacking")
+def test_7_0_7_1_no_stacking_at_the_end_of_the_movement_phase(pz_game):
+    # 7.0: one unit a hex, 7.1: counted when the movement phase ends (no 7.3 in Dunkerque): G may
+    # end on H, which has not moved, but end is refused until H leaves; a unit that has moved
+    # already cannot make room, so nobody may stay on it.
+    t = pz_game("dunkerque", [G("G", 4, 4, "0404"), G("H", 4, 4, "0405"), G("K", 4, 4, "0507"),
+                              F("A", 2, 4, "0808")])
+    t.ok("german", "move G 0405")
+    err = t.refuse("german", "end", rule="7.1", match="0405 holds G, H")
+    assert "one unit a hex (7.0)" in err.message
+    t.ok("german", "move H 0406")
+    t.refuse("german", "move K 0406", rule="7.1", match="could not be moved out")
+    t.ok("german", "end")
+    assert t.phase() == (1, GER_COMBAT)
 
 
 # ============================================================================
@@ -216,7 +229,7 @@ def test_3_0_4_the_r_units_are_drawn_face_down_with_the_dice(pz_game):
     t = pz_game("dunkerque", [G("G", 4, 4, "0404")] + r_units(), game_data=HIDDEN, dice=rolls)
     evs = t.ok("german", "end")
     draw = one(evs, E.HiddenDraw)
-    assert draw.rolls == rolls and draw.slots == list(SLOTS) == [2, 3, 3, 4, 4, 5, 5]
+    assert draw.rolls == rolls and draw.slots == SLOTS
     assert draw.units == drawn(rolls)
     seals = only(evs, E.SecretRecorded)
     assert [s.side for s in seals] == ["referee"] * 7
@@ -342,7 +355,7 @@ def test_10_0_default_is_to_delay(pz_game):
 def test_4_0_points_per_combat_strength(pz_game):
     # 4.0(1)/(2): +1 per Allied CS eliminated, -2 per German CS eliminated.
     t = pz_game("dunkerque", [G("G", 6, 4, "0404"), F("A", 3, 4, "0505"), G("G2", 2, 4, "0707"),
-                              F("B", 8, 4, "0708")], dice=[1, 1])
+                              F("B", 8, 4, "0708")], dice=[1, 1], victory=VICTORY)
     t.goto(1, GER_COMBAT)
     t.ok("german", "attack 0505 with G no-advance")
     t.ok("german", "end")
@@ -364,7 +377,7 @@ def test_4_1_connecting_lines_at_the_end(pz_game):
     # its 2 CS go to the German points; a unit standing in an EZOC may still trace from there.
     units = [F("A1", 3, 4, "0303"), F("A2", 2, 4, "0606"),
              G("G1", 2, 4, "0506"), G("G2", 2, 4, "0705"), G("G3", 2, 4, "0607"), G("G4", 2, 4, "0504")]
-    t = pz_game("dunkerque", units)
+    t = pz_game("dunkerque", units, victory=VICTORY)
     evs = _last_turn(t)
     lines = {e.subject: e for e in only(evs, E.ConnectingLine)}
     assert lines["A1"].traced and lines["A1"].path[0] == "0303"
@@ -411,7 +424,7 @@ def test_4_2_evacuation_through_ports_up_to_five_cs(pz_game):
     # evacuated, 2 CS are lost and count for the Germans.
     rows = ["." * 8, "." * 8, "." * 8, "...~~~..", "...~P~..", "...~.~..", "...~.~..", "...~~~.."]
     units = [F("A1", 4, 4, "0506"), F("A2", 3, 4, "0507"), G("G", 2, 4, "0202")]
-    t = pz_game("dunkerque", units, rows=rows, places=[("Dunkerque", ["0505"])])
+    t = pz_game("dunkerque", units, rows=rows, places=[("Dunkerque", ["0505"])], victory=VICTORY)
     evs = _last_turn(t)
     lines = {e.subject: e for e in only(evs, E.ConnectingLine)}
     assert lines["A1"].traced and lines["A2"].traced
@@ -424,7 +437,7 @@ def test_4_2_evacuation_through_ports_up_to_five_cs(pz_game):
 def test_4_0_thirty_five_points_win(pz_game):
     # 4.0: 35 points or more at the end of turn 6: German victory; 34 or fewer: Allied.
     units = [G("G", 2, 4, "0101")] + [F(f"A{i}", 7, 4, f"0{i}05") for i in range(2, 7)]
-    t = pz_game("dunkerque", units, victory={"german_points_needed": 35})
+    t = pz_game("dunkerque", units, victory=VICTORY)
     t.game.rules  # the units are cut off by nothing: all trace
     evs = _last_turn(t)
     assert one(evs, E.GameEnded).winner == "allied"
@@ -433,7 +446,7 @@ def test_4_0_thirty_five_points_win(pz_game):
     units = [G("G", 2, 4, "0101")] + [F(f"A{i}", 7, 4, f"0{i}04") for i in range(2, 7)]
     rows = ["~~~~~~~~", "~......~", "~......~", "~......~", "~......~", "~~~~~~~~", "." * 8, "." * 8]
     units = [G("G", 2, 4, "0108")] + [F(f"A{i}", 7, 4, f"0{i}03") for i in range(2, 7)]
-    t2 = pz_game("dunkerque", units, rows=rows, name="g2")
+    t2 = pz_game("dunkerque", units, rows=rows, name="g2", victory=VICTORY)
     evs = _last_turn(t2)
     assert len(only(evs, E.UnitEliminated)) == 5
     end = one(evs, E.GameEnded)
@@ -463,7 +476,7 @@ def test_example_game_is_decided_and_verifies(played_example):
 
 
 def test_lint_catches_broken_dunkerque_data(tmp_path):
-    # The linter checks what the rules rely on: Leuven 0607 a city (errata), seven R units (3.0(4)),
+    # The linter checks what the rules rely on: Leuven a city (errata), a slot per R unit (3.0(4)),
     # the five ports (4.2(1)), river hexsides (8.3(4)), highlands not doubling (9.3).
     from pbem.core.scenario import loads
     text = (ROOT / "scenarios" / "dunkerque.toml").read_text()
@@ -472,7 +485,8 @@ def test_lint_catches_broken_dunkerque_data(tmp_path):
     text = text.replace('[terrain.highlands]\nmove_cost = 2', '[terrain.highlands]\ndefence = 2\nmove_cost = 2')
     sc = loads(text.encode(), "broken.toml")
     problems = ruleset_for("dunkerque").lint(sc)
-    assert any("hidden_reinforcements: 6 units, 3.0(4) needs 7" in p for p in problems)
+    assert any("hidden_slots: 7 slots for 6 hidden reinforcements" in p for p in problems)
     assert any("units[2DCR]: off the map but not an R unit" in p for p in problems)
-    assert any("the port Calais (4.2(1)) is missing" in p for p in problems)
+    assert any("victory.ports: the port Calais (4.2(1)) is not in map.places" in p for p in problems)
+    assert any("map: port hexes 0624 belong to no port of victory.ports" in p for p in problems)
     assert any("terrain.highlands: defence 2, but in dunkerque it does not double" in p for p in problems)

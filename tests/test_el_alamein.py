@@ -391,13 +391,92 @@ def test_7_1_passing_through_a_friendly_unit_is_allowed(make_game):
     assert ev.path == ["0403", "0503"] and t.hex_of("A") == "0503" and t.hex_of("F") == "0403"
 
 
-def test_7_0_ending_on_a_friendly_unit_is_refused(make_game):
-    # 7.0 / 7.1: one unit per hex at the end of a move.
+def test_7_1_two_units_swap_hexes_within_a_phase(make_game):
+    # 7.1: the limit counts when the movement phase ends, so A may end its move on F while F,
+    # which has not moved yet, can still leave; F then takes A's old hex: the two swap.
+    t = make_game([U("A", "axis", 4, 6, "0303"), U("F", "axis", 4, 6, "0403"), U("B", "british", 4, 4, "0808")])
+    t.ok("axis", "move A 0403\nmove F 0303")
+    assert (t.hex_of("A"), t.hex_of("F")) == ("0403", "0303")
+    t.ok("axis", "end")
+    assert t.phase() == (1, AXIS_COMBAT)
+
+
+def test_7_1_a_unit_passes_a_friend_and_ends_on_another_which_then_moves_on(make_game):
+    # 7.1: A passes through F (0403) and ends on G (0503); the report names the over-full hex;
+    # G, not yet moved, moves on; F goes through A's hex and back (a hex may be passed both ways).
+    t = make_game([U("A", "axis", 4, 6, "0303"), U("F", "axis", 4, 6, "0403"), U("G", "axis", 4, 6, "0503"),
+                   U("B", "british", 4, 4, "0808")])
+    t.ok("axis", "move A 0403 0503")
+    [item] = t.awaiting()
+    assert item["options"] == ["0503: A, G - over the limit of one unit a hex; move units out before end (7.1)"]
+    t.ok("axis", "move G 0603")
+    assert "options" not in t.awaiting()[0]
+    assert one(t.ok("axis", "move F 0503 0403"), E.UnitMoved).path == ["0503", "0403"]
+    t.ok("axis", "end")
+    assert [t.hex_of(u) for u in "AFG"] == ["0503", "0403", "0603"] and t.phase() == (1, AXIS_COMBAT)
+
+
+def test_7_1_end_is_refused_while_a_hex_is_over_the_limit(make_game):
+    # 7.0 one unit a hex, 7.1 at the end of the movement phase; El Alamein has no 7.3, so the
+    # phase may not end while F can still be moved out; the refusal names the hex, the limit and
+    # a way out, and the deadline default makes that move before it ends the phase.
     t = make_game([U("A", "axis", 4, 6, "0304"), U("F", "axis", 4, 6, "0403"), U("B", "british", 4, 4, "0808")])
+    t.ok("axis", "move A 0403")
+    err = t.refuse("axis", "end", rule="7.1")
+    assert "0403 holds A, F" in err.message and "one unit a hex" in err.message and "move F " in err.message
+    defaults = t.game.rules.default_orders(t.state(), t.game.scenario, "axis")
+    assert len(defaults) == 2 and defaults[0].startswith("move F ") and defaults[1] == "end"
+    t.ok("axis", "\n".join(defaults))
+    assert t.phase() == (1, AXIS_COMBAT) and t.hex_of("A") == "0403" and t.hex_of("F") != "0403"
+
+
+def test_7_0_a_move_may_not_end_on_a_friend_that_can_no_longer_leave(make_game):
+    # 7.0/7.1 with 8.1(2): F has already moved, so nothing could empty 0403 before the end of the
+    # phase: A may pass through it but not stay.
+    t = make_game([U("A", "axis", 4, 6, "0304"), U("F", "axis", 4, 6, "0503"), U("B", "british", 4, 4, "0808")])
+    t.ok("axis", "move F 0403")
     err = t.refuse("axis", "move A 0403", rule="7.1")
-    assert "0403" in err.message
+    assert "0403" in err.message and "F" in err.message
     t.refuse("axis", "move A 0303 0403", rule="7.1")
     assert t.hex_of("A") == "0304"
+    t.ok("axis", "move A 0403 0504")
+
+
+# A corridor: row 03 from 0103 to 0503 is land, every other hex sea but 0808.
+CORRIDOR = ["~" * 8, "~" * 8, ".....~~~", "~" * 8, "~" * 8, "~" * 8, "~" * 8, "~~~~~~~."]
+
+
+def test_7_1_room_made_along_a_chain_of_moves(make_game):
+    # 7.1: A ends on F in the dead end 0103; F's only way out is G's hex, and G, not yet moved,
+    # can make room there: the move stands, and the refusal of end shows the two moves.
+    t = make_game([U("F", "axis", 4, 1, "0103"), U("G", "axis", 4, 2, "0203"), U("A", "axis", 4, 2, "0303"),
+                   U("B", "british", 4, 4, "0808")], rows=CORRIDOR)
+    t.ok("axis", "move A 0203 0103")
+    err = t.refuse("axis", "end", rule="7.1")
+    assert "move G 0303; move F 0203" in err.message
+    assert t.game.rules.default_orders(t.state(), t.game.scenario, "axis") == ["move G 0303", "move F 0203", "end"]
+    t.ok("axis", "move G 0303\nmove F 0203\nend")
+    assert t.phase() == (1, AXIS_COMBAT)
+
+
+def test_7_0_a_stack_no_move_can_empty_any_more_loses_its_excess(make_game):
+    # Our ruling (El Alamein has no 7.3): A ends on F, which may still go to 0303; D then takes
+    # 0303 and C (back and forth through F) 0103, both moved, so no move can empty 0203 any more.
+    # end asks the owner which unit goes, as the sister games' 7.3 would; the removal counts as
+    # an elimination.
+    t = make_game([U("C", "axis", 4, 2, "0103"), U("F", "axis", 2, 1, "0203"), U("A", "axis", 4, 2, "0403"),
+                   U("D", "axis", 4, 2, "0503"), U("B", "british", 4, 4, "0808")], rows=CORRIDOR)
+    t.ok("axis", "move C 0203 0103")                       # through F and back (7.1)
+    t.ok("axis", "move A 0303 0203")
+    t.ok("axis", "move D 0403 0303")
+    d = one(t.ok("axis", "end"), E.DecisionRequired)
+    assert (d.side, d.decision, d.units, d.distance, d.rule) == ("axis", "stack-loss", ["A", "F"], 1, "7.0")
+    assert t.phase() == (1, AXIS_MOVE)
+    assert t.game.rules.default_orders(t.state(), t.game.scenario, "axis") == ["lose F"]
+    t.refuse("axis", "lose C", rule="7.0")
+    ev = one(t.ok("axis", "lose F"), E.UnitEliminated)
+    assert (ev.unit, ev.rule, ev.reason) == ("F", "7.0", "over the stacking limit in 0203")
+    assert t.phase() == (1, AXIS_COMBAT)
 
 
 def test_7_2_entering_an_enemy_hex_is_refused(make_game):

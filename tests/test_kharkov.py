@@ -19,6 +19,9 @@ from pbem.core.scenario import lint, load
 S = pz_units("soviet")
 G = pz_units("german")
 SOV_REIN, SOV_MOVE, SOV_COMBAT, GER_REIN, GER_MOVE, GER_COMBAT = range(6)
+# The victory values printed in 4.x, which a scenario's [victory] table gives (the code holds none).
+VP = {"city_vp": 2, "charge_vp": 1, "elimination_vp": 1, "tank_elimination_vp": 2,
+      "railroad_vp": {"railroad": 2, "railroad_branch": 1}, "tie_winner": "draw"}
 
 
 def cities(*hexes: str, base: list[str] | None = None) -> list[str]:
@@ -106,23 +109,47 @@ def test_3_0_4_soviet_set_up_in_marked_edge_hexes_observing_stacking(pz_game):
 # 7.x stacking
 # ============================================================================
 
-def test_7_0_three_german_two_soviet_units_a_hex(pz_game):
+def test_7_0_7_1_three_german_two_soviet_units_a_hex_counted_at_the_end_of_the_phase(pz_game):
+    # 7.0: three German units a hex, two Soviet; 7.1: the limit counts when the movement phase
+    # ends, so a unit may end its move in a full hex (and pass through one); 7.3: what is still
+    # over the limit at the end is removed, the owner choosing which.
     t = pz_game("kharkov", [G("G1", 2, 4, "0404"), G("G2", 2, 4, "0405"), G("G3", 2, 4, "0403"),
                             G("G4", 2, 4, "0304"), S("S1", 2, 4, "0707"), S("S2", 2, 4, "0706"),
-                            S("S3", 2, 4, "0807")])
+                            S("S3", 2, 4, "0807")], victory=VP)
     t.ok("soviet", "move S2 0707")
-    t.refuse("soviet", "move S3 0707", rule="7.1", match="2 friendly units")
-    t.ok("soviet", "move S3 0708 0808")                                    # passing a full hex is fine (7.1)
+    t.ok("soviet", "move S3 0707")                                         # a third Soviet unit: fine for now
+    [item] = t.awaiting()
+    assert item["options"] == ["0707: S1, S2, S3 - over the limit of 2 units a hex; "
+                               "the excess is removed at the end of the phase (7.3)"]
+    evs = t.ok("soviet", "end")
+    d = one(evs, E.DecisionRequired)
+    assert (d.side, d.decision, d.units, d.distance, d.rule) == ("soviet", "stack-loss", ["S1", "S2", "S3"], 1, "7.3")
+    assert one(t.ok("soviet", "lose S3"), E.UnitEliminated).rule == "7.3"
     t.goto(1, GER_MOVE)
-    t.ok("german", "move G2 0404\nmove G3 0404")
-    t.refuse("german", "move G4 0404", rule="7.1", match="3 friendly units")
+    t.ok("german", "move G2 0404\nmove G3 0404")                           # three German units: the limit
+    t.ok("german", "move G4 0404")                                         # a fourth, until the end (7.1)
+    d = one(t.ok("german", "end"), E.DecisionRequired)
+    assert (d.side, d.decision, d.units, d.distance, d.rule) == (
+        "german", "stack-loss", ["G1", "G2", "G3", "G4"], 1, "7.3")
+
+
+def test_7_1_a_full_hex_emptied_before_the_end_loses_nothing(pz_game):
+    # 7.1: S3 ends its move in 0707 beside S1 and S2; S1, not yet moved, then leaves: at the end
+    # of the phase 0707 holds two Soviet units, the limit, and nothing is removed (7.3).
+    t = pz_game("kharkov", [G("G", 2, 4, "0101"), S("S1", 2, 4, "0707"), S("S2", 2, 4, "0707"),
+                            S("S3", 2, 4, "0807")], victory=VP)
+    t.ok("soviet", "move S3 0707\nmove S1 0607")
+    evs = t.ok("soviet", "end")
+    assert not only(evs, E.DecisionRequired) and not only(evs, E.UnitEliminated)
+    assert t.phase() == (1, SOV_COMBAT) and sorted(u.id for u in t.state().units.values()
+                                                   if u.hex == "0707") == ["S2", "S3"]
 
 
 def test_7_3_excess_units_are_removed_as_eliminated(pz_game):
     # 7.1/7.3: at the end of the movement phase a hex over the limit loses the excess; the owner
     # chooses which; the removal counts as an elimination (4.3: +1 VP to the Germans).
     t = pz_game("kharkov", [G("G", 2, 4, "0101"), S("S1", 2, 4, "0505"), S("S2", 3, 4, "0505"),
-                            S("S3", 1, 4, "0505")])
+                            S("S3", 1, 4, "0505")], victory=VP)
     evs = t.ok("soviet", "end")
     d = one(evs, E.DecisionRequired)
     assert (d.side, d.decision, d.units, d.distance, d.rule) == ("soviet", "stack-loss", ["S1", "S2", "S3"], 1, "7.3")
@@ -243,7 +270,7 @@ def test_9_4_3_exchange_each_side_removes_one_participant(pz_game):
     # 9.4(3): the attacker named its loss on the attack line (ex S2); the German player chooses
     # his; nobody retreats, nobody advances; both losses score (4.3).
     t = pz_game("kharkov", [S("S1", 4, 4, "0404"), S("S2", 3, 4, "0504"), G("G1", 2, 4, "0505", type="armour"),
-                            G("G2", 2, 4, "0505")], dice=[6])
+                            G("G2", 2, 4, "0505")], dice=[6], victory=VP)
     t.goto(1, SOV_COMBAT)
     t.refuse("soviet", "attack 0505 with S1 ex G1", match="not a Soviet unit")
     t.ok("soviet", "attack 0505 with S1 S2 ex S2")
@@ -369,7 +396,7 @@ def test_10_0_4_entry_in_an_ezoc_pins_the_unit(pz_game):
 def test_4_1_4_2_control_and_charges(pz_game):
     # 4.1(2)/(3): cities start German; entering takes control.  4.2: the first Soviet charge into
     # a city hex scores 1 VP, kept when the Germans retake it ("Charged"), not scored twice.
-    t = pz_game("kharkov", [S("S", 2, 6, "0304"), G("G", 2, 6, "0503")], rows=cities("0505"))
+    t = pz_game("kharkov", [S("S", 2, 6, "0304"), G("G", 2, 6, "0503")], rows=cities("0505"), victory=VP)
     assert t.state().control == {"0505": "german"}
     evs = t.ok("soviet", "move S 0404 0505 0605")                    # passing through takes control
     assert one(evs, E.HexControlled) == E.HexControlled(hex="0505", side="soviet", rule="4.1(2)",
@@ -390,7 +417,7 @@ def test_4_1_4_2_control_and_charges(pz_game):
 
 def test_4_3_elimination_points(pz_game):
     t = pz_game("kharkov", [S("S", 9, 4, "0404"), G("G", 1, 4, "0505", type="mechanized"),
-                            G("H", 1, 4, "0707")], dice=[1])
+                            G("H", 1, 4, "0707")], dice=[1], victory=VP)
     t.goto(1, SOV_COMBAT)
     t.ok("soviet", "attack 0505 with S no-advance")
     evs = t.ok("soviet", "end")
@@ -403,7 +430,7 @@ def test_4_4_railroad_cut_once_per_turn(pz_game):
     # yellow (Rostov branch) hex alone: 1 VP; yellow then orange in the same turn: 2 in all.
     feats = {"railroad": ["0503", "0504"], "railroad_branch": ["0203", "0204"]}
     t = pz_game("kharkov", [S("S1", 2, 4, "0403"), S("S2", 2, 4, "0303"), S("S3", 2, 4, "0604"),
-                            G("G", 2, 4, "0808")], features=feats)
+                            G("G", 2, 4, "0808")], features=feats, victory=VP)
     evs = t.ok("soviet", "move S2 0203")
     assert one(evs, E.PointsScored).points == 1
     evs = t.ok("soviet", "move S1 0503")
@@ -418,7 +445,7 @@ def test_4_5_sudden_death_at_poltava_any_moment(pz_game):
     # 4.5: a Soviet unit advancing into Poltava (0634) after combat ends the game at once.
     base = ["." * 8] * 36
     t = pz_game("kharkov", [S("S", 9, 4, "0633"), G("G", 1, 4, "0634"), G("H", 2, 4, "0101")],
-                rows=cities("0634", base=base), dice=[1])
+                rows=cities("0634", base=base), dice=[1], victory={**VP, "sudden_death": ["0634"]})
     t.goto(1, SOV_COMBAT)
     t.ok("soviet", "attack 0634 with S advance S")
     evs = t.ok("soviet", "end")
@@ -429,7 +456,8 @@ def test_4_5_sudden_death_at_poltava_any_moment(pz_game):
 
 def test_4_0_end_of_game_city_points_and_draw(pz_game):
     # 4.0/4.1(1): after turn 8, 2 VP per controlled city hex; equal totals: a draw.
-    t = pz_game("kharkov", [S("S", 2, 4, "0304"), G("G", 2, 4, "0707")], rows=cities("0505", "0606"), turns=1)
+    t = pz_game("kharkov", [S("S", 2, 4, "0304"), G("G", 2, 4, "0707")], rows=cities("0505", "0606"), turns=1,
+                victory=VP)
     t.ok("soviet", "move S 0404 0505")                  # +1 charge
     t.goto(1, GER_COMBAT)
     evs = t.end()
@@ -437,7 +465,8 @@ def test_4_0_end_of_game_city_points_and_draw(pz_game):
     assert pts == {("soviet", 2), ("german", 2)}
     end = one(evs, E.GameEnded)
     assert (end.winner, end.rule) == ("soviet", "4.0") and "Soviet 3 VP, German 2 VP" in end.reason
-    t2 = pz_game("kharkov", [S("S", 2, 4, "0304"), G("G", 2, 4, "0707")], rows=cities("0606"), turns=1, name="g2")
+    t2 = pz_game("kharkov", [S("S", 2, 4, "0304"), G("G", 2, 4, "0707")], rows=cities("0606"), turns=1, name="g2",
+                 victory=VP)
     t2.goto(1, GER_COMBAT)
     assert one(t2.end(), E.GameEnded).winner == "german"
 

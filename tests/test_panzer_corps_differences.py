@@ -90,7 +90,7 @@ def test_2_rivers_double_in_dunkerque_minor_rivers_not_in_kharkov(pz_game):
 def test_3_reinforcements_pay_1_mp_in_dunkerque_not_in_kharkov(pz_game):
     r = [f"R{i}" for i in range(1, 8)]
     d = pz_game("dunkerque", [GER("G", 4, 4, "0101")] + [ALL(u, 2, 4, entry_turn=0) for u in r],
-                game_data={"hidden_reinforcements": r}, dice=[1] * 6, name="d")
+                game_data={"hidden_reinforcements": r, "hidden_slots": [2, 3, 3, 4, 4, 5, 5]}, dice=[1] * 6, name="d")
     d.goto(2, 2)
     ent = one(d.ok("allied", "enter 0508"), E.ReinforcementEntered)
     assert ent.mp == 1                                                                            # Dunkerque 10.0(5)

@@ -9,7 +9,7 @@ the phase's end (``_end_phase``).  The retreat search is pbem.mechanics.retreat.
 from __future__ import annotations
 
 from pbem.core import orders as O
-from pbem.core.orders import OrderError
+from pbem.core.orders import HEX_RE, OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
 from pbem.core.state import Attack, GameState, UnitState
@@ -122,10 +122,43 @@ class Combat:
                 mods.append(f"also {extra}, but the defence is doubled only once ({once})")
         return att, dfn, mods
 
+    # --- combat: the order of resolution (9.1(5)) -------------------------------------
+
+    def _choose(self, ctx: Ctx, args: list[str]) -> None:
+        """``resolve HEX``: the attacker names the declared combat to resolve next (9.1(5):
+        any order).  The first one closes the declarations; after it the game waits for the
+        next ``resolve HEX``, or ``end`` for the rest in declaration order."""
+        st = ctx.state
+        rule = self.p.declare_rule
+        if len(args) != 1 or not HEX_RE.match(args[0]):
+            raise OrderError("write: resolve HEX, the target of a declared attack", rule)
+        h = args[0]
+        left = [a.target for a in st.attacks if a.stage == "declared"]
+        i = next((k for k, a in enumerate(st.attacks) if a.target == h), None)
+        if i is None:
+            raise OrderError(f"no attack on {h} is declared this phase; still to resolve: "
+                             f"{', '.join(left) or 'none'}", rule)
+        if st.attacks[i].stage != "declared":
+            raise OrderError(f"the attack on {h} is already resolved; still to resolve: "
+                             f"{', '.join(left) or 'none'}", rule)
+        if not st.declarations_closed:
+            ctx.emit(E.DeclarationsClosed(count=len(st.attacks)))      # no attack may be added now
+        ctx.emit(E.CombatChosen(index=i, target=h))
+        self._resolve(ctx)
+
+    def _rest_in_order(self, ctx: Ctx) -> None:
+        """``end`` after the attacker named combats: the rest in declaration order (9.1(5))."""
+        st = ctx.state
+        i = st.current
+        ctx.emit(E.CombatChosen(index=i, target=st.attacks[i].target, in_order=True))
+        self._resolve(ctx)
+
     # --- combat: resolution --------------------------------------------------------
 
     def _resolve(self, ctx: Ctx) -> None:
-        """Resolve declared attacks in order until a decision is needed (9.2)."""
+        """Resolve the declared attacks until a decision is needed (9.2): in declaration
+        order by default; while the attacker names them (``resolve HEX``, 9.1(5)) only the
+        one named, then the game waits for the next name."""
         st = ctx.state
         while st.result is None and st.decision is None:
             if st.current >= len(st.attacks):
@@ -133,7 +166,9 @@ class Combat:
                 return
             i = st.current
             a = st.attacks[i]
-            if a.stage == "declared":
+            if a.stage == "declared" and st.picking:
+                return                                  # the attacker names the next combat
+            if a.stage in ("declared", "chosen"):
                 self._roll(ctx, i, a)
             elif a.stage in ("eliminate-defenders", "eliminate-attackers"):
                 rule = self.p.result_rules["DE" if a.stage == "eliminate-defenders" else "AE"]

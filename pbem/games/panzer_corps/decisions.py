@@ -43,8 +43,12 @@ class Decisions:
             return [self._decision_item(st, sc, st.decision)]
         ph = sc.sequence[st.phase]
         if ph.name == "movement":
-            return [{"side": ph.side, "kind": "movement", "rule": "8.0",
-                     "order": "move UNIT HEX ... (any number), then end"}]
+            item = {"side": ph.side, "kind": "movement", "rule": "8.0",
+                    "order": "move UNIT HEX ... (any number), then end"}
+            notes = self.stack_notes(st)
+            if notes:                                   # 7.1: over-full hexes so far this phase
+                item["options"] = notes
+            return [item]
         if ph.name == "reinforcement":
             due = self.due_reinforcements(st, sc)
             opts = []
@@ -57,6 +61,11 @@ class Decisions:
                 item["units"] = due
                 item["options"] = opts
             return [item]
+        if st.picking:                                  # 9.1(5): the attacker names the next combat
+            left = [a for a in st.attacks if a.stage == "declared"]
+            return [{"side": ph.side, "kind": "combat-order", "rule": self.p.declare_rule,
+                     "options": [f"{a.target}: {', '.join(a.attackers)}" for a in left],
+                     "order": "resolve HEX (the combat to resolve next) | end (the rest in declaration order)"}]
         return [{"side": ph.side, "kind": "attack-declarations", "rule": self.p.declare_rule,
                  "order": "attack HEX with UNIT ... (all attacks), then end"}]
 
@@ -106,7 +115,9 @@ class Decisions:
             if item["side"] != side:
                 continue
             kind = item["kind"]
-            if kind in ("movement", "attack-declarations", "reinforcement"):
+            if kind == "movement":
+                return self.stack_fix_orders(st, sc) + ["end"]
+            if kind in ("attack-declarations", "reinforcement", "combat-order"):
                 return ["end"]
             if kind == "retreat":
                 return [f"retreat {item['units'][0]} {item['options'][0]}"]
@@ -218,7 +229,7 @@ class Decisions:
             if d.combat >= 0:
                 self._resolve(ctx)
             else:
-                self._end_phase(ctx)
+                self._end_phase(ctx, refuse=False)
             return
         if d.kind in ("set-up", "entry"):
             if word != "place" or len(args) != 2:

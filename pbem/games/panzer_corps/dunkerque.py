@@ -29,13 +29,12 @@ from pbem.games.panzer_corps.params import GameParams, result_rules
 from pbem.games.panzer_corps.state import PanzerCorpsState
 from pbem.mechanics.movement import trace_line, units_at
 
-SLOTS = (2, 3, 3, 4, 4, 5, 5)          # 3.0(4): one on turn 2, two on each of turns 3 to 5
-DRAW = "R"
-PORT_CAPACITY = 5                      # 4.2(2)
-POINTS_NEEDED = 35                     # 4.0
+DRAW = "R"                             # 3.0(4): the counters' mark, the name of the draw and its slots
 
 
 class Dunkerque(PanzerCorps):
+    # 2: the per-scenario values moved into the scenario file (issue 17), which changes its sha256 in the log
+    ruleset_version = "2"
     scenario_schema = (DunkerqueVictory, DunkerqueData)          # [victory], [game_data] (pbem scenario lint)
     params = GameParams(
         game="dunkerque",
@@ -47,18 +46,23 @@ class Dunkerque(PanzerCorps):
         doubling_hexsides=frozenset({"river"}),   # 9.3(1)
         reinforcement_mp=1,                  # 10.0(5)
     )
+    victory_keys = frozenset({"german_points_needed", "points_per_allied_cs", "points_per_german_cs", "ports",
+                              "port_capacity"})
+    game_data_keys = frozenset({"hidden_reinforcements", "hidden_slots", "map_edges"})
 
 
     # --- scenario data ------------------------------------------------------
 
-    @staticmethod
-    def hidden_units(sc: Scenario) -> list[str]:
-        return list(sc.game_data.get("hidden_reinforcements", []))
+    def hidden_units(self, sc: Scenario) -> list[str]:
+        return list(self.data(sc, "hidden_reinforcements", []))
 
-    @staticmethod
-    def edge(sc: Scenario, printed: str) -> str:
+    def slots(self, sc: Scenario) -> list[int]:
+        """The turn of each face-down slot (3.0(4): one on 2, two on each of 3 to 5)."""
+        return [int(t) for t in self.data(sc, "hidden_slots", [])]
+
+    def edge(self, sc: Scenario, printed: str) -> str:
         """The grid edge of the printed map's ``printed`` edge (west, south, ...)."""
-        return sc.game_data.get("map_edges", {}).get(printed, printed)
+        return self.data(sc, "map_edges", {}).get(printed, printed)
 
     def known_features(self) -> set[str]:
         return set()
@@ -66,9 +70,11 @@ class Dunkerque(PanzerCorps):
     def waiting_label(self, sc: Scenario, uid: str) -> str:
         return "face-down reinforcement (R)" if uid in self.hidden_units(sc) else ""
 
-    @staticmethod
-    def ports(sc: Scenario) -> list[str]:
-        return sorted(h for h, t in sc.board.terrain.items() if t == "port")
+    def ports(self, sc: Scenario) -> list[str]:
+        """The port hexes of the places 4.2(1) names (victory.ports)."""
+        named = set(self.vic(sc, "ports", []))
+        return sorted({h for p in sc.map.places if p.name in named for h in p.hexes
+                       if sc.board.terrain.get(h) == "port"})
 
     # --- the hidden draw (3.0(4), 10.0(2)) ------------------------------------
 
@@ -82,7 +88,7 @@ class Dunkerque(PanzerCorps):
             r = ctx.dice.roll(i + 1)
             rolls.append(r)
             pool[i], pool[r - 1] = pool[r - 1], pool[i]
-        slots = list(SLOTS[:len(pool)])
+        slots = self.slots(sc)[:len(pool)]
         ctx.emit(E.HiddenDraw(name=DRAW, slots=slots, rolls=rolls, units=pool))
         for k, (turn, uid) in enumerate(zip(slots, pool), start=1):
             salt = ctx.dice.salt()
@@ -154,13 +160,14 @@ class Dunkerque(PanzerCorps):
     # --- points (4.0) and the end of the game (4.1, 4.2) ------------------------
 
     def on_eliminated(self, ctx: Ctx, u: UnitState, rule: str) -> None:
-        cs = ctx.sc.unit_defs[u.id].strength
-        if u.side == "allied":
-            ctx.emit(E.PointsScored(side="german", points=cs, reason=f"Allied {u.id} eliminated ({cs} CS)",
-                                    rule="4.0(1)"))
-        else:
-            ctx.emit(E.PointsScored(side="german", points=-2 * cs, reason=f"German {u.id} eliminated ({cs} CS)",
-                                    rule="4.0(2)"))
+        sc = ctx.sc
+        cs = sc.unit_defs[u.id].strength
+        allied = u.side == "allied"
+        points = cs * int(self.vic(sc, "points_per_allied_cs" if allied else "points_per_german_cs", 0))
+        if points:
+            ctx.emit(E.PointsScored(side="german", points=points,
+                                    reason=f"{'Allied' if allied else 'German'} {u.id} eliminated ({cs} CS)",
+                                    rule="4.0(1)" if allied else "4.0(2)"))
 
     def line_open(self, st: GameState, sc: Scenario):
         """Hexes a connecting line may pass (4.1(2)/(3)): no German unit, no German ZOC (a
@@ -202,8 +209,9 @@ class Dunkerque(PanzerCorps):
                 p = trace_line(sc.board, [u.hex], {port}, open_hex=lambda h, port=port: h == port or open_hex(h))
                 if p is not None and (port == u.hex or open_hex(port)):
                     stranded[u.id][port] = p
+        capacity = int(self.vic(sc, "port_capacity", 0))
         flow = max_flow({uid: st.units[uid].strength for uid in stranded},
-                        {port: PORT_CAPACITY for port in self.ports(sc)},
+                        {port: capacity for port in self.ports(sc)},
                         {uid: list(ports) for uid, ports in stranded.items()})
         for uid, ports in stranded.items():
             u = st.units[uid]
@@ -215,7 +223,7 @@ class Dunkerque(PanzerCorps):
                 where = ", ".join(f"{n} CS through {sc.board.label(k)}" for k, n in sorted(sent.items()))
                 note = f"evacuated {where}"
                 if lost:
-                    note += f"; {lost} CS over the ports' capacity of {PORT_CAPACITY} each are lost"
+                    note += f"; {lost} CS over the ports' capacity of {capacity} each are lost"
                 ctx.emit(E.ConnectingLine(subject=uid, start=u.hex, traced=True, to=sc.board.label(port),
                                           path=ports[port], note=note, rule="4.2(1)"))
                 if lost:
@@ -227,7 +235,7 @@ class Dunkerque(PanzerCorps):
                 ctx.emit(E.ConnectingLine(subject=uid, start=u.hex, traced=False, note=why, rule="4.1(1)"))
                 self._eliminate(ctx, uid, "cut off at the end of the game: no connecting line", "4.1(1)")
         points = ctx.state.score.get("german", 0)
-        need = int(sc.victory.get("german_points_needed", POINTS_NEEDED))
+        need = int(self.vic(sc, "german_points_needed", 0))
         if points >= need:
             ctx.emit(E.GameEnded(winner="german", reason=f"the German forces have {points} points, "
                                  f"{need} or more are needed", rule="4.0"))
@@ -240,8 +248,12 @@ class Dunkerque(PanzerCorps):
     def lint_game(self, sc: Scenario) -> list[str]:
         errs = []
         hidden = self.hidden_units(sc)
-        if len(hidden) != len(SLOTS):
-            errs.append(f"game_data.hidden_reinforcements: {len(hidden)} units, 3.0(4) needs {len(SLOTS)}")
+        if len(hidden) != len(self.slots(sc)):
+            errs.append(f"game_data.hidden_slots: {len(self.slots(sc))} slots for {len(hidden)} hidden "
+                        f"reinforcements; 3.0(4) gives each its slot")
+        for t in self.slots(sc):
+            if not 1 < t <= sc.turns:
+                errs.append(f"game_data.hidden_slots: turn {t} is not a turn after the first (3.0(4))")
         for uid in hidden:
             d = sc.unit_defs.get(uid)
             if d is None:
@@ -256,11 +268,16 @@ class Dunkerque(PanzerCorps):
             if e not in grid_edges or printed not in grid_edges:
                 errs.append(f"game_data.map_edges.{printed}: {e!r} is not a map edge")
         names = {p.name: p.hexes for p in sc.map.places}
-        for port in ("Boulogne", "Calais", "Dunkerque", "Ostende", "Antwerpen"):     # 4.2(1)
+        for port in self.vic(sc, "ports", []):                      # 4.2(1)
             if port not in names:
-                errs.append(f"map.places: the port {port} (4.2(1)) is missing")
+                errs.append(f"victory.ports: the port {port} (4.2(1)) is not in map.places")
             elif not any(sc.board.terrain.get(h) == "port" for h in names[port]):
-                errs.append(f"map.places[{port}]: none of its hexes is a port")
-        if sc.board.terrain.get("0607") != "city":
-            errs.append("hex 0607 (Leuven) must be a city (Dunkerque errata)")
+                errs.append(f"map.places[{port}]: none of its hexes is a port (4.2(1))")
+        stray = sorted(set(h for h, t in sc.board.terrain.items() if t == "port") - set(self.ports(sc)))
+        if stray:
+            errs.append(f"map: port hexes {', '.join(stray)} belong to no port of victory.ports (4.2(1))")
+        if "Leuven" not in names:
+            errs.append("map.places: Leuven (a city by the Dunkerque errata) is missing")
+        elif any(sc.board.terrain.get(h) != "city" for h in names["Leuven"]):
+            errs.append("map.places[Leuven]: Leuven must be a city (Dunkerque errata)")
         return errs

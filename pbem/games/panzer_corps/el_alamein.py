@@ -10,6 +10,7 @@ from pbem.games.panzer_corps import events as E
 from pbem.core.orders import OrderError
 from pbem.core.state import UnitState
 from pbem.core.ruleset import Ctx
+from pbem.core.scenario import Scenario
 from pbem.games.panzer_corps.family import PanzerCorps
 from pbem.games.panzer_corps.params import GameParams, result_rules
 
@@ -24,13 +25,14 @@ class ElAlamein(PanzerCorps):
         first_turn_halved="british",         # 8.4
         doubling_terrain=frozenset({"highlands", "village"}),             # 9.3
     )
+    victory_keys = frozenset({"objective_hexes", "alam_halfa_positions", "axis_check_after", "break_side",
+                              "break_edge", "default_winner"})
 
 
     def break_off(self, ctx: Ctx, u: UnitState, path: list[str], mp: int, ma: int, ezoc: set[str]) -> None:
-        st, sc = ctx.state, ctx.sc
-        v = sc.victory
-        edge = v.get("break_edge", "")
-        if not edge or u.side != v.get("break_side"):
+        sc = ctx.sc
+        edge = self.vic(sc, "break_edge", "")
+        if not edge or u.side != self.vic(sc, "break_side"):
             raise OrderError("units may not leave the map", "8.1(5)")
         last = path[-1] if path else u.hex
         if not sc.board.grid.is_edge(last, edge):
@@ -46,15 +48,15 @@ class ElAlamein(PanzerCorps):
 
     def victory_after_combat(self, ctx: Ctx, side: str) -> bool:
         st, sc = ctx.state, ctx.sc
-        v = sc.victory
-        if side != v.get("axis_check_after"):
+        if side != self.vic(sc, "axis_check_after"):
             return False
-        goal = set(v.get("objective_hexes", [])) | set(v.get("alam_halfa_positions", []))
+        ridge = self.vic(sc, "alam_halfa_positions", [])
+        goal = set(self.vic(sc, "objective_hexes", [])) | set(ridge)
         holders = sorted((u.hex, u.id) for u in st.units.values()
                          if u.side != side and u.hex in goal and not u.eliminated)
         if holders:
             h, uid = holders[0]
-            rule = "4.1(2)" if h in v.get("alam_halfa_positions", []) else "4.1(1)"
+            rule = "4.1(2)" if h in ridge else "4.1(1)"
             ctx.emit(E.GameEnded(winner=st.units[uid].side,
                                  reason=f"{uid} holds {sc.board.label(h)} at the end of the British combat phase",
                                  rule=rule))
@@ -63,5 +65,17 @@ class ElAlamein(PanzerCorps):
 
     def game_over(self, ctx: Ctx) -> None:
         st, sc = ctx.state, ctx.sc
-        ctx.emit(E.GameEnded(winner=sc.victory.get("default_winner", ""),
+        ctx.emit(E.GameEnded(winner=self.vic(sc, "default_winner", ""),
                              reason=f"turn {st.turn} ended without an Axis victory", rule="4.2(4)"))
+
+    def lint_game(self, sc: Scenario) -> list[str]:
+        errs = []
+        for key in ("objective_hexes", "alam_halfa_positions"):       # 4.1
+            for h in self.vic(sc, key, []):
+                if not sc.board.grid.contains(h):
+                    errs.append(f"victory.{key}: hex {h} is not on the map")
+        sides = set(sc.side_ids())
+        for key in ("axis_check_after", "break_side", "default_winner"):   # 4.1, 4.2
+            if self.vic(sc, key, "") not in sides:
+                errs.append(f"victory.{key}: {self.vic(sc, key, '')!r} is not a side")
+        return errs

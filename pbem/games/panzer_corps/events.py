@@ -73,6 +73,15 @@ class HexControlled(Event, tag="HexControlled"):
     marker: str = ""               # Khar'kov 4.2: "Charge & Control" or "Charged"
 
 
+class CombatChosen(Event, tag="CombatChosen"):
+    """The attacker names the declared combat to resolve next (9.1(5); Khar'kov and
+    Compass 9.1(6)): ``resolve HEX``.  ``in_order``: the attacker's ``end`` after such a
+    choice, this combat and then the rest in declaration order (the default)."""
+    index: int
+    target: str
+    in_order: bool = False
+
+
 class ConnectingLine(Event, tag="ConnectingLine"):
     """The result of tracing one connecting line at the end of a game."""
     subject: str                   # a unit id or a hex
@@ -84,4 +93,4 @@ class ConnectingLine(Event, tag="ConnectingLine"):
     rule: str = ""
 
 
-register(UnitBrokeOff, HiddenDraw, UnitSetUp, ReinforcementEntered, ReinforcementDelayed, BombardmentRolled, UnitsDisrupted, PointsScored, HexControlled, ConnectingLine)
+register(UnitBrokeOff, CombatChosen, HiddenDraw, UnitSetUp, ReinforcementEntered, ReinforcementDelayed, BombardmentRolled, UnitsDisrupted, PointsScored, HexControlled, ConnectingLine)

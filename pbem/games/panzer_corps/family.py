@@ -36,7 +36,7 @@ from pbem.core.state import GameState, UnitState
 from pbem.games.panzer_corps import events as E
 from pbem.games.panzer_corps import reducer
 from pbem.games.panzer_corps.combat import Combat
-from pbem.games.panzer_corps.common import verb
+from pbem.games.panzer_corps.common import verb, verb_args
 from pbem.games.panzer_corps.decisions import Decisions
 from pbem.games.panzer_corps.lint import lint_family
 from pbem.games.panzer_corps.movement import Movement
@@ -50,15 +50,25 @@ from pbem.mechanics.zoc import ZocBlock, hexsides_block
 class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
     """The family engine; each game is a subclass that sets ``params`` (its values
     of the shared rules) and overrides the hooks below for what it adds."""
-    verbs = frozenset({"place", "enter", "delay", "lose", "bombard"})   # set-up (place), reinforcements (enter | delay), EX and stacking losses (lose), naval bombardment (bombard)
+    # set-up (place), reinforcements (enter | delay), EX and stacking losses (lose), naval
+    # bombardment (bombard), the combat to resolve next (resolve, 9.1(5))
+    verbs = frozenset({"place", "enter", "delay", "lose", "bombard", "resolve"})
     defaults_help = (                       # mailed to the players: what a missed deadline does
-        "no further moves or attacks this phase; a pending retreat takes the first legal path "
+        "no further moves or attacks this phase (in El Alamein and Dunkerque a hex over the stacking "
+        "limit is first brought within it by the fewest moves of units that have not moved, units by "
+        "id, the nearest hex with room, 7.1); the combats not yet resolved go in declaration order "
+        "(9.1); "
+        "a pending retreat takes the first legal path "
         "in the listed order; no advance; an EX or stacking loss takes the weakest unit(s); "
         "set-up places each unit in its first legal hex; the bombardment takes the strongest "
         "targets; face-down and timed reinforcements wait (10.0).")
     ruleset_version = "1"
     state_type = PanzerCorpsState
     params: GameParams
+    # The [victory] and [game_data] keys this game's code reads (through ``vic`` and ``data``):
+    # the schema declares the same keys, and the lint reports any other key of a scenario.
+    victory_keys: frozenset[str] = frozenset()
+    game_data_keys: frozenset[str] = frozenset()
 
     def __init__(self):
         self.p = type(self).params
@@ -145,6 +155,23 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
                 "reinforcement": "where its face-down reinforcements enter"}.get(kind, kind)
 
     # ===================================================================
+    # Scenario data: every per-scenario value comes from the scenario file
+    # ===================================================================
+
+    def vic(self, sc: Scenario, key: str, default=None):
+        """The scenario's ``[victory]`` value ``key`` (``default`` if the file lacks it; the
+        lint reports a missing key).  Only keys in ``victory_keys`` may be read."""
+        if key not in self.victory_keys:
+            raise KeyError(f"{self.game} declares no victory key {key!r} (victory_keys)")
+        return sc.victory.get(key, default)
+
+    def data(self, sc: Scenario, key: str, default=None):
+        """The scenario's ``[game_data]`` value ``key``, as ``vic``."""
+        if key not in self.game_data_keys:
+            raise KeyError(f"{self.game} declares no game_data key {key!r} (game_data_keys)")
+        return sc.game_data.get(key, default)
+
+    # ===================================================================
     # The Ruleset contract
     # ===================================================================
 
@@ -169,9 +196,16 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
         reducer.reduce(self.game, st, ev)
 
     def lint(self, sc: Scenario) -> list[str]:
-        return lint_family(self.p, self.known_features(), sc) + self.lint_game(sc)
+        reads = {"victory": self.victory_keys, "game_data": self.game_data_keys}
+        return lint_family(self.p, self.known_features(), reads, sc) + self.lint_game(sc)
 
     def describe_event(self, ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
+        if isinstance(ev, E.CombatChosen):
+            where = sc.board.label(ev.target)
+            if ev.in_order:
+                return f"The remaining attacks are resolved in declaration order, from the attack on {where} " \
+                       f"({self.p.declare_rule})."
+            return f"The attacker resolves the attack on {where} next ({self.p.declare_rule})."
         return classic(ev, sc, origin)
 
     def redact(self, ev: E.Event, viewer: str) -> E.Event:
@@ -199,6 +233,9 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
         if isinstance(order, (O.Retreat, O.Advance)) or word in ("lose", "place", "bombard", "delay"):
             raise OrderError(f"no {word} is pending; the game waits for "
                              f"{sc.side_name(ph.side)} to play the {ph.name} phase")
+        if word == "resolve" and ph.name != "combat":
+            raise OrderError("resolve names the next combat to resolve, in a combat phase after the attacks are "
+                             "declared", self.p.declare_rule)
         if ph.name == "movement":
             if isinstance(order, O.Move):
                 self._move(ctx, order)
@@ -220,7 +257,13 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
         else:
             if isinstance(order, O.Move):
                 raise OrderError("units move only in their own movement phase", "8.1(3)")
+            if word == "resolve":
+                self._choose(ctx, verb_args(order))
+                return
             if st.declarations_closed:
+                if st.picking and isinstance(order, O.End):
+                    self._rest_in_order(ctx)
+                    return
                 raise OrderError("the attacks of this phase are already declared", self.p.declare_rule)
             if isinstance(order, O.Attack):
                 self._declare(ctx, order)
@@ -228,14 +271,17 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
                 ctx.emit(E.DeclarationsClosed(count=len(st.attacks)))
                 self._resolve(ctx)
             else:
-                raise OrderError(f"the combat phase takes attack and end orders, not {word}", self.p.declare_rule)
+                raise OrderError(f"the combat phase takes attack, resolve and end orders, not {word}",
+                                 self.p.declare_rule)
 
-    def _end_phase(self, ctx: Ctx) -> None:
-        """The phase is over: stacking after movement (7.3), waiting reinforcements (10.0),
-        recovery after combat (9.7(3)) and the game's victory check; then the next phase."""
+    def _end_phase(self, ctx: Ctx, refuse: bool = True) -> None:
+        """The phase is over: stacking after movement (7.1, 7.3), waiting reinforcements (10.0),
+        recovery after combat (9.7(3)) and the game's victory check; then the next phase.
+        ``refuse``: an over-full hex refuses the order that ends the phase (El Alamein,
+        Dunkerque 7.1); after a stacking loss the phase simply goes on instead."""
         st, sc = ctx.state, ctx.sc
         ph = sc.sequence[st.phase]
-        if ph.name == "movement" and self._stack_check(ctx, -1):
+        if ph.name == "movement" and self._stack_at_end(ctx, refuse):
             return
         if ph.name == "reinforcement":
             self._close_reinforcements(ctx)

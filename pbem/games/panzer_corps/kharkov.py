@@ -11,7 +11,8 @@
 - Victory points (4.x): city control (2 per hex at the end), the Soviet first
   charge into each city hex (1), eliminations (1, or 2 for a German tank or
   mechanized unit), one railroad cut per Soviet movement phase (2 orange,
-  1 yellow), sudden death at Poltava (0634) or Dnepro Petrovsk (1732).
+  1 yellow), sudden death at Poltava or Dnepro Petrovsk (4.5).  Every point
+  value and the sudden-death hexes are the scenario's ``[victory]`` values.
 
 Where units enter is data: ``game_data.areas`` lists each printed entry
 area's hexes and the units that set up or enter there.
@@ -28,14 +29,17 @@ from pbem.games.panzer_corps.params import GameParams, result_rules
 from pbem.mechanics.movement import units_at
 
 SOVIET, GERMAN = "soviet", "german"
-SUDDEN_DEATH = ("0634", "1732")        # 4.5 Poltava, Dnepro Petrovsk
+RAIL_WORDS = {"railroad": "main railroad (orange)", "railroad_branch": "Rostov branch railroad (yellow)"}   # 4.4
 
 
 class Kharkov(PanzerCorps):
+    # 2: the per-scenario values moved into the scenario file (issue 17), which changes its sha256 in the log
+    ruleset_version = "2"
     scenario_schema = (KharkovVictory, KharkovData)          # [victory], [game_data] (pbem scenario lint)
     params = GameParams(
         game="kharkov",
         stacking={"german": 3, "soviet": 2},  # 7.0
+        stack_removal=True,                  # 7.3
         result_codes=frozenset({"AE", "AR", "EX", "DR1", "DR2", "DR3", "DE"}),  # 9.4
         result_rules=result_rules("AE", "AR", "EX", "DR", "DE"),
         advance_units=0,                     # 9.6(1) up to the stacking limit
@@ -48,6 +52,9 @@ class Kharkov(PanzerCorps):
         lines_ignore_hexsides=True,          # 8.3(5)
         declare_rule="9.1(6)",
     )
+    victory_keys = frozenset({"sudden_death", "city_vp", "charge_vp", "elimination_vp", "tank_elimination_vp",
+                              "railroad_vp", "tie_winner"})
+    game_data_keys = frozenset({"areas"})
 
 
     # --- scenario data ------------------------------------------------------
@@ -55,9 +62,11 @@ class Kharkov(PanzerCorps):
     def known_features(self) -> set[str]:
         return {"railroad", "railroad_branch"}
 
-    @staticmethod
-    def areas(sc: Scenario) -> dict[str, dict]:
-        return {a["name"]: a for a in sc.game_data.get("areas", [])}
+    def areas(self, sc: Scenario) -> dict[str, dict]:
+        return {a["name"]: a for a in self.data(sc, "areas", [])}
+
+    def vp(self, sc: Scenario, key: str) -> int:
+        return int(self.vic(sc, key, 0))
 
     def area_of(self, sc: Scenario, uid: str) -> str:
         for name, a in self.areas(sc).items():
@@ -137,28 +146,25 @@ class Kharkov(PanzerCorps):
                 marker = "Charge & Control" if u.side == SOVIET else ("Charged" if charged else "")
                 ctx.emit(E.HexControlled(hex=h, side=u.side, rule="4.1(2)", marker=marker))
                 if u.side == SOVIET and not charged:
-                    ctx.emit(E.PointsScored(side=SOVIET, points=1, reason=f"{u.id} charges into "
-                                            f"{sc.board.label(h)} for the first time", rule="4.2(1)",
+                    ctx.emit(E.PointsScored(side=SOVIET, points=self.vp(sc, "charge_vp"), reason=f"{u.id} charges "
+                                            f"into {sc.board.label(h)} for the first time", rule="4.2(1)",
                                             mark=f"charged:{h}"))
         if u.side == SOVIET:
-            for h in SUDDEN_DEATH:
+            for h in self.vic(sc, "sudden_death", []):                       # 4.5
                 if st.control.get(h) == SOVIET:
                     ctx.emit(E.GameEnded(winner=SOVIET, reason=f"{u.id} takes {sc.board.label(h)}", rule="4.5"))
                     return
         ph = sc.sequence[st.phase]
         if how == "move" and u.side == SOVIET and ph.name == "movement":
             board = sc.board
-            level, where = 0, ""
-            for h in hexes:
-                if board.has(h, "railroad"):
-                    level, where = 2, h
-                    break
-                if board.has(h, "railroad_branch") and level < 1:
-                    level, where = 1, h
+            level, where, line = 0, "", ""
+            for h in hexes:                             # the most valuable railroad cut, first hex on a tie
+                for feat, vp in self.vic(sc, "railroad_vp", {}).items():
+                    if board.has(h, feat) and vp > level:
+                        level, where, line = vp, h, RAIL_WORDS.get(feat, feat.replace("_", " "))
             mark = f"rail:{st.turn}"
             got = st.point_marks.get(mark, 0)
             if level > got:
-                line = "main railroad (orange)" if level == 2 else "Rostov branch railroad (yellow)"
                 ctx.emit(E.PointsScored(side=SOVIET, points=level - got,
                                         reason=f"{u.id} cuts the {line} at {board.label(where)} this turn",
                                         rule="4.4", mark=mark))
@@ -167,24 +173,27 @@ class Kharkov(PanzerCorps):
         sc = ctx.sc
         if u.side == GERMAN:
             heavy = self.is_tank(sc, u.id)
-            ctx.emit(E.PointsScored(side=SOVIET, points=2 if heavy else 1,
-                                    reason=f"German {u.id} eliminated" + (" (tank or mechanized)" if heavy else ""),
-                                    rule="4.3"))
-        else:
-            ctx.emit(E.PointsScored(side=GERMAN, points=1, reason=f"Soviet {u.id} eliminated", rule="4.3"))
+            points = self.vp(sc, "tank_elimination_vp" if heavy else "elimination_vp")
+            if points:
+                ctx.emit(E.PointsScored(side=SOVIET, points=points, reason=f"German {u.id} eliminated"
+                                        + (" (tank or mechanized)" if heavy else ""), rule="4.3"))
+        elif self.vp(sc, "elimination_vp"):
+            ctx.emit(E.PointsScored(side=GERMAN, points=self.vp(sc, "elimination_vp"),
+                                    reason=f"Soviet {u.id} eliminated", rule="4.3"))
 
     def game_over(self, ctx: Ctx) -> None:
         st, sc = ctx.state, ctx.sc
         for side in (SOVIET, GERMAN):
             held = [h for h in self.cities(sc) if st.control.get(h) == side]
-            if held:
-                ctx.emit(E.PointsScored(side=side, points=2 * len(held),
+            if held and self.vp(sc, "city_vp"):
+                ctx.emit(E.PointsScored(side=side, points=self.vp(sc, "city_vp") * len(held),
                                         reason=f"controls {len(held)} city hex(es): {', '.join(held)}",
                                         rule="4.1(1)"))
         s, g = st.score.get(SOVIET, 0), st.score.get(GERMAN, 0)
         tally = f"Soviet {s} VP, German {g} VP"
         if s == g:
-            ctx.emit(E.GameEnded(winner="draw", reason=f"{tally}: equal", rule="4.0"))
+            ctx.emit(E.GameEnded(winner=self.vic(sc, "tie_winner", "") or "draw", reason=f"{tally}: equal",
+                                 rule="4.0"))
         else:
             ctx.emit(E.GameEnded(winner=SOVIET if s > g else GERMAN, reason=tally, rule="4.0"))
 
@@ -193,9 +202,15 @@ class Kharkov(PanzerCorps):
     def lint_game(self, sc: Scenario) -> list[str]:
         errs = []
         grid = sc.board.grid
-        for h, name in (("0634", "Poltava"), ("1732", "Dnepro Petrovsk")):
+        for h in self.vic(sc, "sudden_death", []):
             if sc.board.terrain.get(h) != "city":
-                errs.append(f"hex {h} ({name}, 4.5) must be a city")
+                errs.append(f"victory.sudden_death: hex {h} ({sc.board.label(h)}, 4.5) must be a city")
+        for feat in self.vic(sc, "railroad_vp", {}):
+            if feat not in self.p.line_features:
+                errs.append(f"victory.railroad_vp.{feat}: not a railroad feature of the map (4.4)")
+        tie = self.vic(sc, "tie_winner", "")
+        if tie not in set(sc.side_ids()) | {"draw"}:
+            errs.append(f"victory.tie_winner: {tie!r} is neither a side nor 'draw' (4.0)")
         kh = next((p.hexes for p in sc.map.places if p.name == "Khar'kov"), [])
         if len(kh) != 4 or any(sc.board.terrain.get(h) != "city" for h in kh):
             errs.append("map.places: Khar'kov must be four city hexes (4.1(1))")

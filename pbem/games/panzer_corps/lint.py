@@ -1,21 +1,35 @@
 """Scenario checks the whole family shares (``pbem scenario lint``): the map's
 features and hexsides against the game's terrain rules (8.3, 9.3), the sides
-(7.0).  A game adds its own checks in its ``lint_game`` hook."""
+(7.0), the [victory] and [game_data] keys against those the code reads.  A game
+adds its own checks in its ``lint_game`` hook."""
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from pbem.core.scenario import Scenario
 from pbem.games.panzer_corps.params import GameParams
 
 
-def lint_family(p: GameParams, known_features: set[str], sc: Scenario) -> list[str]:
+def lint_tables(game: str, reads: Mapping[str, frozenset[str]], sc: Scenario) -> list[str]:
+    """The [victory] and [game_data] keys against those the game's code reads: a key it does
+    not read is reported (data nobody uses, or a value the code still hard-wires), and so is
+    a key it reads that the file lacks (the code would fall back on a neutral value)."""
+    errs = []
+    for table, have in (("victory", sc.victory), ("game_data", sc.game_data)):
+        read = reads.get(table, frozenset())
+        for key in sorted(have):
+            if key != "reconstructed" and key not in read:
+                errs.append(f"{table}.{key}: the {game} rules do not read this key")
+        for key in sorted(read - set(have)):
+            errs.append(f"{table}.{key}: missing; the {game} rules read it")
+    return errs
+
+
+def lint_family(p: GameParams, known_features: set[str], reads: Mapping[str, frozenset[str]],
+                sc: Scenario) -> list[str]:
     """Every problem found, one line each with its key path."""
     game = p.game
-    errs = []
-    v = sc.victory
-    for key in ("objective_hexes", "alam_halfa_positions"):       # El Alamein 4.1
-        for h in v.get(key, []):
-            if not sc.board.grid.contains(h):
-                errs.append(f"victory.{key}: hex {h} is not on the map")
+    errs = lint_tables(game, reads, sc)
     for name in sc.map.features:
         if name not in known_features:
             errs.append(f"map.features.{name}: not a feature the {game} rules know")

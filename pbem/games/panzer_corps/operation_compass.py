@@ -20,7 +20,7 @@ four footholds (4.4).
 """
 from __future__ import annotations
 
-from pbem.games.panzer_corps.schema import CompassData, GameTable
+from pbem.games.panzer_corps.schema import CompassData, CompassVictory
 from pbem.games.panzer_corps import events as E
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
@@ -30,14 +30,16 @@ from pbem.games.panzer_corps.params import GameParams, result_rules
 from pbem.mechanics.movement import trace_line, units_at
 
 BRITISH, ITALIAN = "british", "italian"
-FOOTHOLDS = {"1702": 1, "0904": 1, "0107": 2, "0115": 2}      # 4.1(1)
 
 
 class OperationCompass(PanzerCorps):
-    scenario_schema = (GameTable, CompassData)          # [victory], [game_data] (pbem scenario lint)
+    # 2: the per-scenario values moved into the scenario file (issue 17), which changes its sha256 in the log
+    ruleset_version = "2"
+    scenario_schema = (CompassVictory, CompassData)          # [victory], [game_data] (pbem scenario lint)
     params = GameParams(
         game="operation-compass",
         stacking={"british": 2, "italian": 2},  # 7.0
+        stack_removal=True,                  # 7.3
         result_codes=frozenset({"AE", "AR", "C", "EX", "DR1", "DR2", "DR3", "DE"}),  # 9.4
         result_rules=result_rules("AE", "AR", "C", "EX", "DR", "DE"),
         disrupted_attackable=True,           # 9.7(4)
@@ -50,6 +52,8 @@ class OperationCompass(PanzerCorps):
         line_features={"road": 1, "lane": 1},    # 8.3(1)
         declare_rule="9.1(6)",
     )
+    victory_keys = frozenset({"british_losses_per_vp", "tie_winner"})
+    game_data_keys = frozenset({"s_units", "footholds", "supply", "bombardment", "bombardment_reach"})
 
 
     # --- scenario data --------------------------------------------------------
@@ -57,22 +61,19 @@ class OperationCompass(PanzerCorps):
     def known_features(self) -> set[str]:
         return {"road", "lane", "battle_position", "foothold", "town", "british_entry"}
 
-    @staticmethod
-    def s_units(sc: Scenario) -> list[str]:
-        return list(sc.game_data.get("s_units", []))
+    def s_units(self, sc: Scenario) -> list[str]:
+        return list(self.data(sc, "s_units", []))
 
     @staticmethod
     def feature(sc: Scenario, name: str) -> list[str]:
         f = sc.map.features.get(name)
         return list(f.hexes) if f else []
 
-    @staticmethod
-    def footholds(sc: Scenario) -> dict[str, int]:
-        return {h: int(v) for h, v in sc.game_data.get("footholds", FOOTHOLDS).items()}
+    def footholds(self, sc: Scenario) -> dict[str, int]:
+        return {h: int(v) for h, v in self.data(sc, "footholds", {}).items()}
 
-    @staticmethod
-    def supply(sc: Scenario, side: str) -> list[str]:
-        return list(sc.game_data.get("supply", {}).get(side, []))
+    def supply(self, sc: Scenario, side: str) -> list[str]:
+        return list(self.data(sc, "supply", {}).get(side, []))
 
     def waiting_label(self, sc: Scenario, uid: str) -> str:
         return "set-up (S)" if uid in self.s_units(sc) else "enters at set-up (3.2)"
@@ -109,9 +110,10 @@ class OperationCompass(PanzerCorps):
         """Italian units within two hexes of a coast hex, counting their own hex and not the coast (3.1(2))."""
         grid = sc.board.grid
         coast = [h for h, t in sc.board.terrain.items() if t == "coast"]
+        reach = int(self.data(sc, "bombardment_reach", 0))
         out = []
         for u in sorted(self.on_map(st, ITALIAN), key=lambda x: x.id):
-            if any(grid.distance(u.hex, c) <= 2 for c in coast):
+            if any(grid.distance(u.hex, c) <= reach for c in coast):
                 out.append(u.id)
         return out
 
@@ -119,7 +121,8 @@ class OperationCompass(PanzerCorps):
         st, sc = ctx.state, ctx.sc
         if kind == "set-up":
             die = ctx.dice.roll(sc.die)
-            count = 3 if die <= 3 else 4
+            table = self.data(sc, "bombardment", [])
+            count = int(table[die - 1]) if die <= len(table) else 0
             ctx.emit(E.BombardmentRolled(rolls=[die], count=count, rule="3.1(1)"))
             targets = self.bombard_targets(st, sc)
             if len(targets) <= count:
@@ -143,7 +146,7 @@ class OperationCompass(PanzerCorps):
         for h in hexes:
             if h in holds and st.control.get(h) != u.side:
                 ctx.emit(E.HexControlled(hex=h, side=u.side, rule="4.1(2)"))
-        if u.side == BRITISH and all(st.control.get(h) == BRITISH for h in holds):
+        if u.side == BRITISH and holds and all(st.control.get(h) == BRITISH for h in holds):
             ctx.emit(E.GameEnded(winner=BRITISH, reason="the British control all four footholds", rule="4.4"))
 
     def line(self, st: GameState, sc: Scenario, side: str, start: str) -> list[str] | None:
@@ -183,16 +186,19 @@ class OperationCompass(PanzerCorps):
             ctx.emit(E.PointsScored(side=side, points=vp, reason=f"controls the foothold {label} with a "
                                     f"connecting line", rule="4.1(1)"))
         lost = len(self.eliminated(st, BRITISH))
-        if lost // 2:
-            ctx.emit(E.PointsScored(side=ITALIAN, points=lost // 2, reason=f"{lost} British units eliminated, "
-                                    "half of them, fractions dropped", rule="4.2"))
+        per = int(self.vic(sc, "british_losses_per_vp", 0))
+        if per and lost // per:
+            share = "half of them" if per == 2 else f"one VP per {per}"
+            ctx.emit(E.PointsScored(side=ITALIAN, points=lost // per, reason=f"{lost} British units eliminated, "
+                                    f"{share}, fractions dropped", rule="4.2"))
         b, i = st.score.get(BRITISH, 0), st.score.get(ITALIAN, 0)
         tally = f"British {b} VP, Italian {i} VP"
-        if b > i:
-            ctx.emit(E.GameEnded(winner=BRITISH, reason=tally, rule="4.0"))
+        if b != i:
+            ctx.emit(E.GameEnded(winner=BRITISH if b > i else ITALIAN, reason=tally, rule="4.0"))
         else:
-            ctx.emit(E.GameEnded(winner=ITALIAN, reason=tally + (": a tie goes to the Italians" if b == i else ""),
-                                 rule="4.0"))
+            tie = self.vic(sc, "tie_winner", "") or "draw"
+            words = "a draw" if tie == "draw" else f"a tie goes to the {sc.side_name(tie)}s"
+            ctx.emit(E.GameEnded(winner=tie, reason=f"{tally}: {words}", rule="4.0"))
 
     # --- scenario checks -----------------------------------------------------------------
 
@@ -211,6 +217,14 @@ class OperationCompass(PanzerCorps):
             for h in hexes:
                 if not grid.contains(h):
                     errs.append(f"game_data.supply.{side}: hex {h} is not on the map")
+        table = self.data(sc, "bombardment", [])
+        if len(table) != sc.die or any(n < 0 for n in table):
+            errs.append(f"game_data.bombardment: one count of units for each die roll 1 to {sc.die} (3.1(1))")
+        if int(self.data(sc, "bombardment_reach", 0)) < 1:
+            errs.append("game_data.bombardment_reach: how far from the coast a target may be (3.1(2))")
+        tie = self.vic(sc, "tie_winner", "")
+        if tie not in {BRITISH, ITALIAN, "draw"}:
+            errs.append(f"victory.tie_winner: {tie!r} is neither a side nor 'draw' (4.0)")
         entry = self.feature(sc, "british_entry")
         if len(entry) != 6:
             errs.append(f"map.features.british_entry: {len(entry)} hexes, 3.2(1) names six")

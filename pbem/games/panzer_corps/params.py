@@ -11,6 +11,7 @@ class GameParams(Struct, frozen=True):
     game: str
     stacking: dict[str, int]                 # side -> units per hex (7.0)
     result_codes: frozenset[str]             # 9.4
+    stack_removal: bool = False              # 7.3: excess units are removed (Khar'kov, Compass); else `end` is refused (7.1)
     result_rules: dict[str, str] = {}        # "AE" | "AR" | "C" | "EX" | "DR" | "DE" -> its rule number (9.4(n))
     first_turn_halved: str = ""              # side whose MA is halved on turn 1 (El Alamein 8.4)
     disrupted_attackable: bool = False       # 9.7(4): False except in Operation Compass

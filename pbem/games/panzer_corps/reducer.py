@@ -55,6 +55,7 @@ def _phase(st: St, ev: E.PhaseStarted) -> None:
     st.attacks = []
     st.declarations_closed = False
     st.current = 0
+    st.picking = False
     for u in st.units.values():
         u.moved = u.attacked = u.defended = False
 
@@ -136,8 +137,17 @@ def _declined(st: St, ev: E.AdvanceDeclined) -> None:
 
 
 def _finished(st: St, ev: E.CombatFinished) -> None:
+    # 9.2: this combat is over; the next one not yet resolved, in declaration order
+    # (while the attacker names them, 9.1(5), it waits there to be chosen)
     st.attacks[ev.index].stage = "finished"
-    st.current = ev.index + 1
+    st.current = next((i for i, a in enumerate(st.attacks) if a.stage == "declared"), len(st.attacks))
+
+
+def _chosen(st: St, ev: E.CombatChosen) -> None:
+    # 9.1(5): the attacker resolves the combats in any order; ``in_order`` returns to the default
+    st.current = ev.index
+    st.attacks[ev.index].stage = "chosen"
+    st.picking = not ev.in_order
 
 
 def _recovered(st: St, ev: E.UnitsRecovered) -> None:
@@ -224,7 +234,7 @@ REDUCERS: dict[type, Callable[[St, E.Event], None]] = {
     E.PhaseStarted: _phase, E.UnitMoved: _moved, E.UnitBrokeOff: _broke_off,
     E.AttackDeclared: _declared, E.DeclarationsClosed: _closed, E.CombatResolved: _resolved,
     E.UnitRetreated: _retreated, E.UnitEliminated: _eliminated, E.UnitAdvanced: _advanced,
-    E.AdvanceDeclined: _declined, E.CombatFinished: _finished, E.UnitsRecovered: _recovered,
+    E.AdvanceDeclined: _declined, E.CombatFinished: _finished, E.CombatChosen: _chosen, E.UnitsRecovered: _recovered,
     E.SecretRecorded: _sealed, E.SecretRevealed: _unveiled, E.HiddenDraw: _drawn,
     E.UnitSetUp: _set_up, E.ReinforcementEntered: _entered, E.ReinforcementDelayed: _delayed,
     E.BombardmentRolled: _nothing, E.UnitsDisrupted: _disrupted,

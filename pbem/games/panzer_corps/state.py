@@ -32,3 +32,6 @@ class PanzerCorpsState(GameState, omit_defaults=True):
     # Points scored under a bookkeeping mark (PointsScored.mark): Khar'kov's first
     # charge into a city "charged:HEX" (4.2(1)) and a turn's railroad cut "rail:TURN" (4.4).
     point_marks: dict[str, int] = {}
+    # The attacker names each combat of this phase in turn (``resolve HEX``, 9.1(5)) instead of
+    # the default declaration order; cleared by ``end`` (the rest in order) and by a new phase.
+    picking: bool = False
