@@ -1,13 +1,13 @@
 """Command line: parse arguments, call the engine, print.  No rules here."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
-# Heavy modules are imported inside commands so `pbem --help` starts fast.
+# Heavy modules (the engine, the games, Jinja, email, json) are imported inside
+# the commands that use them, so `pbem --help` and `pbem state` start fast.
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
@@ -208,10 +208,10 @@ def state_cmd(game_dir, side, at, as_json) -> None:
     from pbem.views import state_view
     g = _game(game_dir)
     side = _viewer(g, side)
-    st = g.state(at)
-    head = g.entries()[st.seq].hash if at is not None else g.head()[1]
+    st, head = g.state_and_hash(at)                 # at the head: the state cache, no log line read
     view = state_view(g, st, side, head)
     if as_json:
+        import json
         click.echo(json.dumps(view, indent=2))
         return
     sc = g.scenario
@@ -235,13 +235,19 @@ def state_cmd(game_dir, side, at, as_json) -> None:
 def report_cmd(game_dir, side, at, since, fmt, output) -> None:
     """Render a side's turn report: text, SVG map, or a complete email (.eml)."""
     from pbem.report import render
+    from pbem.views import report_entries
     g = _game(game_dir)
     side = _viewer(g, side)
-    entries = g.entries()
-    st = g.state(at)
-    head = entries[st.seq].hash
     if since is None:
         since = g.last_report(side) if at is None else 0
+    if at is None:
+        # The state cache, and the log's lines after `since` read from its end.
+        st, head = g.state_and_hash()
+        entries = report_entries(g, since)
+    else:
+        entries = g.entries()
+        st = g.state(at)
+        head = entries[st.seq].hash
     if fmt == "text":
         data = render.report_text(g, side, st, entries, since, head).encode()
     elif fmt == "svg":
@@ -270,6 +276,7 @@ def log_cmd(game_dir, side, as_json) -> None:
     side = _viewer(g, side)
     entries = g.entries()
     if as_json:
+        import json
         for row in log_view(entries, side, g.rules):
             click.echo(json.dumps(row))
         return

@@ -7,7 +7,9 @@ A game is a directory:
     log.lock       the writers' lock
     scenario.toml  the scenario the game was created from (sha256 in GameCreated)
     seed           the dice seed, host only (seeded games)
-    .state-cache   the state at the log's head; derived, safe to delete
+    .state-cache   the state at the log's head and the sealed secrets' records up
+                   to it; derived, safe to delete
+    .scenario-cache  scenario.toml parsed and checked (keyed by its sha256); derived
     reported.json  the seq each side's last report covered (+ reported.lock)
 
 The host's folder holds secrets (the seed; sealed payloads, salts and hidden
@@ -20,25 +22,36 @@ so state, log and verify also work on a copy of the log without the seed.
 Rules run inside ``submit``: an order becomes an ``OrderGiven`` event and the
 events its resolution produced, appended in one atomic write.  Dice for the
 order at seq n are roll k=0,1,.. of event n (see dice.py).
+
+Replay streams: each line is decoded, checked against the chain and applied
+before the next is read, so memory does not grow with the log.  The caches
+are for speed, never for an audit: each names its source (the head hash,
+scenario.toml's sha256) and layout and carries the sha256 of its contents; any
+mismatch rebuilds it.  That digest is no signature (whoever can write the
+folder can forge a consistent cache, as they can the log and log.head), so
+``verify`` reads neither: it re-parses the TOML, replays the whole log, and
+rewrites a cache that disagrees, with a note.
 """
 from __future__ import annotations
 
-import datetime as _dt
+import hashlib
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable, Iterator
 
 import msgspec
 
-from pbem.core import dice as D
 from pbem.core import events as E
 from pbem.core import orders as O
 from pbem.log import EventLog, LogError, StaleHead, line_hash, GENESIS, private_lock, write_private
 from pbem.games import Ctx, Ruleset, ruleset_for
 from pbem.core.ruleset import dispatch
 from pbem.core.scenario import Scenario, ScenarioError, load, loads
+from pbem.core.scenario import rewrite_cache as rewrite_scenario_cache
 from pbem.core.state import GameState, copy_state, decode_state, encode_state, layout, state_bytes
+
+# pbem.core.dice (hmac, secrets) is imported where dice are rolled: reading a game needs none.
 
 
 class EngineError(Exception):
@@ -50,6 +63,7 @@ def now_utc() -> str:
     fixed = os.environ.get("PBEM_CLOCK")
     if fixed:
         return fixed
+    import datetime as _dt
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -64,8 +78,27 @@ class _Env(msgspec.Struct):
 _env_dec = msgspec.json.Decoder(_Env)
 
 
-@dataclass
-class Entry:
+class _Line(msgspec.Struct):
+    """A decoded line as E.line_decoder() gives it: the envelope with its typed event."""
+    seq: int
+    prev: str
+    body: E.Event
+    at: str
+
+
+_sealed_dec: msgspec.msgpack.Decoder | None = None
+
+
+def _decode_sealed(raw: bytes) -> dict[str, E.SecretRecorded]:
+    global _sealed_dec
+    if _sealed_dec is None:
+        _sealed_dec = msgspec.msgpack.Decoder(dict[str, E.SecretRecorded])
+    return _sealed_dec.decode(raw) if raw else {}
+
+
+# Plain records as msgspec Structs (not dataclasses: cheaper to define at import and to build).
+
+class Entry(msgspec.Struct):
     """One log line decoded: envelope fields plus the typed event."""
     seq: int
     hash: str
@@ -77,24 +110,21 @@ class Entry:
         return E.kind_of(self.event)
 
 
-@dataclass
-class Applied:
+class Applied(msgspec.Struct):
     line: int
     text: str
     events: list[E.Event]
 
 
-@dataclass
-class Submission:
-    applied: list[Applied] = field(default_factory=list)
+class Submission(msgspec.Struct):
+    applied: list[Applied] = []                     # a new list for every Submission
     refused: O.OrderError | None = None
-    not_applied: list[str] = field(default_factory=list)
+    not_applied: list[str] = []
     head: str = ""
     seq: int = -1
 
 
-@dataclass
-class VerifyReport:
+class VerifyReport(msgspec.Struct):
     ok: bool
     events: int
     head: str
@@ -113,7 +143,7 @@ class Game:
         self.log = EventLog(self.dir / "log.jsonl")
         if not self.log.exists():
             raise EngineError(f"{self.dir} is not a pbem game (no log.jsonl); create one with 'pbem new'")
-        first = next(iter(self.log.iter_lines()), None)
+        first = self.log.first_line()
         if first is None:
             raise EngineError(f"{self.log.path} is empty")
         try:
@@ -130,7 +160,7 @@ class Game:
             raw = sc_path.read_bytes()
         except OSError as e:
             raise EngineError(f"cannot read {sc_path}: {e.strerror}") from None
-        self.scenario: Scenario = loads(raw, str(sc_path))
+        self.scenario: Scenario = loads(raw, str(sc_path), cache=self._scenario_cache_path)
         if self.scenario.sha256 != created.scenario_sha256:
             raise EngineError(f"{sc_path} has changed since the game was created (sha256 {self.scenario.sha256[:12]}... "
                               f"!= {created.scenario_sha256[:12]}... in the log); replaying against it would diverge")
@@ -145,6 +175,7 @@ class Game:
     def create(cls, path: Path, scenario_ref: str, players: dict[str, str] | None = None,
                seed_hex: str | None = None, dice: list[int] | None = None,
                game_id: str | None = None, at: str | None = None) -> "Game":
+        from pbem.core import dice as D
         path = Path(path)
         taken = EngineError(f"{path} already holds a game; choose a new directory")
         if (path / "log.jsonl").exists():
@@ -217,26 +248,48 @@ class Game:
 
     def entries(self, verify: bool = True) -> list[Entry]:
         """Every event in the log, decoded; with verify, the chain is checked too."""
-        out: list[Entry] = []
+        return list(self.iter_entries(verify))
+
+    def decode_line(self, n: int, line: bytes) -> _Line:
+        """Line ``n`` (from 0) decoded: ``seq``, ``prev``, ``body`` (the event), ``at``; else the
+        slow path, which decodes a kind the one-pass decoder lacks or says what is wrong."""
+        try:
+            return E.line_decoder().decode(line)
+        except msgspec.DecodeError:
+            pass
+        try:
+            env = _env_dec.decode(line)
+            ev = E.decode_body(env.kind, env.body)
+        except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as e:
+            raise LogError(f"not a valid event ({e})", n + 1, self.log.path) from None
+        return _Line(env.seq, env.prev, ev, env.at)
+
+    def _second_created(self, n: int) -> LogError:
+        return LogError("a second GameCreated: two games were created in this folder at once "
+                        "(or two logs were joined); the log is not one game", n + 1, self.log.path)
+
+    def _check_link(self, n: int, x: _Line, prev: str) -> None:
+        if x.seq != n:
+            raise LogError(f"sequence number {x.seq}, expected {n}", n + 1, self.log.path)
+        if x.prev != prev:
+            raise LogError(f"hash chain broken (prev does not match line {n})", n + 1, self.log.path)
+
+    def iter_entries(self, verify: bool = True) -> Iterator[Entry]:
+        """The log's events one at a time, as ``entries`` gives them, holding one line at a time."""
         prev = GENESIS
+        decode = E.line_decoder().decode
         for n, line in enumerate(self.log.iter_lines()):
             try:
-                env = _env_dec.decode(line)
-                ev = E.decode_body(env.kind, env.body)
-            except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as e:
-                raise LogError(f"not a valid event ({e})", n + 1, self.log.path) from None
-            if n and isinstance(ev, E.GameCreated):
-                raise LogError("a second GameCreated: two games were created in this folder at once "
-                               "(or two logs were joined); the log is not one game", n + 1, self.log.path)
+                x = decode(line)
+            except msgspec.DecodeError:
+                x = self.decode_line(n, line)
+            if n and isinstance(x.body, E.GameCreated):
+                raise self._second_created(n)
             if verify:
-                if env.seq != n:
-                    raise LogError(f"sequence number {env.seq}, expected {n}", n + 1, self.log.path)
-                if env.prev != prev:
-                    raise LogError(f"hash chain broken (prev does not match line {n})", n + 1, self.log.path)
-            h = line_hash(env.prev, line)
-            out.append(Entry(env.seq, h, env.at, ev))
+                self._check_link(n, x, prev)
+            h = line_hash(x.prev, line)
+            yield Entry(x.seq, h, x.at, x.body)
             prev = h
-        return out
 
     def head(self) -> tuple[int, str]:
         return self.log.head()
@@ -249,8 +302,11 @@ class Game:
         st.seed_commitment = c.seed_commitment
         return st
 
-    def replay(self, entries: list[Entry], upto: int | None = None) -> GameState:
-        """Apply events (reducer only) up to and including seq ``upto``."""
+    def replay(self, entries: Iterable[Entry], upto: int | None = None) -> GameState:
+        """Apply events (reducer only) up to and including seq ``upto``.
+
+        ``entries`` may be any iterable (``iter_entries()`` streams); to rebuild the
+        state from the log itself, ``state()`` streams faster."""
         st = self.new_state()
         apply, sc = self.rules.apply, self.scenario
         for en in entries:
@@ -260,27 +316,84 @@ class Game:
                 try:
                     apply(st, en.event, sc)
                 except Exception as e:
-                    # A log the rules never wrote (edited, joined, re-chained) must
-                    # give a located error, not a traceback from deep in a reducer.
-                    raise LogError(f"{en.kind} cannot be applied to the state before it "
-                                   f"({type(e).__name__}: {e})", en.seq + 1, self.log.path) from e
+                    raise self._unappliable(en.seq, en.event, e) from e
             st.seq = en.seq
         return st
+
+    def _unappliable(self, seq: int, ev: E.Event, e: Exception) -> LogError:
+        # A log the rules never wrote (edited, joined, re-chained) must
+        # give a located error, not a traceback from deep in a reducer.
+        return LogError(f"{E.kind_of(ev)} cannot be applied to the state before it "
+                        f"({type(e).__name__}: {e})", seq + 1, self.log.path)
+
+    def _replay_log(self, upto: int | None = None) -> tuple[GameState, str, dict[str, E.SecretRecorded]]:
+        """The log streamed into a state: each line decoded, checked against the
+        chain (as ``entries()`` checks it) and applied before the next is read.
+        Returns the state after seq ``upto`` (default: the last line), the hash of
+        that line and the sealed secrets' records up to it (by "side:name")."""
+        st = self.new_state()
+        apply, sc = self.rules.apply, self.scenario
+        sealed: dict[str, E.SecretRecorded] = {}
+        special = {E.GameCreated: 1, E.SecretRecorded: 2}.get     # the two kinds replay looks at
+        decode = E.line_decoder().decode
+        sha256 = hashlib.sha256
+        stop = upto if upto is not None else 1 << 62
+        prev = GENESIS
+        n = -1
+        for lines in self.log.iter_blocks():
+            for line in lines:
+                n += 1
+                if n > stop:                        # the chain checked: line n holds seq n
+                    st.seq = stop
+                    return st, prev, sealed
+                try:
+                    x = decode(line)
+                except msgspec.DecodeError:
+                    x = self.decode_line(n, line)
+                ev = x.body
+                if n:
+                    what = special(ev.__class__)
+                    if what == 1:
+                        raise self._second_created(n)
+                    if x.seq != n or x.prev != prev:
+                        self._check_link(n, x, prev)
+                    try:
+                        apply(st, ev, sc)
+                    except Exception as e:
+                        raise self._unappliable(n, ev, e) from e
+                    if what == 2:
+                        sealed[f"{ev.side}:{ev.name}"] = ev
+                else:
+                    self._check_link(n, x, prev)
+                prev = sha256(prev.encode() + line).hexdigest()   # prev: our own hex digest
+        st.seq = n
+        return st, prev, sealed
 
     @property
     def _cache_path(self) -> Path:
         return self.dir / ".state-cache"
 
-    def _read_cache(self, head: str) -> GameState | None:
+    @property
+    def _scenario_cache_path(self) -> Path:
+        return self.dir / ".scenario-cache"
+
+    def _read_cache(self, head: str) -> tuple[GameState, bytes] | None:
+        """The cached state at ``head`` and the sealed records' bytes beside it; None
+        (rebuild) unless the cache names this head and layout and its digest holds."""
         try:
             raw = self._cache_path.read_bytes()
         except OSError:
             return None
         key, _, body = raw.partition(b"\n")
-        if key.decode("ascii", "replace") != self._cache_key(head):
+        parts = key.decode("ascii", "replace").split(" ")
+        if len(parts) != 5 or " ".join(parts[:3]) != self._cache_key(head):
             return None
+        digest, size = parts[3], parts[4]
+        if hashlib.sha256(body).hexdigest() != digest or not size.isdigit() or int(size) > len(body):
+            return None                             # altered, torn or not ours: rebuilt from the log
+        n = int(size)
         try:
-            return decode_state(body, self.rules.state_type)
+            return decode_state(body[:n], self.rules.state_type), body[n:]
         except msgspec.DecodeError:
             return None
 
@@ -288,53 +401,78 @@ class Game:
         """The head and the state's layout: a cache of another layout is never read."""
         return f"{head} {layout(self.rules.state_type)} {self.rules.ruleset_version}"
 
-    def _write_cache(self, head: str, st: GameState) -> None:
+    def _write_cache(self, head: str, st: GameState, sealed: dict[str, E.SecretRecorded] | bytes) -> None:
+        """The state at ``head`` and the sealed records up to it, with the sha256 of both."""
+        sb = encode_state(st)
+        body = sb + (sealed if isinstance(sealed, bytes) else msgspec.msgpack.encode(sealed) if sealed else b"")
+        key = f"{self._cache_key(head)} {hashlib.sha256(body).hexdigest()} {len(sb)}"
         try:                                        # 0600: the state holds hidden information
-            write_private(self._cache_path, self._cache_key(head).encode("ascii") + b"\n" + encode_state(st),
-                          sync=False)
+            write_private(self._cache_path, key.encode("ascii") + b"\n" + body, sync=False)
         except OSError:
             pass                                    # the cache is an optimisation only
 
+    def _at_head(self) -> tuple[int, str, GameState, dict[str, E.SecretRecorded] | bytes]:
+        """(seq, head, state at the head, sealed records up to it) from the cache,
+        else from a streamed replay (which refills the cache)."""
+        seq, head = self.log.head()
+        cached = self._read_cache(head)
+        if cached is not None:
+            return seq, head, cached[0], cached[1]
+        st, h, sealed = self._replay_log()
+        self._write_cache(h, st, sealed)
+        return st.seq, h, st, sealed
+
     def state(self, at: int | None = None) -> GameState:
         """The state at the head (cached by head hash) or after event ``at``."""
+        return self.state_and_hash(at)[0]
+
+    def state_and_hash(self, at: int | None = None) -> tuple[GameState, str]:
+        """``state(at)`` and the hash of line ``at`` (the head's by default), in one pass."""
         seq, head = self.log.head()
         if at is not None and at > seq:
             raise EngineError(f"--at {at}: the log ends at seq {seq}")
         if at is None or at == seq:
-            st = self._read_cache(head)
-            if st is None:
-                st = self.replay(self.entries())
-                self._write_cache(head, st)
-            return st
+            _, h, st, _ = self._at_head()
+            return st, h
         if at < 0:
             raise EngineError(f"--at {at}: sequence numbers start at 0")
-        return self.replay(self.entries(), upto=at)
+        st, h, _ = self._replay_log(upto=at)
+        return st, h
 
     def seed(self) -> bytes:
         """The dice seed: from the log once revealed, else from the host's seed file;
         either way it must be the one GameCreated committed to (DiceError if not)."""
-        st_seed = self._revealed_seed()
-        if st_seed is None:
+        return self._seed_of(self._revealed_seed())
+
+    def _seed_of(self, revealed: bytes | None) -> bytes:
+        from pbem.core import dice as D
+        if revealed is None:
             return D.read_seed(self.dir / "seed", self.created.seed_commitment)
-        if not D.check_reveal(st_seed, self.created.seed_commitment):
+        if not D.check_reveal(revealed, self.created.seed_commitment):
             raise D.DiceError("the revealed seed does not match the commitment in GameCreated")
-        return st_seed
+        return revealed
 
     def _revealed_seed(self) -> bytes | None:
         cached = self._read_cache(self.log.head()[1])
-        if cached is not None and cached.seed:
-            return bytes.fromhex(cached.seed)
+        if cached is not None and cached[0].seed:
+            return bytes.fromhex(cached[0].seed)
         return None
 
-    def _dice(self, st: GameState, event_seq: int):
+    def _dice(self, st: GameState, event_seq: int, seed_of=None):
+        from pbem.core import dice as D
         if self.created.dice_mode == "scripted":
             return D.ScriptedWithSalt(self.created.scripted_dice, st.scripted_pos, self.game_id, event_seq)
-        return D.LazySeeded(self.seed, self.game_id, event_seq)
+        return D.LazySeeded(seed_of or self.seed, self.game_id, event_seq)
 
     def secret_records(self, entries: list[Entry] | None = None) -> dict[str, E.SecretRecorded]:
-        """Sealed secrets with their payloads, by "side:name" (the host's copy of the log)."""
+        """Sealed secrets with their payloads, by "side:name" (the host's copy of the log).
+
+        Without ``entries``: those up to the head, kept beside the state cache."""
+        if entries is None:
+            sealed = self._at_head()[3]
+            return _decode_sealed(sealed) if isinstance(sealed, bytes) else dict(sealed)
         out = {}
-        for en in entries if entries is not None else self.entries():
+        for en in entries:
             if isinstance(en.event, E.SecretRecorded):
                 out[f"{en.event.side}:{en.event.name}"] = en.event
         return out
@@ -382,24 +520,36 @@ class Game:
             sub.not_applied = [ln.strip() for ln in text.splitlines() if ln.split("#", 1)[0].strip()]
             sub.seq, sub.head = self.log.head()
             return sub
+        from pbem.core import dice as D
         with self.log.lock():
             seq, head = self.log.head()
             if expect_head is not None and expect_head != head:
                 raise StaleHead(f"the orders were written against head {expect_head[:12]}..., "
                                 f"but the game is now at {head[:12]}... (seq {seq}); read the new report and resend")
-            work = self.state()
+            seq, head, work, known = self._at_head()
+            # The host's sealed payloads, kept beside the state cache (O(1) in the log's length);
+            # decoded only if an order needs them, then kept up to date with this batch's own.
+            sealed: dict[str, E.SecretRecorded] | None = None
+            seed: list[bytes] = []
+            revealed = bytes.fromhex(work.seed) if work.seed else None
+
+            def seed_of() -> bytes:                 # read (and checked) once per batch
+                if not seed:
+                    seed.append(self._seed_of(revealed))
+                return seed[0]
             pending: list[E.Event] = []
             next_seq = seq + 1
             for i, ln in enumerate(lines):
-                sealed: dict[str, E.SecretRecorded] = {}
+                given: dict[str, E.SecretRecorded] = {}
                 if isinstance(ln.order, O.Unveil) or self.rules.needs_secrets:
                     # Games whose rules act on sealed secrets (hidden units, mines) get
                     # the host's payloads for every order, as verify does.
-                    sealed = self.secret_records()
-                    sealed.update({f"{ev.side}:{ev.name}": ev for ev in pending if isinstance(ev, E.SecretRecorded)})
+                    if sealed is None:
+                        sealed = _decode_sealed(known) if isinstance(known, bytes) else dict(known)
+                    given = dict(sealed)
                 try:
                     trial, events = self._adjudicate(work, E.OrderGiven(side=side, text=ln.text, by=by), ln.order,
-                                                     self._dice(work, next_seq), sealed)
+                                                     self._dice(work, next_seq, seed_of), given)
                 except O.OrderError as e:
                     e.line, e.text = ln.number, ln.text
                     sub.refused = e
@@ -412,21 +562,27 @@ class Game:
                 trial.seq = next_seq - 1
                 work = trial
                 pending.extend(events)
+                new = [ev for ev in events if isinstance(ev, E.SecretRecorded)]
+                if new:
+                    if sealed is None:
+                        sealed = _decode_sealed(known) if isinstance(known, bytes) else dict(known)
+                    sealed.update((f"{ev.side}:{ev.name}", ev) for ev in new)
                 sub.applied.append(Applied(ln.number, ln.text, events[1:]))
             if pending:
                 recs = self.log.append_many([(E.kind_of(e), E.body_of(e)) for e in pending],
                                             at=at or now_utc(), expect_head=head, locked=True)
-                self._write_cache(recs[-1].hash, work)
+                self._write_cache(recs[-1].hash, work, sealed if sealed is not None else known)
                 sub.seq, sub.head = recs[-1].seq, recs[-1].hash
             else:
                 sub.seq, sub.head = seq, head
         return sub
 
     def _adjudicate(self, st: GameState, given: E.OrderGiven, order: O.Order, dice,
-                    sealed: dict[str, E.SecretRecorded]) -> tuple[GameState, list[E.Event]]:
-        """One order on a copy of ``st``, for submit and verify alike: the state after
-        it and its events (the OrderGiven first).  Raises OrderError/DiceError."""
-        trial = copy_state(st)
+                    sealed: dict[str, E.SecretRecorded], copy: bool = True) -> tuple[GameState, list[E.Event]]:
+        """One order on a copy of ``st`` (on ``st`` itself with ``copy=False``: verify, which
+        stops at a refusal), for submit and verify alike: the state after it and its events
+        (the OrderGiven first).  Raises OrderError/DiceError."""
+        trial = copy_state(st) if copy else st
         ctx = Ctx(self.rules, trial, self.scenario, given.side, dice)
         ctx.secret_records = sealed
         ctx.emit(given)
@@ -437,8 +593,9 @@ class Game:
         """Append SeedRevealed: from now on anyone can re-derive every roll."""
         if self.created.dice_mode != "seeded":
             raise EngineError("this game uses scripted dice; there is no seed to reveal")
+        from pbem.core import dice as D
         with self.log.lock():
-            st = self.state()
+            _, _, st, sealed = self._at_head()
             if st.seed:
                 raise EngineError("the seed is already revealed")
             seed = D.read_seed(self.dir / "seed", self.created.seed_commitment)
@@ -446,7 +603,7 @@ class Game:
             rec = self.log.append(E.kind_of(ev), E.body_of(ev), at=at or now_utc(), locked=True)
             self.rules.apply(st, ev, self.scenario)
             st.seq = rec.seq
-            self._write_cache(rec.hash, st)
+            self._write_cache(rec.hash, st, sealed)
         return seed.hex()
 
     # --- auditing --------------------------------------------------------
@@ -497,10 +654,43 @@ class Game:
         elif expect_head == head:
             notes.append(gap + f"the head given with --head proves every line up to seq {last}")
 
+    def _audit_scenario(self, notes: list[str]) -> None:
+        """Verify trusts no cache: the scenario is parsed again from scenario.toml
+        (checked against GameCreated when the game was opened); a cache that gave
+        something else is replaced, with a note."""
+        sc_path = self.dir / "scenario.toml"
+        try:
+            raw = sc_path.read_bytes()
+            fresh = loads(raw, str(sc_path))
+        except (OSError, ScenarioError):
+            return                                  # as opened: the file changed under us; nothing to compare
+        if fresh.sha256 != self.scenario.sha256:
+            return
+        if fresh != self.scenario:
+            notes.append(f"{self._scenario_cache_path.name} did not match scenario.toml (altered); "
+                         "checked against scenario.toml and rebuilt")
+            self.scenario = fresh
+            rewrite_scenario_cache(self._scenario_cache_path, fresh)
+
+    def _audit_state_cache(self, head: str, st: GameState, replayed: bytes,
+                           sealed: dict[str, E.SecretRecorded], notes: list[str]) -> None:
+        """A state cache at this head that is not the verified state is rewritten, with a note."""
+        cached = self._read_cache(head)
+        if cached is None:
+            return
+        try:
+            same = state_bytes(cached[0]) == replayed and _decode_sealed(cached[1]) == sealed
+        except msgspec.DecodeError:
+            same = False
+        if not same:
+            notes.append(f"{self._cache_path.name} did not match the log (altered); rebuilt from the verified replay")
+            self._write_cache(head, st, sealed)
+
     def verify(self, progress=None, expect_head: str | None = None) -> VerifyReport:
         """Check the hash chain and its anchor (``_check_head``), then re-run
         every order through the rules and compare what they produce with what
         the log says happened. Never raises for a bad log: it reports it."""
+        from pbem.core import dice as D
         problems: list[str] = []
         notes: list[str] = []
         try:
@@ -511,6 +701,7 @@ class Game:
             return VerifyReport(False, 0, "", [f"{self.log.path} is empty"], notes)
         head = entries[-1].hash
         self._check_head(entries, expect_head, problems, notes)
+        self._audit_scenario(notes)
         sc = self.scenario
         seed: bytes | None = None
         for en in entries:
@@ -566,7 +757,8 @@ class Game:
                 else:
                     dice = D.RecordedDice(recorded, salts)
                 try:
-                    trial, produced = self._adjudicate(st, ev, O.parse_line(ev.text, self.rules.verbs), dice, sealed)
+                    trial, produced = self._adjudicate(st, ev, O.parse_line(ev.text, self.rules.verbs), dice, sealed,
+                                                       copy=False)
                 except (O.OrderError, D.DiceError) as e:
                     problems.append(f"seq {en.seq}: order {ev.text!r} from {ev.side} is refused on replay: {e}")
                     replay_ok = False
@@ -593,8 +785,11 @@ class Game:
         if replay_ok:
             st.seq = entries[-1].seq
             try:
-                if state_bytes(st) != state_bytes(self.replay(entries)):
+                replayed = state_bytes(self.replay(entries))
+                if state_bytes(st) != replayed:
                     problems.append("re-running the rules and replaying the events give different states")
+                elif not problems:
+                    self._audit_state_cache(head, st, replayed, sealed, notes)
             except LogError as e:
                 problems.append(str(e))
         if progress:

@@ -35,8 +35,6 @@ import hashlib
 import os
 import re
 import stat
-import tempfile
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -58,6 +56,9 @@ GENESIS = "0" * 64
 # Bytes read per step when scanning backwards from EOF in head(); a module
 # constant so tests can shrink it to exercise chunk boundaries.
 _TAIL_CHUNK = 64 * 1024
+# Bytes read per step by iter_lines and iter_lines_reversed (a constant, not
+# the log's size, bounds their memory); small in tests of block boundaries.
+_READ_CHUNK = 256 * 1024
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 # The anchor file, exactly: a non-negative decimal seq, one space, the hash.
@@ -116,6 +117,7 @@ def line_hash(prev: str, line: bytes) -> str:
 
 
 def _check_at(at: str) -> None:
+    from datetime import datetime, timedelta       # here: reading a log needs neither
     if not isinstance(at, str):
         raise TypeError(f"at must be an ISO-8601 UTC timestamp string, got {type(at).__name__}")
     try:
@@ -140,6 +142,7 @@ def write_private(path: Path, data: bytes, sync: bool = True) -> None:
     The temporary file has a unique name (``mkstemp``, itself 0600), so two
     writers never write into one file and a reader never sees a half-written
     one. ``sync`` makes it durable (fsync of the file and the directory)."""
+    import tempfile                                 # here: reading a log needs no temporary file
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -225,15 +228,76 @@ class EventLog:
 
     def iter_lines(self) -> Iterator[bytes]:
         """Yield raw lines (without newline); raise LogError on a torn last line."""
+        for lines in self.iter_blocks():
+            yield from lines
+
+    def iter_blocks(self) -> Iterator[list[bytes]]:
+        """The lines (without newline) in lists, about ``_READ_CHUNK`` bytes at a
+        time: memory stays constant in the log's length, and a caller looping
+        over each list saves a generator step per line.  Raises LogError on a torn
+        last line, after the lines before it."""
         try:
             f = open(self.path, "rb")
         except FileNotFoundError:
             return
         with f:
-            for n, raw in enumerate(f, 1):
-                if not raw.endswith(b"\n"):
-                    raise self._torn(n)
-                yield raw[:-1]
+            n = 0
+            rest = b""
+            while block := f.read(_READ_CHUNK):
+                lines = (rest + block if rest else block).split(b"\n")
+                rest = lines.pop()              # the incomplete line after the last newline
+                if lines:
+                    n += len(lines)
+                    yield lines
+            if rest:
+                raise self._torn(n + 1)
+
+    def first_line(self) -> bytes | None:
+        """The first line (without newline), reading no further than it; None
+        if the log is missing or empty.  Raises LogError if it is torn."""
+        try:
+            f = open(self.path, "rb")
+        except FileNotFoundError:
+            return None
+        with f:
+            parts = []
+            while chunk := f.read(8192):
+                cut = chunk.find(b"\n")
+                if cut >= 0:
+                    parts.append(chunk[:cut])
+                    return b"".join(parts)
+                parts.append(chunk)
+        if parts:
+            raise self._torn(1)
+        return None
+
+    def iter_lines_reversed(self) -> Iterator[bytes]:
+        """Yield raw lines (without newline) from the last to the first, reading
+        blocks from the end of the file: a caller that stops early reads only the
+        tail.  Raises LogError on a torn last line, before yielding anything."""
+        try:
+            f = open(self.path, "rb")
+        except FileNotFoundError:
+            return
+        with f:
+            pos = f.seek(0, os.SEEK_END)
+            if pos == 0:
+                return
+            f.seek(pos - 1)
+            if f.read(1) != b"\n":
+                raise self._torn(self._count_newlines() + 1)
+            pos -= 1                            # the final newline ends the last line
+            rest = b""
+            while pos > 0:
+                start = max(0, pos - _READ_CHUNK)
+                f.seek(start)
+                block = f.read(pos - start) + rest
+                pos = start
+                lines = block.split(b"\n")
+                rest = lines[0]                 # may continue in the block before
+                for line in reversed(lines[1:]):
+                    yield line
+            yield rest
 
     def read(self, verify: bool = True) -> list[Record]:
         """Decode the whole log; a missing file is an empty log.

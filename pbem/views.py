@@ -9,6 +9,7 @@ from pbem.core import events as E
 from pbem.engine import Entry, Game
 from pbem.core.ruleset import Ruleset
 from pbem.core.state import GameState
+from pbem.log import GENESIS, LogError, line_hash
 
 REFEREE = "referee"
 
@@ -85,3 +86,56 @@ def log_view(entries: list[Entry], side: str, rules: Ruleset) -> list[dict]:
         ev = visible_event(en.event, side, rules)
         out.append({"seq": en.seq, "hash": en.hash, "at": en.at, "kind": en.kind, "body": E.body_of(ev)})
     return out
+
+
+def report_entries(game: Game, since: int) -> list[Entry]:
+    """What a report telling what happened after seq ``since`` reads, from the
+    end of the log backwards: every entry after ``since`` (checked against the
+    chain from the head down to the line before them) and, of those before it,
+    the last event with a ``unit`` and a ``path`` of each unit the later entries
+    name (where each stood when they begin).  For the reports (render's
+    report_context and moves_since) this list reads the same as ``entries()``,
+    but a report of the last few events reads the last lines, not the whole log.
+    A changed line before ``since`` is for ``pbem verify`` to find."""
+    path = game.log.path
+    n = game.log.head()[0] + 1
+    tail: list[Entry] = []
+    before: list[Entry] = []
+    wanted: set[str] = set()                    # units named after ``since``, position before unknown
+    expect: str | None = None                   # the prev of the line after this one
+    for line in game.log.iter_lines_reversed():
+        n -= 1
+        if n > since:
+            x = game.decode_line(n, line)
+            h = line_hash(x.prev, line)
+            if x.seq != n:
+                raise LogError(f"sequence number {x.seq}, expected {n}", n + 1, path)
+            if expect is not None and h != expect:
+                raise LogError(f"hash chain broken (prev does not match line {n + 1})", n + 2, path)
+            if n and isinstance(x.body, E.GameCreated):
+                raise LogError("a second GameCreated: two games were created in this folder at once "
+                               "(or two logs were joined); the log is not one game", n + 1, path)
+            if n == 0 and x.prev != GENESIS:
+                raise LogError("hash chain broken (prev does not match line 0)", 1, path)
+            expect = x.prev
+            tail.append(Entry(x.seq, h, x.at, x.body))
+            unit = getattr(x.body, "unit", None)
+            if unit:
+                wanted.add(unit)
+            continue
+        if expect is None and not wanted:
+            break
+        # Only lines that may name a unit and a path are decoded (a backslash: JSON escapes).
+        if expect is not None or (b'"path"' in line and b'"unit"' in line) or b"\\" in line:
+            x = game.decode_line(n, line)
+            h = line_hash(x.prev, line)
+            if expect is not None and h != expect:
+                raise LogError(f"hash chain broken (prev does not match line {n + 1})", n + 2, path)
+            expect = None
+            unit, moved = getattr(x.body, "unit", None), getattr(x.body, "path", None)
+            if unit and moved and unit in wanted:
+                wanted.discard(unit)
+                before.append(Entry(x.seq, h, x.at, x.body))
+    before.reverse()
+    tail.reverse()
+    return before + tail

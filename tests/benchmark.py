@@ -1,118 +1,346 @@
-"""Benchmark (a script, not a test): python tests/benchmark.py [--events N]
+"""Benchmark (a script, not a test): the one place pbem's speed figures come from.
 
-Measures, on this machine:
-  1. replay of a long synthetic El Alamein log: events/s of decode + reducer,
-     next to the time just to decode the same lines;
-  2. the cost of appending one order to a 10,000-event game (state cached by
-     head hash, so it must not depend on the log's length), and the same with
-     the cache deleted (a full replay) for comparison;
-  3. `pbem --help` start-up time next to `python -c pass`.
-Targets (issue 2): replay >= 20,000 events/s, append < 50 ms, start-up < 0.3 s.
+    python tests/benchmark.py                 everything (a few minutes; the 1M replay needs ~1 GB of disk in TMPDIR)
+    python tests/benchmark.py --skip-1m       without the replay of 1,000,000 events
+    python tests/benchmark.py --quick         small sizes only (a smoke run of the script itself)
+
+Every figure that depends on the machine is printed next to a reference measured
+in the same run, so a busy machine shows in both (it has 2 cores, shared):
+
+  replay       log -> state (``Game.state()`` with the state cache deleted) of logs
+               made by repeating the El Alamein example's events (10k, 100k, 1M),
+               next to the time msgspec alone takes to decode the same lines
+               (envelope + typed body, nothing else), and the peak RSS of the
+               process that replayed (each size in a fresh process).
+  submit       one order at 100 / 10k / 100k events: an Eben Emael `fire` (a game
+               whose every order sees the host's sealed secrets) and an `unveil`,
+               in legal logs padded with `secret` / `unveil` notes.
+  cli          `pbem --help`, `pbem state` (warm cache) and `pbem report` (the
+               side's last report ten events back) of the 100k game, next to
+               `python -c pass`.
+  verify       `Game.verify()` of the eight example games.
+
+Targets (issue 18): replay >= 150k events/s and <= 4x decode-only at every size;
+peak RSS of the 1M replay <= 50 MiB; submit flat in the log's length; `pbem
+--help` and `pbem state` <= 150 ms and <= 2.5x `python -c pass`; `pbem report`
+<= 2x `pbem state`; verify of the examples 2x faster than before issue 18.
+
+To compare with another checkout, run this script with PYTHONPATH pointing at
+that checkout's root: every child process inherits it.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
+import msgspec
 
+from pbem.core import dice as D
 from pbem.core import events as E
-from pbem.engine import Game, _env_dec
-from pbem.log import EventLog
+from pbem.core import orders as O
+from pbem.engine import Game
 
 AT = "2026-01-01T00:00:00Z"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+GENESIS = "0" * 64
 
 
-def synthetic_game(path: Path, n_events: int) -> Game:
-    """A game whose log holds ~n_events: units shuffling between two hexes.
+# --- building logs ------------------------------------------------------------------
 
-    The events are written directly (not through the rules): this measures
-    decoding and the reducer, which is what replay is."""
-    g = Game.create(path, "el-alamein", dice=[1] * 10, at=AT)
-    log = EventLog(path / "log.jsonl")
-    movers = [("Trieste", "0408", "0508"), ("Ariete", "0310", "0410"), ("Littorio", "0309", "0409")]
-    batch, written = [], 2
-    i = 0
-    while written < n_events:
-        uid, a, b = movers[i % len(movers)]
-        dest = b if (i // len(movers)) % 2 == 0 else a
-        batch.append(("OrderGiven", {"side": "axis", "text": f"move {uid} {dest}"}))
-        batch.append(("UnitMoved", {"unit": uid, "path": [dest], "mp": 1, "ma": 5}))
-        written += 2
-        i += 1
-        if len(batch) >= 5000:
-            log.append_many(batch, at=AT)
+def play_example(name: str, into: Path) -> Game:
+    """An example game from its order files (no reports written)."""
+    book = tomllib.loads((EXAMPLES / name / "playbook.toml").read_text())
+    g = Game.create(into, book["scenario"], book.get("players", {}), seed_hex=book.get("seed"),
+                    game_id=book.get("id"), at=AT)
+    sides = g.scenario.side_ids()
+    for step in book["steps"]:
+        side = next(s for s in sides if Path(step).stem.endswith("-" + s))
+        sub = g.submit(side, (EXAMPLES / name / step).read_text(), at=AT)
+        assert sub.refused is None, f"{name}/{step}: {sub.refused}"
+    return g
+
+
+class _Line(msgspec.Struct):
+    seq: int
+    prev: str
+    kind: str
+    body: msgspec.Raw
+    at: str
+
+
+def repeated_log(example: Path, into: Path, n: int) -> None:
+    """A game folder whose log holds ``n`` events: the example's GameCreated, then
+    its other events over and over, re-chained (not legal play: replay only)."""
+    into.mkdir(mode=0o700)
+    for name in ("scenario.toml", "seed"):
+        if (example / name).exists():
+            shutil.copy2(example / name, into / name)
+    lines = (example / "log.jsonl").read_bytes().splitlines()
+    dec = msgspec.json.Decoder(_Line)
+    enc = msgspec.json.Encoder()
+    parts = [dec.decode(x) for x in lines]
+    first, rest = lines[0], [p for p in parts[1:] if p.kind not in ("SeedRevealed", "GameEnded")]
+    h = hashlib.sha256(GENESIS.encode() + first).hexdigest()
+    with open(into / "log.jsonl", "wb") as f:
+        f.write(first + b"\n")
+        buf = []
+        for seq in range(1, n):
+            p = rest[(seq - 1) % len(rest)]
+            line = enc.encode(_Line(seq, h, p.kind, p.body, p.at))
+            h = hashlib.sha256(h.encode() + line).hexdigest()
+            buf.append(line)
+            if len(buf) >= 10_000:
+                f.write(b"\n".join(buf) + b"\n")
+                buf = []
+        if buf:
+            f.write(b"\n".join(buf) + b"\n")
+    (into / "log.head").write_bytes(f"{n - 1} {h}\n".encode())
+    os.chmod(into / "log.jsonl", 0o600)
+
+
+def pad(g: Game, side: str, n: int) -> None:
+    """Append legal `secret` / `unveil` notes of ``side`` until the log holds about
+    ``n`` events (four per pair), leaving the note `held` sealed at the end.
+    Adjudicated in memory (the rules' own events, the seed's salts), appended in
+    chunks: building a long log order by order would take far longer than using it."""
+    seed = D.read_seed(g.dir / "seed")
+    seq = g.head()[0]
+    work = g.state()
+    sealed = {}
+    batch: list[E.Event] = []
+    k = 0
+
+    def order(text: str):
+        nonlocal work, seq
+        dice = D.LazySeeded(lambda: seed, g.game_id, seq + 1)
+        trial, evs = g._adjudicate(work, E.OrderGiven(side=side, text=text), O.parse_line(text, g.rules.verbs),
+                                   dice, sealed)
+        for ev in evs:
+            if isinstance(ev, E.SecretRecorded):
+                sealed[f"{ev.side}:{ev.name}"] = ev
+        seq += len(evs)
+        trial.seq = seq
+        work = trial
+        batch.extend(evs)
+
+    while seq + 4 < n - 2:
+        order(f"secret note-{k % 8} padding note number {k}, sealed and opened again")
+        order(f"unveil note-{k % 8}")
+        k += 1
+        if len(batch) >= 5000 or seq + 4 >= n - 2:
+            g.log.append_many([(E.kind_of(e), E.body_of(e)) for e in batch], at=AT)
             batch = []
-    if batch:
-        log.append_many(batch, at=AT)
-    return Game(path)
+    order("secret held a note kept sealed until the benchmark unveils it")
+    g.log.append_many([(E.kind_of(e), E.body_of(e)) for e in batch], at=AT)
 
 
-def bench_replay(n: int) -> None:
-    with tempfile.TemporaryDirectory() as d:
-        g = synthetic_game(Path(d) / "g", n)
-        lines = list(g.log.iter_lines())
+def eben_game(into: Path, n: int) -> Game:
+    """Eben Emael 12.1 after the Belgian set-up (the German fire phase next), padded to ~n events."""
+    book = tomllib.loads((EXAMPLES / "eben-emael-12-1" / "playbook.toml").read_text())
+    g = Game.create(into, book["scenario"], book.get("players", {}), seed_hex=book.get("seed"),
+                    game_id=book.get("id"), at=AT)
+    sub = g.submit("belgian", (EXAMPLES / "eben-emael-12-1" / "01-belgian.txt").read_text(), at=AT)
+    assert sub.refused is None, sub.refused
+    pad(g, "belgian", n)
+    g = Game(into)
+    g.state()                                       # the host's folder: its caches are warm
+    return g
+
+
+# --- replay in a fresh process ------------------------------------------------------------
+
+_CHILD = r"""
+import os, resource, sys, time
+from pathlib import Path
+import msgspec
+from pbem.engine import Game
+from pbem.core import events as E
+from pbem.games import load_all_events
+
+def rss():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+d, reps = Path(sys.argv[1]), int(sys.argv[2])
+g = Game(d)
+load_all_events()
+base = rss()
+best = None
+for _ in range(reps):
+    (d / ".state-cache").unlink(missing_ok=True)
+    t0 = time.perf_counter()
+    st = g.state()
+    t = time.perf_counter() - t0
+    best = t if best is None else min(best, t)
+peak = rss()
+
+class Env(msgspec.Struct):
+    seq: int
+    prev: str
+    kind: str
+    body: msgspec.Raw
+    at: str
+env = msgspec.json.Decoder(Env)
+body = {k: msgspec.json.Decoder(t) for k, t in E.BY_KIND.items()}
+dec = None
+for _ in range(reps):
+    t0 = time.perf_counter()
+    with open(d / "log.jsonl", "rb") as f:
+        for line in f:
+            e = env.decode(line)
+            body[e.kind].decode(e.body)
+    t = time.perf_counter() - t0
+    dec = t if dec is None else min(dec, t)
+print(best, dec, base, peak, st.seq + 1)
+"""
+
+
+def bench_replay(sizes: list[int], work: Path, example: Path) -> list[tuple]:
+    rows = []
+    for n in sizes:
+        d = work / f"replay-{n}"
+        repeated_log(example, d, n)
+        reps = 3 if n <= 100_000 else 1
+        out = subprocess.run([sys.executable, "-c", _CHILD, str(d), str(reps)], capture_output=True, text=True)
+        if out.returncode:
+            print(out.stderr, file=sys.stderr)
+            raise SystemExit(f"replay of {n} events failed")
+        t, dec, base, peak, events = out.stdout.split()
+        t, dec, base, peak, events = float(t), float(dec), float(base), float(peak), int(events)
+        assert events == n, (events, n)
+        rows.append((n, t, dec, base, peak))
+        print(f"replay  {n:>9,} events: {t:7.3f} s = {n / t:>9,.0f} ev/s; decode only {dec:6.3f} s "
+              f"({n / dec:>9,.0f} ev/s); replay / decode = {t / dec:4.2f}; "
+              f"peak RSS {peak:5.1f} MiB ({base:.1f} after imports)", flush=True)
+        shutil.rmtree(d)
+    return rows
+
+
+# --- submit ---------------------------------------------------------------------------
+
+def bench_submit(sizes: list[int], work: Path, reps: int = 5) -> None:
+    for n in sizes:
+        tpl = work / f"eben-{n}"
+        eben_game(tpl, n)
+        events = Game(tpl).head()[0] + 1
+        for side, text in (("german", "fire Unger Bel/3"), ("belgian", "unveil held")):
+            ts = []
+            for r in range(reps):
+                d = work / f"eben-{n}-{r}"
+                shutil.copytree(tpl, d)
+                os.sync()                           # else the order's fsync would write out the whole copy
+                g = Game(d)
+                t0 = time.perf_counter()
+                sub = g.submit(side, text, at=AT)
+                ts.append(time.perf_counter() - t0)
+                assert sub.refused is None, sub.refused
+                shutil.rmtree(d)
+            print(f"submit  {text!r:<20} at {events:>7,} events: {statistics.median(ts) * 1000:7.1f} ms median "
+                  f"of {reps}", flush=True)
+        if n != max(sizes):
+            shutil.rmtree(tpl)
+
+
+# --- the command line -------------------------------------------------------------------
+
+# Commands run as installed: with Python's bytecode cache (__pycache__, which pip
+# and the first run write), even if this shell sets PYTHONDONTWRITEBYTECODE.
+CLI_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def median_run(cmd: list[str], n: int = 11, before=None) -> float:
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=CLI_ENV)     # warm: bytecode, caches
+    ts = []
+    for _ in range(n):
+        if before:
+            before()
         t0 = time.perf_counter()
-        for line in lines:
-            env = _env_dec.decode(line)
-            E.decode_body(env.kind, env.body)
-        decode = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        entries = g.entries(verify=True)
-        g.replay(entries)
-        replay = time.perf_counter() - t0
-        print(f"replay  {len(lines):>7} events: decode only {decode:.3f} s ({len(lines) / decode:,.0f} ev/s); "
-              f"chain check + decode + reducer {replay:.3f} s ({len(lines) / replay:,.0f} ev/s)")
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=CLI_ENV)
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
 
 
-def bench_append() -> None:
-    with tempfile.TemporaryDirectory() as d:
-        g = synthetic_game(Path(d) / "g", 10_000)
-        g.state()                                   # warm the cache once, as the host's first command would
-        times = []
-        # 15 legal one-line batches: each `end` closes a phase (4 turns x 4 phases),
-        # going through lock, head, cached state, rules, fsync'd append and cache write.
-        for _ in range(15):
-            t0 = time.perf_counter()
-            sub = g.submit("axis" if g.state().phase < 2 else "british", "end", at=AT)
-            times.append(time.perf_counter() - t0)
-            assert sub.refused is None, sub.refused
-        cached = statistics.median(times)
-        (Path(d) / "g" / ".state-cache").unlink()
-        t0 = time.perf_counter()
-        sub = g.submit("british", "end", at=AT)
-        cold = time.perf_counter() - t0
-        assert sub.refused is None, sub.refused
-        print(f"append  one order to a {g.head()[0]:,}-event game: {cached * 1000:.1f} ms median with the state cache; "
-              f"{cold * 1000:.0f} ms with the cache deleted (full replay)")
-
-
-def bench_startup() -> None:
-    def median_run(cmd: list[str], n: int = 7) -> float:
-        ts = []
-        for _ in range(n):
-            t0 = time.perf_counter()
-            subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
-            ts.append(time.perf_counter() - t0)
-        return statistics.median(ts)
+def bench_cli(game: Path | None) -> None:
     py = median_run([sys.executable, "-c", "pass"])
-    pbem = median_run([sys.executable, "-m", "pbem", "--help"])
-    print(f"startup `pbem --help` {pbem * 1000:.0f} ms vs `python -c pass` {py * 1000:.0f} ms")
+    pbem = [sys.executable, "-m", "pbem"]
+    hlp = median_run(pbem + ["--help"])
+    print(f"cli     `python -c pass` {py * 1000:5.0f} ms", flush=True)
+    print(f"cli     `pbem --help`    {hlp * 1000:5.0f} ms = {hlp / py:4.2f}x python", flush=True)
+    if game is None:
+        return
+    events = Game(game).head()[0] + 1
+    state = median_run(pbem + ["state", str(game)])
+    print(f"cli     `pbem state` ({events:,} events, warm cache) {state * 1000:5.0f} ms = {state / py:4.2f}x python",
+          flush=True)
+    since = events - 11
+    rep = median_run(pbem + ["report", str(game), "--as", "german"],
+                     before=lambda: (game / "reported.json").write_text(f'{{"german": {since}}}'))
+    print(f"cli     `pbem report --as german` ({events:,} events, last report 10 events back) "
+          f"{rep * 1000:5.0f} ms = {rep / state:4.2f}x `pbem state`", flush=True)
+
+
+# --- verify ---------------------------------------------------------------------------------
+
+def bench_verify(work: Path) -> Path:
+    names = sorted(p.name for p in EXAMPLES.iterdir() if (p / "playbook.toml").is_file())
+    total = cli = 0.0
+    parts = []
+    el = None
+    for name in names:
+        d = work / f"ex-{name}"
+        g = play_example(name, d)
+        if name == "el-alamein":
+            el = d
+        ts = []
+        for _ in range(3):
+            g = Game(d)
+            t0 = time.perf_counter()
+            rep = g.verify()
+            ts.append(time.perf_counter() - t0)
+            assert rep.ok, rep.problems
+        t = min(ts)
+        total += t
+        parts.append(f"{name} {t * 1000:.0f}")
+        cli += median_run([sys.executable, "-m", "pbem", "verify", str(d)], n=3)
+    print(f"verify  the {len(names)} examples: Game.verify() {total:.2f} s ({', '.join(parts)} ms); "
+          f"`pbem verify` of each {cli:.2f} s", flush=True)
+    return el
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--events", type=int, default=50_000)
+    ap.add_argument("--skip-1m", action="store_true", help="skip the replay of 1,000,000 events")
+    ap.add_argument("--quick", action="store_true", help="small sizes only: check that the script runs")
+    ap.add_argument("--only", choices=["replay", "submit", "cli", "verify"], action="append",
+                    help="run only these parts (repeatable)")
     args = ap.parse_args()
     os.environ.setdefault("PBEM_CLOCK", AT)
-    bench_replay(args.events)
-    bench_append()
-    bench_startup()
+    parts = set(args.only or ["replay", "submit", "cli", "verify"])
+    replay_sizes = [1_000, 5_000] if args.quick else [10_000, 100_000] + ([] if args.skip_1m else [1_000_000])
+    submit_sizes = [100, 1_000] if args.quick else [100, 10_000, 100_000]
+    with tempfile.TemporaryDirectory(prefix="pbem-bench-") as tmp:
+        work = Path(tmp)
+        print(f"pbem from {Path(sys.modules['pbem'].__file__).parent}; python {sys.version.split()[0]}", flush=True)
+        el = None
+        if "verify" in parts or "replay" in parts:
+            if "verify" in parts:
+                el = bench_verify(work)
+            else:
+                el = work / "ex-el-alamein"
+                play_example("el-alamein", el)
+        if "replay" in parts:
+            bench_replay(replay_sizes, work, el)
+        if "submit" in parts or "cli" in parts:
+            bench_submit(submit_sizes, work, reps=3 if args.quick else 5)
+        if "cli" in parts:
+            bench_cli(work / f"eben-{max(submit_sizes)}")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ Small maps: ``make_game`` (El Alamein) and ``pz_game`` (the sister games; test C
 """
 from __future__ import annotations
 
+import copy
+
 import ast
 import re
 from pathlib import Path
@@ -135,6 +137,7 @@ def test_lint_reports_a_key_the_code_does_not_read():
     assert rules.lint(sc) == []
     narrow = type("NarrowKharkov", (type(rules),), {"victory_keys": rules.victory_keys - {"charge_vp"}})()
     assert narrow.lint(sc) == ["victory.charge_vp: the kharkov rules do not read this key"]
+    sc = copy.deepcopy(sc)               # load() shares one parsed scenario per file: never edit that one
     sc.victory["stray"] = 1
     del sc.game_data["areas"]
     problems = rules.lint(sc)

@@ -158,8 +158,9 @@ class SecretRevealed(Event, tag="SecretRevealed"):
 # --- the registry: core events here, each game's own from its package -----------
 
 BY_KIND: dict[str, type[Event]] = {}
+# Decoders are built on first use (a command that reads no log line builds none).
 _body_decoders: dict[str, msgspec.json.Decoder] = {}
-_encoder = msgspec.json.Encoder()
+_line_decoder: tuple[int, msgspec.json.Decoder] | None = None
 
 
 def register(*types: type[Event]) -> None:
@@ -172,7 +173,6 @@ def register(*types: type[Event]) -> None:
         if BY_KIND.get(tag, t) is not t:
             raise ValueError(f"event kind {tag!r} is already {BY_KIND[tag].__module__}.{BY_KIND[tag].__name__}")
         BY_KIND[tag] = t
-        _body_decoders[tag] = msgspec.json.Decoder(t)
 
 
 register(GameCreated, SeedRevealed, OrderGiven, PhaseStarted, GameEnded, UnitMoved, AttackDeclared,
@@ -203,10 +203,36 @@ def body_of(event: Event) -> dict:
     return d
 
 
+def body_decoder(kind: str) -> msgspec.json.Decoder:
+    """The JSON decoder of one kind's body (built on first use); ValueError for an unknown kind.
+
+    A decoder for one concrete tagged type accepts a body without the tag."""
+    d = _body_decoders.get(kind)
+    if d is None:
+        d = _body_decoders[kind] = msgspec.json.Decoder(_event_type(kind))
+    return d
+
+
+def line_decoder() -> msgspec.json.Decoder:
+    """A decoder of a whole log line in one pass, for the kinds registered so far.
+
+    It gives a Struct with ``seq``, ``prev``, ``body`` (the typed event) and
+    ``at``; the envelope's ``kind`` picks the body's type (a tagged union of one
+    envelope type per kind).  It decodes exactly what ``decode_body`` after an
+    envelope decoder with a raw body decodes; a line it refuses (an unknown
+    kind, a bad body) is for that slower path to explain.  Rebuilt when games
+    register more kinds."""
+    global _line_decoder
+    if _line_decoder is None or _line_decoder[0] != len(BY_KIND):
+        from typing import Union
+        envelopes = tuple(msgspec.defstruct(f"Line{kind}", [("seq", int), ("prev", str), ("body", t), ("at", str)],
+                                            tag_field="kind", tag=kind) for kind, t in BY_KIND.items())
+        _line_decoder = (len(BY_KIND), msgspec.json.Decoder(Union[envelopes]))
+    return _line_decoder[1]
+
+
 def decode_body(kind: str, body: bytes | dict) -> Event:
     """Rebuild an event from its envelope kind and body."""
-    t = _event_type(kind)
     if isinstance(body, (bytes, bytearray, memoryview, msgspec.Raw)):
-        # A decoder for one concrete tagged type accepts a body without the tag.
-        return _body_decoders[kind].decode(body)
-    return msgspec.convert({"kind": kind, **body}, t)
+        return body_decoder(kind).decode(body)
+    return msgspec.convert({"kind": kind, **body}, _event_type(kind))

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Literal, Union, get_args, get_origin
@@ -372,14 +371,102 @@ def load(ref: str | Path) -> Scenario:
     return loads(raw, str(path))
 
 
-_cache: dict[str, Scenario] = {}
+_cache: dict[str, Scenario] = {}          # parsed from TOML in this process, by the file's sha256
+_from_files: dict[str, Scenario] = {}     # read from a cache file in this process, by the same key
 
 
-def loads(raw: bytes, name: str = "<scenario>") -> Scenario:
-    """Parse and check a scenario file's bytes; ScenarioError lists every schema problem."""
+# --- the parsed scenario cached in a file (a game folder's .scenario-cache) -----------------
+#
+#     pbem-scenario <sha256 of the TOML> <game> <sha256 of the code's layout> <sha256 of the body>\n<body>
+#
+# The body is the Scenario's msgpack.  It is used only when every field matches: the TOML
+# it came from (by its sha256), the code that checked and typed it (this module and the
+# game's schema module, by their bytes: an upgrade that changes a struct or a check
+# rebuilds it), and its own digest (a torn or edited file is rebuilt).  Anyone who can
+# write the folder can still forge a consistent file: an audit parses the TOML (verify).
+
+_CACHE_MAGIC = "pbem-scenario"
+_code_digests: dict[str, str] = {}
+
+
+def _code_digest(game: str) -> str | None:
+    """sha256 of the code that gives a scenario of ``game`` its checks and types; None if unknown."""
+    d = _code_digests.get(game)
+    if d is None:
+        import sys
+        schema = _game_schema(game)
+        if schema is None:
+            return None
+        h = hashlib.sha256()
+        files = {__file__} | {sys.modules[t.__module__].__file__ for t in schema}
+        for f in sorted(files):
+            h.update(Path(f).read_bytes())
+        d = _code_digests[game] = h.hexdigest()
+    return d
+
+
+def _read_cached(cache: Path, digest: str, name: str) -> Scenario | None:
+    try:
+        raw = cache.read_bytes()
+    except OSError:
+        return None
+    head, _, body = raw.partition(b"\n")
+    parts = head.decode("ascii", "replace").split(" ")
+    if len(parts) != 5 or parts[0] != _CACHE_MAGIC or parts[1] != digest:
+        return None
+    if parts[3] != _code_digest(parts[2]) or hashlib.sha256(body).hexdigest() != parts[4]:
+        return None
+    try:
+        sc = msgspec.msgpack.decode(body, type=Scenario)
+    except msgspec.DecodeError:
+        return None
+    if sc.game != parts[2]:
+        return None
+    sc.sha256, sc.path = digest, name
+    return sc
+
+
+def _write_cached(cache: Path, sc: Scenario) -> None:
+    code = _code_digest(sc.game)
+    if code is None:
+        return
+    try:
+        body = msgspec.msgpack.encode(sc)
+        if msgspec.msgpack.decode(body, type=Scenario) != sc:
+            return                      # a value msgpack does not give back as it was (a TOML date): no cache
+    except (msgspec.EncodeError, msgspec.DecodeError, OverflowError):
+        return
+    from pbem.log import write_private
+    head = f"{_CACHE_MAGIC} {sc.sha256} {sc.game} {code} {hashlib.sha256(body).hexdigest()}\n"
+    try:
+        write_private(cache, head.encode("ascii") + body, sync=False)
+    except OSError:
+        pass                            # a cache only
+
+
+def rewrite_cache(cache: Path, sc: Scenario) -> None:
+    """Replace a cache file with ``sc`` (parsed from the TOML), e.g. after an audit found it altered."""
+    _from_files.pop(sc.sha256, None)
+    _write_cached(Path(cache), sc)
+
+
+def loads(raw: bytes, name: str = "<scenario>", cache: Path | None = None) -> Scenario:
+    """Parse and check a scenario file's bytes; ScenarioError lists every schema problem.
+
+    With ``cache`` (a file beside the game), the parsed scenario is read from it when
+    it was made from these very bytes by this very code, and written to it otherwise."""
     digest = hashlib.sha256(raw).hexdigest()
     if digest in _cache:
         return _cache[digest]
+    if cache is not None:
+        sc = _from_files.get(digest)
+        if sc is None:
+            sc = _read_cached(Path(cache), digest, name)
+            if sc is not None:
+                _from_files[digest] = sc
+        if sc is not None:
+            return sc
+    import tomllib                      # here: a game read through its scenario cache parses no TOML
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as e:
@@ -395,6 +482,8 @@ def loads(raw: bytes, name: str = "<scenario>") -> Scenario:
     sc.sha256 = digest
     sc.path = name
     _cache[digest] = sc
+    if cache is not None:
+        _write_cached(Path(cache), sc)
     return sc
 
 

@@ -4,10 +4,7 @@ Everything here formats what views.py lets a side see; nothing here decides.
 """
 from __future__ import annotations
 
-from email.message import EmailMessage
-from email.utils import formatdate, make_msgid
-
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from typing import TYPE_CHECKING
 
 from pbem.core import events as E
 from pbem.engine import Entry, Game
@@ -17,6 +14,13 @@ from pbem.games import ruleset_for
 from pbem.report.words import core_words
 from pbem.views import REFEREE, state_view, visible_event
 
+if TYPE_CHECKING:
+    from email.message import EmailMessage
+
+    from jinja2 import Environment
+
+# Jinja and email are imported where a report is rendered: describing an event
+# (`pbem order`, `pbem log`) needs neither.
 TEMPLATES = ROOT / "templates"
 _env: Environment | None = None
 
@@ -24,6 +28,7 @@ _env: Environment | None = None
 def env() -> Environment:
     global _env
     if _env is None:
+        from jinja2 import Environment, FileSystemLoader, StrictUndefined
         _env = Environment(loader=FileSystemLoader(str(TEMPLATES)), undefined=StrictUndefined,
                            trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
     return _env
@@ -108,6 +113,8 @@ def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since
 def report_eml(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
                sender: str = "pbem@localhost", to: str | None = None) -> EmailMessage:
     """A complete email: the text report as the body, the map as an attachment."""
+    from email.message import EmailMessage
+    from email.utils import formatdate, make_msgid
     text = report_text(game, side, st, entries, since, head)
     svg = report_svg(game, side, st, entries, since, head)
     from pbem.host.mail import Undeliverable, clean_header, safe_address
