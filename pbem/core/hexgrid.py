@@ -41,6 +41,7 @@ _EPS: tuple[float, float, float] = (1e-6, 2e-6, -3e-6)
 
 
 @lru_cache(maxsize=None)
+@lru_cache(maxsize=1 << 16)
 def _parse(text: str) -> tuple[int, int]:
     if not (text.isascii() and text.isdigit()):
         raise ValueError(f"hex number must be exactly four digits XXYY, got {text!r}")
@@ -101,7 +102,7 @@ def _cube_distance(a: Cube, b: Cube) -> int:
 class Grid:
     """A rectangular block of numbered hexes with a column-offset convention."""
 
-    __slots__ = ("first_col", "last_col", "first_row", "last_row", "offset", "_odd")
+    __slots__ = ("first_col", "last_col", "first_row", "last_row", "offset", "_odd", "_nb", "_in")
 
     def __init__(self, first_col: int, last_col: int, first_row: int, last_row: int,
                  offset: str = "even-down") -> None:
@@ -114,6 +115,8 @@ class Grid:
         self.first_row, self.last_row = first_row, last_row
         self.offset = offset
         self._odd = offset == "odd-down"
+        self._nb: dict[str, tuple[Hex, ...]] = {}      # neighbours, computed once per hex (hot in verify)
+        self._in: dict[str, bool] = {}                 # contains(), likewise
 
     def __repr__(self) -> str:
         return (f"Grid({self.first_col}, {self.last_col}, {self.first_row}, "
@@ -122,12 +125,17 @@ class Grid:
     # -- numbering -------------------------------------------------------
     def contains(self, h: str) -> bool:
         """True if ``h`` is a well-formed hex number inside the map bounds."""
+        known = self._in.get(h) if isinstance(h, str) else None
+        if known is not None:
+            return known
         try:
             col, row = parse_hex(h)
         except (ValueError, TypeError):
             return False
-        return (self.first_col <= col <= self.last_col
-                and self.first_row <= row <= self.last_row)
+        inside = self.first_col <= col <= self.last_col and self.first_row <= row <= self.last_row
+        if len(self._in) < 100_000:                    # bounded: junk input must not grow it forever
+            self._in[h] = inside
+        return inside
 
     def all_hexes(self) -> list[Hex]:
         """Every on-map hex, sorted by column then row."""
@@ -169,13 +177,12 @@ class Grid:
 
     def neighbours(self, h: str) -> list[Hex]:
         """On-map hexes adjacent to ``h``, in DIRECTIONS order."""
-        x, y, z = self.to_cube(h)
-        out = []
-        for dx, dy, dz in _VECTORS:
-            n = self._on_map((x + dx, y + dy, z + dz))
-            if n is not None:
-                out.append(n)
-        return out
+        known = self._nb.get(h)
+        if known is None:
+            x, y, z = self.to_cube(h)
+            known = tuple(n for dx, dy, dz in _VECTORS if (n := self._on_map((x + dx, y + dy, z + dz))) is not None)
+            self._nb[h] = known
+        return list(known)
 
     def direction(self, a: str, b: str) -> str | None:
         """Direction name from ``a`` to ``b`` if they are adjacent, else None."""

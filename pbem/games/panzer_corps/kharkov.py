@@ -83,9 +83,14 @@ class Kharkov(PanzerCorps):
         """Soviet units placed by their owner at set-up: off the map with entry turn 0 (3.0(4))."""
         return [u.id for u in sc.units if u.hex is None and u.entry_turn == 0]
 
-    @staticmethod
-    def cities(sc: Scenario) -> list[str]:
-        return sorted(h for h, t in sc.board.terrain.items() if t == "city")
+    _cities: dict[str, list[str]] = {}
+
+    @classmethod
+    def cities(cls, sc: Scenario) -> list[str]:
+        """The city hexes (4.1(1)), once per scenario file."""
+        if sc.sha256 not in cls._cities:
+            cls._cities[sc.sha256] = sorted(h for h, t in sc.board.terrain.items() if t == "city")
+        return list(cls._cities[sc.sha256])
 
     def waiting_label(self, sc: Scenario, uid: str) -> str:
         d = sc.unit_defs[uid]

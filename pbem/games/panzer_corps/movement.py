@@ -63,8 +63,9 @@ class Movement:
 
     def room(self, st: GameState, side: str, h: str, moving: str = "") -> bool:
         """``side`` may have one more unit in h (7.0)."""
-        here = [u for u in M.units_at(st).get(h, []) if u.side == side and u.id != moving]
-        return len(here) < self.p.stacking[side]
+        here = sum(1 for u in st.units.values()
+                   if u.hex == h and not u.eliminated and u.side == side and u.id != moving)
+        return here < self.p.stacking[side]
 
     def zoc_against(self, st: GameState, sc: Scenario, side: str) -> set[str]:
         """Hexes in an enemy ZOC for ``side``'s units (6.0; disrupted units have none, 6.3, 9.7(2);

@@ -138,8 +138,9 @@ def movement_mode(st: RedDevilsState, sc: Scenario, u: UnitState) -> bool:
 def zoc_sources(st: RedDevilsState, sc: Scenario, h: str, side: str) -> list[UnitState]:
     """Enemy units whose ZOC covers h (4.4; none across the Neder Rijn; disrupted units too, 8.3)."""
     out = []
+    where = units_at(st)
     for n in sc.board.grid.neighbours(h):
-        for u in units_at(st).get(n, []):
+        for u in where.get(n, []):
             if u.side != side and not rijn_between(sc, h, n):
                 out.append(u)
     return out
