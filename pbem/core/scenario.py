@@ -17,7 +17,7 @@ import hashlib
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Literal, Union, get_args, get_origin
+from typing import Annotated, Literal, get_args, get_origin
 
 import msgspec
 from msgspec import Meta, Struct

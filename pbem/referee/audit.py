@@ -462,7 +462,7 @@ def _verify_findings(rep, problems: list[str], ch: Chain, row: GameAudit) -> Non
                                          f"records {_result(have)}, re-running the rules gives {_result(want)}", seq)
         else:
             text = _SEQ.sub("", p)
-            row.add(ERROR, "rules", f"the rule re-run fails" + (f" at seq {seq}" if seq is not None else "")
+            row.add(ERROR, "rules", "the rule re-run fails" + (f" at seq {seq}" if seq is not None else "")
                     + f": {_cut(text)}", seq)
     row.rules_checked = rep.ok or not any(f.code == "rules" for f in row.findings)
     if row.finished and stopped is not None and not any(f.code == "result" for f in row.findings):

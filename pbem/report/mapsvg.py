@@ -743,7 +743,7 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
         f"<title>{_esc(title)}</title>",
     ]
     head += _defs()
-    head.append(f'<rect x="0" y="0" width="100%" height="100%" fill="#fbf8f0"/>')
+    head.append('<rect x="0" y="0" width="100%" height="100%" fill="#fbf8f0"/>')
     head.append(f'<g class="title-bar"><rect x="{_f(MARGIN)}" y="{_f(MARGIN - 6)}" '
                 f'width="{_f(width - 2 * MARGIN)}" height="{_f(TITLE_H - 6)}" rx="3" fill="#2e2a24"/>'
                 f'<text x="{_f(MARGIN + 10)}" y="{_f(MARGIN - 6 + (TITLE_H - 6) / 2 + title_fs * 0.36)}" '

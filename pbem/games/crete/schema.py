@@ -2,12 +2,13 @@
 every key the rules read, with its type; an unknown key is refused (pbem scenario lint)."""
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union  # noqa: F401
+from typing import Annotated, Union
 
-import msgspec  # noqa: F401
-from msgspec import Meta, Struct  # noqa: F401
+import msgspec
+from msgspec import Meta, Struct
 
-from pbem.core.scenario import Chart, Direction, Edge, GameTable, Hex, UnitId  # noqa: F401
+from pbem.core.scenario import Chart, Direction, GameTable, Hex
+
 
 class ScatterTable(Chart):         # Crete 5.9
     terrain: dict[str, str]        # terrain -> column

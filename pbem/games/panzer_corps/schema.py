@@ -2,12 +2,12 @@
 every key the rules read, with its type; an unknown key is refused (pbem scenario lint)."""
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union  # noqa: F401
+from typing import Literal
 
-import msgspec  # noqa: F401
-from msgspec import Meta, Struct  # noqa: F401
+from msgspec import Struct
 
-from pbem.core.scenario import Chart, Direction, Edge, GameTable, Hex, UnitId  # noqa: F401
+from pbem.core.scenario import Edge, GameTable, Hex, UnitId
+
 
 class AlameinVictory(GameTable):       # El Alamein 4.1, 4.2
     objective_hexes: list[Hex] = []

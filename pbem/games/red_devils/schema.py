@@ -2,12 +2,10 @@
 every key the rules read, with its type; an unknown key is refused (pbem scenario lint)."""
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union  # noqa: F401
+from msgspec import Struct
 
-import msgspec  # noqa: F401
-from msgspec import Meta, Struct  # noqa: F401
+from pbem.core.scenario import GameTable, Hex
 
-from pbem.core.scenario import Chart, Direction, Edge, GameTable, Hex, UnitId  # noqa: F401
 
 class UnitInfo(Struct, forbid_unknown_fields=True):
     range: int = 1                 # 2.5
