@@ -2,7 +2,7 @@
 
 The folder holds ``playbook.toml``::
 
-    scenario = "el-alamein"
+    scenario = "SCENARIO-ID"            # see `pbem scenarios`
     seed = "64 hex digits"          # fixed so the example plays the same way every time
     players = { axis = "a@example.org", british = "b@example.org" }
     steps = ["01-axis.txt", "02-british.txt", ...]   # each file: orders of the side named after the dash

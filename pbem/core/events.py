@@ -22,7 +22,7 @@ class GameCreated(Event, tag="GameCreated"):
     game_id: str
     scenario_id: str
     scenario_sha256: str
-    game: str                      # rules module key, e.g. "el-alamein"
+    game: str                      # the scenario's game key (pbem.games.REGISTRY)
     engine_version: str
     ruleset_version: str
     players: dict[str, str]        # side -> email (may be "")
@@ -72,11 +72,11 @@ class UnitMoved(Event, tag="UnitMoved"):
 class AttackDeclared(Event, tag="AttackDeclared"):
     target: str                    # defender hex
     attackers: list[str]
-    retreat: list[str] = []        # inline answer: defender's retreat path (9.5(1))
+    retreat: list[str] = []        # inline answer: the defender's retreat path
     attacker_retreat: dict[str, list[str]] = {}   # inline answer for an AR, per unit
     advance: str = ""              # unit id, "" = ask, "-" = no advance
     advance_path: list[str] = []
-    advance_more: list[list[str]] = []   # further advancing units, [unit, hex, ...] each (9.6(1) with stacking)
+    advance_more: list[list[str]] = []   # further advancing units, [unit, hex, ...] each (when several may advance)
     ex_loss: str = ""              # inline answer: the attacker's own loss on an EX result
 
 

@@ -162,7 +162,7 @@ class Scenario(Struct, forbid_unknown_fields=True, dict=True):
     units: list[UnitDef]
     crt: CRT
     victory: dict = {}             # checked against the game's schema (Ruleset.scenario_schema)
-    game_data: dict = {}           # per-game data the rules module reads (e.g. Crete's maps, tracks, second CRT)
+    game_data: dict = {}           # per-game data the game reads (e.g. extra maps, tracks, a second CRT)
     source: str = ""
     units_reconstructed: bool = False
     reconstructed: list[str] = []  # summary of every reconstructed item, for the README
@@ -346,7 +346,7 @@ class Board:
         return self.hexsides.get((a, b) if a < b else (b, a), set())
 
     def label(self, h: str) -> str:
-        """'1403 (El Alamein)' where the hex has a name."""
+        """'1403 (Name)' where the hex has a place name."""
         name = self.places.get(h)
         return f"{h} ({name})" if name else h
 

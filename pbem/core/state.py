@@ -14,10 +14,10 @@ class UnitState(Struct, omit_defaults=True):
     ma: int
     disrupted: bool = False
     eliminated: bool = False
-    gone: str = ""                 # "broke-off" when the unit left the map for good (4.2)
-    moved: bool = False            # moved this phase (8.1(2))
-    attacked: bool = False         # attacked this combat phase (9.1(3))
-    defended: bool = False         # was attacked this combat phase (9.1(3))
+    gone: str = ""                 # "broke-off" when the unit left the map for good
+    moved: bool = False            # moved this phase
+    attacked: bool = False         # attacked this combat phase
+    defended: bool = False         # was attacked this combat phase
     waiting: str = ""              # off the map until: "set-up", "turn 3", "face-down" (shown as status)
     entered_turn: int = 0          # turn it came on as a reinforcement
     pinned_turn: int = 0           # entered in an enemy ZOC: may not move in this turn's movement phase

@@ -32,8 +32,8 @@ MARGIN = 14.0
 TITLE_H = 34.0
 FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
 
-# Counter colours follow the rulebooks' own where they give one (Panzer
-# Corps 2.2 tables: French blue, Belgian beige, Soviet red); the rest are ours.
+# Counter colours follow the rulebooks' own where they give one (French blue,
+# Belgian beige, Soviet red in their unit tables); the rest are ours.
 NATIONALITY_COLOURS: dict[str, str] = {
     "german": "#9a9a9a",
     "italian": "#b5d99c",
