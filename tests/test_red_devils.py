@@ -641,3 +641,66 @@ def test_adjacent_fire_before_leaving_also_across_the_rijn(rd_game):
     goto(t, 1, BM)
     evs = t.ok("british", "move 1Para 1211")
     assert one(evs, E.OpportunityFire).hex == "1212" and t.unit("1Para").disrupted and t.hex_of("1Para") == "1212"
+
+
+# --- Polish landing with units in the way (9.1, 9.2, 9.7, 9.8) ------------------------------------
+# 1002 and 2502 have exactly four valid landing hexes within three (9.7): 0701 0702 0703 1005 and
+# 2801-2804.  German units standing on some of them leave fewer than four free on turn 9.
+
+POLES = ["1Pol", "2Pol", "3Pol", "PolAT"]
+
+
+def polish_game(rd_game, germans, dice):
+    units = [U(p, "british", None, 3 if p == "PolAT" else 4, turn=9) for p in POLES]
+    t = rd_game(units + [U(f"G{h}", "german", h, 2, "infantry") for h in germans], dice=dice, polish=True,
+                setup=False)
+    t.ok("british", "secret polish-dz 1002 2502\nend")
+    t.ok("german", "doctrine never")
+    goto(t, 9, BM)
+    t.ok("british", "unveil polish-dz")
+    return t
+
+
+def test_polish_default_lands_all_four_around_the_zone_with_room(rd_game):
+    # 9.7, 9.2: 1002 has three free hexes (G1005 stands on the fourth), 2502 four: the default takes 2502
+    t = polish_game(rd_game, ["1005"], dice=[6] * 4)
+    st = t.state()
+    orders = t.game.rules.default_orders(st, t.game.scenario, "british")
+    assert orders == [f"land {p} {h}" for p, h in zip(POLES, ["2801", "2802", "2803", "2804"])]
+    evs = t.ok("british", "\n".join(orders))
+    assert {r.unit for r in only(evs, E.AirLandingResolved)} == set(POLES)
+    assert rd_of(t.state()).landing is None and t.awaiting()[0]["kind"] == "movement"
+
+
+def _no_room(rd_game, dice):
+    # 9.2: three free hexes around each zone: no zone can take all four Poles
+    return polish_game(rd_game, ["1005", "2804"], dice=dice)
+
+
+def test_polish_unit_with_no_legal_hex_is_lost_by_the_default(rd_game):
+    # 9.8 no delay, 9.2 no sharing: our ruling, the Pole left without a hex is lost in the drop
+    t = _no_room(rd_game, dice=[6] * 3)
+    orders = t.game.rules.default_orders(t.state(), t.game.scenario, "british")
+    assert orders == ["land 1Pol 0701", "land 2Pol 0702", "land 3Pol 0703", "land PolAT lost"]
+    evs = t.ok("british", "\n".join(orders))
+    lost = one(evs, E.UnitEliminated)
+    assert (lost.unit, lost.rule) == ("PolAT", "9.8, 9.2") and "lost in the drop" in lost.reason
+    assert len(only(evs, E.AirLandingResolved)) == 3 and t.unit("PolAT").eliminated
+    assert rd_of(t.state()).landing is None and t.awaiting()[0]["kind"] == "movement"
+    text = t.game.rules.describe_event(lost, t.game.scenario)
+    assert text.startswith("PolAT is eliminated: lost in the drop") and text.endswith("(9.8, 9.2).")
+    assert t.game.verify().ok
+
+
+def test_polish_unit_with_no_legal_hex_is_lost_by_the_players_order(rd_game):
+    # 9.8: "lost" is refused while a legal hex is left; 9.7 once 1Pol is down by 1002, 2502 is out of reach
+    t = _no_room(rd_game, dice=[6] * 3)
+    t.refuse("british", "land PolAT lost", rule="9.8")
+    t.ok("british", "land 1Pol 0701\nland 2Pol 0702\nland 3Pol 0703")
+    aw = t.awaiting()[0]
+    assert aw["units"] == ["PolAT"] and "land UNIT lost" in aw["order"] and "9.8" in aw["rule"]
+    t.refuse("british", "land PolAT 2801", rule="9.7")
+    evs = t.ok("british", "land PolAT lost")
+    assert one(evs, E.UnitEliminated).unit == "PolAT" and len(only(evs, E.AirLandingResolved)) == 3
+    t.ok("british", "move 1Pol 0801")                                 # 9.5 the movement phase goes on
+    assert t.game.verify().ok

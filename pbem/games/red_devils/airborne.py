@@ -20,6 +20,9 @@ from pbem.games.red_devils.state import Landing, RedDevilsState
 from pbem.games.red_devils.terrain import MINOR, RIJN, gd, info, terrain
 
 POLISH_SECRET = "polish-dz"
+LOST = "lost"                      # ``land UNIT lost``: no legal hex is left for it (9.2, 9.8)
+LOST_REASON = ("lost in the drop: no free clear or broken hex away from the cities is left within three "
+               "hexes of its drop zone (9.0-9.2, 9.7), and its arrival may not be delayed")
 
 
 def landing_hexes(sc: Scenario, dz: str, st: RedDevilsState | None = None, ignore_units: bool = False) -> list[str]:
@@ -118,6 +121,41 @@ def _polish_ok(st: RedDevilsState, sc: Scenario, uid: str, h: str) -> bool:
     return any(all(grid.distance(z, p) <= 3 for p in placed + [h]) for z in st.polish_dz)
 
 
+def _open_zones(st: RedDevilsState, sc: Scenario, uid: str, down: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The zones ``uid`` may still land around: a Pole's only those within three of every Pole down (9.7)."""
+    zones = zones_for(st, sc, uid)
+    polish = gd(sc).get("polish_units", [])
+    if uid not in polish:
+        return zones
+    done = [st.units[x].hex for x in (st.landing.placed if st.landing else []) if x in polish
+            and st.units[x].hex] + list(down)
+    return [z for z in zones if all(sc.board.grid.distance(z, p) <= 3 for p in done)]
+
+
+def legal_hexes(st: RedDevilsState, sc: Scenario, uid: str, taken: set[str] | frozenset[str] = frozenset(),
+                down: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """Where ``uid`` may air-land now (9.0-9.2, 9.7): the free valid hexes around its zones; a Pole only
+    around a zone that keeps every Pole already down (and the hexes ``down``) within three; ``taken`` are
+    hexes the caller has already given away."""
+    out: list[str] = []
+    for z in _open_zones(st, sc, uid, down):
+        out += [h for h in landing_hexes(sc, z, st) if h not in taken and h not in out]
+    return out
+
+
+def _lost(ctx: Ctx, uid: str) -> None:
+    """Our ruling: a unit with no legal hex left is lost in the drop (eliminated).  9.8 forbids
+    delaying its arrival and 9.2 forbids placing it on another unit, so it cannot wait or share."""
+    st: RedDevilsState = ctx.state
+    free = legal_hexes(st, ctx.sc, uid)
+    if free:
+        raise OrderError(f"{uid} can still air-land (e.g. {', '.join(free[:3])}); its arrival may not be "
+                         "delayed", "9.8")
+    ctx.emit(E.UnitEliminated(unit=uid, reason=LOST_REASON, rule="9.8, 9.2"))
+    if st.landing is not None and st.landing.units and len(st.landing.placed) == len(st.landing.units):
+        landing_continue(ctx, None)
+
+
 def land(ctx: Ctx, args: list[str]) -> None:
     """9.0-9.2, 9.7: ``land UNIT HEX``; once every unit is down, 9.3 fire and the 9.9 rolls."""
     st: RedDevilsState = ctx.state
@@ -127,12 +165,14 @@ def land(ctx: Ctx, args: list[str]) -> None:
     if landing.polish and not st.polish_dz:
         raise OrderError(f"reveal the Polish drop zones first: unveil {POLISH_SECRET}", "9.7")
     if len(args) != 2:
-        raise OrderError("land UNIT HEX", "9.0")
+        raise OrderError(f"land UNIT HEX (or land UNIT {LOST} when no legal hex is left for it)", "9.0")
     u = find_unit(ctx, args[0], "british", on_map=False)
     h = args[1]
     if u.id not in landing.units or u.id in landing.placed:
         raise OrderError(f"{u.id} is not waiting to air-land this turn; waiting: "
                          f"{', '.join(x for x in landing.units if x not in landing.placed)}", "9.0")
+    if h == LOST:
+        return _lost(ctx, u.id)
     if not sc.board.grid.contains(h):
         raise OrderError(f"{h} is not a hex of the map", "9.0")
     zones = zones_for(st, sc, u.id)
@@ -143,7 +183,8 @@ def land(ctx: Ctx, args: list[str]) -> None:
     if any(terrain(sc, n) == "city" for n in sc.board.grid.neighbours(h)):
         raise OrderError(f"{h} is next to a city hex", "9.1")
     if units_at(st).get(h):
-        raise OrderError(f"{h} is occupied; air-landing units may not share a hex", "9.2")
+        hint = f"; no legal hex is left for {u.id}: land {u.id} {LOST}" if not legal_hexes(st, sc, u.id) else ""
+        raise OrderError(f"{h} is occupied; air-landing units may not share a hex{hint}", "9.2")
     if not _polish_ok(st, sc, u.id, h):
         raise OrderError("the four Polish units land around one and the same drop zone", "9.7")
     ctx.emit(E.UnitLanded(unit=u.id, hex=h))
@@ -211,20 +252,29 @@ def _airlanding_roll(ctx: Ctx, uid: str) -> None:
 
 def default_landings(st: RedDevilsState, sc: Scenario, left: list[str]) -> list[str]:
     """The deadline default: each unit on the lowest-numbered free valid hex of its drop zone; the
-    Poles all around the first of their two zones that still fits every one already down."""
-    grid = sc.board.grid
+    Poles around the first of their two zones that takes every Pole still to land (else the one with
+    the most room); a unit with no legal hex left is lost (``land UNIT lost``, 9.8, 9.2)."""
     taken: set[str] = set()
     polish = set(gd(sc).get("polish_units", []))
-    down = [st.units[x].hex for x in (st.landing.placed if st.landing else []) if x in polish and st.units[x].hex]
+    pol_down: list[str] = []
+    pref: str | None = None
     out = []
     for uid in left:
-        zones = zones_for(st, sc, uid)
+        if uid in polish and pref is None:
+            todo = sum(1 for x in left if x in polish)
+            room = {z: len([h for h in landing_hexes(sc, z, st) if h not in taken])
+                    for z in _open_zones(st, sc, uid)}
+            fits = [z for z in room if room[z] >= todo]
+            pref = fits[0] if fits else max(room, key=lambda z: room[z], default=None)
+        hs = legal_hexes(st, sc, uid, taken, pol_down)
+        if uid in polish and pref is not None:
+            first = [h for h in landing_hexes(sc, pref, st) if h in hs]
+            hs = first + [h for h in hs if h not in first]
+        if not hs:
+            out.append(f"land {uid} {LOST}")
+            continue
+        taken.add(hs[0])
         if uid in polish:
-            zones = [z for z in zones if all(grid.distance(z, h) <= 3 for h in down)][:1]
-        for z in zones:
-            hs = [h for h in landing_hexes(sc, z, st) if h not in taken]
-            if hs:
-                taken.add(hs[0])
-                out.append(f"land {uid} {hs[0]}")
-                break
+            pol_down.append(hs[0])
+        out.append(f"land {uid} {hs[0]}")
     return out

@@ -169,6 +169,11 @@ def _eliminated(st: RedDevilsState, ev: E.UnitEliminated, sc: Scenario) -> None:
     u.hex, u.eliminated, u.disrupted = None, True, False
     if u.side == "german":                                # 12.1: one British VP as each German unit goes
         st.score["british"] = st.score.get("british", 0) + 1
+    lg = st.landing
+    if lg is not None and ev.unit in lg.units and ev.unit not in lg.placed:
+        lg.units.remove(ev.unit)                          # lost in the drop: no legal hex (9.2, 9.8)
+        if not lg.units:
+            st.landing = None
     _owed_done(st, ev.unit)
 
 

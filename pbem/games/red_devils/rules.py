@@ -46,7 +46,8 @@ class RedDevils(Ruleset):
         "Deadline defaults (never a die roll): movement/combat 'end'; opportunity fire "
         "'pass'; bridge 'spare'; Dd 'disrupt' (else the first safe path); Ad 'disrupt'; no "
         "advance; recovery of the first units by id; landing on the first valid hex by "
-        "number; the Polish zones are unveiled; at set-up the first printed drop zones and, "
+        "number (the Poles around the first zone with room for all; a unit with no legal hex "
+        "left is lost, 9.8); the Polish zones are unveiled; at set-up the first printed drop zones and, "
         "if no Polish zones were sealed, the two lowest-numbered hexes that qualify.")
     game = GAME
     ruleset_version = "1"
@@ -169,8 +170,15 @@ class RedDevils(Ruleset):
                 return [{"side": "british", "kind": "reveal Polish drop zones", "rule": "9.7",
                          "order": f"unveil {POLISH_SECRET}"}]
             left = [u for u in st.landing.units if u not in st.landing.placed]
-            return [{"side": "british", "kind": "air landing", "units": left, "rule": "9.0",
-                     "order": "land UNIT HEX (each unit, within three hexes of its drop zone)"}]
+            item = {"side": "british", "kind": "air landing", "units": left, "rule": "9.0",
+                    "order": "land UNIT HEX (each unit, within three hexes of its drop zone)"}
+            stuck = [u for u in left if not airborne.legal_hexes(st, sc, u)]
+            if stuck:      # our ruling: lost in the drop, it may neither wait (9.8) nor share a hex (9.2)
+                item["rule"] = "9.0, 9.2, 9.8"
+                item["order"] += (f"; no legal hex is left for {', '.join(stuck)}: land UNIT {airborne.LOST} "
+                                  "- the unit is eliminated, lost in the drop (it may not be delayed, 9.8, "
+                                  "nor share a hex, 9.2)")
+            return [item]
         if ph.name == "movement":
             return [{"side": ph.side, "kind": "movement", "rule": "4.0",
                      "order": "move UNIT HEX ... [off] (any number), mode UNIT mech|foot, doctrine ..., then end"}]
