@@ -44,7 +44,7 @@ import msgspec
 
 from pbem.core import events as E
 from pbem.core import orders as O
-from pbem.log import EventLog, LogError, StaleHead, line_hash, GENESIS, private_lock, write_private
+from pbem.log import EventLog, LogError, StaleHead, line_hash, GENESIS, private_lock, raw_envelope, write_private
 from pbem.games import Ctx, Ruleset, ruleset_for
 from pbem.core.ruleset import dispatch
 from pbem.core.scenario import Scenario, ScenarioError, load, loads
@@ -67,15 +67,6 @@ def now_utc() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class _Env(msgspec.Struct):
-    seq: int
-    prev: str
-    kind: str
-    body: msgspec.Raw
-    at: str
-
-
-_env_dec = msgspec.json.Decoder(_Env)
 
 
 class _Line(msgspec.Struct):
@@ -141,7 +132,7 @@ class Game(Verification):
         if first is None:
             raise EngineError(f"{self.log.path} is empty")
         try:
-            env = _env_dec.decode(first)
+            env = raw_envelope.decode(first)
             created = E.decode_body(env.kind, env.body)
         except (msgspec.DecodeError, ValueError) as e:
             raise EngineError(f"{self.log.path} line 1: not a valid GameCreated event ({e})") from None
@@ -252,7 +243,7 @@ class Game(Verification):
         except msgspec.DecodeError:
             pass
         try:
-            env = _env_dec.decode(line)
+            env = raw_envelope.decode(line)
             ev = E.decode_body(env.kind, env.body)
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as e:
             raise LogError(f"not a valid event ({e})", n + 1, self.log.path) from None

@@ -44,10 +44,12 @@ __all__ = [
     "GENESIS",
     "EventLog",
     "LogError",
+    "RawEnvelope",
     "Record",
     "StaleHead",
     "line_hash",
     "private_lock",
+    "raw_envelope",
     "write_private",
 ]
 
@@ -96,6 +98,19 @@ class Record(msgspec.Struct, frozen=True):
     at: str
     hash: str
     line: bytes
+
+
+class RawEnvelope(msgspec.Struct):
+    """A log line with its body left undecoded (msgspec.Raw): the event is decoded
+    later by its kind (pbem.core.events.decode_body)."""
+    seq: int
+    prev: str
+    kind: str
+    body: msgspec.Raw
+    at: str
+
+
+raw_envelope = msgspec.json.Decoder(RawEnvelope)
 
 
 class _Envelope(msgspec.Struct, forbid_unknown_fields=True):

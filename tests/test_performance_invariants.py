@@ -25,7 +25,8 @@ from conftest import EXAMPLES
 from pbem import log as log_mod
 from pbem.core import events as E
 from pbem.core.state import state_bytes
-from pbem.engine import Game, _env_dec
+from pbem.engine import Game
+from pbem.log import raw_envelope
 from pbem.log import EventLog, LogError
 from pbem.report import render
 from pbem.views import REFEREE, report_entries
@@ -60,7 +61,7 @@ def test_the_one_pass_line_decoder_decodes_what_the_two_step_decoder_does(played
     g = played_example(name).game()
     decode = E.line_decoder().decode
     for line in g.log.iter_lines():
-        env = _env_dec.decode(line)
+        env = raw_envelope.decode(line)
         x = decode(line)
         assert (x.seq, x.prev, x.at) == (env.seq, env.prev, env.at)
         assert x.body == E.decode_body(env.kind, env.body) and E.kind_of(x.body) == env.kind

@@ -17,20 +17,11 @@ from pathlib import Path
 
 import msgspec
 
-from pbem.log import GENESIS, EventLog, LogError, line_hash
+from pbem.log import GENESIS, EventLog, LogError, line_hash, raw_envelope
 
 LOG_NAME = "log.jsonl"
 
 
-class _Env(msgspec.Struct):
-    seq: int
-    prev: str
-    kind: str
-    body: msgspec.Raw
-    at: str
-
-
-_env_dec = msgspec.json.Decoder(_Env)
 
 
 @dataclass
@@ -108,7 +99,7 @@ def read_chain(game_dir: Path, decode: bool = True) -> Chain:
     for n, raw in enumerate(raws):
         ln = Line(n, raw, line_hash(h, raw))
         try:
-            env = _env_dec.decode(raw)
+            env = raw_envelope.decode(raw)
         except msgspec.DecodeError as e:
             ln.error = f"not a log envelope ({e})"
             _first(ch, n, f"line {n + 1} is not a log envelope ({e})")
