@@ -9,9 +9,10 @@ from pbem.core.ruleset import Ctx, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import Attack, UnitState
 from pbem.mechanics.movement import units_at
+from pbem.mechanics.retreat import retreat_paths
 from pbem.games.red_devils import events as E
 from pbem.games.red_devils.state import Doctrine, RedDevilsState
-from pbem.games.red_devils.terrain import (MINOR, RIJN, gd, in_ezoc, is_artillery, is_mech, is_static, path_cost,
+from pbem.games.red_devils.terrain import (MINOR, RIJN, ezoc, gd, in_ezoc, is_artillery, is_mech, is_static, path_cost,
                                            rng, terrain, utype)
 
 
@@ -144,10 +145,11 @@ def surrounded(st: RedDevilsState, sc: Scenario, h: str, side: str) -> bool:
     if len(ns) < 6:
         return False
     occ = units_at(st)
+    zoc = ezoc(st, sc, side)
     for n in ns:
         if any(u.side != side for u in occ.get(n, [])):
             continue
-        if not in_ezoc(st, sc, n, side):
+        if n not in zoc:
             return False
     return True
 
@@ -160,20 +162,11 @@ def retreat_options(st: RedDevilsState, sc: Scenario, u: UnitState) -> list[list
         return []                                          # 4.8 the flak never retreats
     occ = units_at(st)
     mech = is_mech(sc, u.id) and utype(sc, u.id) != "motorized infantry"
-    o = u.hex
     pc = path_cost(st, sc, u.id, mech)
-
-    def safe(a: str, b: str) -> bool:
-        return (not occ.get(b) and pc.step(a, b) is not None
-                and not in_ezoc(st, sc, b, u.side))
-    out = []
-    for a in grid.neighbours(o):
-        if not safe(o, a):
-            continue
-        for b in grid.neighbours(a):
-            if grid.distance(o, b) == 2 and safe(a, b):
-                out.append([a, b])
-    return out
+    # 7.7: two hexes from the unit's own hex (so origin = combat_hex), every hex vacant, even of friends
+    return retreat_paths(st, grid, u, u.hex, u.hex, 2, ezoc=ezoc(st, sc, u.side),
+                         passable=lambda h: not occ.get(h), room=lambda h: True,
+                         crossing=lambda a, b: pc.step(a, b) is not None)
 
 
 def _defender_result(ctx: Ctx, i: int, a: Attack, kind: str) -> bool:

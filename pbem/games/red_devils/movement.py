@@ -15,9 +15,9 @@ from pbem.core.state import UnitState
 from pbem.mechanics.movement import units_at
 from pbem.games.red_devils.opportunity import walk
 from pbem.games.red_devils.state import Pending, RedDevilsState
-from pbem.games.red_devils.terrain import (FERRY, MINOR, RIJN, closed_to_mech, entry_cost, entry_letter, gd,
-                                           in_ezoc, info, is_static, movement_mode, path_cost, rijn_between,
-                                           terrain, unbridged_rijn, utype, zoc_sources)
+from pbem.games.red_devils.terrain import (FERRY, MINOR, RIJN, closed_to_mech, entry_cost, entry_letter, ezoc,
+                                           gd, in_ezoc, info, is_static, movement_mode, path_cost, rijn_between,
+                                           terrain, unbridged_rijn, utype)
 from pbem.mechanics.pathcost import fmt, frac
 
 
@@ -68,8 +68,12 @@ def move_order(ctx: Ctx, order: O.Move, mech: bool | None = None) -> None:
     spent = Fraction(0)
     swim = False
     occupied = units_at(st)
-    leave_penalty = here is not None and in_ezoc(st, sc, here, side)
+    zoc = ezoc(st, sc, side)                              # 4.4, disrupted units' ZOC included (8.3)
+    live_zoc = ezoc(st, sc, side, disrupted_exert=False)  # 4.4: the ZOC of undisrupted units stops a move
+    leave_penalty = here is not None and here in zoc
     costs: list[str] = []
+    # not pbem.mechanics.movement.check_path: 4.4 charges +3 MP to leave an EZOC and lets a move go on
+    # through the ZOC of disrupted units only; 4.6/4.7 swimming and the ferry; fractional MP (4.2)
     pc = path_cost(st, sc, u.id, mech)
     for i, h in enumerate(order.path):
         if not grid.contains(h):
@@ -93,7 +97,7 @@ def move_order(ctx: Ctx, order: O.Move, mech: bool | None = None) -> None:
                              f"{why} is prohibited", "4.9")
         if leave_penalty:
             cost += 3                                     # 4.4: leaving an enemy ZOC
-            if in_ezoc(st, sc, h, side):
+            if h in zoc:
                 raise OrderError(f"{u.id} leaves an enemy zone of control and may not move directly into "
                                  f"another ({h})", "4.4")
         spent += cost
@@ -101,10 +105,9 @@ def move_order(ctx: Ctx, order: O.Move, mech: bool | None = None) -> None:
         if spent > ma:
             raise OrderError(f"entering {h} would spend {fmt(spent)} MP, more than the movement "
                              f"allowance of {ma}", "4.1")
-        srcs = zoc_sources(st, sc, h, side)
         leave_penalty = False
-        if srcs and i != len(order.path) - 1:
-            if all(x.disrupted for x in srcs):
+        if h in zoc and i != len(order.path) - 1:
+            if h not in live_zoc:
                 leave_penalty = True                      # 4.4: ZOC of disrupted units only
             else:
                 raise OrderError(f"{h} is in an enemy zone of control: the move must stop there", "4.4")

@@ -10,7 +10,7 @@ from pbem.core.scenario import Scenario
 from pbem.mechanics.movement import units_at
 from pbem.games.red_devils import events as E
 from pbem.games.red_devils.state import RedDevilsState
-from pbem.games.red_devils.terrain import gd, in_ezoc, unbridged_rijn
+from pbem.games.red_devils.terrain import ezoc, gd, unbridged_rijn
 
 # 12.6 levels of victory: (lowest British VP total, level)
 LEVELS = [(33, "British Decisive Victory"), (27, "British Median Victory"), (21, "British Marginal Victory"),
@@ -71,11 +71,12 @@ def lines_of_communication(st: RedDevilsState, sc: Scenario, side: str) -> dict[
     occ = units_at(st)
     mine = {h for h, us in occ.items() if any(u.side == side for u in us)}
     enemy = {h for h, us in occ.items() if any(u.side != side for u in us)}
+    zoc = ezoc(st, sc, side)
 
     def open_hex(h: str) -> bool:
         if h in enemy:
             return False
-        return h in mine or not in_ezoc(st, sc, h, side)
+        return h in mine or h not in zoc
 
     prev: dict[str, str | None] = {}
     q: deque[str] = deque()

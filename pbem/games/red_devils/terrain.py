@@ -7,9 +7,9 @@ from fractions import Fraction
 
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.mechanics.movement import units_at
 from pbem.games.red_devils.state import RedDevilsState
 from pbem.mechanics.pathcost import PathCost, frac
+from pbem.mechanics.zoc import enemy_zoc, hexsides_block
 
 RIJN = "major_river"
 MINOR = "minor_river"
@@ -135,16 +135,11 @@ def movement_mode(st: RedDevilsState, sc: Scenario, u: UnitState) -> bool:
 
 # --- zones of control (4.4) ---------------------------------------------------------
 
-def zoc_sources(st: RedDevilsState, sc: Scenario, h: str, side: str) -> list[UnitState]:
-    """Enemy units whose ZOC covers h (4.4; none across the Neder Rijn; disrupted units too, 8.3)."""
-    out = []
-    where = units_at(st)
-    for n in sc.board.grid.neighbours(h):
-        for u in where.get(n, []):
-            if u.side != side and not rijn_between(sc, h, n):
-                out.append(u)
-    return out
+def ezoc(st: RedDevilsState, sc: Scenario, side: str, *, disrupted_exert: bool = True) -> set[str]:
+    """4.4: hexes in the ZOC of ``side``'s enemies; none across the Neder Rijn, bridged or not;
+    disrupted units exert one too (8.3) unless ``disrupted_exert`` is False."""
+    return enemy_zoc(st, sc.board, side, hexsides_block(sc.board, [RIJN]), disrupted_exert=disrupted_exert)
 
 
 def in_ezoc(st: RedDevilsState, sc: Scenario, h: str, side: str) -> bool:
-    return bool(zoc_sources(st, sc, h, side))
+    return h in ezoc(st, sc, side)
