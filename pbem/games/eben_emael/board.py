@@ -68,6 +68,7 @@ def features(sc: Scenario, a: str, b: str) -> set[str]:
     return {hs.feature for hs in sides(sc).get(side_key(a, b), [])}
 
 
+# Not mechanics hexside_cost: 4.9 charges a slope only upslope and 4.2 prohibits a cliff, which it cannot express.
 def hexside_extra(sc: Scenario, a: str, b: str, extra: dict[str, int] = SIDE_COST,
                   prohibited=SIDE_PROHIBITED) -> int | None:
     """Extra MP to cross from a into adjacent b (None: prohibited).  A slope
@@ -93,6 +94,7 @@ def unit(ctx: Ctx, uid: str, side: str | None = None) -> UnitState:
     return find_unit(ctx, uid, side)
 
 
+# Not mechanics units_at: fortifications are units here but never stack or block (4.4, 9.0), so they are left out.
 def squads_at(st: GameState, sc: Scenario) -> dict[str, list[UnitState]]:
     """hex -> the squads (not fortifications) in it."""
     out: dict[str, list[UnitState]] = {}

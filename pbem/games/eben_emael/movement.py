@@ -13,6 +13,7 @@ from pbem.games.eben_emael.board import (BELGIAN, GERMAN, forts, gd, hexside_ext
                                          undestroyed_fort, unit)
 from pbem.games.eben_emael.fire import mine_attack
 from pbem.games.eben_emael.secrets import dummies, minefields, open_secret
+from pbem.mechanics.movement import step_cost as mech_step_cost
 
 # --- paths -------------------------------------------------------------------------------------
 
@@ -24,16 +25,17 @@ def step_cost(ctx: Ctx, u: UnitState, a: str | None, b: str) -> int:
         raise OrderError(f"{b} is not on the map; units may not leave it", "4.5")
     if a is not None and not sc.board.grid.adjacent(a, b):
         raise OrderError(f"{b} is not adjacent to {a}: a path goes hex by hex", "4.0")
-    terr = terrain(sc, b)
-    t = sc.terrain.get(terr)
-    if t is None or t.impassable:
-        raise OrderError(f"{b} is {terr} and may not be entered", "4.2")
+    # 4.2: the terrain cost from the shared step_cost, with no hexside costs (so ``a`` is unused there);
+    # the hexside extras are added below by the game's own hexside_extra (4.9: slope upslope only).
+    cost = mech_step_cost(sc.board, sc.terrain, a or b, b)
+    if cost is None:
+        raise OrderError(f"{b} is {terrain(sc, b)} and may not be entered", "4.2")
+    # Not enemy_hexes: that counts the Belgian fortifications as enemies; 4.8 refuses those with its own reason.
     occupants = squads_at(st, sc).get(b, [])
     if any(o.side != u.side for o in occupants):
         raise OrderError(f"{b} holds an enemy unit", "4.3")
     if u.side == GERMAN and undestroyed_fort(st, sc, b) is not None:
         raise OrderError(f"{b} is an undestroyed fortification; German units may not enter it", "4.8")
-    cost = t.move_cost
     if a is not None:
         extra = hexside_extra(sc, a, b)
         if extra is None:
@@ -42,6 +44,8 @@ def step_cost(ctx: Ctx, u: UnitState, a: str | None, b: str) -> int:
     return cost
 
 
+# Not check_path: 4.1 checks the whole path's MP after every step's own refusal, a path may start off the map (10.2)
+# and Eben Emael has no zones of control.
 def _path_cost(ctx: Ctx, u: UnitState, start: str | None, path: list[str]) -> int:
     here, mp = start, 0
     for h in path:

@@ -36,6 +36,7 @@ def end(ctx: Ctx, what: str) -> None:
         if st.result is not None:
             return
     elif what == "movement":
+        # Not stack_violations: it counts fortifications (never stacked, 9.0) and every side, 4.4 only the mover's.
         crowded = [(h, us) for h, us in sorted(squads_at(st, sc).items())
                    if len([u for u in us if u.side == ctx.side]) > 1]
         if crowded:
