@@ -18,6 +18,7 @@ from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
 from pbem.mechanics.movement import units_at
 from pbem.mechanics.pathcost import PathCost, frac
+from pbem.mechanics.zoc import enemy_zoc
 
 
 # --- scenario data ------------------------------------------------------------------------
@@ -100,15 +101,9 @@ def enemies(st: GameState, h: str, side: str) -> list[UnitState]:
 
 def zoc(st: GameState, sc: Scenario, side: str) -> set[str]:
     """Hexes in the zone of control of ``side``'s enemies (4.5); not across all-sea hexsides
-    nor into hexes no unit may enter."""
-    out: set[str] = set()
-    for u in st.units.values():
-        if u.side == side or u.hex is None or u.eliminated:
-            continue
-        for n in sc.board.grid.neighbours(u.hex):
-            if land(sc, n) and not sea_side(sc, u.hex, n):
-                out.add(n)
-    return out
+    nor into hexes no unit may enter.  Crete has no disruption: every unit on the map exerts one."""
+    return enemy_zoc(st, sc.board, side, lambda a, b: not land(sc, b) or sea_side(sc, a, b),
+                     disrupted_exert=True)
 
 
 # --- the words of an order ----------------------------------------------------------------

@@ -245,6 +245,8 @@ def safe_hexes(st: CreteState, sc: Scenario, u: UnitState) -> list[str]:
     if u.hex is None:
         return []
     out = []
+    # Not mechanics.retreat.retreat_paths: 10.6 retreats one hex in any direction (not away from the
+    # combat hex), may end in an EZOC, and never goes a hex further when no hex has room.
     for n in sc.board.grid.neighbours(u.hex):
         if not land(sc, n) or sea_side(sc, u.hex, n) or enemies(st, n, u.side):
             continue

@@ -96,6 +96,8 @@ def move(ctx: Ctx, order: O.Move) -> None:
             raise OrderError(f"{u.id} is not on the map")
         here, rest, start_in_ezoc = u.hex, path, u.hex in ezoc
     start = here
+    # Not mechanics.movement.check_path: it needs the unit on a hex and 0 MP spent (a unit out of a track
+    # starts at path[0] with MP spent, 7.4-7.5), checks 4.5 in another order, and has no 4.x rule numbers.
     for i, h in enumerate(rest):
         h = hex_arg(ctx, h)
         if not sc.board.grid.adjacent(here, h):
