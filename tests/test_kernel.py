@@ -56,6 +56,17 @@ def test_a_game_imports_no_other_game():
     assert not found, "\n".join(found)
 
 
+def test_what_games_share_imports_no_game():
+    """A module the games share (pbem/games/*.py) builds on the kernel alone: a game that
+    uses it must not reach another game through it."""
+    found = []
+    for path in (PBEM / "games").glob("*.py"):
+        for n, code in _code_lines(path):
+            if re.search(r"pbem\.games\.\w+\.", code) or re.search(r"from pbem\.games\.\w+ import", code):
+                found.append(f"{path.relative_to(PBEM)}:{n}: {code.strip()}")
+    assert not found, "\n".join(found)
+
+
 def test_no_module_outside_data_is_longer_than_800_lines():
     long = [f"{p.relative_to(PBEM)}: {n}" for p in PBEM.rglob("*.py")
             if (n := len(p.read_text().splitlines())) > 800]

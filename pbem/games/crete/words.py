@@ -59,4 +59,23 @@ def own_words(ev: E.Event, sc: Scenario) -> str | None:
             return f"{name(ev.side)} holds the {what} {lab(ev.hex)} at the end: +{ev.points} VP (12.2)."
         case E.GameEnded():
             return f"GAME OVER - {ev.reason} ({ev.rule})."
+        case E.UnitPlaced():
+            return f"{ev.unit} is set up in {lab(ev.hex)} (1.2)."
+        case E.AirDropped():
+            if ev.result == "Ac":
+                how = "lands on target"
+            else:
+                how = f"scatters {ev.direction}" + (f" into {lab(ev.hex)}" if ev.hex else " off the map")
+            return (f"{ev.unit} drops on {lab(ev.target)} ({ev.column}); die {', '.join(map(str, ev.rolls))}: "
+                    f"{how} (5.0).")
+        case E.UnitLanded():
+            return f"{ev.unit} air-lands on {lab(ev.hex)} (6.0)."
+        case E.TrackEntered():
+            via = f" via {' '.join(ev.path)}" if ev.path else ""
+            return (f"{ev.unit} moves{via} into the {ev.track} transit track ({ev.cost} of {ev.ma} MP), "
+                    f"bound for {ev.exit} (7.0).")
+        case E.CombatOpened():
+            air = f" with air {', '.join(ev.air)}" if ev.air else ""
+            return (f"{name(ev.side)} {ev.mode}: {', '.join(ev.attackers)}{air} against {', '.join(ev.defenders)} "
+                    f"in {', '.join(ev.hexes)} on the {ev.table} table (9.1, 10.5).")
     return None

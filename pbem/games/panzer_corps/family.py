@@ -43,7 +43,7 @@ from pbem.games.panzer_corps.movement import Movement
 from pbem.games.panzer_corps.params import GameParams
 from pbem.games.panzer_corps.reinforcements import Reinforcements
 from pbem.games.panzer_corps.state import PanzerCorpsState
-from pbem.games.words import classic
+from pbem.games.panzer_corps.words import describe
 from pbem.mechanics.zoc import ZocBlock, hexsides_block
 
 
@@ -206,7 +206,7 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
                 return f"The remaining attacks are resolved in declaration order, from the attack on {where} " \
                        f"({self.p.declare_rule})."
             return f"The attacker resolves the attack on {where} next ({self.p.declare_rule})."
-        return classic(ev, sc, origin)
+        return describe(ev, sc, origin)
 
     def redact(self, ev: E.Event, viewer: str) -> E.Event:
         if isinstance(ev, E.HiddenDraw):          # only the referee sees rolls and units (Dunkerque 10.0(2))
