@@ -67,8 +67,6 @@ def now_utc() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-
-
 class _Line(msgspec.Struct):
     """A decoded line as E.line_decoder() gives it: the envelope with its typed event."""
     seq: int
@@ -80,11 +78,14 @@ class _Line(msgspec.Struct):
 _sealed_dec: msgspec.msgpack.Decoder | None = None
 
 
-def _decode_sealed(raw: bytes) -> dict[str, E.SecretRecorded]:
+def _decode_sealed(sealed: dict[str, E.SecretRecorded] | bytes) -> dict[str, E.SecretRecorded]:
+    """The sealed records as a new dict: a copy of one, or decoded from the state cache's bytes."""
+    if not isinstance(sealed, bytes):
+        return dict(sealed)
     global _sealed_dec
     if _sealed_dec is None:
         _sealed_dec = msgspec.msgpack.Decoder(dict[str, E.SecretRecorded])
-    return _sealed_dec.decode(raw) if raw else {}
+    return _sealed_dec.decode(sealed) if sealed else {}
 
 
 # Plain records as msgspec Structs (not dataclasses: cheaper to define at import and to build).
@@ -113,8 +114,6 @@ class Submission(msgspec.Struct):
     not_applied: list[str] = []
     head: str = ""
     seq: int = -1
-
-
 
 
 def _safe_id(name: str) -> str:
@@ -455,7 +454,7 @@ class Game(Verification):
         Without ``entries``: those up to the head, kept beside the state cache."""
         if entries is None:
             sealed = self._at_head()[3]
-            return _decode_sealed(sealed) if isinstance(sealed, bytes) else dict(sealed)
+            return _decode_sealed(sealed)
         out = {}
         for en in entries:
             if isinstance(en.event, E.SecretRecorded):
@@ -530,7 +529,7 @@ class Game(Verification):
                     # Games whose rules act on sealed secrets (hidden units, mines) get
                     # the host's payloads for every order, as verify does.
                     if sealed is None:
-                        sealed = _decode_sealed(known) if isinstance(known, bytes) else dict(known)
+                        sealed = _decode_sealed(known)
                     given = dict(sealed)
                 try:
                     trial, events = self._adjudicate(work, E.OrderGiven(side=side, text=ln.text, by=by), ln.order,
@@ -550,7 +549,7 @@ class Game(Verification):
                 new = [ev for ev in events if isinstance(ev, E.SecretRecorded)]
                 if new:
                     if sealed is None:
-                        sealed = _decode_sealed(known) if isinstance(known, bytes) else dict(known)
+                        sealed = _decode_sealed(known)
                     sealed.update((f"{ev.side}:{ev.name}", ev) for ev in new)
                 sub.applied.append(Applied(ln.number, ln.text, events[1:]))
             if pending:

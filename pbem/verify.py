@@ -21,6 +21,7 @@ from pbem.log import LogError
 if TYPE_CHECKING:
     from pbem.engine import Entry
 
+
 class VerifyReport(msgspec.Struct):
     ok: bool
     events: int
@@ -175,10 +176,8 @@ class Verification:
                 logged = [x.event for x in entries[i:j]]
                 recorded = [r for x in logged for r in getattr(x, "rolls", [])]
                 salts = [x.salt for x in logged if isinstance(x, E.SecretRecorded)]
-                if self.created.dice_mode == "scripted":
-                    dice = D.ScriptedWithSalt(self.created.scripted_dice, st.scripted_pos, self.game_id, en.seq)
-                elif seed is not None:
-                    dice = D.LazySeeded(self.seed, self.game_id, en.seq, seed=seed)
+                if self.created.dice_mode == "scripted" or seed is not None:
+                    dice = self._dice(st, en.seq, lambda: seed)     # as submit rolled them
                 else:
                     dice = D.RecordedDice(recorded, salts)
                 try:

@@ -113,10 +113,9 @@ def report_entries(game: Game, since: int) -> list[Entry]:
             if expect is not None and h != expect:
                 raise LogError(f"hash chain broken (prev does not match line {n + 1})", n + 2, path)
             if n and isinstance(x.body, E.GameCreated):
-                raise LogError("a second GameCreated: two games were created in this folder at once "
-                               "(or two logs were joined); the log is not one game", n + 1, path)
-            if n == 0 and x.prev != GENESIS:
-                raise LogError("hash chain broken (prev does not match line 0)", 1, path)
+                raise game._second_created(n)
+            if n == 0:
+                game._check_link(0, x, GENESIS)
             expect = x.prev
             tail.append(Entry(x.seq, h, x.at, x.body))
             unit = getattr(x.body, "unit", None)

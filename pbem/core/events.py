@@ -178,7 +178,6 @@ def register(*types: type[Event]) -> None:
 register(GameCreated, SeedRevealed, OrderGiven, PhaseStarted, GameEnded, UnitMoved, AttackDeclared,
          DeclarationsClosed, CombatResolved, DecisionRequired, UnitRetreated, UnitEliminated, UnitAdvanced,
          AdvanceDeclined, CombatFinished, UnitsRecovered, SecretRecorded, SecretRevealed)
-CORE_KINDS = frozenset(BY_KIND)
 
 
 def _event_type(kind: str) -> type[Event]:

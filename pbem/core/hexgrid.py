@@ -40,8 +40,7 @@ EDGES: tuple[str, ...] = ("north", "south", "east", "west")
 _EPS: tuple[float, float, float] = (1e-6, 2e-6, -3e-6)
 
 
-@lru_cache(maxsize=None)
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=None)                 # bounded all the same: only the 10,000 valid numbers are cached
 def _parse(text: str) -> tuple[int, int]:
     if not (text.isascii() and text.isdigit()):
         raise ValueError(f"hex number must be exactly four digits XXYY, got {text!r}")

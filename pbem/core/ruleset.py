@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Protocol
 
-
 from pbem.core import events as E
 from pbem.core.events import Event
 from pbem.core.orders import Order, OrderError, Secret, Unveil

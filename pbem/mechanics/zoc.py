@@ -16,11 +16,6 @@ from pbem.core.state import GameState, UnitState
 ZocBlock = Callable[[str, str], bool]
 
 
-def zoc_of(board: Board, h: str, blocked: ZocBlock | None = None) -> set[str]:
-    """The hexes the ZOC of a unit standing in ``h`` reaches."""
-    return {n for n in board.grid.neighbours(h) if blocked is None or not blocked(h, n)}
-
-
 def exerts_zoc(u: UnitState, *, disrupted_exert: bool = False) -> bool:
     """Whether ``u`` has a ZOC now: on the map, alive, and (unless ``disrupted_exert``) not disrupted."""
     return u.hex is not None and not u.eliminated and (disrupted_exert or not u.disrupted)
