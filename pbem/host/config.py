@@ -180,9 +180,11 @@ def _config(data: dict, root: Path, path: Path) -> Config:
         d = getattr(cfg, section)
         if d["kind"] in ("imap", "smtp") and not d["server"]:
             raise HostError(f"{path} [{section}]: kind = {d['kind']!r} needs a server")
-        if d["kind"] in ("imap", "smtp") and d["security"] == "none" and d["server"] not in M.LOOPBACK:
-            raise HostError(f"{path} [{section}]: security = \"none\" would send the password to {d['server']} "
-                            "unencrypted; it is for loopback test servers only")
+        if d["kind"] in ("imap", "smtp"):
+            try:                                # checked now, not at the first connection
+                M.check_security(d["kind"].upper(), d["server"], d["security"])
+            except M.MailError as e:
+                raise HostError(f"{path} [{section}]: {e}") from None
     return cfg
 
 
@@ -212,7 +214,6 @@ def write_config(root: Path, address: str, name: str = "pbem", referee: str | No
         for section, pw in passwords.items():
             lines.append(f"[{section}]\npassword = {_toml_str(pw)}\n")
         M.write_atomic(root / CREDENTIALS_NAME, "\n".join(lines).encode(), mode=0o600)
-        os.chmod(root / CREDENTIALS_NAME, 0o600)
     return load_config(root)
 
 

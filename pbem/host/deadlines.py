@@ -186,21 +186,28 @@ class DeadlinesMixin:
             msg = f"game {game.game_id}: the deadline default for {side} could not be applied: {why}"
             self.log(msg)
             return msg
+        def refused_for(viewer: str) -> str:
+            r = sub.refused
+            if viewer in (side, REFEREE) or not r.text:
+                return str(r)
+            shown = order_text(side, r.text, viewer, game.rules)
+            # a sealed order: its name only, not even why (the reason may quote it)
+            return str(r) if shown == r.text else f"line {r.line}: {shown}"
         def note_for(viewer: str) -> str:
             # each reader sees the applied orders through its own view: a default may seal a secret
             text = ", ".join(order_text(side, a.text, viewer, game.rules) for a in sub.applied)
             note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {w['due']}. The host applied "
                     f"the documented default for it: {text}.")
-            return note + (f" (Refused: {sub.refused}.)" if sub.refused is not None else "")
+            return note + (f" (Refused: {refused_for(viewer)}.)" if sub.refused is not None else "")
         notes = {s: note_for(s) for s in sc.side_ids()}
         answers = self._state_mails(game, notes, kind="deadline", referee_note=note_for(REFEREE))
-        text = ", ".join(order_text(side, a.text, REFEREE, game.rules) for a in sub.applied)
         self.commit(rec["job"], answers, game.game_id)
         crash.checkpoint("spooled")
         self._mark_reported(game, answers)
         self._done(key, rec, outcome="deadline", applied=len(sub.applied), seq_after=sub.seq)
         self._sync_deadlines(game)
-        msg = f"game {game.game_id}: deadline passed for {side}; applied the default: {text}"
+        # no order text here (as for mailed orders): this goes to host.log, and a default may seal a secret
+        msg = f"game {game.game_id}: deadline passed for {side}; applied the default ({len(sub.applied)} order(s))"
         self.log(msg)
         return msg
 

@@ -283,7 +283,8 @@ class IngestMixin:
             ref_note = (f"{sc.side_name(side)} ({inc.sender}) sent orders: {outcome}.\n" +
                         "\n".join(f"  applied line {a['line']}: {a['text']}" for a in applied) +
                         (f"\n  REFUSED {sub.refused}" if sub.refused else ""))
-            answers += self._state_mails(game, {"*": note}, skip={side}, referee_note=ref_note)
+            answers += self._state_mails(game, {"*": note}, skip={side}, referee_note=ref_note, st=st,
+                                         entries=entries)
         self.commit(rec["job"], answers, gid)
         crash.checkpoint("spooled")
         self._mark_reported(game, answers)

@@ -50,10 +50,11 @@ class LettersMixin:
         return [f"<pbem.{game.game_id}.welcome.{side}@{self.cfg.domain}>"]
 
     def _state_mails(self, game, headline: dict[str, str], skip: set[str] = frozenset(), kind: str = "report",
-                     referee_note: str = "") -> list[Answer]:
-        """Each side (and the referee) its own report of the new state."""
-        st = game.state()
-        entries = game.entries()
+                     referee_note: str = "", st=None, entries=None) -> list[Answer]:
+        """Each side (and the referee) its own report of the new state (``st`` and
+        ``entries``: the caller's, when it already read them at the head)."""
+        st = game.state() if st is None else st
+        entries = game.entries() if entries is None else entries
         head = entries[-1].hash
         out = []
         sc = game.scenario

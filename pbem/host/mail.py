@@ -454,27 +454,18 @@ def recipients(data: bytes) -> list[str]:
 # --- files ----------------------------------------------------------------
 
 def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    from pbem.log import _fsync_dir as fsync_dir       # here: this module stays light to import
+    fsync_dir(path)
 
 
 def write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Write via a temporary file, fsync, rename, fsync the directory.  Private
-    (0600) unless asked: most of what the host writes holds a secret."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    """Write via a temporary file, fsync, rename, fsync the directory (the log's
+    ``write_private``).  Private (0600) unless asked: most of what the host writes
+    holds a secret."""
+    from pbem.log import write_private
+    write_private(Path(path), data)
+    if mode != 0o600:
+        os.chmod(path, mode)
 
 
 _counter = 0
@@ -577,7 +568,8 @@ def check_security(kind: str, server: str, security: str) -> None:
     if security not in SECURITY:
         raise MailError(f"{kind} security {security!r} is not one of: {', '.join(SECURITY)}")
     if security == "none" and server not in LOOPBACK:
-        raise MailError(f"{kind} security \"none\" is for loopback test servers only, not {server}")
+        raise MailError(f"{kind} security \"none\" would send the password to {server} unencrypted; it is "
+                        "for loopback test servers only")
 
 
 class SmtpSender:
@@ -594,6 +586,9 @@ class SmtpSender:
     def __enter__(self):
         import smtplib
         import ssl
+        if self.user and self.password is None:             # before connecting: nothing to close
+            raise MailError(f"SMTP user {self.user} is set but no password was found "
+                            "(PBEM_SMTP_PASSWORD or credentials.toml)")
         try:
             if self.security == "tls":
                 self.conn = smtplib.SMTP_SSL(self.server, self.port, timeout=self.timeout,
@@ -603,9 +598,6 @@ class SmtpSender:
                 if self.security == "starttls":
                     self.conn.starttls(context=ssl.create_default_context())
             if self.user:
-                if self.password is None:
-                    raise MailError(f"SMTP user {self.user} is set but no password was found "
-                                    "(PBEM_SMTP_PASSWORD or credentials.toml)")
                 self.conn.login(self.user, self.password)
         except (OSError, smtplib.SMTPException) as e:
             self._close()
@@ -666,6 +658,8 @@ class ImapInbox:
     def __enter__(self):
         import imaplib
         import ssl
+        if self.password is None:                           # before connecting: nothing to close
+            raise MailError(f"IMAP user {self.user} has no password (PBEM_IMAP_PASSWORD or credentials.toml)")
         try:
             if self.security == "tls":
                 self.conn = imaplib.IMAP4_SSL(self.server, self.port, ssl_context=ssl.create_default_context(),
@@ -674,8 +668,6 @@ class ImapInbox:
                 self.conn = imaplib.IMAP4(self.server, self.port, timeout=self.timeout)
                 if self.security == "starttls":
                     self.conn.starttls(ssl_context=ssl.create_default_context())
-            if self.password is None:
-                raise MailError(f"IMAP user {self.user} has no password (PBEM_IMAP_PASSWORD or credentials.toml)")
             self.conn.login(self.user, self.password)
             typ, _ = self.conn.select(self._quote(self.folder))
             if typ != "OK":

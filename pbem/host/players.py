@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import secrets as _secrets
 
 from pbem.host import crash
@@ -49,7 +48,6 @@ class PlayersMixin:
     @staticmethod
     def _save_secrets(game, sec: dict[str, str]) -> None:
         M.write_atomic(game.dir / SECRETS_NAME, json.dumps(sec, indent=1).encode(), mode=0o600)
-        os.chmod(game.dir / SECRETS_NAME, 0o600)
 
     def _players(self, game) -> dict[str, str]:
         """Each side's player address: the one the game began with, or the
@@ -92,9 +90,7 @@ class PlayersMixin:
         from pbem.engine import Game
         for path in self.games().values():
             try:
-                game = Game(path)
-                if address in self._players(game).values() or \
-                        any(r.get("address") == address for r in self._retired(game)):
+                if self._plays(Game(path), address):
                     return True
             except Exception:                  # noqa: BLE001 - a broken game knows nobody
                 continue
@@ -192,7 +188,6 @@ class PlayersMixin:
                 "address": old_addr if moved else ""})
             M.write_atomic(game.dir / CHANGES_NAME, json.dumps(changes, indent=1, sort_keys=True).encode(),
                            mode=0o600)
-            os.chmod(game.dir / CHANGES_NAME, 0o600)
             crash.checkpoint("rotated")
             self.commit(rec["job"], answers, gid)
             self._mark_reported(game, answers[:1])

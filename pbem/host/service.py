@@ -137,10 +137,12 @@ class Host(IngestMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, 
             if (Path(p) / "log.jsonl").is_file():
                 found[gid] = Path(p)
         if self.cfg.games_dir.is_dir():
+            registered = {x.resolve() for x in found.values()}
             for d in sorted(self.cfg.games_dir.iterdir()):
-                if (d / "log.jsonl").is_file() and d.resolve() not in {x.resolve() for x in found.values()}:
+                if (d / "log.jsonl").is_file() and d.resolve() not in registered:
                     try:
                         found.setdefault(Game(d).game_id, d)
+                        registered.add(d.resolve())
                     except Exception:          # noqa: BLE001 - a broken game is skipped, not fatal
                         continue
         return found

@@ -92,9 +92,12 @@ def compare(a: Path, b: Path, viewer: str = REFEREE) -> Diff:
 # --- wording -------------------------------------------------------------------------
 
 def _visible(ln: Line, side: Side, viewer: str):
-    """The line's event as ``viewer`` may see it (the referee sees everything)."""
-    if ln.event is None or viewer == REFEREE or side.scenario is None:
+    """The line's event as ``viewer`` may see it (the referee sees everything);
+    None when it cannot be redacted for a side (no event, or no scenario to say which game)."""
+    if viewer == REFEREE:
         return ln.event
+    if ln.event is None or side.scenario is None:
+        return None
     from pbem.games import ruleset_for
     from pbem.views import visible_event
     try:
@@ -122,10 +125,15 @@ def as_json(ln: Line | None, side: Side, viewer: str) -> dict | None:
     if ln is None:
         return None
     data = ln.as_json()
-    if viewer != REFEREE and ln.event is not None:
+    if viewer != REFEREE:
+        # a side never sees a body that did not pass through its view: an unreadable
+        # line, or one of a game this copy cannot name, shows none
         from pbem.core import events as E
         ev = _visible(ln, side, viewer)
-        data["body"] = E.body_of(ev) if ev is not None else "(hidden)"
+        if "raw" in data:
+            data["raw"] = "(hidden)"
+        else:
+            data["body"] = E.body_of(ev) if ev is not None else "(hidden)"
     return data
 
 
