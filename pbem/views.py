@@ -40,16 +40,29 @@ def order_text(by_side: str, text: str, viewer: str, rules: Ruleset) -> str:
 
 
 def unit_rows(game: Game, st: GameState, side: str) -> list[dict]:
-    defs = game.scenario.unit_defs
+    """Every unit as ``side`` may see it: the referee and a unit's own side see
+    its full row; another side sees what ``Ruleset.unit_row`` lets through."""
+    sc = game.scenario
+    defs = sc.unit_defs
     rows = []
     for u in st.units.values():
         d = defs.get(u.id)
-        rows.append({
+        row: dict | None = {
             "id": u.id, "name": d.name if d else "", "side": u.side,
             "nationality": d.nationality if d else "", "type": d.type if d else "",
             "hex": u.hex, "strength": u.strength, "ma": u.ma, "status": u.status(),
-        })
+        }
+        if side != REFEREE and u.side != side:
+            row = game.rules.unit_row(st, sc, u, row, side)
+        if row is not None:
+            rows.append(row)
     return rows
+
+
+def awaiting_rows(game: Game, st: GameState, side: str) -> list[dict]:
+    """What the game waits for, as ``side`` may read it (``Ruleset.awaiting_view``)."""
+    items = game.rules.awaiting(st, game.scenario)
+    return items if side == REFEREE else game.rules.awaiting_view(st, game.scenario, items, side)
 
 
 def state_view(game: Game, st: GameState, side: str = REFEREE, head: str = "") -> dict:
@@ -67,7 +80,7 @@ def state_view(game: Game, st: GameState, side: str = REFEREE, head: str = "") -
         "turn_label": label,
         "phase": ph.name if ph else None,
         "phase_side": ph.side if ph else None,
-        "awaiting": game.rules.awaiting(st, sc),
+        "awaiting": awaiting_rows(game, st, side),
         "units": unit_rows(game, st, side),
         "score": dict(st.score),
         "result": None if st.result is None else {"winner": st.result.winner, "reason": st.result.reason,

@@ -150,6 +150,16 @@ class Ruleset:
         """The game's words for an event (None: the core wording)."""
         return None
 
+    def unit_row(self, state: GameState, sc: Scenario, unit: UnitState, row: dict, viewer: str) -> dict | None:
+        """A unit's row of the state as ``viewer`` (a side, not the referee) may see it:
+        ``row`` unchanged by default; a game with hidden units or limited
+        intelligence returns a public face (fewer or other keys) or None to hide it."""
+        return row
+
+    def awaiting_view(self, state: GameState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
+        """What the game waits for (``awaiting``) as ``viewer`` (a side) may read it (default: all of it)."""
+        return items
+
     # --- data ---------------------------------------------------------------------------
 
     def lint(self, sc: Scenario) -> list[str]:
