@@ -3,6 +3,7 @@
     python tests/benchmark.py                 everything (a few minutes; the 1M replay needs ~1 GB of disk in TMPDIR)
     python tests/benchmark.py --skip-1m       without the replay of 1,000,000 events
     python tests/benchmark.py --quick         small sizes only (a smoke run of the script itself)
+    python tests/benchmark.py --cpu           the cli and verify rows in CPU time (a busy machine)
 
 Every figure that depends on the machine is printed next to a reference measured
 in the same run, so a busy machine shows in both (it has 2 cores, shared):
@@ -17,8 +18,11 @@ in the same run, so a busy machine shows in both (it has 2 cores, shared):
                in legal logs padded with `secret` / `unveil` notes.
   cli          `pbem --help`, `pbem state` (warm cache) and `pbem report` (the
                side's last report ten events back) of the 100k game, next to
-               `python -c pass`.
-  verify       `Game.verify()` of the eight example games.
+               `python -c pass`; `state` and `report` run as `python -m pbem`
+               (pbem/__main__.py: without click, pbem/cli_fast.py), then again
+               through click (PBEM_NO_FAST_PATH=1) for comparison.
+  verify       `Game.verify()` of the eight examples of issue 18 (and, on a line of
+               their own, of the examples added since), and `pbem verify` of each.
 
 Targets (issue 18): replay >= 150k events/s and <= 4x decode-only at every size;
 peak RSS of the 1M replay <= 50 MiB; submit flat in the log's length; `pbem
@@ -33,6 +37,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -255,15 +260,31 @@ def bench_submit(sizes: list[int], work: Path, reps: int = 5) -> None:
 CLI_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def median_run(cmd: list[str], n: int = 11, before=None) -> float:
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=CLI_ENV)     # warm: bytecode, caches
+# --cpu: CPU time (user + system) instead of wall-clock time, for the command line and
+# verify rows, so that a machine busy with other work skews them less.
+CPU = False
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def clock() -> float:
+    """This process's CPU time with --cpu, else wall-clock time."""
+    return time.process_time() if CPU else time.perf_counter()
+
+
+def median_run(cmd: list[str], n: int = 11, before=None, env: dict | None = None) -> float:
+    env = dict(CLI_ENV, **(env or {}))
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=env)         # warm: bytecode, caches
     ts = []
     for _ in range(n):
         if before:
             before()
-        t0 = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=CLI_ENV)
-        ts.append(time.perf_counter() - t0)
+        t0 = _children_cpu() if CPU else time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=env)
+        ts.append((_children_cpu() if CPU else time.perf_counter()) - t0)
     return statistics.median(ts)
 
 
@@ -280,37 +301,52 @@ def bench_cli(game: Path | None) -> None:
     print(f"cli     `pbem state` ({events:,} events, warm cache) {state * 1000:5.0f} ms = {state / py:4.2f}x python",
           flush=True)
     since = events - 11
-    rep = median_run(pbem + ["report", str(game), "--as", "german"],
-                     before=lambda: (game / "reported.json").write_text(f'{{"german": {since}}}'))
+    mark = lambda: (game / "reported.json").write_text(f'{{"german": {since}}}')      # noqa: E731
+    rep = median_run(pbem + ["report", str(game), "--as", "german"], before=mark)
     print(f"cli     `pbem report --as german` ({events:,} events, last report 10 events back) "
           f"{rep * 1000:5.0f} ms = {rep / state:4.2f}x `pbem state`", flush=True)
+    # The same two through click (pbem.cli), without the click-free path of pbem/cli_fast.py:
+    slow = {"PBEM_NO_FAST_PATH": "1"}
+    state_c = median_run(pbem + ["state", str(game)], env=slow)
+    rep_c = median_run(pbem + ["report", str(game), "--as", "german"], before=mark, env=slow)
+    print(f"cli     through click: `pbem state` {state_c * 1000:5.0f} ms = {state_c / py:4.2f}x python; "
+          f"`pbem report` {rep_c * 1000:5.0f} ms = {rep_c / state_c:4.2f}x `pbem state` through click", flush=True)
 
 
 # --- verify ---------------------------------------------------------------------------------
 
+# The examples issue 18's verify figure is about (0.33 s before it); examples added
+# since are timed on a line of their own.
+ISSUE_18_EXAMPLES = ("crete", "dunkerque", "eben-emael-12-1", "eben-emael-12-2", "el-alamein", "kharkov",
+                     "operation-compass", "red-devils")
+
+
 def bench_verify(work: Path) -> Path:
     names = sorted(p.name for p in EXAMPLES.iterdir() if (p / "playbook.toml").is_file())
-    total = cli = 0.0
-    parts = []
     el = None
-    for name in names:
-        d = work / f"ex-{name}"
-        g = play_example(name, d)
-        if name == "el-alamein":
-            el = d
-        ts = []
-        for _ in range(3):
-            g = Game(d)
-            t0 = time.perf_counter()
-            rep = g.verify()
-            ts.append(time.perf_counter() - t0)
-            assert rep.ok, rep.problems
-        t = min(ts)
-        total += t
-        parts.append(f"{name} {t * 1000:.0f}")
-        cli += median_run([sys.executable, "-m", "pbem", "verify", str(d)], n=3)
-    print(f"verify  the {len(names)} examples: Game.verify() {total:.2f} s ({', '.join(parts)} ms); "
-          f"`pbem verify` of each {cli:.2f} s", flush=True)
+    for group in (ISSUE_18_EXAMPLES, [n for n in names if n not in ISSUE_18_EXAMPLES]):
+        total = cli = 0.0
+        parts = []
+        for name in group:
+            d = work / f"ex-{name}"
+            g = play_example(name, d)
+            if name == "el-alamein":
+                el = d
+            ts = []
+            for _ in range(3):
+                g = Game(d)
+                t0 = clock()
+                rep = g.verify()
+                ts.append(clock() - t0)
+                assert rep.ok, rep.problems
+            t = min(ts)
+            total += t
+            parts.append(f"{name} {t * 1000:.0f}")
+            cli += median_run([sys.executable, "-m", "pbem", "verify", str(d)], n=3)
+        if group:
+            what = "examples of issue 18" if group is ISSUE_18_EXAMPLES else "examples added since"
+            print(f"verify  the {len(group)} {what}: Game.verify() {total:.2f} s ({', '.join(parts)} ms); "
+                  f"`pbem verify` of each {cli:.2f} s", flush=True)
     return el
 
 
@@ -320,14 +356,19 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="small sizes only: check that the script runs")
     ap.add_argument("--only", choices=["replay", "submit", "cli", "verify"], action="append",
                     help="run only these parts (repeatable)")
+    ap.add_argument("--cpu", action="store_true",
+                    help="time the cli and verify rows in CPU time (user + system), not wall-clock time")
     args = ap.parse_args()
+    global CPU
+    CPU = args.cpu
     os.environ.setdefault("PBEM_CLOCK", AT)
     parts = set(args.only or ["replay", "submit", "cli", "verify"])
     replay_sizes = [1_000, 5_000] if args.quick else [10_000, 100_000] + ([] if args.skip_1m else [1_000_000])
     submit_sizes = [100, 1_000] if args.quick else [100, 10_000, 100_000]
     with tempfile.TemporaryDirectory(prefix="pbem-bench-") as tmp:
         work = Path(tmp)
-        print(f"pbem from {Path(sys.modules['pbem'].__file__).parent}; python {sys.version.split()[0]}", flush=True)
+        print(f"pbem from {Path(sys.modules['pbem'].__file__).parent}; python {sys.version.split()[0]}; "
+              f"cli and verify in {'CPU' if CPU else 'wall-clock'} time", flush=True)
         el = None
         if "verify" in parts or "replay" in parts:
             if "verify" in parts:

@@ -101,7 +101,8 @@ def _cube_distance(a: Cube, b: Cube) -> int:
 class Grid:
     """A rectangular block of numbered hexes with a column-offset convention."""
 
-    __slots__ = ("first_col", "last_col", "first_row", "last_row", "offset", "_odd", "_nb", "_in")
+    __slots__ = ("first_col", "last_col", "first_row", "last_row", "offset", "_odd", "_nb", "_in", "_cube",
+                 "_all", "_edges", "_memo")
 
     def __init__(self, first_col: int, last_col: int, first_row: int, last_row: int,
                  offset: str = "even-down") -> None:
@@ -116,6 +117,10 @@ class Grid:
         self._odd = offset == "odd-down"
         self._nb: dict[str, tuple[Hex, ...]] = {}      # neighbours, computed once per hex (hot in verify)
         self._in: dict[str, bool] = {}                 # contains(), likewise
+        self._cube: dict[str, Cube] = {}               # to_cube(), likewise
+        self._all: tuple[Hex, ...] | None = None       # all_hexes()
+        self._edges: dict[str, tuple[Hex, ...]] = {}   # edge_hexes()
+        self._memo: dict[str, dict] = {}               # memo(): the mechanics' per-grid caches
 
     def __repr__(self) -> str:
         return (f"Grid({self.first_col}, {self.last_col}, {self.first_row}, "
@@ -138,14 +143,41 @@ class Grid:
 
     def all_hexes(self) -> list[Hex]:
         """Every on-map hex, sorted by column then row."""
-        return [format_hex(c, r)
-                for c in range(self.first_col, self.last_col + 1)
-                for r in range(self.first_row, self.last_row + 1)]
+        if self._all is None:
+            self._all = tuple(format_hex(c, r)
+                              for c in range(self.first_col, self.last_col + 1)
+                              for r in range(self.first_row, self.last_row + 1))
+        return list(self._all)
+
+    def edge_hexes(self, edge: str) -> tuple[Hex, ...]:
+        """The on-map hexes for which ``is_edge(h, edge)`` holds, in all_hexes() order."""
+        known = self._edges.get(edge)
+        if known is None:
+            if edge not in EDGES:
+                raise ValueError(f"edge must be one of {EDGES}, got {edge!r}")
+            known = self._edges[edge] = tuple(h for h in self.all_hexes() if self.is_edge(h, edge))
+        return known
+
+    def memo(self, name: str) -> dict:
+        """A dict kept with this grid under ``name``: for caches of answers that depend on
+        the grid alone (or on data as fixed as the grid, like a scenario's board)."""
+        d = self._memo.get(name)
+        if d is None:
+            d = self._memo[name] = {}
+        return d
 
     def to_cube(self, h: str) -> Cube:
         """Cube coordinates of ``h`` (need not be on the map)."""
-        col, row = parse_hex(h)
-        return _to_cube(col, row, self._odd)
+        try:
+            c = self._cube.get(h)
+        except TypeError:                               # unhashable: parse_hex says what is wrong
+            c = None
+        if c is None:
+            col, row = parse_hex(h)
+            c = _to_cube(col, row, self._odd)
+            if len(self._cube) < 10_000:               # only valid numbers get here: at most 10,000
+                self._cube[h] = c
+        return c
 
     def from_cube(self, c: Cube) -> Hex:
         """Hex number for cube ``c``; ValueError if it cannot be numbered."""
@@ -177,11 +209,16 @@ class Grid:
     def neighbours(self, h: str) -> list[Hex]:
         """On-map hexes adjacent to ``h``, in DIRECTIONS order."""
         known = self._nb.get(h)
+        return list(known if known is not None else self.around(h))
+
+    def around(self, h: str) -> tuple[Hex, ...]:
+        """neighbours() as a shared tuple, computed once per hex (for hot loops)."""
+        known = self._nb.get(h)
         if known is None:
             x, y, z = self.to_cube(h)
             known = tuple(n for dx, dy, dz in _VECTORS if (n := self._on_map((x + dx, y + dy, z + dz))) is not None)
             self._nb[h] = known
-        return list(known)
+        return known
 
     def direction(self, a: str, b: str) -> str | None:
         """Direction name from ``a`` to ``b`` if they are adjacent, else None."""

@@ -16,9 +16,15 @@ from pbem.core.state import GameState, UnitState
 def units_at(state: GameState) -> dict[str, list[UnitState]]:
     """Map hex -> units on it (on the map, not eliminated)."""
     where: dict[str, list[UnitState]] = {}
+    get = where.get
     for u in state.units.values():
-        if u.hex is not None and not u.eliminated:
-            where.setdefault(u.hex, []).append(u)
+        h = u.hex
+        if h is not None and not u.eliminated:
+            here = get(h)
+            if here is None:
+                where[h] = [u]
+            else:
+                here.append(u)
     return where
 
 

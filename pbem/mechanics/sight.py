@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import msgspec
 
 from pbem.core.hexgrid import Grid
 
@@ -73,15 +74,15 @@ def _entry(p: tuple[float, float], d: tuple[float, float], centre: tuple[float, 
     return lo
 
 
-@dataclass(frozen=True)
-class Trace:
+# Frozen msgspec Structs rather than dataclasses: as immutable and comparable, and far
+# cheaper to define at import (every command that opens a game of these rules imports this).
+class Trace(msgspec.Struct, frozen=True):
     """What one (nudged) line passes through."""
     hexes: tuple[str, ...]        # every hex entered, in order, ends included
     sides: tuple[Side, ...]       # hexsides crossed, in order (sorted pairs)
 
 
-@dataclass(frozen=True)
-class Path:
+class Path(msgspec.Struct, frozen=True):
     """The line from a to b: the two nudged traces and the hexsides run along."""
     a: str
     b: str
@@ -119,6 +120,16 @@ def trace(grid: Grid, a: str, b: str) -> Path:
     if a == b:
         t = Trace((a,), ())
         return Path(a, b, t, t, ())
+    memo = grid.memo("sight.trace")             # pure geometry of the grid, and Paths are frozen
+    known = memo.get((a, b))
+    if known is None:
+        known = _trace_line(grid, a, b)
+        if len(memo) < 50_000:
+            memo[(a, b)] = known
+    return known
+
+
+def _trace_line(grid: Grid, a: str, b: str) -> Path:
     lo, hi = (a, b) if a < b else (b, a)
     seen: dict[tuple[int, int, int], str] = {}
     for p, m in grid.line_pairs(lo, hi):
@@ -154,8 +165,7 @@ def _never_side(x: str, y: str) -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class SightRules:
+class SightRules(msgspec.Struct, frozen=True):
     """What obstructs a line of sight in one game.
 
     hex_blocks(h)      -- terrain of an intermediate hex obstructs;
@@ -175,7 +185,7 @@ class SightRules:
     elevated: Callable[[str], bool] | None = None
     elevated_side_blocks: Callable[[str, str], bool] = _never_side
     ends_block: bool = False
-    extra: dict = field(default_factory=dict)
+    extra: dict = msgspec.field(default_factory=dict)
 
 
 def _trace_blocked(tr: Trace, a: str, b: str, hex_blocks, side_blocks, ends_block: bool) -> bool:

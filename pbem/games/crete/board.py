@@ -18,7 +18,7 @@ from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
 from pbem.mechanics.movement import units_at
 from pbem.mechanics.pathcost import PathCost, frac
-from pbem.mechanics.zoc import enemy_zoc
+from pbem.mechanics.zoc import ZocReach, enemy_zoc
 
 
 # --- scenario data ------------------------------------------------------------------------
@@ -102,8 +102,10 @@ def enemies(st: GameState, h: str, side: str) -> list[UnitState]:
 def zoc(st: GameState, sc: Scenario, side: str) -> set[str]:
     """Hexes in the zone of control of ``side``'s enemies (4.5); not across all-sea hexsides
     nor into hexes no unit may enter.  Crete has no disruption: every unit on the map exerts one."""
-    return enemy_zoc(st, sc.board, side, lambda a, b: not land(sc, b) or sea_side(sc, a, b),
-                     disrupted_exert=True)
+    block = sc.__dict__.get("_crete_zoc")         # the board's data only: one per scenario
+    if block is None:
+        block = sc.__dict__["_crete_zoc"] = ZocReach(sc.board, lambda a, b: not land(sc, b) or sea_side(sc, a, b))
+    return enemy_zoc(st, sc.board, side, block, disrupted_exert=True)
 
 
 # --- the words of an order ----------------------------------------------------------------

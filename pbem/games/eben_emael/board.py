@@ -33,8 +33,11 @@ def gd(sc: Scenario) -> dict:
 
 
 def forts(sc: Scenario) -> dict[str, str]:
-    """hex -> fort unit id (9.0)."""
-    return {u.hex: u.id for u in sc.units if u.type in FORT_TYPES and u.hex}
+    """hex -> fort unit id (9.0): a fresh dict, built once per scenario (hot in every check)."""
+    known = sc.__dict__.get("_ee_forts")
+    if known is None:
+        known = sc.__dict__["_ee_forts"] = {u.hex: u.id for u in sc.units if u.type in FORT_TYPES and u.hex}
+    return dict(known)
 
 
 def fort_info(sc: Scenario, h: str) -> dict:

@@ -57,16 +57,24 @@ class Reinforcements:
 
     def entry_hex_open(self, st: GameState, sc: Scenario, u: UnitState, h: str) -> bool:
         """Stacking applies, no enemy in it, not between two enemy units (10.0(4))."""
-        t = sc.terrain.get(sc.board.terrain.get(h, ""))
-        if t is None or t.impassable:
-            return False
+        return self.entry_hexes_open(st, sc, u)(h)
+
+    def entry_hexes_open(self, st: GameState, sc: Scenario, u: UnitState):
+        """``entry_hex_open`` for many hexes of one state: who stands where is found once."""
         occupied = units_at(st)
-        if any(o.side != u.side for o in occupied.get(h, [])):
-            return False
-        if not self.room(st, u.side, h, u.id):
-            return False
         enemies = {x for x, us in occupied.items() if any(o.side != u.side for o in us)}
-        return not between_enemies(sc.board, h, enemies)
+        terrain, board = sc.terrain, sc.board
+
+        def open_to(h: str) -> bool:
+            t = terrain.get(board.terrain.get(h, ""))
+            if t is None or t.impassable:
+                return False
+            if h in enemies:
+                return False
+            if not self.room(st, u.side, h, u.id):
+                return False
+            return not between_enemies(board, h, enemies)
+        return open_to
 
     def _place_reinforcement(self, ctx: Ctx, u: UnitState, h: str, rule: str) -> None:
         """``u`` enters in h: pinned for the turn if h is in an enemy ZOC (10.0(4)); the MP

@@ -122,9 +122,9 @@ def eligible_firers(st: RedDevilsState, sc: Scenario, target: UnitState, h: str,
         return []
     grid = sc.board.grid
     out = []
-    for f in sorted(st.units.values(), key=lambda x: x.id):
-        if f.side == target.side or f.hex is None or f.eliminated or f.disrupted:
-            continue
+    able = [f for f in st.units.values()
+            if not (f.side == target.side or f.hex is None or f.eliminated or f.disrupted)]
+    for f in sorted(able, key=lambda x: x.id):
         if is_artillery(sc, f.id) or f"{f.id}>{target.id}" in st.fired:
             continue
         d = grid.distance(f.hex, h)
