@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from pbem.cli_fast import REPORT, STATE, click_params   # the two commands' options, declared once
+
 # Heavy modules (the engine, the games, Jinja, email, json) are imported inside
 # the commands that use them, so `pbem --help` and `pbem state` start fast.
 
@@ -97,7 +99,7 @@ def scenario_lint(ref: str) -> None:
         rules = ruleset_for(sc.game)
     except UnknownGame as e:
         _fail(f"{sc.path}: {e}")
-    problems = S.lint(sc, set(rules.result_codes)) + rules.lint(sc)
+    problems = S.lint(sc, set(rules.result_codes), stacking=rules.setup_stacking) + rules.lint(sc)
     if problems:
         for p in problems:
             click.echo(f"{sc.path}: {p}")
@@ -153,22 +155,48 @@ def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id) -> None:
 
 @main.command("order")
 @click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
-@click.argument("orders", type=click.File("rb"), default="-")
+@click.argument("orders", type=click.File("rb"), required=False)
 @click.option("--as", "side", required=True, help="The side giving the orders.")
 @click.option("--head", "expect_head", metavar="HASH", help="Refuse unless the log's head is still HASH.")
-def order_cmd(game_dir, orders, side, expect_head) -> None:
-    """Apply text orders from FILE (or - for standard input).
+@click.option("--check", "mode", flag_value="check", help="Only check: say what would be applied and refused; write nothing.")
+@click.option("--stage", "mode", flag_value="stage", help="Check and hold the orders for this step (replacing any held); apply them with --final.")
+@click.option("--final", "mode", flag_value="final", help="Apply the held orders (or, given ORDERS, these at once).")
+def order_cmd(game_dir, orders, side, expect_head, mode) -> None:
+    """Apply text orders from ORDERS (a file, or - / nothing for standard input).
 
     Exit 0 when every order was applied, 1 when one was refused (the orders
     before it stay applied; the refused one and the rest are not), 2 on usage
-    errors."""
+    errors.  --check and --stage write nothing to the log (exit 1 when a line
+    would be refused); --final applies what --stage held."""
     g = _game(game_dir)
     from pbem.log import StaleHead
-    raw = orders.read()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        _fail(f"the orders are not UTF-8 text (byte {e.start}); nothing was applied")
+    from pbem import staging
+    text = ""
+    if orders is not None or mode != "final":
+        raw = (orders or click.get_binary_stream("stdin")).read()
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            _fail(f"the orders are not UTF-8 text (byte {e.start}); nothing was applied")
+    if mode in ("check", "stage"):
+        try:
+            sub = staging.stage(g, side, text) if mode == "stage" else g.check(side, text)
+        except staging.NotYourStep as e:
+            _print_check(g, side, g.check(side, text))
+            _fail(str(e))
+        _print_check(g, side, sub)
+        if mode == "stage":
+            click.echo("staged: nothing is applied until `pbem order GAME --as SIDE --final` (or the deadline)"
+                       if text.strip() else "nothing staged (no orders)")
+        sys.exit(EXIT_REFUSED if sub.refused is not None else EXIT_OK)
+    if mode == "final" and orders is None:
+        text, note = staging.take(g, side)
+        if note:
+            click.echo(note, err=True)
+        if not text:
+            _fail("no orders are staged for this side's current step; nothing was applied")
+    elif text.strip():
+        staging.discard(g, side)                    # orders applied now replace what was staged
     try:
         sub = g.submit(side, text, expect_head=expect_head)
     except StaleHead as e:
@@ -191,6 +219,13 @@ def order_cmd(game_dir, orders, side, expect_head) -> None:
     click.echo(f"head {sub.head} (seq {sub.seq})")
 
 
+def _print_check(g, side: str, sub) -> None:
+    """What a check found, line by line: nothing of it was written."""
+    from pbem.host.mailcmd import check_lines
+    for line in check_lines(g, side, sub):
+        click.echo(line)
+
+
 def _viewer(g, side: str | None) -> str:
     from pbem.views import REFEREE, check_viewer
     side = side or REFEREE
@@ -198,70 +233,25 @@ def _viewer(g, side: str | None) -> str:
     return side
 
 
-@main.command("state")
-@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
-@click.option("--as", "side", help="View as this side (default: referee).")
-@click.option("--at", "at", type=int, help="State after event SEQ.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON.")
+@main.command(STATE.name, help=STATE.help)
+@click_params(STATE)
 def state_cmd(game_dir, side, at, as_json) -> None:
-    """Show the game's state (at the head, or after event SEQ)."""
-    from pbem.views import state_view
-    g = _game(game_dir)
-    side = _viewer(g, side)
-    st, head = g.state_and_hash(at)                 # at the head: the state cache, no log line read
-    view = state_view(g, st, side, head)
-    if as_json:
-        import json
-        click.echo(json.dumps(view, indent=2))
-        return
-    sc = g.scenario
-    if view["result"]:
-        r = view["result"]
-        click.echo(f"{sc.title}: game over - {sc.side_name(r['winner'])} wins ({r['reason']}, rule {r['rule']})")
-    else:
-        click.echo(f"{sc.title}: turn {view['turn']}/{view['turns']}, {sc.side_name(view['phase_side'])} {view['phase']} phase")
-    for a in view["awaiting"]:
-        click.echo(f"waiting for {sc.side_name(a['side'])}: {a['kind']} ({a['order']})")
-    click.echo(f"seq {view['seq']}  head {view['head']}")
+    from pbem.cli_fast import state_text
+    click.echo(state_text(game_dir, side, at, as_json), nl=False)
 
 
-@main.command("report")
-@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
-@click.option("--as", "side", required=True, help="A side id, or referee.")
-@click.option("--at", "at", type=int, help="Report the state after event SEQ.")
-@click.option("--since", "since", type=int, help="Tell what happened after event SEQ (default: since this side's previous report).")
-@click.option("--format", "fmt", type=click.Choice(["text", "svg", "eml"]), default="text", show_default=True)
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, writable=True), help="Write to this file instead of standard output.")
+@main.command(REPORT.name, help=REPORT.help)
+@click_params(REPORT)
 def report_cmd(game_dir, side, at, since, fmt, output) -> None:
-    """Render a side's turn report: text, SVG map, or a complete email (.eml)."""
-    from pbem.report import render
-    from pbem.views import report_entries
-    g = _game(game_dir)
-    side = _viewer(g, side)
-    if since is None:
-        since = g.last_report(side) if at is None else 0
-    if at is None:
-        # The state cache, and the log's lines after `since` read from its end.
-        st, head = g.state_and_hash()
-        entries = report_entries(g, since)
-    else:
-        entries = g.entries()
-        st = g.state(at)
-        head = entries[st.seq].hash
-    if fmt == "text":
-        data = render.report_text(g, side, st, entries, since, head).encode()
-    elif fmt == "svg":
-        data = render.report_svg(g, side, st, entries, since, head).encode()
-    else:
-        data = bytes(render.report_eml(g, side, st, entries, since, head))
+    from pbem.cli_fast import report_bytes
+    data = report_bytes(game_dir, side, at, since, fmt)
     if output:
         Path(output).write_bytes(data)
         click.echo(f"wrote {output}")
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
-    if at is None:
-        g.mark_reported(side, st.seq)
+    # Reading a report records nothing: "since the last report" is the host's mail bookkeeping.
 
 
 @main.command("log")
@@ -324,11 +314,18 @@ def verify_cmd(game_dir, expect_head) -> None:
 
 @main.command("reveal")
 @click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
-def reveal_cmd(game_dir) -> None:
-    """Append SeedRevealed (host only): ends the secrecy of the dice."""
+@click.option("--force", is_flag=True, help="Reveal although the game is not over (it then takes no more orders).")
+def reveal_cmd(game_dir, force) -> None:
+    """Append SeedRevealed (host only): ends the secrecy of the dice.
+
+    Before the game is over it refuses unless --force: once the seed is out
+    every future roll is known, so no order is applied after a reveal."""
     g = _game(game_dir)
     if g.state().result is None:
-        click.echo("warning: the game is not over; revealing the seed lets everyone predict every future roll", err=True)
+        if not force:
+            _fail("the game is not over: revealing the seed now would let everyone predict every future roll, "
+                  "and the game would take no more orders; add --force to reveal anyway")
+        click.echo("warning: the game is not over; from now on no order can be applied to it", err=True)
     seed = g.reveal()
     click.echo(f"revealed seed {seed}; `pbem verify` now checks every roll")
 

@@ -143,11 +143,31 @@ def host_show(host_dir) -> None:
             src = ("environment" if os.environ.get(f"PBEM_{which.upper()}_PASSWORD")
                    else "credentials.toml" if password(c, which) else "MISSING")
             click.echo(f"    password: {src}")
-    click.echo(f"  deadlines: {fmt_duration(c.period)}, reminder {fmt_duration(c.reminder)} before")
+    click.echo(f"  deadlines: {fmt_duration(c.period)}, reminder {fmt_duration(c.reminder)} before, "
+               f"absences up to {fmt_duration(c.absence) if c.absence else 'none'}")
+    svg = {True: "every report", False: "never", "final": "the final report only"}[c.map_svg]
+    click.echo(f"  maps: PNG {'at most ' + str(c.map_width) + ' px wide' if c.map_png else 'off'}; SVG {svg}")
+    click.echo(f"  orders by mail: {c.orders_mode}; messages up to {c.max_bytes:,} bytes")
     for gid, p in sorted(h.games().items()):
         click.echo(f"  game {gid}: {p}")
     if h.pending():
         click.echo(f"  {h.pending()} mail(s) wait in the spool")
+
+
+@host_grp.command("status")
+@host_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per game instead of the table.")
+def host_status(host_dir, as_json) -> None:
+    """One row per hosted game: scenario, turn and phase, whose move, deadline
+    and time left, last mail in and out, quarantined messages (reads only)."""
+    import json
+    from pbem.host.status import board
+    rows, text = board(_host(host_dir))
+    if as_json:
+        for r in rows:
+            click.echo(json.dumps(r, sort_keys=True))
+    else:
+        click.echo(text, nl=False)
 
 
 @host_grp.command("add")

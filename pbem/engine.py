@@ -10,7 +10,8 @@ A game is a directory:
     .state-cache   the state at the log's head and the sealed secrets' records up
                    to it; derived, safe to delete
     .scenario-cache  scenario.toml parsed and checked (keyed by its sha256); derived
-    reported.json  the seq each side's last report covered (+ reported.lock)
+    reported.json  the seq each side's last mailed report covered (+ reported.lock)
+    staged.json    orders staged for a side's current step, not yet applied (pbem.staging)
 
 The host's folder holds secrets (the seed; sealed payloads, salts and hidden
 draws in the log and the cached state), so pbem creates the folder 0700 and
@@ -114,6 +115,28 @@ class Submission(msgspec.Struct):
     not_applied: list[str] = []
     head: str = ""
     seq: int = -1
+    # a check only (Game.check): the order whose outcome needs a roll, and the lines after it
+    needs_dice: str = ""
+    unchecked: list[str] = []
+
+
+class DiceNeeded(Exception):
+    """A checked order rolls: the check stops there, as its roll must stay unknown."""
+
+
+class _CheckDice:
+    """The dice of a check: no roll is ever made (a check showing a roll would let a
+    player try orders until the dice suit them), so an order that rolls ends the check."""
+
+    def roll(self, sides: int) -> int:
+        raise DiceNeeded()
+
+    def salt(self) -> str:
+        return "0" * 32                             # a check's seal is never shown to anyone else nor kept
+
+
+REVEALED = ("the dice seed of this game has been revealed, so every future roll is known in advance; "
+            "no order may be applied any more (the host reveals the seed when the game is over)")
 
 
 def _safe_id(name: str) -> str:
@@ -489,11 +512,17 @@ class Game(Verification):
 
     # --- writing ---------------------------------------------------------
 
+    def check(self, side: str, text: str) -> Submission:
+        """What ``submit`` would apply and refuse, without writing anything.  No die is
+        rolled: an order that needs one ends the check (``needs_dice``, ``unchecked``)."""
+        return self.submit(side, text, check=True)
+
     def submit(self, side: str, text: str, expect_head: str | None = None, at: str | None = None,
-               by: str = "") -> Submission:
+               by: str = "", check: bool = False) -> Submission:
         """Apply a batch of orders from ``side``, order by order, up to the first refusal.
 
-        ``by="deadline"`` marks orders the host applied as the documented default."""
+        ``by="deadline"`` marks orders the host applied as the documented default;
+        ``check=True`` only tries them (see ``check``)."""
         if side not in self.scenario.side_ids():
             raise EngineError(f"unknown side {side!r}; sides of {self.scenario.id}: {', '.join(self.scenario.side_ids())}")
         sub = Submission()
@@ -511,6 +540,11 @@ class Game(Verification):
                 raise StaleHead(f"the orders were written against head {expect_head[:12]}..., "
                                 f"but the game is now at {head[:12]}... (seq {seq}); read the new report and resend")
             seq, head, work, known = self._at_head()
+            if work.seed and lines:
+                sub.refused = O.OrderError(REVEALED, line=lines[0].number, text=lines[0].text)
+                sub.not_applied = [x.text for x in lines]
+                sub.seq, sub.head = seq, head
+                return sub
             # The host's sealed payloads, kept beside the state cache (O(1) in the log's length);
             # decoded only if an order needs them, then kept up to date with this batch's own.
             sealed: dict[str, E.SecretRecorded] | None = None
@@ -533,7 +567,12 @@ class Game(Verification):
                     given = dict(sealed)
                 try:
                     trial, events = self._adjudicate(work, E.OrderGiven(side=side, text=ln.text, by=by), ln.order,
-                                                     self._dice(work, next_seq, seed_of), given)
+                                                     _CheckDice() if check else self._dice(work, next_seq, seed_of),
+                                                     given)
+                except DiceNeeded:
+                    sub.needs_dice = f"line {ln.number}: {ln.text}"
+                    sub.unchecked = [x.text for x in lines[i + 1:]]
+                    break
                 except O.OrderError as e:
                     e.line, e.text = ln.number, ln.text
                     sub.refused = e
@@ -552,7 +591,7 @@ class Game(Verification):
                         sealed = _decode_sealed(known)
                     sealed.update((f"{ev.side}:{ev.name}", ev) for ev in new)
                 sub.applied.append(Applied(ln.number, ln.text, events[1:]))
-            if pending:
+            if pending and not check:
                 recs = self.log.append_many([(E.kind_of(e), E.body_of(e)) for e in pending],
                                             at=at or now_utc(), expect_head=head, locked=True)
                 self._write_cache(recs[-1].hash, work, sealed if sealed is not None else known)

@@ -233,7 +233,7 @@ def test_reveal_then_verify_checks_dice(tmp_path):
     g = tmp_path / "g"
     run("new", g, "--scenario", "el-alamein")
     run("order", g, "--as", "axis", "-", input="move 8Pz 0612 0712 0812\nend\nattack 0913 with 8Pz\nend\n")
-    r = run("reveal", g)
+    r = run("reveal", g, "--force")
     assert r.exit_code == 0 and "warning" in r.stderr
     seed = (g / "seed").read_text().strip()
     assert seed in log_bytes(g).decode()
@@ -248,7 +248,7 @@ def test_verify_detects_forged_die_after_reveal(tmp_path):
     g = tmp_path / "g"
     run("new", g, "--scenario", "el-alamein")
     run("order", g, "--as", "axis", "-", input="move 8Pz 0612 0712 0812\nend\nattack 0913 with 8Pz\nend\n")
-    run("reveal", g)
+    run("reveal", g, "--force")
     from pbem.log import line_hash
     lines = log_bytes(g).splitlines()
     out, prev = [], "0" * 64
@@ -281,9 +281,11 @@ def test_report_formats(game, tmp_path):
     assert r.exit_code == 0
     assert "Report for British Commonwealth" in r.output and "DICE: SCRIPTED" in r.output
     assert "odds 2:1, die 5: AR" in r.output
-    # the next report tells only what happened since the previous one
+    # reading a report changes nothing; --since SEQ tells only what happened after SEQ
     again = run("report", game, "--as", "british")
-    assert "Nothing new." in again.output
+    assert again.output == r.output
+    seq = json.loads(run("state", game, "--json").output)["seq"]
+    assert "Nothing new." in run("report", game, "--as", "british", "--since", str(seq)).output
     svg = tmp_path / "m.svg"
     assert run("report", game, "--as", "axis", "--format", "svg", "-o", svg).exit_code == 0
     assert svg.read_text().startswith("<svg") or "<svg" in svg.read_text()[:200]
@@ -294,7 +296,8 @@ def test_report_formats(game, tmp_path):
     msg = email.message_from_bytes(eml.read_bytes(), policy=policy.default)
     assert msg["To"] == "a@example.org" and "[pbem cli-test]" in msg["Subject"]
     parts = [p.get_content_type() for p in msg.walk()]
-    assert "text/plain" in parts and "image/svg+xml" in parts
+    assert "text/plain" in parts and "image/png" in parts     # the map as the host mails it
+    assert "image/svg+xml" not in parts                           # the SVG comes with the final report only
 
 
 def test_golden_report(game):

@@ -68,12 +68,15 @@ def test_a_new_game_folder_and_every_file_in_it_are_private(tmp_path):
         assert run("order", g, "--as", "axis", "-", input=MOVES + ROLL).exit_code == 0
         assert run("state", g).exit_code == 0
         assert run("report", g, "--as", "british").exit_code == 0
+        # staged orders (staged.json + its lock) are private too: stage for whichever side is awaited
+        for side in ("axis", "british"):
+            run("order", g, "--as", side, "--stage", "-", input="end\n")
     finally:
         os.umask(old)
     assert mode(g) == 0o700
     files = sorted(p.name for p in g.iterdir())
     assert {"log.jsonl", "log.head", "log.lock", "seed", "scenario.toml", ".state-cache",
-            "reported.json", "reported.lock"} <= set(files)
+            "staged.json", "staged.lock"} <= set(files)
     assert not [f for f in files if f.endswith(".tmp")]
     for name in files:
         assert mode(g / name) == 0o600, f"{name} is {mode(g / name):04o}"
@@ -84,7 +87,7 @@ def test_a_log_others_can_read_is_refused_for_writing(seeded):
     (seeded / "log.jsonl").chmod(0o644)
     before = (seeded / "log.jsonl").read_bytes()
     one_line_error(run("order", seeded, "--as", "axis", "-", input="end\n"), "0644", "chmod 600")
-    one_line_error(run("reveal", seeded), "0644", "chmod 600")
+    one_line_error(run("reveal", seeded, "--force"), "0644", "chmod 600")
     assert (seeded / "log.jsonl").read_bytes() == before
     (seeded / "log.jsonl").chmod(0o600)
     assert run("order", seeded, "--as", "axis", "-", input="end\n").exit_code == 0
@@ -266,7 +269,7 @@ def test_a_swapped_seed_is_refused_by_verify_rolls_and_reveal(seeded):
     before = (seeded / "log.jsonl").read_bytes()
     r = run("order", seeded, "--as", "axis", "-", input=ROLL)
     assert r.exit_code == 1 and "does not match the game's seed commitment" in r.stderr
-    one_line_error(run("reveal", seeded), "does not match")
+    one_line_error(run("reveal", seeded, "--force"), "does not match")
     assert (seeded / "log.jsonl").read_bytes() == before
 
 

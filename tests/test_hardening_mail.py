@@ -290,7 +290,7 @@ def test_an_unknown_config_key_is_refused_not_ignored(tmp_path):
 def test_map_attachments_can_be_switched_off(tmp_path):
     host = make_host(tmp_path / "h")
     cfg = host.cfg.root / "pbem-host.toml"
-    cfg.write_text(cfg.read_text().replace("map_svg = true", "map_svg = false"))
+    cfg.write_text(cfg.read_text().replace('map_svg = "final"', "map_svg = false"))
     host = Host.open(host.cfg.root)
     game = new_game(host, dice=[4, 2, 6, 1] * 8)
     deliver(host, orders(game))

@@ -136,7 +136,7 @@ def test_pbem_new_with_a_host_mails_each_player_a_welcome(tmp_path, monkeypatch)
         assert sec[other] not in m.as_string()
         assert g.created.seed_commitment in body                 # the seed commitment
         assert "HOW TO SEND ORDERS" in body and "Report for" in body   # how to write orders; first report
-        assert [p.get_content_type() for p in m.iter_attachments()] == ["image/png", "image/svg+xml"]
+        assert [p.get_content_type() for p in m.iter_attachments()] == ["image/png"]
         assert m["Message-ID"] == f"<pbem.g1.welcome.{side}@club.example>"
     assert not any(s in mails["referee"].as_string() for s in sec.values())
 
@@ -699,7 +699,7 @@ def test_changes_made_at_the_host_are_mailed_too(host, game):
 def test_the_seed_reveal_reaches_every_player(tmp_path):
     host = make_host(tmp_path / "h")
     game = new_game(host, seed=SEED)
-    assert CliRunner().invoke(main, ["reveal", str(game.dir)]).exit_code == 0
+    assert CliRunner().invoke(main, ["reveal", "--force", str(game.dir)]).exit_code == 0
     host.poll()
     got = [m for _n, m in outbox(host) if m["X-pbem-Kind"] == "report"]
     assert len(got) == 2 and all(SEED in text_of(m) for m in got)

@@ -101,11 +101,15 @@ def test_every_placed_unit_drawn_and_unplaced_not(sc):
     units.append(unit("Ghost", None))
     units.append(unit("Gone", "0101", status=["eliminated"]))
     root = parse(render_svg(sc, units))
-    ids = [e.text for e in find_class(root, "unit-id", "text")]
+    on_map = find_class(root, "counters", "g")[0]
+    ids = [e.text for e in find_class(on_map, "unit-id", "text")]
     assert sorted(ids) == sorted(u.id for u in sc.units)
-    assert counter(root, "Ghost") is None and counter(root, "Gone") is None
+    assert all(c.get("data-unit") != "Gone" for c in find_class(on_map, "counter", "g"))
+    # an eliminated unit is shown in the box of eliminated units under the map, not on it
+    box = find_class(root, "eliminated-box", "g")[0]
+    assert [c.get("data-unit") for c in find_class(box, "counter", "g")] == ["Gone"]
     svg = render_svg(sc, units)
-    assert "Ghost" not in svg and "Gone" not in svg
+    assert "Ghost" not in svg
 
 
 def test_counter_shows_values_and_nationality_colour(sc):
@@ -144,14 +148,18 @@ def test_stacked_units_are_offset_and_all_ids_shown(sc):
         g = counter(root, uid)
         assert [e.text for e in find_class(g, "unit-id", "text")] == [uid]
         body = [r for r in g.iter(NS + "rect") if r.get("stroke")][0]
-        tops.append((float(body.get("x")), float(body.get("y")), float(body.get("width"))))
+        tops.append((float(body.get("x")), float(body.get("y")), float(body.get("width")),
+                     float(body.get("height"))))
     # each counter sits lower than the one behind it by more than its id text height
     assert tops[0][1] + 9 < tops[1][1] and tops[1][1] + 9 < tops[2][1]
     assert tops[0][0] < tops[1][0] < tops[2][0]
     # the stack stays roughly inside its hex
     cx, cy = hex_centre(sc.board.grid, "0810")
     assert abs((tops[0][0] + tops[2][0] + tops[2][2]) / 2 - cx) < 1
-    assert tops[0][1] > cy - SQ3 / 2 * HEX_R and tops[2][1] + tops[2][2] < cy + SQ3 / 2 * HEX_R
+    assert tops[0][1] > cy - SQ3 / 2 * HEX_R and tops[2][1] + tops[2][3] < cy + SQ3 / 2 * HEX_R
+    # every counter of the stack shows its values in the strip that stays visible
+    for uid in ("S1", "S2", "S3"):
+        assert [e.text for e in find_class(counter(root, uid), "unit-values", "text")] == ["3-4"]
 
 
 def test_long_ids_are_shrunk(sc):
@@ -335,8 +343,8 @@ def test_place_names_avoid_counters_when_they_can(sc):
     rects = []
     for g in find_class(root, "counter", "g"):
         body = [r for r in g.iter(NS + "rect") if r.get("stroke")][0]
-        x, y, s = float(body.get("x")), float(body.get("y")), float(body.get("width"))
-        rects.append((x, y, x + s, y + s))
+        x, y = float(body.get("x")), float(body.get("y"))
+        rects.append((x, y, x + float(body.get("width")), y + float(body.get("height"))))
     for t in find_class(root, "place", "text"):
         x, y, half = float(t.get("x")), float(t.get("y")), _text_w(t.text, 9.5) / 2
         for x0, y0, x1, y1 in rects:

@@ -201,7 +201,7 @@ def exercise(path: Path, game_dir: Path) -> str:
     try:
         sc = S.load(path)
         rules = ruleset_for(sc.game)
-        problems = S.lint(sc, set(rules.result_codes)) + rules.lint(sc)
+        problems = S.lint(sc, set(rules.result_codes), stacking=rules.setup_stacking) + rules.lint(sc)
         Game.create(game_dir, str(path), seed_hex="11" * 32)
     except (S.ScenarioError, EngineError) as e:
         assert str(e) and "Traceback" not in str(e)
@@ -215,7 +215,7 @@ def test_shipped_scenarios_load_and_lint_clean():
     for p in S.shipped():
         sc = S.load(p)
         rules = ruleset_for(sc.game)
-        assert S.lint(sc, set(rules.result_codes)) + rules.lint(sc) == [], p.name
+        assert S.lint(sc, set(rules.result_codes), stacking=rules.setup_stacking) + rules.lint(sc) == [], p.name
 
 
 def test_mutated_scenarios_are_refused_in_words_never_with_a_traceback(tmp_path):
@@ -280,7 +280,7 @@ def test_maps_over_99_columns_or_rows_are_refused_clearly(tmp_path):
     d["map"]["rows"] = [r + "." * 80 for r in d["map"]["rows"]]
     r = run("scenario", "lint", write(tmp_path, d))
     assert r.exit_code == 1 and "Traceback" not in r.output
-    assert "map: columns 1..100: hex numbers are four digits XXYY, so columns and rows run from 01 to 99" in r.stdout
+    assert "map: columns 1..100: hex numbers are four digits XXYY, so columns and rows run from 00 to 99" in r.stdout
     d["map"]["last_col"], d["map"]["first_row"] = 20, 15          # first row after the last
     r = run("scenario", "lint", write(tmp_path, d))
     assert "map: rows 15..14: hex numbers are four digits" in r.stdout
@@ -326,7 +326,7 @@ def test_new_with_a_broken_scenario_is_one_clear_line(tmp_path):
     d = shipped()
     d["map"]["last_col"] = 120
     r = run("new", tmp_path / "g", "--scenario", write(tmp_path, d))
-    assert r.exit_code == 1 and r.stderr.count("\n") == 1 and "run from 01 to 99" in r.stderr
+    assert r.exit_code == 1 and r.stderr.count("\n") == 1 and "run from 00 to 99" in r.stderr
 
 
 def test_not_toml_and_missing_files_are_one_line(tmp_path):

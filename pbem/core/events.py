@@ -155,6 +155,14 @@ class SecretRevealed(Event, tag="SecretRevealed"):
     payload: str
 
 
+# --- press: players' messages to each other --------------------------------------
+
+class PressSent(Event, tag="PressSent"):
+    """A message from ``side`` to the other sides: public, no effect on the game."""
+    side: str
+    text: str
+
+
 # --- the registry: core events here, each game's own from its package -----------
 
 BY_KIND: dict[str, type[Event]] = {}
@@ -177,7 +185,7 @@ def register(*types: type[Event]) -> None:
 
 register(GameCreated, SeedRevealed, OrderGiven, PhaseStarted, GameEnded, UnitMoved, AttackDeclared,
          DeclarationsClosed, CombatResolved, DecisionRequired, UnitRetreated, UnitEliminated, UnitAdvanced,
-         AdvanceDeclined, CombatFinished, UnitsRecovered, SecretRecorded, SecretRevealed)
+         AdvanceDeclined, CombatFinished, UnitsRecovered, SecretRecorded, SecretRevealed, PressSent)
 
 
 def _event_type(kind: str) -> type[Event]:

@@ -9,6 +9,7 @@
     end                              # end this phase / close the attack declarations
     secret NAME TEXT ...             # a sealed note: others see only its commitment
     unveil NAME                      # open it; the commitment proves it was not changed
+    press TEXT ...                   # a message to the other sides, public, in the log
 
 Parsing is syntax only; whether an order is legal is for the rules.
 """
@@ -85,6 +86,14 @@ class Unveil(Order, tag="unveil"):
     name: str
 
 
+class Press(Order, tag="press"):
+    """A message to the other sides: public, kept in the log, changes nothing in the game."""
+    text: str
+
+
+PRESS_MAX = 2000                                  # characters of one press line
+
+
 class GameVerb(Order, tag="game-verb"):
     """An order word one game defines (its Ruleset.verbs); its rules read the words."""
     word: str
@@ -107,7 +116,7 @@ def _hexes(toks: list[str], what: str) -> list[str]:
     return [_hex(t, what) for t in toks]
 
 
-CORE_VERBS = ("move", "break", "attack", "retreat", "advance", "no-advance", "end", "secret", "unveil")
+CORE_VERBS = ("move", "break", "attack", "retreat", "advance", "no-advance", "end", "secret", "unveil", "press")
 
 
 def parse_line(text: str, verbs: frozenset[str] = frozenset()) -> Order | None:
@@ -152,13 +161,24 @@ def parse_line(text: str, verbs: frozenset[str] = frozenset()) -> Order | None:
         if len(args) != 1:
             raise OrderError("unveil needs the name of a secret: unveil NAME")
         return Unveil(name=args[0])
+    if verb == "press":
+        said = body[len(toks[0]):].strip()
+        if not said:
+            raise OrderError("press needs the message: press TEXT ...")
+        if len(said) > PRESS_MAX:
+            raise OrderError(f"a press line holds at most {PRESS_MAX} characters; send several")
+        return Press(text=said)
     if verb == "end":
         if args:
             raise OrderError("end takes no arguments")
         return End()
     if verb in verbs:
         return GameVerb(word=verb, args=args)
-    raise OrderError(f"unknown order {toks[0]!r}; known: {', '.join([*CORE_VERBS, *sorted(verbs)])}")
+    known = [*CORE_VERBS, *sorted(verbs)]
+    import difflib                      # only for a refusal: not on every command's import path
+    near = difflib.get_close_matches(verb, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    raise OrderError(f"unknown order {toks[0]!r}{hint}; known: {', '.join(known)}")
 
 
 def _unit_groups(toks: list[str], what: str) -> list[list[str]]:

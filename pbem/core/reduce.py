@@ -54,7 +54,7 @@ def _nothing(st: GameState, ev: E.Event) -> None:
 
 CORE: dict[type, Callable[[GameState, E.Event], None]] = {
     E.PhaseStarted: _phase, E.GameEnded: _ended, E.SeedRevealed: _seed, E.SecretRecorded: _sealed,
-    E.SecretRevealed: _opened, E.DecisionRequired: _decision, E.OrderGiven: _nothing,
+    E.SecretRevealed: _opened, E.DecisionRequired: _decision, E.OrderGiven: _nothing, E.PressSent: _nothing,
 }
 
 

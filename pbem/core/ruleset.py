@@ -10,7 +10,7 @@ from typing import Protocol
 
 from pbem.core import events as E
 from pbem.core.events import Event
-from pbem.core.orders import Order, OrderError, Secret, Unveil
+from pbem.core.orders import Order, OrderError, Press, Secret, Unveil
 from pbem.core.scenario import GameTable, Scenario
 from pbem.core.reduce import no_reducer, reduce_core, secret_commitment  # noqa: F401 - games import it from here
 from pbem.core.state import GameState, UnitState
@@ -43,8 +43,11 @@ def find_unit(ctx: "Ctx", uid: str, side: str | None = None, *, on_map: bool = F
 
 
 def dispatch(rules: "Ruleset", ctx: "Ctx", order: Order) -> None:
-    """Run one order: sealed notes are handled here for every game, the rest by the rules."""
+    """Run one order: sealed notes and press are handled here for every game, the rest by the rules."""
     st = ctx.state
+    if isinstance(order, Press):
+        ctx.emit(E.PressSent(side=ctx.side, text=order.text))
+        return
     if isinstance(order, (Secret, Unveil)):
         rules.check_sealed(ctx, order)      # a game may limit what, when and how a secret is sealed/opened
     if isinstance(order, Secret):
@@ -101,6 +104,8 @@ class Ruleset:
     defaults_help = ""             # what the host mails players about deadline defaults ("" = none)
     state_type: type[GameState] = GameState   # the game's own state: a GameState subclass with typed fields
     scenario_schema: tuple[type, type] = (GameTable, GameTable)   # its [victory] and [game_data] tables
+    order_example = "move UNIT HEX HEX ...  |  attack HEX with UNIT ...  |  end"   # the report footer's hint
+    setup_stacking = False         # True: several units may set up in one hex (the game's lint checks its limits)
 
     # --- the game's start -------------------------------------------------------
 
@@ -140,6 +145,18 @@ class Ruleset:
         ``defaults_help`` says the same to players."""
         return []
 
+    def order_help(self, state: GameState, sc: Scenario, side: str) -> list[str]:
+        """The orders of this game for ``side`` (HELP and the welcome), one line each,
+        ``"SYNTAX    what it does"``, with examples from ``state`` where they help.
+        Default: the core verbs; a game with other verbs lists its own (it may
+        start from ``core_help``)."""
+        return core_help(state, sc, side) + [f"{v} ...    an order of this game (see its rules)" for v in sorted(self.verbs)]
+
+    def setup_choices(self, state: GameState, sc: Scenario, side: str) -> list[str]:
+        """During a set-up step of ``side``: the legal choices, one line each (which
+        units may go where: set-up areas, drop-zone alternatives); [] otherwise."""
+        return []
+
     # --- what sides see ---------------------------------------------------------------
 
     def redact(self, ev: Event, viewer: str) -> Event:
@@ -156,6 +173,16 @@ class Ruleset:
         intelligence returns a public face (fewer or other keys) or None to hide it."""
         return row
 
+    def map_marks(self, state: GameState, sc: Scenario, viewer: str) -> dict:
+        """What decides the game, drawn on ``viewer``'s map (every key optional):
+        ``objectives``: [{"hex": "0904", "vp": 2, "label": "...", "side": ""}] hexes that win or
+        score (``vp`` 0 = no value printed; ``side`` = who holds it now, "" = nobody/unknown);
+        ``areas``: [{"label": "...", "hexes": [...], "side": "..."}] set-up areas and drop zones
+        while they matter (nothing the viewer may not see); ``score``: one line, the running
+        score; ``north``: degrees clockwise from the map's up to north (0: no arrow).
+        Default: {} (the map shows units and terrain only)."""
+        return {}
+
     def awaiting_view(self, state: GameState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
         """What the game waits for (``awaiting``) as ``viewer`` (a side) may read it (default: all of it)."""
         return items
@@ -164,3 +191,32 @@ class Ruleset:
 
     def lint(self, sc: Scenario) -> list[str]:
         return []
+
+
+def core_help(state: GameState, sc: Scenario, side: str) -> list[str]:
+    """The core verbs' lines, each with an example from ``state``: one of ``side``'s
+    units on the map, a hex next to it, an enemy hex next to it where there is one."""
+    mine = sorted((u for u in state.units.values() if u.side == side and u.hex and not u.eliminated), key=lambda u: u.id)
+    unit, step, foe = "UNIT", "HEX", "HEX"
+    if mine:
+        u = mine[0]
+        unit = u.id
+        around = sc.board.grid.neighbours(u.hex)
+        held = {x.hex: x for x in state.units.values() if x.hex and not x.eliminated}
+        free = [h for h in around if h not in held]
+        step = free[0] if free else (around[0] if around else u.hex)
+        for m in mine:
+            enemy = [h for h in sc.board.grid.neighbours(m.hex) if h in held and held[h].side != side]
+            if enemy:
+                unit, foe = m.id, enemy[0]
+                break
+    return [
+        f"move UNIT HEX HEX ...    move a unit along its whole path, hex by hex (e.g. move {unit} {step})",
+        f"attack HEX with UNIT ...    declare an attack (e.g. attack {foe} with {unit}); then end",
+        "retreat UNIT HEX ...    answer a retreat the game waits for",
+        "advance UNIT [HEX] | no-advance    answer an advance after combat",
+        "end    end this phase or step",
+        "secret NAME TEXT ...    a sealed note: the others see only its fingerprint",
+        "unveil NAME    open a sealed note; the fingerprint proves it unchanged",
+        "press TEXT ...    a message to the other side (public, kept in the log)",
+    ]

@@ -116,14 +116,15 @@ class MapData(Struct, forbid_unknown_fields=True):
     notes: str = ""
 
     def __post_init__(self) -> None:
-        """Columns and rows must fit a four-digit hex number: 01..99, first <= last."""
+        """Columns and rows must fit a four-digit hex number: 00..99, first <= last
+        (row 00 exists on some printed maps, e.g. a top-edge entry hex)."""
         bad = []
         for what, lo, hi in (("columns", self.first_col, self.last_col), ("rows", self.first_row, self.last_row)):
-            if not 1 <= lo <= hi <= MAX_COORD:
+            if not 0 <= lo <= hi <= MAX_COORD:
                 bad.append(f"{what} {lo}..{hi}")
         if bad:
             raise ValueError(f"{' and '.join(bad)}: hex numbers are four digits XXYY, so columns and rows "
-                             f"run from 01 to {MAX_COORD}, the first no larger than the last")
+                             f"run from 00 to {MAX_COORD}, the first no larger than the last")
 
 
 class UnitDef(Struct, forbid_unknown_fields=True):
@@ -142,6 +143,7 @@ class UnitDef(Struct, forbid_unknown_fields=True):
 class CRT(Struct, forbid_unknown_fields=True):
     columns: list[str]
     rows: dict[str, list[str]]     # die roll (as text) -> result per column
+    max_roll: int = 0              # the highest row: 0 = the die's faces; more for a table read with a modified roll
     reconstructed: bool = False
     rule: str = ""
     notes: str = ""
@@ -491,8 +493,11 @@ def shipped() -> list[Path]:
     return sorted(SCENARIO_DIR.glob("*.toml"))
 
 
-def lint(sc: Scenario, result_codes: set[str] | None = None) -> list[str]:
+def lint(sc: Scenario, result_codes: set[str] | None = None, stacking: bool = False) -> list[str]:
     """Semantic checks beyond the schema; returns problems as readable lines.
+
+    ``stacking``: the game allows several units in a set-up hex (it checks its
+    own stacking limits in its lint), so two units set up in one hex are fine.
 
     ``load`` has checked the types, so every check here can assume them; each
     problem is reported and the checks go on with the rest."""
@@ -579,14 +584,15 @@ def lint(sc: Scenario, result_codes: set[str] | None = None) -> list[str]:
             terr = board.terrain.get(u.hex, "")
             if terr in sc.terrain and sc.terrain[terr].impassable:
                 errs.append(f"{where}: set up in {u.hex}, which is {terr} (impassable)")
-            if u.hex in occupied:
+            if u.hex in occupied and not stacking:
                 errs.append(f"{where}: set up in {u.hex}, already holding {occupied[u.hex]}")
             occupied[u.hex] = u.id
 
     crt = sc.crt
     if not crt.columns:
         errs.append("crt.columns: no columns")
-    for d in range(1, sc.die + 1):
+    top = crt.max_roll or sc.die
+    for d in range(1, top + 1):
         row = crt.rows.get(str(d))
         if row is None:
             errs.append(f"crt.rows: no row for die roll {d}")
@@ -597,6 +603,6 @@ def lint(sc: Scenario, result_codes: set[str] | None = None) -> list[str]:
                 if r not in result_codes:
                     errs.append(f"crt.rows[{d}]: unknown result {r!r} (known: {', '.join(sorted(result_codes))})")
     for k in crt.rows:
-        if not (k.isascii() and k.isdigit()) or not 1 <= int(k) <= sc.die:
-            errs.append(f"crt.rows: row {k!r} is not a die roll 1..{sc.die}")
+        if not (k.isascii() and k.isdigit()) or not 1 <= int(k) <= top:
+            errs.append(f"crt.rows: row {k!r} is not a die roll 1..{top}")
     return errs

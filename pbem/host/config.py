@@ -4,13 +4,16 @@ writes, reading and checking it, the server passwords (the environment or
 credentials.toml, mode 0600) and finding the host folder."""
 from __future__ import annotations
 
+import difflib
 import json
 import os
+import re
 import tomllib
+import typing
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -29,12 +32,15 @@ class Config:
     games_dir: Path = Path("games")
     max_bytes: int = 1_000_000
     map_png: bool = True
-    map_svg: bool = True
+    map_svg: bool | str = "final"          # True, False or "final" (only with the report of a finished game)
+    map_width: int = 1400                  # the PNG's width at most, in pixels
     auth: str = "token-or-signature"
+    orders_mode: str = "immediate"         # "staged": mailed orders wait for FINAL (or the deadline)
     incoming: dict = field(default_factory=dict)
     outgoing: dict = field(default_factory=dict)
     period: timedelta | None = None
     reminder: timedelta | None = None
+    absence: timedelta | None = timedelta(days=14)
     interval: int = 60
 
     @property
@@ -73,8 +79,12 @@ referee = {_toml_str(referee)}        # gets the referee copy of every report ("
 games = {_toml_str(games)}            # where new games live (relative to this file)
 max_message_bytes = 1000000           # larger messages are refused unread
 map_png = {json.dumps(maps)}                        # attach the map as PNG (most mail programs show it)
-map_svg = {json.dumps(maps)}                        # attach the map as SVG too (sharp at any size)
+map_svg = {'"final"' if maps else "false"}                     # the SVG too: true (every report), false, or "final" (the last report only)
+map_width = 1400                      # the PNG's width at most, in pixels (320 to 4000)
 auth = "token-or-signature"           # or "signature": refuse plain Token: lines
+
+[orders]
+mode = "immediate"                    # or "staged": mailed orders wait for FINAL (or the deadline)
 
 [incoming]                            # where orders arrive: a Maildir (default) or IMAP
 {table(incoming, inc_more)}
@@ -86,9 +96,10 @@ auth = "token-or-signature"           # or "signature": refuse plain Token: line
 [deadlines]
 period = {_toml_str(period)}          # time for each decision the game waits for ("off" = none)
 reminder = {_toml_str(reminder)}      # the late side is reminded this long before the deadline
+absence = "14d"                       # the longest ABSENT may extend a player's deadlines ("off" = not at all)
 
 [serve]
-interval = 60                         # seconds between two looks at the inbox
+interval = 60                         # seconds between two looks at the inbox (or a duration: "5m")
 """
 
 
@@ -106,36 +117,45 @@ def load_config(root: Path) -> Config:
     return _config(data, root, path)
 
 
+Port = Annotated[int, msgspec.Meta(ge=1, le=65535)]
+Seconds = Annotated[float, msgspec.Meta(gt=0)]
+
+
 class _Incoming(msgspec.Struct, forbid_unknown_fields=True):
     kind: Literal["maildir", "imap"] = "maildir"
     maildir: str = "inbox"
     server: str = ""
-    port: int = 993
+    port: Port = 993
     security: Literal["tls", "starttls", "none"] = "tls"
     user: str = ""
     folder: str = "INBOX"
     processed_folder: str = "pbem-processed"
     quarantine_folder: str = "pbem-quarantine"
-    timeout: float = 60
+    timeout: Seconds = 60
 
 
 class _Outgoing(msgspec.Struct, forbid_unknown_fields=True):
     kind: Literal["outbox", "smtp"] = "outbox"
     outbox: str = "outbox"
     server: str = ""
-    port: int = 587
+    port: Port = 587
     security: Literal["tls", "starttls", "none"] = "starttls"
     user: str = ""
-    timeout: float = 60
+    timeout: Seconds = 60
 
 
 class _Deadlines(msgspec.Struct, forbid_unknown_fields=True):
     period: str = ""
     reminder: str = ""
+    absence: str = "14d"
+
+
+class _Orders(msgspec.Struct, forbid_unknown_fields=True):
+    mode: Literal["immediate", "staged"] = "immediate"
 
 
 class _Serve(msgspec.Struct, forbid_unknown_fields=True):
-    interval: int = 60
+    interval: int | str = 60
 
 
 class _HostFile(msgspec.Struct, forbid_unknown_fields=True):
@@ -146,45 +166,119 @@ class _HostFile(msgspec.Struct, forbid_unknown_fields=True):
     name: str = "pbem"
     referee: str | None = None
     games: str = "games"
-    max_message_bytes: int = 1_000_000
+    max_message_bytes: int | str = 1_000_000
     map_png: bool = True
-    map_svg: bool = True
+    map_svg: bool | Literal["final"] = "final"
+    map_width: Annotated[int, msgspec.Meta(ge=320, le=4000)] = 1400
     auth: Literal["token-or-signature", "signature"] = "token-or-signature"
     incoming: _Incoming = msgspec.field(default_factory=_Incoming)
     outgoing: _Outgoing = msgspec.field(default_factory=_Outgoing)
     deadlines: _Deadlines = msgspec.field(default_factory=_Deadlines)
+    orders: _Orders = msgspec.field(default_factory=_Orders)
     serve: _Serve = msgspec.field(default_factory=_Serve)
+
+
+# What a key accepts, said after a wrong value (msgspec names only the type).
+_FORMS = {
+    "address": 'an e-mail address in quotes, e.g. "referee@club.example"',
+    "max_message_bytes": 'a number of bytes (1000000) or a size in quotes: "1MB", "500KB", "2MiB"',
+    "map_png": "true or false",
+    "map_svg": 'true, false or "final" (only the last report of a game)',
+    "map_width": "a whole number of pixels from 320 to 4000, e.g. 1400",
+    "incoming.port": "a whole number from 1 to 65535, e.g. 993",
+    "outgoing.port": "a whole number from 1 to 65535, e.g. 587",
+    "incoming.timeout": "a number of seconds above 0, e.g. 60",
+    "outgoing.timeout": "a number of seconds above 0, e.g. 60",
+    "deadlines.period": 'a duration in quotes: "72h", "2d", "1d12h", "90m", or "off"',
+    "deadlines.reminder": 'a duration in quotes: "24h", "12h", or "off"',
+    "deadlines.absence": 'a duration in quotes: "14d", "7d", or "off"',
+    "serve.interval": 'a number of seconds (60) or a duration in quotes: "5m", "90s"',
+}
+for _k in ("name", "referee", "games"):
+    _FORMS[_k] = "text in quotes"
+
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?", re.IGNORECASE)
+_UNIT = {"": 1, "b": 1, "kb": 1000, "mb": 1000 ** 2, "gb": 1000 ** 3, "kib": 1024, "mib": 1024 ** 2, "gib": 1024 ** 3}
+
+
+def parse_size(value: int | str) -> int:
+    """1000000, "1MB", "500 KB", "2MiB" -> bytes; HostError for anything else."""
+    if isinstance(value, int):
+        n = value
+    else:
+        m = _SIZE.fullmatch(value.strip())
+        if not m:
+            raise HostError(f"{value!r} is not a size")
+        n = int(float(m.group(1)) * _UNIT[(m.group(2) or "").lower()])
+    if n < 1000:
+        raise HostError(f"{value!r} is below 1000 bytes: no mail would fit")
+    return n
+
+
+def _bad(path: Path, key: str, what: str) -> HostError:
+    forms = _FORMS.get(key)
+    return HostError(f"{path}: {key}: {what}" + (f"; accepted: {forms}" if forms else ""))
+
+
+def _schema_line(e: msgspec.ValidationError) -> str:
+    """schema_error's line, with the forms a key accepts and a guess at a misspelt key."""
+    line = schema_error(e, _HostFile)
+    key, _, what = line.partition(": ")
+    if what.startswith("unknown key"):
+        parent = key.rpartition(".")[0]
+        tp = _HostFile if not parent else typing.get_type_hints(_HostFile).get(parent)
+        known = list(getattr(tp, "__struct_fields__", ()))
+        near = difflib.get_close_matches(key.rpartition(".")[2], known, n=1, cutoff=0.6)
+        if near:
+            line = f"{key}: unknown key (did you mean {near[0]!r}?); known: {', '.join(known)}"
+    elif key in _FORMS and "accepted:" not in what:
+        line += f"; accepted: {_FORMS[key]}"
+    return line
 
 
 def _config(data: dict, root: Path, path: Path) -> Config:
     try:
         f = msgspec.convert(data, _HostFile)
     except msgspec.ValidationError as e:
-        raise HostError(f"{path}: {schema_error(e, _HostFile)}") from None
+        raise HostError(f"{path}: {_schema_line(e)}") from None
     address = f.address.strip()
     if "@" not in address:
-        raise HostError(f"{path}: address {address!r} is not an e-mail address")
+        raise _bad(path, "address", f"{address!r} is not an e-mail address")
+    try:
+        max_bytes = parse_size(f.max_message_bytes)
+    except HostError as e:
+        raise _bad(path, "max_message_bytes", str(e)) from None
+    interval = f.serve.interval
+    if isinstance(interval, str):
+        try:
+            td = parse_duration(interval)
+        except HostError as e:
+            raise _bad(path, "serve.interval", str(e)) from None
+        interval = int(td.total_seconds()) if td else 0
+    if interval < 1:
+        raise _bad(path, "serve.interval", f"{f.serve.interval!r} is not a time between two looks")
     cfg = Config(
         root=root, address=address.lower(), name=f.name,
         referee=(address if f.referee is None else f.referee).strip().lower(),
-        games_dir=(root / f.games).resolve(), max_bytes=f.max_message_bytes, map_png=f.map_png,
-        map_svg=f.map_svg, auth=f.auth, incoming=msgspec.structs.asdict(f.incoming),
-        outgoing=msgspec.structs.asdict(f.outgoing), interval=f.serve.interval,
+        games_dir=(root / f.games).resolve(), max_bytes=max_bytes, map_png=f.map_png,
+        map_svg=f.map_svg, map_width=f.map_width, auth=f.auth, orders_mode=f.orders.mode,
+        incoming=msgspec.structs.asdict(f.incoming), outgoing=msgspec.structs.asdict(f.outgoing),
+        interval=interval,
     )
-    try:
-        cfg.period = parse_duration(f.deadlines.period)
-        cfg.reminder = parse_duration(f.deadlines.reminder)
-    except HostError as e:
-        raise HostError(f"{path} [deadlines]: {e}") from None
+    for key in ("period", "reminder", "absence"):
+        try:
+            setattr(cfg, key, parse_duration(getattr(f.deadlines, key)))
+        except HostError as e:
+            raise HostError(f"{path}: deadlines.{key}: {e}") from None
     for section in ("incoming", "outgoing"):
         d = getattr(cfg, section)
         if d["kind"] in ("imap", "smtp") and not d["server"]:
-            raise HostError(f"{path} [{section}]: kind = {d['kind']!r} needs a server")
+            raise HostError(f"{path}: {section}.server: kind = {d['kind']!r} needs a server")
         if d["kind"] in ("imap", "smtp"):
             try:                                # checked now, not at the first connection
                 M.check_security(d["kind"].upper(), d["server"], d["security"])
             except M.MailError as e:
-                raise HostError(f"{path} [{section}]: {e}") from None
+                raise HostError(f"{path}: {section}.security: {e}") from None
     return cfg
 
 

@@ -6,8 +6,10 @@ for moves made at the host rather than by mail, and `pbem deadline`
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 
+from pbem import staging
 from pbem.host import crash
 from pbem.host import mail as M
 from pbem.host.common import DEADLINE_NAME, REFEREE, Answer, HostError, fmt_duration, iso, parse_duration, \
@@ -55,9 +57,13 @@ class DeadlinesMixin:
             k = self._await_key(st, item)
             keys[k] = item
         new = {k: v for k, v in waits.items() if k in keys}
+        away = dl.get("absent", {})
         for k, item in keys.items():
             if k not in new and period is not None:
-                new[k] = {"side": item["side"], "kind": item["kind"], "since": iso(now), "due": iso(now + period),
+                due = now + period
+                if away.get(item["side"]) and parse_time(away[item["side"]]) > due:
+                    due = parse_time(away[item["side"]])          # the player said ABSENT until then
+                new[k] = {"side": item["side"], "kind": item["kind"], "since": iso(now), "due": iso(due),
                           "reminded": False}
         if new != waits or "waits" not in dl:
             dl["waits"] = new
@@ -138,6 +144,7 @@ class DeadlinesMixin:
                 body = self._tpl("reminder", due=w["due"], kind=w["kind"],
                                  awaiting=[a for a in game.rules.awaiting(st, game.scenario) if a["side"] == w["side"]],
                                  default_lines=game.rules.default_orders(st, game.scenario, w["side"]),
+                                 staged=bool((staging.staged(game, w["side"]) or {}).get("step") == staging.step_of(st)),
                                  **self._context(game, w["side"], st, head))
                 answers.append(Answer(addr, w["side"], "reminder",
                                       f"[pbem {game.game_id}] reminder: {game.scenario.side_name(w['side'])}, your "
@@ -162,7 +169,23 @@ class DeadlinesMixin:
         rec = self.journal_get(key)
         if rec and rec.get("status") == "done":
             return f"game {game.game_id}: deadline for {side} already handled"
-        lines = game.rules.default_orders(st, game.scenario, side)
+        held = staging.staged(game, side)
+        skey = job_key("deadline-staged", game.game_id, akey, head[:16])
+        srec = self.journal_get(skey)
+        if srec and srec.get("status") != "done":
+            key, rec = skey, srec                   # staged orders half-way: finished from the journal
+            staging.discard(game, side)
+        elif not rec and not srec and held and held.get("step") == staging.step_of(st):
+            # the side staged orders for this step and never sent FINAL: the deadline applies them
+            # (if they all fail, the next tick applies the default under its own key)
+            key = skey
+            rec = self._start(key)
+            rec = dict(rec, status="applying", kind="deadline", game=game.game_id, side=side, seq_before=seq,
+                       head_before=head, text=held["text"], expect=head, by="", staged=True)
+            self.journal_put(key, rec)
+            crash.checkpoint("journaled")
+            staging.discard(game, side)
+        lines = [] if rec and rec.get("staged") else game.rules.default_orders(st, game.scenario, side)
         if not rec:
             if not lines:
                 if not w.get("no_default"):
@@ -196,8 +219,12 @@ class DeadlinesMixin:
         def note_for(viewer: str) -> str:
             # each reader sees the applied orders through its own view: a default may seal a secret
             text = ", ".join(order_text(side, a.text, viewer, game.rules) for a in sub.applied)
-            note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {w['due']}. The host applied "
-                    f"the documented default for it: {text}.")
+            if rec.get("staged"):
+                note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {w['due']}. The host applied "
+                        f"the orders {sc.side_name(side)} had staged: {text}.")
+            else:
+                note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {w['due']}. The host applied "
+                        f"the documented default for it: {text}.")
             return note + (f" (Refused: {refused_for(viewer)}.)" if sub.refused is not None else "")
         notes = {s: note_for(s) for s in sc.side_ids()}
         answers = self._state_mails(game, notes, kind="deadline", referee_note=note_for(REFEREE))
@@ -207,7 +234,8 @@ class DeadlinesMixin:
         self._done(key, rec, outcome="deadline", applied=len(sub.applied), seq_after=sub.seq)
         self._sync_deadlines(game)
         # no order text here (as for mailed orders): this goes to host.log, and a default may seal a secret
-        msg = f"game {game.game_id}: deadline passed for {side}; applied the default ({len(sub.applied)} order(s))"
+        what = "the orders it had staged" if rec.get("staged") else "the default"
+        msg = f"game {game.game_id}: deadline passed for {side}; applied {what} ({len(sub.applied)} order(s))"
         self.log(msg)
         return msg
 
@@ -261,3 +289,35 @@ class DeadlinesMixin:
                 out.append("no deadline running" + ("" if self._period(game) else " (no deadline period set)"))
         return out
 
+    def _absent(self, game, side: str, arg: str) -> str:
+        """ABSENT until DATE: ``side``'s running and future deadlines move to DATE at
+        the latest, as far ahead as the host's ``[deadlines] absence`` allows."""
+        m = re.fullmatch(r"(?:until\s+)?(\S+)", arg.strip(), re.IGNORECASE)
+        if not m:
+            return "ABSENT needs a date: ABSENT until 2026-03-01 (or a time: 2026-03-01T18:00:00Z); nothing changed."
+        if self.cfg.absence is None:
+            return "This host grants no absences (its [deadlines] absence is off); nothing changed."
+        try:
+            until = parse_time(m.group(1))
+        except HostError as e:
+            return f"ABSENT: {e}; nothing changed."
+        now = self.now()
+        if until <= now:
+            return f"ABSENT: {iso(until)} has passed already; nothing changed."
+        capped = ""
+        if until > now + self.cfg.absence:           # as far as the host allows, not nothing at all
+            capped = (f"This host lets a player be away {fmt_duration(self.cfg.absence)} at most, so not until "
+                      f"{iso(until)}. ")
+            until = now + self.cfg.absence
+        with self.locked():
+            dl = self._deadlines(game)
+            dl.setdefault("absent", {})[side] = iso(until)
+            moved = 0
+            for w in dl.get("waits", {}).values():
+                if w["side"] == side and parse_time(w["due"]) < until:
+                    w["due"], w["reminded"] = iso(until), False
+                    moved += 1
+            self._save_deadlines(game, dl)
+        self.log(f"game {game.game_id}: {side} is absent until {iso(until)}")
+        return (f"{capped}You are marked absent until {iso(until)}: no deadline of yours falls before then"
+                + (f" ({moved} running deadline(s) moved)." if moved else "."))

@@ -4,7 +4,12 @@ the sender (the registered address and its Token: or Signature:), then
 either refuse it with a reason or journal its orders and apply them exactly
 once: after a crash the journaled job is recovered from the game's log
 instead of being applied again.  Last, the answer to the sender and the
-reports to the other sides."""
+reports to the other sides.
+
+The lines of an authenticated mail are sorted by ``mailcmd.read`` (orders,
+misspelt orders, commands, text to ignore); the mail then checks its orders
+(CHECK), stages them (DRAFT, or a host in staged mode), applies them or the
+staged ones (FINAL), or applies them at once, and answers its commands."""
 from __future__ import annotations
 
 import os
@@ -13,9 +18,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from pbem import staging
+from pbem.core.events import PressSent
 from pbem.host import crash
 from pbem.host import mail as M
-from pbem.host.common import Answer, HostError
+from pbem.host import mailcmd
+from pbem.host.common import REFEREE, Answer, HostError
+from pbem.host.mailcmd import board_asked
 from pbem.host.players import secret_digest
 
 
@@ -23,7 +32,8 @@ from pbem.host.players import secret_digest
 class Outcome:
     """What happened to one message (for the log and the command line)."""
     name: str
-    status: str                  # accepted | partial | refused | duplicate | ignored | quarantined | error
+    # accepted | partial | refused | checked | staged | duplicate | ignored | quarantined | error
+    status: str
     filed: str = "processed"     # processed | quarantine | left (still in the inbox)
     game: str = ""
     side: str = ""
@@ -111,6 +121,9 @@ class IngestMixin:
             return self._finish_orders(name, inc, key, rec)
         rec = rec or self._start(key, digest=inc.digest)
         crash.checkpoint("started")
+        if not inc.own and not inc.automatic and inc.sender and inc.sender == self.cfg.referee \
+                and not inc.problem and board_asked(inc):
+            return self._board(name, inc, key, rec)
         if inc.own or (inc.sender and inc.sender == self.cfg.address):
             self._done(key, rec, outcome="ignored", filed="processed")
             return Outcome(name, "ignored", "processed", detail="pbem's own mail; nothing to do")
@@ -159,13 +172,57 @@ class IngestMixin:
         problem = self._authenticate(game, side, inc)
         if problem:
             return self._refuse(name, inc, key, rec, problem, quarantine=True, game_id=gid, side=side)
-        # authenticated: record what will be applied, on which head, before touching the log
+        # authenticated: sort the lines, record what will be applied, on which head, before touching the log
+        req = mailcmd.read(inc.orders, inc.subject, game)
         seq, head = game.head()
+        job = self._plan(game, side, req)
+        # orders sent to be applied replace what was staged (a FINAL's staged text is in the journal)
+        job["drop_staged"] = job["mode"] == "final" or (job["mode"] == "apply" and req.has_orders)
         rec = dict(rec, status="applying", kind="orders", game=gid, side=side, seq_before=seq, head_before=head,
-                   text=inc.orders, expect=inc.fields.get("head", "").lower(), by="")
+                   expect=inc.fields.get("head", "").lower(), by="", commands=req.commands, ignored=req.ignored,
+                   **job)
         self.journal_put(key, rec)
         crash.checkpoint("journaled")
         return self._finish_orders(name, inc, key, rec)
+
+    def _plan(self, game, side: str, req) -> dict:
+        """What a mail does: ``mode`` (apply | check | stage | final), ``text`` (applied
+        now: orders and press), ``check`` / ``stage`` (the orders to check or hold)
+        and ``note`` (what became of staged orders)."""
+        if req.mode == "check":
+            return {"mode": "check", "text": "", "check": mailcmd.merge(req.orders, req.press)}
+        if req.mode == "final" and not req.has_orders:
+            held = staging.staged(game, side)
+            press = "\n".join(ln for ln in req.press.split("\n") if ln)
+            if held is None:
+                return {"mode": "final", "text": press, "note": "FINAL: no orders were staged, so none were applied."}
+            if held.get("step") != staging.step_of(game.state()):
+                return {"mode": "final", "text": press, "note": "FINAL: your staged orders were for a step the game "
+                        "has left; they were dropped, not applied."}
+            text = held["text"].rstrip("\n") + ("\n" + press if press else "")
+            return {"mode": "final", "text": text, "note": "FINAL: your staged orders were applied (line numbers "
+                    "below are those of the staged orders)."}
+        if req.mode == "final":
+            return {"mode": "final", "text": mailcmd.merge(req.orders, req.press),
+                    "note": "FINAL: this mail's orders were applied (replacing any staged)."}
+        if req.mode == "draft" and not req.has_orders:
+            held = staging.staged(game, side)
+            return {"mode": "check", "text": req.press, "check": held["text"] if held else "",
+                    "note": "DRAFT without orders: your staged orders are kept as they are; here is how they "
+                            "check now." if held else "DRAFT without orders: you have no orders staged."}
+        if req.mode == "draft" or (req.has_orders and self.cfg.orders_mode == "staged"):
+            return {"mode": "stage", "text": req.press, "stage": req.orders}
+        return {"mode": "apply", "text": mailcmd.merge(req.orders, req.press)}
+
+    def _board(self, name: str, inc: M.Incoming, key: str, rec: dict) -> Outcome:
+        """A STATUS mailed by the referee: the host's status board, one row per game."""
+        from pbem.host.status import board_text
+        body = self._tpl("board", board=board_text(self), host=self.cfg.address)
+        answers = [Answer(inc.sender, REFEREE, "answer", f"Re: {inc.subject or 'STATUS'}", body,
+                          in_reply_to=inc.message_id, references=inc.references, outcome="status", slug="referee-status")]
+        self.commit(rec["job"], answers, "")
+        self._done(key, rec, outcome="status", filed="processed")
+        return Outcome(name, "accepted", "processed", detail="the status board sent to the referee")
 
     def _authenticate(self, game, side: str, inc: M.Incoming) -> str:
         """'' when the message is from ``side``'s player; else why it is not."""
@@ -216,7 +273,9 @@ class IngestMixin:
     # --- answering ----------------------------------------------------------------
 
     def _reply_subject(self, inc: M.Incoming, gid: str) -> str:
-        subj = inc.subject or "your message"
+        # without the command words: a reply to a CHECK's answer must not be checked again
+        subj = " ".join(w for w in (inc.subject or "").split() if w.strip(".,;:!?") not in mailcmd.SUBJECT_WORDS)
+        subj = subj or "your message"
         if gid and f"[pbem {gid}]".lower() not in subj.lower():
             subj = f"[pbem {gid}] {subj}"
         return subj if subj.lower().startswith("re:") else f"Re: {subj}"
@@ -249,8 +308,22 @@ class IngestMixin:
         if path is None:
             raise HostError(f"game {gid} vanished from this host")
         game = Game(path)
+        if rec.get("drop_staged"):
+            staging.discard(game, side)             # here, so a job finished after a crash drops them too
         sub, stale = self._apply(game, rec)
         crash.checkpoint("applied")
+        mode = rec.get("mode", "apply")
+        checked: list[str] = []
+        if not stale and mode == "check":
+            checked = mailcmd.check_lines(game, side, game.check(side, rec["check"]))
+        note = rec.get("note", "")
+        if not stale and mode == "stage":
+            try:
+                checked = mailcmd.check_lines(game, side, staging.stage(game, side, rec["stage"], at=rec["at"]))
+            except staging.NotYourStep as e:          # answered as a check: nothing held
+                import textwrap
+                mode, note = "check", "\n".join(x for x in (note, textwrap.fill(str(e), 74)) if x)
+                checked = mailcmd.check_lines(game, side, game.check(side, rec["stage"]))
         st = game.state()
         head = game.head()[1]
         sc = game.scenario
@@ -259,6 +332,8 @@ class IngestMixin:
             outcome = "refused"
         elif sub.refused is not None:
             outcome = "partial" if sub.applied else "refused"
+        elif mode in ("check", "stage"):
+            outcome = {"check": "checked", "stage": "staged"}[mode]
         else:
             outcome = "accepted"
         entries = game.entries()
@@ -269,17 +344,26 @@ class IngestMixin:
                 effects = [t for t in (render.describe(ev, sc, side) for ev in a.events) if t]
                 applied.append({"line": a.line, "text": a.text, "effects": effects})
         ctx = self._context(game, side, st, head)
-        report, atts = self._report(game, side, st, entries, head)
+        svg_asked = mailcmd.MAP_SVG in rec.get("commands", [])
+        report, atts = self._report(game, side, st, entries, head, maps=outcome != "refused",   # a refusal: no map
+                                    svg_asked=svg_asked)
+        commands = self._commands(game, side, st, head, rec.get("commands", []), refused=outcome == "refused")
         body = self._tpl("answer", outcome=outcome, stale=stale, applied=applied,
                          refused=str(sub.refused) if sub and sub.refused else "",
-                         not_applied=(sub.not_applied if sub else []), report=report,
-                         empty=bool(sub) and not sub.applied and sub.refused is None, **ctx)
+                         not_applied=(sub.not_applied if sub else []), report=report, mode=mode,
+                         checked=checked, ignored=rec.get("ignored", []), commands=commands,
+                         final_note=note,
+                         empty=bool(sub) and not sub.applied and sub.refused is None and mode == "apply"
+                         and not commands, **ctx)
         answers = [Answer(inc.sender or self._players(game).get(side, ""), side, "answer",
                           self._reply_subject(inc, gid), body, atts, in_reply_to=inc.message_id,
                           references=inc.references or self._refs(game, side), outcome=outcome, head=head,
                           seq=st.seq, slug=f"{side}-answer")]
         if changed:
-            note = f"{sc.side_name(side)} sent orders; the game moved on."
+            said = [ev.text for a in sub.applied for ev in a.events if isinstance(ev, PressSent)]
+            moved = len(said) < len(sub.applied)
+            note = "\n".join(([f"{sc.side_name(side)} sent orders; the game moved on."] if moved else []) +
+                              [f"{sc.side_name(side)} writes: {t}" for t in said])
             ref_note = (f"{sc.side_name(side)} ({inc.sender}) sent orders: {outcome}.\n" +
                         "\n".join(f"  applied line {a['line']}: {a['text']}" for a in applied) +
                         (f"\n  REFUSED {sub.refused}" if sub.refused else ""))
@@ -291,12 +375,31 @@ class IngestMixin:
         # no order text here: this goes to host.log, and an order may be a sealed secret
         detail = (f"{len(sub.applied) if sub else 0} order(s) applied" + (f"; {stale}" if stale else "") +
                   (f"; line {sub.refused.line} refused" if sub and sub.refused else ""))
+        rec = {k: v for k, v in rec.items() if k not in ("check", "stage")}     # order texts stay out of the journal
         self._done(key, rec, outcome=outcome, filed="processed", applied=len(sub.applied) if sub else 0,
                    seq_after=st.seq)
         crash.checkpoint("recorded")
         if changed:
             self._sync_deadlines(game)
         return Outcome(name, outcome, "processed", gid, side, detail)
+
+    def _commands(self, game, side: str, st, head: str, commands: list, refused: bool = False) -> list[dict]:
+        """The answers to the mail's commands: a title and its lines each."""
+        out = []
+        for name, arg in commands:
+            if name == "help":
+                out.append({"title": "HELP", "lines": mailcmd.help_lines(game, st, side)})
+            elif name == "status":
+                out.append({"title": "STATUS", "lines": mailcmd.status_lines(self, game, st, side, head)})
+            elif name == "history":
+                out.append({"title": f"HISTORY {arg}".strip(), "lines": mailcmd.history_lines(game, side, arg)})
+            elif name == "absent":
+                out.append({"title": f"ABSENT {arg}".strip(), "lines": [self._absent(game, side, arg)]})
+        if mailcmd.MAP_SVG in commands:
+            out.append({"title": "MAP SVG", "lines": [
+                "A refusal carries no map; send MAP SVG again with your next mail." if refused else
+                "The map is attached as SVG too (sharp at any zoom; open it in a web browser)."]})
+        return out
 
     # --- applying, exactly once ----------------------------------------------------
 

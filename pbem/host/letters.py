@@ -5,7 +5,6 @@ of a new state to every side, and the welcome of a new game (which also
 registers it and gives every side its secret)."""
 from __future__ import annotations
 
-from pbem.host import mail as M
 from pbem.host.common import REFEREE, Answer, fmt_duration
 from pbem.host.journal import job_key
 
@@ -15,21 +14,18 @@ class LettersMixin:
     (``_players``, ``ensure_secrets``), the journal, the spool and the
     deadlines (``_period``, ``_sync_deadlines``)."""
 
-    def _report(self, game, viewer: str, st, entries, head: str) -> tuple[str, list]:
+    def _report(self, game, viewer: str, st, entries, head: str, maps: bool = True,
+                svg_asked: bool = False) -> tuple[str, list]:
+        """The viewer's text report and the map attachments (one PNG, the SVG as
+        ``map_svg`` says, or always when the player asked with MAP SVG:
+        render.map_attachments); ``maps=False``: the text only."""
         from pbem.report import render
         since = game.last_report(viewer)
         text = render.report_text(game, viewer, st, entries, since, head)
-        atts = []
-        if not (self.cfg.map_png or self.cfg.map_svg):
-            return text, atts                    # no map wanted: not even drawn
-        svg = render.report_svg(game, viewer, st, entries, since, head)
-        name = f"{game.game_id}-seq{st.seq}-{viewer}"
-        if self.cfg.map_png:
-            png = M.svg_to_png(svg)
-            if png:
-                atts.append(M.Attachment(png, "image", "png", name + ".png"))
-        if self.cfg.map_svg:
-            atts.append(M.Attachment(svg.encode("utf-8"), "image", "svg+xml", name + ".svg"))
+        if not maps:
+            return text, []
+        atts = render.map_attachments(game, viewer, st, entries, since, head, png=self.cfg.map_png,
+                                      svg=True if svg_asked else self.cfg.map_svg, width=self.cfg.map_width)
         return text, atts
 
     def _tpl(self, name: str, **ctx) -> str:
@@ -43,7 +39,10 @@ class LettersMixin:
                 "host": self.cfg.address, "head": head, "seq": st.seq, "turn": st.turn,
                 "period": fmt_duration(self._period(game)), "has_period": self._period(game) is not None,
                 "reminder": fmt_duration(self.cfg.reminder), "defaults": _defaults_text(game),
-                "auth": self.cfg.auth, "sides": [(s.id, s.name) for s in sc.sides]}
+                "auth": self.cfg.auth, "sides": [(s.id, s.name) for s in sc.sides],
+                "orders_mode": self.cfg.orders_mode,
+                # during a set-up step: the viewer's legal choices (set-up areas, drop zones, hexes)
+                "setup": [] if viewer == REFEREE else game.rules.setup_choices(st, sc, viewer)}
 
     def _refs(self, game, side: str) -> list[str]:
         """Every mail to a side threads under its welcome message."""
@@ -100,7 +99,10 @@ class LettersMixin:
                 for side, addr in self._players(game).items():
                     text, atts = self._report(game, side, st, entries, head)
                     ctx = self._context(game, side, st, head)
+                    from pbem.host.mailcmd import align
                     body = self._tpl("welcome", report=text, secret=sec[side],
+                                     orders_help=[row for x in game.rules.order_help(st, game.scenario, side)
+                                                  for row in align(x)],
                                      commitment=game.created.seed_commitment, dice_mode=game.created.dice_mode, **ctx)
                     answers.append(Answer(addr, side, "welcome",
                                           f"[pbem {game.game_id}] welcome: you play {game.scenario.side_name(side)} "

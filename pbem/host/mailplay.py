@@ -141,19 +141,66 @@ def side_of(step: str, sides: list[str]) -> str:
     raise MailPlayError(f"{step}: the file name must end with -SIDE.txt, SIDE one of {', '.join(sides)}")
 
 
-def play_steps(folder: Path, table: Table, sides: list[str], echo=print) -> int:
+def play_steps(folder: Path, table: Table, sides: list[str], echo=print, extras: dict | None = None) -> int:
     """Send every step of the playbook as one message of its side; stop at
-    the first answer that is not 'accepted'."""
+    the first answer that is not 'accepted'.  ``extras`` (``mail_extras``) adds
+    the mails only the by-mail demo sends: commands before a step, and steps
+    sent as a DRAFT and then made FINAL."""
     book = tomllib.loads((folder / "playbook.toml").read_text())
+    extras = extras or {}
+    staged = set(extras.get("staged", []))
     for n, step in enumerate(book["steps"], start=1):
         side = side_of(step, sides)
-        answer = table.send(side, (folder / step).read_text())
-        outcome = str(answer["X-pbem-Outcome"] or "")
-        if outcome != "accepted":
-            raise MailPlayError(f"{step}: the host answered {outcome or 'without an outcome'}:\n"
-                                + "\n".join(body_of(answer).splitlines()[:12]))
-        echo(f"{step:<22} mailed by {side}, {outcome}; head {str(answer['X-pbem-Head'])[:12]}")
+        for extra in extras.get("mail", []):
+            if extra.get("before") == step:
+                _send_extra(folder, table, sides, extra, echo)
+        orders = (folder / step).read_text()
+        if step in staged:
+            _expect(table.send(side, "DRAFT\n" + orders), "staged", step + " (DRAFT)")
+            echo(f"{step:<22} mailed by {side} as a DRAFT: held, not applied")
+            answer = table.send(side, "FINAL\n")
+            what = f"{step} (FINAL)"
+        else:
+            answer = table.send(side, orders)
+            what = step
+        outcome = _expect(answer, "accepted", what)
+        echo(f"{what:<22} mailed by {side}, {outcome}; head {str(answer['X-pbem-Head'])[:12]}")
+        for extra in extras.get("mail", []):
+            if extra.get("after") == step:
+                _send_extra(folder, table, sides, extra, echo)
     return len(book["steps"])
+
+
+def _expect(answer: EmailMessage, want: str, what: str) -> str:
+    outcome = str(answer["X-pbem-Outcome"] or "")
+    if outcome != want:
+        raise MailPlayError(f"{what}: the host answered {outcome or 'without an outcome'}, not {want}:\n"
+                            + "\n".join(body_of(answer).splitlines()[:12]))
+    return outcome
+
+
+def _send_extra(folder: Path, table: Table, sides: list[str], extra: dict, echo) -> None:
+    """One mail of the demo's own: its text, and a step's orders after it (``orders``)."""
+    side = extra["side"]
+    if side not in sides:
+        raise MailPlayError(f"mail.toml: side {side!r} is not one of {', '.join(sides)}")
+    text = extra.get("text", "")
+    if extra.get("orders"):
+        text += "\n" + (folder / extra["orders"]).read_text()
+    answer = table.send(side, text)
+    outcome = _expect(answer, extra.get("expect", "accepted"), f"mail.toml ({extra.get('about', 'a mail')})")
+    echo(f"{'  ' + extra.get('about', 'mail'):<22} mailed by {side}, {outcome}")
+
+
+def mail_extras(folder: Path) -> dict:
+    """``FOLDER/mail.toml``: the mails only the by-mail demo sends ({} without one)."""
+    path = folder / "mail.toml"
+    if not path.exists():
+        return {}
+    try:
+        return tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise MailPlayError(f"{path}: {e}") from None
 
 
 def demo(folder: Path, into: Path, echo=print, maps: bool = True, reveal: bool = True) -> str:
@@ -191,7 +238,7 @@ def demo(folder: Path, into: Path, echo=print, maps: bool = True, reveal: bool =
         return out
 
     table = Table(gid, address, players, mailbox, inbox.deliver, host.poll)
-    steps = play_steps(folder, table, sides, echo=echo)
+    steps = play_steps(folder, table, sides, echo=echo, extras=mail_extras(folder))
     game = Game(game.dir)
     st = game.state()
     if reveal and game.created.dice_mode == "seeded":
@@ -204,6 +251,7 @@ def demo(folder: Path, into: Path, echo=print, maps: bool = True, reveal: bool =
     result = (f"{game.scenario.side_name(st.result.winner)} wins: {st.result.reason} (rule {st.result.rule})"
               if st.result else "the game is not finished")
     n = len(list(host.outbox_path.glob("*.eml")))
+    n_in = len(host.processed.messages())
     return (f"{game.scenario.title}, played by e-mail\n{result}\n"
-            f"{steps} order mails in, {n} mails out: {host.outbox_path}/\n"
+            f"{steps} steps in {n_in} mails in, {n} mails out: {host.outbox_path}/\n"
             f"log {game.dir / 'log.jsonl'}: {rep.events} events, verified; head {rep.head}")

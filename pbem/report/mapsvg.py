@@ -9,9 +9,13 @@ XX increasing eastward and row YY increasing southward; every other column
 (centre to corner) centres are ``1.5 R`` apart horizontally and ``sqrt(3) R``
 apart vertically, so every grid neighbour is exactly ``sqrt(3) R`` away.
 
-Drawing order (bottom to top): title bar, terrain fills and borders, roads,
-battle positions, hexside features, highlighted hexes, hex numbers, place
-names, move arrows, counters, then the legend below the map.
+Drawing order (bottom to top): title bar (with turn, phase and score, and a
+north arrow where north is not up), terrain fills and borders, set-up areas
+and drop zones, roads, battle positions, hexside features, highlighted
+hexes, objective outlines, hex numbers, place names, move arrows, counters,
+objective badges, then the box of eliminated units and the legend below the
+map.  Helpers: ``symbols`` (unit icons), ``fontmetrics`` (text widths),
+``marks`` (what decides the game), ``legend``.
 """
 from __future__ import annotations
 
@@ -22,6 +26,8 @@ from collections.abc import Iterable
 from xml.sax.saxutils import escape as _xml_escape
 
 from pbem.core.hexgrid import Grid, parse_hex
+from pbem.report.fontmetrics import FONT_FAMILY, text_width
+from pbem.report.symbols import symbol
 
 __all__ = ["render_svg", "hex_centre", "hex_corners", "HEX_R",
            "NATIONALITY_COLOURS", "SIDE_PALETTE", "MOVE_STYLES", "counter_colour"]
@@ -29,8 +35,8 @@ __all__ = ["render_svg", "hex_centre", "hex_corners", "HEX_R",
 HEX_R = 36.0                     # centre-to-corner radius, px
 SQ3 = math.sqrt(3.0)
 MARGIN = 14.0
-TITLE_H = 34.0
-FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
+TITLE_H = 52.0                   # the title, and under it turn, phase and score
+FONT = FONT_FAMILY
 
 # Counter colours follow the rulebooks' own where they give one (French blue,
 # Belgian beige, Soviet red in their unit tables); the rest are ours.
@@ -113,8 +119,8 @@ def _pts(points: Iterable[tuple[float, float]]) -> str:
 
 
 def _text_w(text: str, size: float, bold: bool = False) -> float:
-    """Rough rendered width of ``text`` in a DejaVu-like sans font."""
-    return len(text) * size * (0.66 if bold else 0.6)
+    """Rendered width of ``text`` in the map's font (``fontmetrics``: DejaVu Sans's own widths)."""
+    return text_width(text, size, bold)
 
 
 def _parse(h: object) -> tuple[int, int] | None:
@@ -283,62 +289,57 @@ def _hexside_svg(feature: str, p: tuple[float, float], q: tuple[float, float]) -
             f'stroke-dasharray="4 2"><title>{_esc(feature)}</title></line>')
 
 
-def _nato_symbol(utype: str, cx: float, cy: float, w: float, h: float) -> list[str]:
-    x0, y0 = cx - w / 2, cy - h / 2
-    out = [f'<rect x="{_f(x0)}" y="{_f(y0)}" width="{_f(w)}" height="{_f(h)}" '
-           f'fill="#ffffff" fill-opacity="0.35" stroke="#1a1a1a" stroke-width="1"/>']
-    t = (utype or "").lower()
-    cross = (f'<path d="M{_f(x0)},{_f(y0)} L{_f(x0 + w)},{_f(y0 + h)} M{_f(x0 + w)},{_f(y0)} '
-             f'L{_f(x0)},{_f(y0 + h)}" stroke="#1a1a1a" stroke-width="0.9"/>')
-    oval = (f'<ellipse cx="{_f(cx)}" cy="{_f(cy)}" rx="{_f(w * 0.33)}" ry="{_f(h * 0.27)}" '
-            f'fill="none" stroke="#1a1a1a" stroke-width="1"/>')
-    if t in ("armour", "armor", "tank"):
-        out.append(oval)
-    elif t in ("infantry",):
-        out.append(cross)
-    elif t in ("motorized", "motorised", "mechanized", "mechanised", "panzergrenadier"):
-        out += [cross, oval]
-    elif t in ("parachute", "airborne"):
-        out.append(cross)
-        out.append(f'<path d="M{_f(cx - w * 0.22)},{_f(y0 + h)} A{_f(w * 0.11)},{_f(h * 0.3)} 0 0 1 '
-                   f'{_f(cx)},{_f(y0 + h)} A{_f(w * 0.11)},{_f(h * 0.3)} 0 0 1 '
-                   f'{_f(cx + w * 0.22)},{_f(y0 + h)}" fill="none" stroke="#1a1a1a" stroke-width="1"/>')
-    return out
+def _fit_text(text: str, size: float, room: float, bold: bool = True) -> tuple[float, str]:
+    """(font size, extra attributes) so that ``text`` fits ``room`` pixels:
+    shrunk by its measured width, and squeezed below 5 px no further."""
+    w = text_width(text, size, bold)
+    if w <= room:
+        return size, ""
+    fs = max(5.0, size * room / w)
+    if text_width(text, fs, bold) > room:
+        return fs, f' textLength="{_f(room)}" lengthAdjust="spacingAndGlyphs"'
+    return fs, ""
 
 
-def _counter(u: dict, x0: float, y0: float, s: float, stacked: bool = False) -> list[str]:
+def _counter(u: dict, x0: float, y0: float, w: float, h: float, stacked: bool = False) -> list[str]:
+    """One counter.  Alone: its id on top, the symbol, its values below.  In a
+    stack only a strip of each lower counter shows: the strip holds its id
+    and its values side by side, so every unit's values stay readable."""
     uid = str(u.get("id", ""))
     status = [str(x) for x in (u.get("status") or [])]
     disrupted = "disrupted" in status
     fill = counter_colour(str(u.get("nationality", "")), str(u.get("side", "")))
-    cx = x0 + s / 2
+    cx = x0 + w / 2
     cls = "counter disrupted" if disrupted else "counter"
-    out = [f'<g class="{cls}" data-unit="{_esc(uid)}" data-side="{_esc(u.get("side", ""))}">']
-    out.append(f'<rect x="{_f(x0 + 1.5)}" y="{_f(y0 + 1.5)}" width="{_f(s)}" height="{_f(s)}" '
-               f'rx="2" fill="#000000" fill-opacity="0.28"/>')
+    out = [f'<g class="{cls}" data-unit="{_esc(uid)}" data-side="{_esc(u.get("side", ""))}">',
+           f'<rect x="{_f(x0 + 1.5)}" y="{_f(y0 + 1.5)}" width="{_f(w)}" height="{_f(h)}" '
+           f'rx="2" fill="#000000" fill-opacity="0.28"/>']
     if disrupted:
-        out.append(f'<rect class="disrupted-border" x="{_f(x0)}" y="{_f(y0)}" width="{_f(s)}" '
-                   f'height="{_f(s)}" rx="2" fill="{fill}" stroke="{DISRUPTED_COLOUR}" '
+        out.append(f'<rect class="disrupted-border" x="{_f(x0)}" y="{_f(y0)}" width="{_f(w)}" '
+                   f'height="{_f(h)}" rx="2" fill="{fill}" stroke="{DISRUPTED_COLOUR}" '
                    f'stroke-width="2.4" stroke-dasharray="4 2.5"/>')
     else:
-        out.append(f'<rect x="{_f(x0)}" y="{_f(y0)}" width="{_f(s)}" height="{_f(s)}" rx="2" '
+        out.append(f'<rect x="{_f(x0)}" y="{_f(y0)}" width="{_f(w)}" height="{_f(h)}" rx="2" '
                    f'fill="{fill}" stroke="#1a1a1a" stroke-width="1"/>')
-    # unit id across the top, shrunk to fit
-    fs = 8.5 if stacked else 9.0
-    avail = s - 4
-    if _text_w(uid, fs, True) > avail:
-        fs = max(5.0, avail / (len(uid) * 0.66))
-    extra = ""
-    if _text_w(uid, fs, True) > avail:
-        extra = f' textLength="{_f(avail)}" lengthAdjust="spacingAndGlyphs"'
-    out.append(f'<text class="unit-id" x="{_f(cx)}" y="{_f(y0 + (9.2 if stacked else 10))}" font-size="{_f(fs)}" '
-               f'font-weight="bold" text-anchor="middle" fill="#111111"{extra}>{_esc(uid)}</text>')
-    out += _nato_symbol(str(u.get("type", "")), cx, y0 + s * 0.47, s * 0.46, s * 0.27)
     values = f'{u.get("strength", "")}-{u.get("ma", "")}'
-    out.append(f'<text class="unit-values" x="{_f(cx)}" y="{_f(y0 + s - 3.5)}" font-size="10.5" '
-               f'font-weight="bold" text-anchor="middle" fill="#111111">{_esc(values)}</text>')
+    if stacked:
+        vs = 8.0
+        vw = text_width(values, vs, True)
+        fs, extra = _fit_text(uid, 8.0, w - vw - 7)
+        out.append(f'<text class="unit-id" x="{_f(x0 + 2.5)}" y="{_f(y0 + 8.4)}" font-size="{_f(fs)}" '
+                   f'font-weight="bold" fill="#111111"{extra}>{_esc(uid)}</text>')
+        out.append(f'<text class="unit-values" x="{_f(x0 + w - 2.5)}" y="{_f(y0 + 8.4)}" font-size="{_f(vs)}" '
+                   f'font-weight="bold" text-anchor="end" fill="#111111">{_esc(values)}</text>')
+        out += symbol(str(u.get("type", "")), cx, y0 + 10 + (h - 10) / 2, min(w * 0.5, 24), (h - 10) * 0.62, _f)
+    else:
+        fs, extra = _fit_text(uid, 9.0, w - 4)
+        out.append(f'<text class="unit-id" x="{_f(cx)}" y="{_f(y0 + 10)}" font-size="{_f(fs)}" '
+                   f'font-weight="bold" text-anchor="middle" fill="#111111"{extra}>{_esc(uid)}</text>')
+        out += symbol(str(u.get("type", "")), cx, y0 + h * 0.47, w * 0.46, h * 0.27, _f)
+        out.append(f'<text class="unit-values" x="{_f(cx)}" y="{_f(y0 + h - 3.5)}" font-size="10.5" '
+                   f'font-weight="bold" text-anchor="middle" fill="#111111">{_esc(values)}</text>')
     if disrupted:
-        bx, by = x0 + s - 1, y0 + 1
+        bx, by = x0 + w - 1, y0 + 1
         out.append(f'<g class="disrupted-marker"><circle cx="{_f(bx)}" cy="{_f(by)}" r="6.5" '
                    f'fill="{DISRUPTED_COLOUR}" stroke="#ffffff" stroke-width="1"/>'
                    f'<text x="{_f(bx)}" y="{_f(by + 3.3)}" font-size="9" font-weight="bold" '
@@ -384,102 +385,6 @@ def _move(m: dict, grid: Grid) -> list[str]:
     return out
 
 
-# -- legend --------------------------------------------------------------------
-
-def _legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
-            extras: dict[str, bool], x0: float, y0: float, width: float
-            ) -> tuple[list[str], float]:
-    """Legend rows laid out left to right, wrapping; returns (svg, height)."""
-    fs = 11.0
-    row_h = 22.0
-    rows: list[tuple[str, list[tuple[float, str]]]] = []   # (heading, [(width, svg-with-{x}{y})])
-
-    def hexagon(colour: str) -> str:
-        return ('<polygon points="{P}" fill="' + _esc(colour) + '" stroke="#6b6455" '
-                'stroke-width="0.8"/>')
-
-    items = []
-    for t in terrains:
-        colour = sc.terrain[t].colour if t in sc.terrain else UNKNOWN_TERRAIN
-        items.append((t, ("hex", colour)))
-    if extras.get("road"):
-        items.append(("road", ("road", "")))
-    for style in extras.get("links", []) + extras.get("edges", []):
-        items.append((style[3], ("line", style)))
-    for shape, colour, label in extras.get("marks", []):
-        items.append((label, ("mark", (shape, colour))))
-    if extras.get("battle_position"):
-        items.append(("battle position", ("bp", "")))
-    if extras.get("river"):
-        items.append(("river", ("river", "")))
-    if extras.get("cliff"):
-        items.append(("cliff", ("cliff", "")))
-    rows.append(("Map", items))
-    items = [(name, ("counter", colour)) for name, colour in nationalities]
-    items.append(("disrupted", ("disrupted", "")))
-    rows.append(("Counters", items))
-    items = [(label, ("move", kind)) for kind, (_c, _d, label) in MOVE_STYLES.items()]
-    if extras.get("highlight"):
-        items.append(("combat hex", ("highlight", "")))
-    rows.append(("Arrows", items))
-
-    out = [f'<g class="legend" font-size="{_f(fs)}">']
-    y = y0
-    head_w = 72.0
-    for heading, entries in rows:
-        out.append(f'<text x="{_f(x0)}" y="{_f(y + 4)}" font-weight="bold" fill="#333333">'
-                   f'{_esc(heading)}</text>')
-        x = x0 + head_w
-        for label, (kind, arg) in entries:
-            w = 26 + _text_w(label, fs) + 16
-            if x + w > x0 + width and x > x0 + head_w:
-                y += row_h
-                x = x0 + head_w
-            sx, sy = x + 10, y   # swatch centre
-            if kind == "hex":
-                out.append(hexagon(arg).replace("{P}", _pts(hex_corners(sx, sy, 9))))
-            elif kind == "line":
-                out.append(_link(arg, (sx - 10, sy), (sx + 10, sy), "legend"))
-            elif kind == "mark":
-                out.append(_mark(arg[0], arg[1], sx + HEX_R * 0.55, sy + HEX_R * 0.42, "legend"))
-            elif kind == "road":
-                out.append(f'<line x1="{_f(sx - 10)}" y1="{_f(sy)}" x2="{_f(sx + 10)}" y2="{_f(sy)}" '
-                           f'stroke="{ROAD_COLOUR}" stroke-width="5" stroke-linecap="round"/>')
-            elif kind == "bp":
-                out.append(hexagon("#eedfb4").replace("{P}", _pts(hex_corners(sx, sy, 9))))
-                out += _battle_position(sx, sy, 0.3)
-            elif kind == "river":
-                out.append(f'<line x1="{_f(sx - 10)}" y1="{_f(sy)}" x2="{_f(sx + 10)}" y2="{_f(sy)}" '
-                           f'stroke="#2f6fd6" stroke-width="5" stroke-linecap="round"/>')
-            elif kind == "cliff":
-                out.append(f'<polyline points="{_cliff_path((sx - 10, sy), (sx + 10, sy), 3, 3.5)}" '
-                           f'fill="none" stroke="#1e1e1e" stroke-width="2"/>')
-            elif kind == "counter":
-                out.append(f'<rect x="{_f(sx - 8)}" y="{_f(sy - 8)}" width="16" height="16" rx="2" '
-                           f'fill="{_esc(arg)}" stroke="#1a1a1a" stroke-width="1"/>')
-            elif kind == "disrupted":
-                out.append(f'<rect x="{_f(sx - 8)}" y="{_f(sy - 8)}" width="16" height="16" rx="2" '
-                           f'fill="#dddddd" stroke="{DISRUPTED_COLOUR}" stroke-width="2" '
-                           f'stroke-dasharray="3 2"/>'
-                           f'<circle cx="{_f(sx + 8)}" cy="{_f(sy - 7)}" r="5" fill="{DISRUPTED_COLOUR}"/>'
-                           f'<text x="{_f(sx + 8)}" y="{_f(sy - 4.3)}" font-size="7.5" '
-                           f'font-weight="bold" text-anchor="middle" fill="#ffffff">D</text>')
-            elif kind == "move":
-                colour, dash, _ = MOVE_STYLES[arg]
-                dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-                out.append(f'<line x1="{_f(sx - 11)}" y1="{_f(sy)}" x2="{_f(sx + 9)}" y2="{_f(sy)}" '
-                           f'stroke="{colour}" stroke-width="3"{dash_attr} '
-                           f'marker-end="url(#arrow-{arg})"/>')
-            elif kind == "highlight":
-                out.append(f'<polygon points="{_pts(hex_corners(sx, sy, 9))}" fill="none" '
-                           f'stroke="{HIGHLIGHT_COLOUR}" stroke-width="3"/>')
-            out.append(f'<text x="{_f(x + 26)}" y="{_f(y + 4)}" fill="#222222">{_esc(label)}</text>')
-            x += w
-        y += row_h
-    out.append("</g>")
-    return out, y - y0
-
-
 def _battle_position(cx: float, cy: float, scale: float = 1.0) -> list[str]:
     """Fortification symbol: two toothed brackets on the hex's slanted sides.
 
@@ -507,15 +412,20 @@ def _battle_position(cx: float, cy: float, scale: float = 1.0) -> list[str]:
 # -- main ----------------------------------------------------------------------
 
 def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: str = "",
-               highlight: list[str] | None = None) -> str:
+               highlight: list[str] | None = None, marks: dict | None = None, info: str = "") -> str:
     """Render the map of ``sc`` with ``units``, ``moves`` and ``highlight`` as SVG text.
 
     units: dicts with id, side, hex (None = not drawn), strength, ma, status,
     nationality, type.  Eliminated units and units off the map are not drawn.
     moves: dicts with unit, path (hexes, start included) and kind
     (move | retreat | advance).  highlight: hexes to outline in orange.
-    ``title`` defaults to the scenario's title.
+    ``title`` defaults to the scenario's title; ``info`` (turn, phase, score)
+    is the line under it.  ``marks``: what decides the game (``marks.py``:
+    objectives, areas, north).  Eliminated units go to a box under the map.
     """
+    from pbem.report.legend import legend
+    from pbem.report.marks import areas_svg, fit, north_arrow, objectives_svg
+    marks = dict(marks or {})
     board = sc.board
     grid: Grid = board.grid
     moves = list(moves or [])
@@ -530,7 +440,7 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
     body: list[str] = []
 
     # terrain
-    body.append('<g class="terrain">')
+    body.append('<g class="terrain" stroke="#8a8272" stroke-width="0.8">')     # said once, not per hex
     present: list[str] = []
     for h in hexes:
         t = board.terrain.get(h, "")
@@ -538,11 +448,12 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
             present.append(t)
         colour = sc.terrain[t].colour if t in sc.terrain else UNKNOWN_TERRAIN
         cx, cy = centre[h]
-        body.append(f'<polygon id="hex-{h}" class="hex" data-terrain="{_esc(t)}" '
-                    f'points="{_pts(hex_corners(cx, cy))}" fill="{_esc(colour)}" '
-                    f'stroke="#8a8272" stroke-width="0.8"/>')
+        body.append(f'<polygon id="hex-{h}" data-terrain="{_esc(t)}" '
+                    f'points="{_pts(hex_corners(cx, cy))}" fill="{_esc(colour)}"/>')
     body.append("</g>")
     terrain_order = [t for t in sc.terrain if t in present] + [t for t in present if t not in sc.terrain]
+    area_svg, area_legend = areas_svg(centre, list(marks.get("areas") or []), HEX_R)
+    body += area_svg
 
     # roads, railroads, lanes: hex features linking adjacent hexes, and hexside links
     def has(h: str, feat: str) -> bool:
@@ -632,6 +543,9 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
                     f'points="{_pts(hex_corners(cx, cy, HEX_R - 2.5))}"/>')
     body.append("</g>")
 
+    outline, badges = objectives_svg(centre, list(marks.get("objectives") or []), HEX_R)
+    body += outline
+
     # hex numbers
     body.append('<g class="hex-numbers" font-size="8" fill="#4a4a4a" text-anchor="middle">')
     for h in hexes:
@@ -641,56 +555,24 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
 
     # counter layout (drawn last, but place names avoid them)
     stacks: dict[str, list[dict]] = {}
+    gone: list[dict] = []
     for u in units:
         h = u.get("hex")
-        if h is None or "eliminated" in (u.get("status") or []) or not grid.contains(h):
+        if "eliminated" in (u.get("status") or []):
+            gone.append(u)
+            continue
+        if h is None or not grid.contains(h):
             continue
         stacks.setdefault(h, []).append(u)
-    hex_h = SQ3 * HEX_R
-    layout: list[tuple[dict, float, float, float, bool]] = []
+    layout: list[tuple[dict, float, float, float, float, bool]] = []
     for h in sorted(stacks):
         stack = stacks[h]
-        n = len(stack)
         cx, cy = centre[h]
-        if n == 1:
-            size, dx, dy = 38.0, 0.0, 0.0
-        else:
-            # Cascade down-right so each counter's id strip stays visible.
-            size, dx = 32.0, 6.0
-            dy = 11.0 if n <= 3 else max(3.0, (hex_h - 10 - size) / (n - 1))
-        x0 = cx - (size + dx * (n - 1)) / 2
-        y0 = cy + 3 + (1.0 if n > 1 else 0.0) - (size + dy * (n - 1)) / 2
-        for i, u in enumerate(stack):
-            layout.append((u, x0 + dx * i, y0 + dy * i, size, n > 1))
-    boxes = [(x0, y0, x0 + size, y0 + size) for _u, x0, y0, size, _st in layout]
+        layout += [(u, *box) for u, box in zip(stack, _stack_boxes(cx, cy, len(stack)))]
+    boxes = [(x0, y0, x0 + w, y0 + hh) for _u, x0, y0, w, hh, _st in layout]
 
-    # place names: once per place, along the bottom of one of its hexes (clear
-    # of a centred counter)
-    groups: dict[str, list[str]] = {}
-    for h, name in board.places.items():
-        if grid.contains(h):
-            groups.setdefault(name, []).append(h)
-    body.append('<g class="places" font-size="9.5" font-style="italic" fill="#3b2410" '
-                'text-anchor="middle" stroke="#ffffff" stroke-width="3" stroke-opacity="0.8" '
-                'stroke-linejoin="round" paint-order="stroke">')
-    for name in sorted(groups):
-        hs = sorted(groups[name], key=lambda h: centre[h])
-        mid = (len(hs) - 1) // 2
-        half = _text_w(name, 9.5) * 0.97 / 2
-        # Middle hex first, then outwards; take the first whose label is clear
-        # of every counter (the label runs over into the neighbouring hexes).
-        spots = []
-        for i in sorted(range(len(hs)), key=lambda i: (abs(i - mid), i)):
-            x, y = centre[hs[i]]
-            spots.append((x, y + SQ3 / 2 * HEX_R - 2.2))
-        x, y = spots[0]
-        for sx, sy in spots:
-            if not any(bx0 < sx + half and sx - half < bx1 and by0 < sy + 2 and sy - 6.8 < by1
-                       for bx0, by0, bx1, by1 in boxes):
-                x, y = sx, sy
-                break
-        body.append(f'<text class="place" x="{_f(x)}" y="{_f(y)}">{_esc(name)}</text>')
-    body.append("</g>")
+    names_under, names_over = _place_names(board, grid, centre, boxes)
+    body += names_under
 
     # moves (under the counters)
     body.append('<g class="moves">')
@@ -698,13 +580,20 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
         body += _move(m, grid)
     body.append("</g>")
 
-    # counters
+    # counters, then what must stay readable above them
     body.append('<g class="counters">')
-    for u, x0, y0, size, stacked in layout:
-        body += _counter(u, x0, y0, size, stacked)
+    for u, x0, y0, w, hh, stacked in layout:
+        body += _counter(u, x0, y0, w, hh, stacked)
     body.append("</g>")
+    body += badges
+    body += names_over
 
-    # legend
+    # eliminated units, then the legend
+    y = MARGIN + TITLE_H + map_h + 14
+    if gone:
+        box, box_h = _eliminated_box(gone, MARGIN + 4, y, width - 2 * MARGIN - 8)
+        body += box
+        y += box_h + 8
     nats: list[tuple[str, str]] = []
     seen_nat: set[str] = set()
     side_nats = [(n, sd.id) for sd in getattr(sc, "sides", []) for n in sd.nationalities]
@@ -726,16 +615,19 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
         "edges": [EDGE_STYLES[f] for f in sorted(side_feats) if f in EDGE_STYLES],
         "marks": marks_present,
         "highlight": bool(seen_hl),
+        "types": sorted({str(u.get("type", "")) for u in drawn + gone if u.get("type")}),
+        "objective": len(badges) > 2,
+        "areas": area_legend,
     }
-    legend_y = MARGIN + TITLE_H + map_h + 20
-    legend, legend_h = _legend(sc, terrain_order, nats, extras, MARGIN + 4, legend_y,
-                               width - 2 * MARGIN - 8)
+    legend_y = y + 6
+    legend_svg, legend_h = legend(sc, terrain_order, nats, extras, MARGIN + 4, legend_y, width - 2 * MARGIN - 8)
     height = legend_y + legend_h + MARGIN - 6
 
-    # title bar
-    title_fs = 16.0
-    if _text_w(title, title_fs, True) > width - 2 * MARGIN - 20:
-        title_fs = max(9.0, (width - 2 * MARGIN - 20) / (max(1, len(title)) * 0.66))
+    # title bar: the title, and under it turn, phase and score
+    room = width - 2 * MARGIN - 20 - (48 if marks.get("north") else 0)
+    title_fs = fit(title, 16.0, room, bold=True)
+    info_fs = fit(info, 12.0, room)
+    bar_h = TITLE_H - 6
     head = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_f(math.ceil(width))}" '
         f'height="{_f(math.ceil(height))}" viewBox="0 0 {_f(math.ceil(width))} {_f(math.ceil(height))}" '
@@ -745,7 +637,76 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
     head += _defs()
     head.append('<rect x="0" y="0" width="100%" height="100%" fill="#fbf8f0"/>')
     head.append(f'<g class="title-bar"><rect x="{_f(MARGIN)}" y="{_f(MARGIN - 6)}" '
-                f'width="{_f(width - 2 * MARGIN)}" height="{_f(TITLE_H - 6)}" rx="3" fill="#2e2a24"/>'
-                f'<text x="{_f(MARGIN + 10)}" y="{_f(MARGIN - 6 + (TITLE_H - 6) / 2 + title_fs * 0.36)}" '
-                f'font-size="{_f(title_fs)}" font-weight="bold" fill="#ffffff">{_esc(title)}</text></g>')
-    return "\n".join(head + body + legend + ["</svg>"]) + "\n"
+                f'width="{_f(width - 2 * MARGIN)}" height="{_f(bar_h)}" rx="3" fill="#2e2a24"/>'
+                f'<text x="{_f(MARGIN + 10)}" y="{_f(MARGIN - 6 + 21)}" '
+                f'font-size="{_f(title_fs)}" font-weight="bold" fill="#ffffff">{_esc(title)}</text>'
+                + (f'<text class="info" x="{_f(MARGIN + 10)}" y="{_f(MARGIN - 6 + bar_h - 8)}" '
+                   f'font-size="{_f(info_fs)}" fill="#f3e3b0">{_esc(info)}</text>' if info else "")
+                + "</g>")
+    if marks.get("north"):                      # right of the title, where no counter can be
+        head += north_arrow(width - MARGIN - 26, MARGIN - 6 + bar_h / 2, float(marks["north"]))
+    return "\n".join(head + body + legend_svg + ["</svg>"]) + "\n"
+
+
+def _stack_boxes(cx: float, cy: float, n: int) -> list[tuple[float, float, float, float, bool]]:
+    """(x, y, width, height, stacked) of each counter of a stack of ``n`` in the
+    hex centred at (cx, cy): one square counter alone; a stack cascades down
+    by at least a strip (id and values) per counter, kept between the hex
+    number and the bottom of the hex."""
+    if n == 1:
+        return [(cx - 19, cy - 16, 38.0, 38.0, False)]
+    w, h = 46.0, 30.0 if n <= 3 else 26.0
+    top, bottom = cy - 20.5, cy + 29.0
+    dy = min(11.0, (bottom - top - h) / (n - 1))
+    dx = 1.5
+    x0 = cx - (w + dx * (n - 1)) / 2
+    y0 = max(top, cy + 4 - (h + dy * (n - 1)) / 2)
+    return [(x0 + dx * i, y0 + dy * i, w, h, True) for i in range(n)]
+
+
+def _place_names(board, grid: Grid, centre: dict, boxes: list[tuple[float, float, float, float]]
+                 ) -> tuple[list[str], list[str]]:
+    """Place names, once per place, where they run under no counter: along the
+    bottom of one of its hexes (middle hex first), else of a neighbouring hex,
+    else along the top; measured with the font's widths.  A name with no clear
+    spot at all is drawn above the counters (the second list), never under one."""
+    groups: dict[str, list[str]] = {}
+    for h, name in board.places.items():
+        if grid.contains(h):
+            groups.setdefault(name, []).append(h)
+    style = ('font-size="9.5" font-style="italic" fill="#3b2410" text-anchor="middle" stroke="#ffffff" '
+             'stroke-width="3" stroke-opacity="0.8" stroke-linejoin="round" paint-order="stroke"')
+    under = [f'<g class="places" {style}>']
+    over = [f'<g class="places places-over" {style}>']
+    for name in sorted(groups):
+        hs = sorted(groups[name], key=lambda h: centre[h])
+        mid = (len(hs) - 1) // 2
+        half = text_width(name, 9.5, italic=True) / 2 + 1
+        order = [hs[i] for i in sorted(range(len(hs)), key=lambda i: (abs(i - mid), i))]
+        near = [n for h in order for n in grid.neighbours(h) if grid.contains(n) and n not in hs]
+        spots = [(centre[h][0], centre[h][1] + SQ3 / 2 * HEX_R - 2.2) for h in order]
+        spots += [(centre[h][0], centre[h][1] - SQ3 / 2 * HEX_R + 18) for h in order]
+        spots += [(centre[n][0], centre[n][1] + SQ3 / 2 * HEX_R - 2.2) for n in dict.fromkeys(near)]
+        clear = [(x, y) for x, y in spots
+                 if not any(bx0 < x + half and x - half < bx1 and by0 < y + 2.5 and y - 7.5 < by1
+                            for bx0, by0, bx1, by1 in boxes)]
+        x, y = (clear or spots)[0]
+        (under if clear else over).append(f'<text class="place" x="{_f(x)}" y="{_f(y)}">{_esc(name)}</text>')
+    return under + ["</g>"], (over + ["</g>"] if len(over) > 1 else [])
+
+
+def _eliminated_box(units: list[dict], x0: float, y0: float, width: float) -> tuple[list[str], float]:
+    """A framed box of small counters for the eliminated units, side by side."""
+    s, gap, head = 34.0, 6.0, 84.0
+    per_row = max(1, int((width - head - 8) // (s + gap)))
+    rows = (len(units) + per_row - 1) // per_row
+    h = rows * (s + gap) + gap
+    out = [f'<g class="eliminated-box"><rect x="{_f(x0)}" y="{_f(y0)}" width="{_f(width)}" height="{_f(h)}" '
+           f'rx="3" fill="#efe9dc" stroke="#8a8272"/>',
+           f'<text x="{_f(x0 + 8)}" y="{_f(y0 + 17)}" font-size="11" font-weight="bold" fill="#333333">'
+           f'Eliminated</text>']
+    for i, u in enumerate(sorted(units, key=lambda u: (str(u.get("side", "")), str(u.get("id", ""))))):
+        r, c = divmod(i, per_row)
+        out += _counter(dict(u, status=[]), x0 + head + c * (s + gap), y0 + gap + r * (s + gap), s, s)
+    out.append("</g>")
+    return out, h

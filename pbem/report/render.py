@@ -28,9 +28,13 @@ _env: Environment | None = None
 def env() -> Environment:
     global _env
     if _env is None:
-        from jinja2 import Environment, FileSystemLoader, StrictUndefined
+        from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined
+        # The compiled templates are cached in Jinja's per-user folder ($TMPDIR/_jinja2-cache-UID,
+        # 0700, refused unless the user's own; keyed by the template's checksum): a report
+        # command then skips compiling report.txt.j2 (~11 ms of every `pbem report`).
         _env = Environment(loader=FileSystemLoader(str(TEMPLATES)), undefined=StrictUndefined,
-                           trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
+                           trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False,
+                           bytecode_cache=FileSystemBytecodeCache())
     return _env
 
 
@@ -90,7 +94,10 @@ def report_context(game: Game, side: str, st: GameState, entries: list[Entry], s
         by_side[s.id] = rows
     return {"v": view, "sc": sc, "side": side, "side_name": sc.side_name(side) if side != REFEREE else "Referee",
             "happened": happened, "since": since, "units_by_side": by_side, "label": sc.board.label,
-            "side_name_of": sc.side_name}
+            "side_name_of": sc.side_name, "order_example": game.rules.order_example,
+            # the SITUATION columns: at least 9 wide, wider when an id or a type is longer
+            "id_width": max([9] + [len(u["id"]) for u in view["units"]]),
+            "type_width": max([9] + [len(u.get("type") or "") for u in view["units"]])}
 
 
 def report_text(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> str:
@@ -98,7 +105,11 @@ def report_text(game: Game, side: str, st: GameState, entries: list[Entry], sinc
 
 
 def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> str:
+    """The map as ``side`` may see it: units, this report's moves, the hexes
+    under attack, and what decides the game (``marks.marks_for``: objectives,
+    areas, score; turn and phase under the title; eliminated units boxed)."""
     from pbem.report.mapsvg import render_svg
+    from pbem.report.marks import info_line, marks_for
     view = state_view(game, st, side, head)
     sc = game.scenario
     if st.result is not None:
@@ -107,16 +118,45 @@ def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since
         when = f"turn {st.turn}, {sc.side_name(view['phase_side'])} {view['phase']}"
     title = f"{sc.title} - {when} - seq {st.seq} - head {head[:12]}"
     highlight = [a.target for a in st.attacks] if st.attacks else []
-    return render_svg(game.scenario, view["units"], moves=moves_since(entries, since, {u.id: u.hex for u in game.scenario.units}), title=title, highlight=highlight)
+    marks = marks_for(game, st, side)
+    return render_svg(game.scenario, view["units"], moves=moves_since(entries, since, {u.id: u.hex for u in game.scenario.units}),
+                      title=title, highlight=highlight, marks=marks, info=info_line(view, marks, sc))
+
+
+def wants_svg(svg: bool | str, st: GameState) -> bool:
+    """Whether the SVG goes along: ``True``, ``False`` or ``"final"`` (only
+    once the game is over, the report a player keeps)."""
+    return svg is True or (svg == "final" and st.result is not None)
+
+
+def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str, *,
+                    png: bool = True, svg: bool | str = "final", width: int | None = None) -> list:
+    """The map as a report mail carries it: one PNG sized for a mail client
+    (``pbem.host.mail.svg_to_png``) and the SVG only when ``svg`` asks for it
+    (see ``wants_svg``).  The map is not even drawn when neither goes."""
+    from pbem.host import mail as M
+    with_svg = wants_svg(svg, st)
+    if not (png or with_svg):
+        return []
+    drawing = report_svg(game, side, st, entries, since, head)
+    name = f"{game.game_id}-seq{st.seq}-{side}"
+    out = []
+    if png:
+        data = M.svg_to_png(drawing, width or M.MAP_WIDTH)
+        if data:
+            out.append(M.Attachment(data, "image", "png", name + ".png"))
+    if with_svg or (png and not out):             # no PNG could be made: the SVG is the only map
+        out.append(M.Attachment(drawing.encode("utf-8"), "image", "svg+xml", name + ".svg"))
+    return out
 
 
 def report_eml(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
-               sender: str = "pbem@localhost", to: str | None = None) -> EmailMessage:
-    """A complete email: the text report as the body, the map as an attachment."""
+               sender: str = "pbem@localhost", to: str | None = None, svg: bool | str = "final") -> EmailMessage:
+    """A complete email as the host's report mails are: the text report as
+    the body, the map as one PNG, the SVG as ``svg`` says (``map_attachments``)."""
     from email.message import EmailMessage
     from email.utils import formatdate, make_msgid
     text = report_text(game, side, st, entries, since, head)
-    svg = report_svg(game, side, st, entries, since, head)
     from pbem.host.mail import Undeliverable, clean_header, safe_address
     msg = EmailMessage()
     who = game.scenario.side_name(side) if side != REFEREE else "Referee"
@@ -131,6 +171,6 @@ def report_eml(game: Game, side: str, st: GameState, entries: list[Entry], since
     msg["X-pbem-Game"] = game.game_id
     msg["X-pbem-Head"] = head
     msg.set_content(text)
-    msg.add_attachment(svg.encode("utf-8"), maintype="image", subtype="svg+xml",
-                       filename=f"{game.game_id}-seq{st.seq}-{side}.svg")
+    for a in map_attachments(game, side, st, entries, since, head, svg=svg):
+        msg.add_attachment(a.data, maintype=a.maintype, subtype=a.subtype, filename=a.filename)
     return msg

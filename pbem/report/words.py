@@ -51,4 +51,6 @@ def core_words(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
             return f"{name(ev.side)} recorded a secret ({ev.name}), commitment {ev.commitment[:16]}..."
         case E.SecretRevealed():
             return f"{name(ev.side)} revealed the secret {ev.name}: {ev.payload}"
+        case E.PressSent():
+            return f"{name(ev.side)} writes: {ev.text}"
     return type(ev).__name__

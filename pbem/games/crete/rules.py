@@ -29,14 +29,14 @@ from __future__ import annotations
 
 from pbem.core import orders as O
 from pbem.core.orders import OrderError
-from pbem.core.ruleset import Ctx, Ruleset
+from pbem.core.ruleset import Ctx, Ruleset, core_help
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
 from pbem.games.crete import events as E
 from pbem.games.crete import reducer, words
 from pbem.games.crete.airborne import air_land, check_plan, drop, plan_name
 from pbem.games.crete.answers import answer, decision_item
-from pbem.games.crete.board import enemies, gd, utype
+from pbem.games.crete.board import enemies, friends, gd, land, map_of, stack_limit, utype
 from pbem.games.crete.combat import attack
 from pbem.games.crete.lint import scenario_errors
 from pbem.games.crete.movement import move, owing_tracks, place, track_entries
@@ -45,6 +45,7 @@ from pbem.games.crete.schema import CreteData, CreteVictory
 from pbem.games.crete.standing import doctrine
 from pbem.games.crete.state import CW, GERMAN, CreteState
 from pbem.games.crete.terms import game_end
+from pbem.games.crete.terms import places_held
 
 # phase -> the order words it takes (3.0)
 PHASE_ORDERS = {"drop-plan": (), "set-up": ("place",), "air-landing": ("drop", "land"),
@@ -126,6 +127,61 @@ class Crete(Ruleset):
         return [{"side": ph.side, "kind": "attacks", "rule": "8.0, 9.1",
                  "order": "attack HEX [plus HEX ...] with UNIT ... all-out|limited [air AIR ...] [lose UNIT ...] "
                           "[advance UNIT [HEX] | no-advance] (one at a time), then end"}]
+
+    # --- what players are told (HELP, the welcome) -------------------------------------
+
+    def order_help(self, st: CreteState, sc: Scenario, side: str) -> list[str]:
+        core = [x for x in core_help(st, sc, side) if not x.startswith(("attack ", "advance ", "retreat "))]
+        own = ([f"secret {plan_name(sc)} " + " ".join(f"{m}=N" for m in gd(sc).get("maps", {}))
+                + "    the drop plan: airborne units per map on Game-Turn 1 (1.0, 1.1)",
+                "drop UNIT HEX    an airborne unit's one airdrop; it may scatter (5.0, 5.9)",
+                "land UNIT HEX    a mountain unit lands on a captured airfield (6.0)"] if side == GERMAN else
+               ["place UNIT HEX    set-up: a unit on a land hex (1.2)"]) + [
+            "attack HEX [plus HEX ...] with UNIT ... all-out|limited [air AIR ...] [lose UNIT ...] "
+            "[advance UNIT [HEX] | no-advance]    one attack at a time (8.0, 9.1)",
+            "retreat UNIT HEX | counterattack [HEX] TABLE    answer a Ca result (10.5)",
+            "lose UNIT ...    answer a loss the game asks for (10.3)",
+            "doctrine ca|re-roll [UNIT|HEX] ANSWER    a standing answer to Ca choices (10.5)",
+        ]
+        return core + own
+
+    def setup_choices(self, st: CreteState, sc: Scenario, side: str) -> list[str]:
+        """The drop plan's maps, the Commonwealth set-up area, the drop and landing
+        alternatives of an air-landing phase."""
+        if st.result is not None or st.decision is not None or not 0 <= st.phase < len(sc.sequence):
+            return []
+        ph = sc.sequence[st.phase]
+        if ph.side != side:
+            return []
+        maps = gd(sc).get("maps", {})
+        if ph.name == "drop-plan":
+            return [f"the {m} map: columns {v['first_col']:02d}-{v['last_col']:02d}" for m, v in maps.items()]
+        if ph.name == "set-up":
+            left = sorted(u.id for u in st.units.values() if u.side == CW and u.hex is None and not u.eliminated)
+            areas = ", ".join(f"{m} (columns {v['first_col']:02d}-{v['last_col']:02d})" for m, v in maps.items())
+            return [f"place each unit on any land hex of the maps {areas}, at most {stack_limit(sc)} "
+                    "Commonwealth units a hex (1.2, 4.4)",
+                    f"units still to place: {' '.join(left) if left else 'none'}"]
+        if ph.name != "air-landing":
+            return []
+        cd = st.crete
+        out = []
+        waiting = sorted(u.id for u in st.units.values() if u.side == GERMAN and u.hex is None and not u.eliminated
+                         and u.id not in cd.dropped and u.id not in cd.landed)
+        air = [u for u in waiting if utype(sc, u) == gd(sc).get("airborne_type", "airborne")]
+        if air:
+            if st.turn == 1 and cd.plan_open:
+                left = ", ".join(f"{m} {cd.plan.get(m, 0) - cd.t1.get(m, 0)}" for m in maps)
+                out.append(f"drop zones: any land hex free of Commonwealth units (5.1); the plan leaves: {left}")
+            else:
+                out.append("drop zones: any land hex of the maps free of Commonwealth units (5.1)")
+            out.append(f"airborne units to drop: {' '.join(air)}")
+        fields = [h for h in gd(sc).get("airfields", []) if h in cd.captured and land(sc, h) and map_of(sc, h)
+                  and not enemies(st, h, GERMAN) and friends(st, h, GERMAN) < 3]
+        hill = [u for u in waiting if utype(sc, u) == gd(sc).get("mountain_type", "mountain")]
+        if hill:
+            out.append(f"airfields open to land on (6.0-6.2): {' '.join(fields) if fields else 'none yet'}")
+        return out
 
     def default_orders(self, st: CreteState, sc: Scenario, side: str) -> list[str]:
         """The deadline defaults of ``defaults_help``."""
@@ -249,3 +305,20 @@ class Crete(Ruleset):
 
     def lint(self, sc: Scenario) -> list[str]:
         return scenario_errors(sc)
+
+    def map_marks(self, state, sc: Scenario, viewer: str) -> dict:
+        """12.2: the airfields and Suda score for the side holding them at the end (``side``: the
+        side whose units alone stand there now); the score: 12.1 points so far.  No drop-zone
+        areas: the drop plan is a count per map, sealed until turn 1 (1.0), and any hex but a
+        Commonwealth-held or all-sea one may be a target (5.1)."""
+        v, g = sc.victory, gd(sc)
+        held = {p.hex: p.side for p in places_held(state, sc)}
+        objs = [{"hex": h, "vp": int(v.get("airfield_points", 5)), "label": "airfield (12.2)", "side": held.get(h, "")}
+                for h in g.get("airfields", [])]
+        if g.get("suda"):
+            objs.append({"hex": g["suda"], "vp": int(v.get("suda_points", 10)), "label": "Suda (12.2)",
+                         "side": held.get(g["suda"], "")})
+        score = ", ".join(f"{sc.side_name(s)} {state.score.get(s, 0)} VP" for s in (GERMAN, CW))
+        if state.result is None:
+            score += " (12.1; the places count at the end, 12.2)"
+        return {"objectives": objs, "score": score}

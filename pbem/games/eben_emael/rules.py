@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 from pbem.core import orders as O
 from pbem.core.orders import OrderError
-from pbem.core.ruleset import Ctx, Ruleset
+from pbem.core.ruleset import Ctx, Ruleset, core_help
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState
 from pbem.games.eben_emael import assault, board, fire, lint, movement, phases, reducer, secrets, words
@@ -35,6 +35,7 @@ from pbem.games.eben_emael import events as E
 from pbem.games.eben_emael.board import FIRE_RESULTS, GERMAN, gd
 from pbem.games.eben_emael.schema import EbenData, EbenVictory
 from pbem.games.eben_emael.state import EbenEmaelState, initial_state
+from pbem.games.eben_emael.terms import victory_rule
 
 # (phase kind, order word) -> what it does with the order's words; a move is movement.move (4.0)
 ORDERS: dict[tuple[str, str], Callable[[Ctx, list[str]], None]] = {
@@ -80,6 +81,34 @@ class EbenEmael(Ruleset):
 
     def describe_event(self, ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
         return words.describe(ev, sc, origin)
+
+    def map_marks(self, state, sc: Scenario, viewer: str) -> dict:
+        """12.1/12.2: the fortifications the German player must destroy (held by the Belgians
+        until destroyed) and how many are down; 12.2: the glider landing area (clear hexes
+        without a fortification or a unit) during the two set-up steps.  The sealed dummies
+        and minefields are not in the state, so no side's map can show them."""
+        rule = victory_rule(sc)
+        need = list(gd(sc).get("victory_forts", []))
+        objs, down = [], 0
+        for h in need:
+            fid = board.forts(sc).get(h, "")
+            gone = board.undestroyed_fort(state, sc, h) is None
+            down += gone
+            name = sc.unit_defs[fid].name if fid in sc.unit_defs else h
+            objs.append({"hex": h, "vp": 0, "side": GERMAN if gone else board.BELGIAN,
+                         "label": f"{name} {h}: " + ("destroyed" if gone else "to destroy") + f" ({rule})"})
+        marks: dict = {"objectives": objs,
+                       "score": f"{sc.side_name(GERMAN)} {down} of {len(need)} fortifications destroyed ({rule})"}
+        setup = 0 <= state.phase < len(sc.sequence) and sc.sequence[state.phase].name in ("setup-belgian",
+                                                                                          "setup-german")
+        if state.result is None and setup and gd(sc).get("german_setup") == "free-clear":
+            used = {u.hex for u in state.units.values() if u.hex}
+            forts = board.forts(sc)
+            land = [h for h in sc.board.grid.all_hexes() if board.terrain(sc, h) == "clear"
+                    and h not in forts and h not in used]
+            marks["areas"] = [{"label": f"{sc.side_name(GERMAN)} glider landing: clear hexes (12.2)",
+                               "hexes": land, "side": GERMAN}]
+        return marks
 
     # ---- the rules' own helpers, for tests and tools ------------------------------------
 
@@ -160,6 +189,50 @@ class EbenEmael(Ruleset):
         if kind == "fire" and st.declarations_closed:
             return []
         return [{"side": ph.side, "kind": k, "rule": rule, "order": text}]
+
+    # ---- what players are told (HELP, the welcome) ------------------------------------
+
+    def order_help(self, st: GameState, sc: Scenario, side: str) -> list[str]:
+        if side == GERMAN:
+            own = ["place UNIT HEX    set-up: a squad on a clear hex, no fortification, no stacking (12.2)",
+                   "enter UNIT HEX ...    a reinforcement enters (10.2)",
+                   "demolish FORT with UNIT [charge]    sappers demolish a fortification (8.2)"]
+        else:
+            own = ["secret dummy-N HEX    set-up: a dummy cupola (9.5)",
+                   "secret mine-NN HEX    set-up: a minefield (11.0)",
+                   "place UNIT HEX    a garrison squad appears (10.3)"]
+        own += ["move UNIT HEX ...    movement (4.0)",
+                "fire UNIT TARGET    a fire attack at range, with line of sight (5.2, 6.0)",
+                "assault HEX with UNIT ...    a close assault on an adjacent hex (7.1)",
+                "lose UNIT    answer a loss the game asks for (4.4, 7.5)"]
+        keep = [x for x in core_help(st, sc, side) if x.split()[0] in ("advance", "end", "unveil", "press")]
+        return own + keep
+
+    def setup_choices(self, st: GameState, sc: Scenario, side: str) -> list[str]:
+        """The set-up choices: the cupolas that may be dummies and the minefields (Belgian),
+        the clear hexes open to the German squads."""
+        if st.result is not None or st.decision is not None or not 0 <= st.phase < len(sc.sequence):
+            return []
+        ph = sc.sequence[st.phase]
+        if ph.side != side:
+            return []
+        kind = phases.kind(ph.name)
+        if kind == "setup-belgian":
+            cups = [h for h, fid in sorted(board.forts(sc).items())
+                    if sc.unit_defs[fid].type == "cupola" and h not in gd(sc).get("never_dummy", [])]
+            out = [f"dummy cupolas (dummy-1, dummy-2) on one of these cupolas: {' '.join(cups)} (9.5)"]
+            n = int(gd(sc).get("minefields", 0))
+            if n:
+                out.append(f"minefields mine-01 .. mine-{n:02d}: any hex without a fortification (11.0, 11.6)")
+            return out
+        if kind == "setup-german":
+            used = {u.hex for u in st.units.values() if u.hex}
+            free = [h for h in sc.board.grid.all_hexes() if board.terrain(sc, h) == "clear"
+                    and h not in board.forts(sc) and h not in used]
+            left = sorted(u.id for u in st.units.values() if u.side == GERMAN and u.hex is None and not u.eliminated)
+            return [f"squads to place: {' '.join(left) or 'none'}",
+                    f"clear hexes open to them ({len(free)}): {' '.join(free)}"]
+        return []
 
     def default_orders(self, st: GameState, sc: Scenario, side: str) -> list[str]:
         """The deadline defaults of ``defaults_help``."""

@@ -30,6 +30,7 @@ from pbem.games.panzer_corps.state import PanzerCorpsState
 from pbem.mechanics.movement import trace_line, units_at
 
 DRAW = "R"                             # 3.0(4): the counters' mark, the name of the draw and its slots
+EDGE_DEGREES = {"north": 0, "east": 90, "south": 180, "west": 270}   # a grid edge, clockwise from the top
 
 
 class Dunkerque(PanzerCorps):
@@ -109,9 +110,8 @@ class Dunkerque(PanzerCorps):
                 if t <= st.turn and st.units[uid].hex is None and not st.units[uid].eliminated]
 
     def reinforcement_hexes(self, st: GameState, sc: Scenario, u: UnitState) -> list[str]:
-        south = self.edge(sc, "south")
-        return [h for h in sc.board.grid.all_hexes()
-                if sc.board.grid.is_edge(h, south) and self.entry_hex_open(st, sc, u, h)]
+        open_to = self.entry_hexes_open(st, sc, u)
+        return [h for h in sc.board.grid.edge_hexes(self.edge(sc, "south")) if open_to(h)]
 
     def on_phase_started(self, ctx: Ctx) -> None:
         st, sc = ctx.state, ctx.sc
@@ -180,12 +180,14 @@ class Dunkerque(PanzerCorps):
             return t is not None and not t.impassable and h not in german and h not in ezoc
         return open_hex
 
-    def trace(self, st: GameState, sc: Scenario, u: UnitState) -> list[str] | None:
-        """A connecting line from ``u`` to the printed west or south map edge, or None."""
-        open_hex = self.line_open(st, sc)
+    def trace(self, st: GameState, sc: Scenario, u: UnitState, open_hex=None) -> list[str] | None:
+        """A connecting line from ``u`` to the printed west or south map edge, or None
+        (``open_hex``: this state's ``line_open``, when the caller has it already)."""
+        if open_hex is None:
+            open_hex = self.line_open(st, sc)
         grid = sc.board.grid
-        edges = (self.edge(sc, "west"), self.edge(sc, "south"))
-        goals = {h for h in grid.all_hexes() if any(grid.is_edge(h, e) for e in edges) and open_hex(h)}
+        goals = {h for e in (self.edge(sc, "west"), self.edge(sc, "south")) for h in grid.edge_hexes(e)
+                 if open_hex(h)}
         return trace_line(sc.board, [u.hex], goals, open_hex=open_hex)
 
     def game_over(self, ctx: Ctx) -> None:
@@ -197,7 +199,7 @@ class Dunkerque(PanzerCorps):
         # Evacuation order (our default, 4.2): the strongest units first, so that whole formations
         # get away; only the total Combat Strength evacuated counts for the points (4.2(2)).
         for u in sorted(self.on_map(st, "allied"), key=lambda x: (-x.strength, x.id)):
-            path = self.trace(st, sc, u)
+            path = self.trace(st, sc, u, open_hex)     # the lines marked so far change no hex's openness
             if path is not None:
                 end = path[-1]
                 printed = next(edges[e] for e in edges if grid.is_edge(end, e))
@@ -242,6 +244,31 @@ class Dunkerque(PanzerCorps):
         else:
             ctx.emit(E.GameEnded(winner="allied", reason=f"the German forces have {points} points, "
                                  f"fewer than the {need} they need", rule="4.0"))
+
+    # --- the map's marks ------------------------------------------------------------
+
+    def map_marks(self, state, sc: Scenario, viewer: str) -> dict:
+        """4.2: the ports that evacuate cut-off Allied units (a capacity, no VP of their own);
+        10.0(3): the printed south edge while face-down units wait to enter (which unit is
+        which stays hidden); 4.0: the German points against the need; north is to the left."""
+        places = {h: p.name for p in sc.map.places for h in p.hexes}
+        cap = int(self.vic(sc, "port_capacity", 0))
+        marks: dict = {"objectives": [{"hex": h, "vp": 0, "side": "",
+                                       "label": f"{places.get(h, h)}: port, evacuates up to {cap} CS (4.2)"}
+                                      for h in self.ports(sc)],
+                       # north lies a quarter turn clockwise from the printed west edge
+                       "north": (EDGE_DEGREES[self.edge(sc, "west")] + 90) % 360}
+        d = state.decision
+        if state.result is None and d is not None and d.kind == "reinforcement":
+            kinds = [(h, sc.terrain.get(sc.board.terrain.get(h, "")))
+                     for h in sc.board.grid.edge_hexes(self.edge(sc, "south"))]
+            land = [h for h, t in kinds if t is not None and not t.impassable]
+            marks["areas"] = [{"label": f"{sc.side_name(d.side)} reinforcements enter (10.0(3))",
+                               "hexes": land, "side": d.side}]
+        need = int(self.vic(sc, "german_points_needed", 0))
+        marks["score"] = (f"{sc.side_name('german')} {state.score.get('german', 0)} points "
+                          f"({need} or more win at the end, 4.0)")
+        return marks
 
     # --- scenario checks ----------------------------------------------------------
 

@@ -68,6 +68,13 @@ class ElAlamein(PanzerCorps):
         ctx.emit(E.GameEnded(winner=self.vic(sc, "default_winner", ""),
                              reason=f"turn {st.turn} ended without an Axis victory", rule="4.2(4)"))
 
+    def map_marks(self, state, sc: Scenario, viewer: str) -> dict:
+        """4.1: an Axis unit on an objective hex or an Alam Halfa position wins."""
+        objs = [{"hex": h, "vp": 0, "label": "objective (4.1)"} for h in self.vic(sc, "objective_hexes", [])]
+        objs += [{"hex": h, "vp": 0, "label": "Alam Halfa position (4.1)"}
+                 for h in self.vic(sc, "alam_halfa_positions", [])]
+        return {"objectives": objs}
+
     def lint_game(self, sc: Scenario) -> list[str]:
         errs = []
         for key in ("objective_hexes", "alam_halfa_positions"):       # 4.1

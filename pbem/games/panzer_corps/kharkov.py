@@ -133,7 +133,8 @@ class Kharkov(PanzerCorps):
         return [uid for _t, _i, uid in sorted(due)]
 
     def reinforcement_hexes(self, st: GameState, sc: Scenario, u: UnitState) -> list[str]:
-        return [h for h in self.area_hexes(sc, u.id) if self.entry_hex_open(st, sc, u, h)]
+        open_to = self.entry_hexes_open(st, sc, u)
+        return [h for h in self.area_hexes(sc, u.id) if open_to(h)]
 
     def on_phase_started(self, ctx: Ctx) -> None:
         st, sc = ctx.state, ctx.sc
@@ -201,6 +202,47 @@ class Kharkov(PanzerCorps):
                                  rule="4.0"))
         else:
             ctx.emit(E.GameEnded(winner=SOVIET if s > g else GERMAN, reason=tally, rule="4.0"))
+
+    # --- the map's marks ------------------------------------------------------------
+
+    def map_marks(self, state, sc: Scenario, viewer: str) -> dict:
+        """4.1: every city hex (2 VP to its controller at the end), with who controls it and
+        whether the Soviets may still charge into it (4.2); 4.5: the sudden-death cities;
+        3.0(4): the Soviet set-up areas during the set-up; 10.0(3): the entry areas of the
+        units due in a reinforcement phase; the VP so far (4.0); north is to the left."""
+        city, charge = self.vp(sc, "city_vp"), self.vp(sc, "charge_vp")
+        sudden = set(self.vic(sc, "sudden_death", []))
+        objs = []
+        for h in self.cities(sc):
+            label = f"{sc.board.label(h)}: city (4.1)"
+            if h in sudden:
+                label += f"; {sc.side_name(SOVIET)} control wins at once (4.5)"
+            if charge and f"charged:{h}" not in state.point_marks:
+                label += f"; first {sc.side_name(SOVIET)} charge +{charge} (4.2)"
+            objs.append({"hex": h, "vp": city, "label": label, "side": state.control.get(h, "")})
+        marks: dict = {"objectives": objs, "north": 270}     # the scenario's grid has north to the left
+        d, units = state.decision, []
+        playing = state.result is None and 0 <= state.phase < len(sc.sequence)
+        if playing and d is not None and d.kind == "set-up":
+            units = [u for u in d.units if state.units[u].hex is None]                     # 3.0(4)
+        elif playing and d is None and sc.sequence[state.phase].name == "reinforcement":
+            units = self.due_reinforcements(state, sc)                                       # 10.0(3)
+        areas, shown = self.areas(sc), []
+        what, rule = ("set-up", "3.0(4)") if d is not None else ("entry", "10.0(3)")
+        for uid in units:
+            name, side = self.area_of(sc, uid), state.units[uid].side
+            if name in areas and name not in [a["name"] for a in shown]:
+                shown.append({"name": name, "label": f"{sc.side_name(side)} {what} area {name} ({rule})",
+                              "hexes": list(areas[name]["hexes"]), "side": side})
+        if shown:
+            marks["areas"] = [{k: v for k, v in a.items() if k != "name"} for a in shown]
+        held = {s: sum(1 for h in self.cities(sc) if state.control.get(h) == s) for s in (SOVIET, GERMAN)}
+        marks["score"] = (f"{sc.side_name(SOVIET)} {state.score.get(SOVIET, 0)} VP, "
+                          f"{sc.side_name(GERMAN)} {state.score.get(GERMAN, 0)} VP"
+                          + ("" if state.result is not None else
+                             f" (city hexes held, {city} VP each at the end: {sc.side_name(SOVIET)} "
+                             f"{held[SOVIET]}, {sc.side_name(GERMAN)} {held[GERMAN]})"))
+        return marks
 
     # --- scenario checks -------------------------------------------------------------
 

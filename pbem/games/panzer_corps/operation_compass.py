@@ -28,6 +28,7 @@ from pbem.core.ruleset import Ctx
 from pbem.games.panzer_corps.family import PanzerCorps
 from pbem.games.panzer_corps.params import GameParams, result_rules
 from pbem.mechanics.movement import trace_line, units_at
+from pbem.mechanics.zoc import ZocReach
 
 BRITISH, ITALIAN = "british", "italian"
 
@@ -87,9 +88,14 @@ class OperationCompass(PanzerCorps):
         return None
 
     def zoc_blocked(self, sc: Scenario, owner_side: str):
-        board = sc.board
-        entry = set(self.feature(sc, "british_entry")) if owner_side == ITALIAN else set()
-        return lambda a, b: bool(board.side_features(a, b) & self.p.blocking_hexsides) or b in entry
+        key = f"_compass_zoc_{owner_side}"          # the board's data only: one per scenario and side
+        known = sc.__dict__.get(key)
+        if known is None:
+            board = sc.board
+            entry = set(self.feature(sc, "british_entry")) if owner_side == ITALIAN else set()
+            known = sc.__dict__[key] = ZocReach(
+                board, lambda a, b: bool(board.side_features(a, b) & self.p.blocking_hexsides) or b in entry)
+        return known
 
     # --- set-up (3.0-3.2) ---------------------------------------------------------
 
@@ -199,6 +205,35 @@ class OperationCompass(PanzerCorps):
             tie = self.vic(sc, "tie_winner", "") or "draw"
             words = "a draw" if tie == "draw" else f"a tie goes to the {sc.side_name(tie)}s"
             ctx.emit(E.GameEnded(winner=tie, reason=f"{tally}: {words}", rule="4.0"))
+
+    # --- the map's marks ------------------------------------------------------------
+
+    def map_marks(self, state, sc: Scenario, viewer: str) -> dict:
+        """4.1(1): the footholds with their VP and who controls them (4.1(2)/(3)); 3.0(3): where the
+        S battalions may set up, and 3.2(1): the British entry hexes, each while its step runs;
+        the score: VP once the game is over, before it what the footholds held and the British
+        losses would give (4.1, 4.2: footholds count only with a connecting line, 4.3)."""
+        holds = self.footholds(sc)
+        objs = [{"hex": h, "vp": vp, "label": f"{sc.board.label(h)}: foothold (4.1; {sc.side_name(BRITISH)} "
+                 f"holding all {len(holds)} win at once, 4.4)",
+                 "side": state.control.get(h, "")} for h, vp in sorted(holds.items())]
+        marks: dict = {"objectives": objs}
+        d = state.decision
+        if state.result is None and d is not None and d.kind in ("set-up", "entry") and d.units:
+            rule = "3.0(3)" if d.kind == "set-up" else "3.2(1)"
+            what = "S battalions set up" if d.kind == "set-up" else "entry hexes"
+            hexes = self.setup_hexes(state, sc, state.units[d.units[0]], d.kind)     # the legal ones now
+            marks["areas"] = [{"label": f"{sc.side_name(d.side)} {what} ({rule})", "hexes": hexes, "side": d.side}]
+        b, i = sc.side_name(BRITISH), sc.side_name(ITALIAN)
+        if state.result is not None:
+            marks["score"] = f"{b} {state.score.get(BRITISH, 0)} VP, {i} {state.score.get(ITALIAN, 0)} VP"
+            return marks
+        held = {s: sum(vp for h, vp in holds.items() if state.control.get(h) == s) for s in (BRITISH, ITALIAN)}
+        lost = len(self.eliminated(state, BRITISH))
+        per = int(self.vic(sc, "british_losses_per_vp", 0))
+        marks["score"] = (f"footholds held: {b} {held[BRITISH]} VP, {i} {held[ITALIAN]} VP; "
+                          f"{lost} {b} units lost" + (f" ({i} +{lost // per} VP, 4.2)" if per else ""))
+        return marks
 
     # --- scenario checks -----------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pbem.core import orders as O
 from pbem.core.orders import OrderError
-from pbem.core.ruleset import Ctx, Ruleset
+from pbem.core.ruleset import Ctx, Ruleset, core_help
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
 from pbem.games.red_devils import airborne, events as E, reducer, terms, terrain, words
@@ -34,6 +34,7 @@ from pbem.games.red_devils.movement import mode_order, move_order
 from pbem.games.red_devils.opportunity import doctrine_order
 from pbem.games.red_devils.schema import GameTable, RedDevilsData
 from pbem.games.red_devils.state import RedDevilsState
+from pbem.games.red_devils.terrain import gd
 
 GAME = "red-devils"
 RESULTS = frozenset({"Ae", "Ad", "-", "Dd", "De", "De*"})
@@ -68,6 +69,42 @@ class RedDevils(Ruleset):
 
     def lint(self, sc: Scenario) -> list[str]:
         return lint_scenario(sc)
+
+    def map_marks(self, state, sc: Scenario, viewer: str) -> dict:
+        """12.1-12.3 victory hexes (the specially marked ones count two); 10.1-10.3 German entry hexes."""
+        data = gd(sc)
+        special = set(data.get("vp_special", []))
+        objs = [{"hex": h, "vp": 2 if h in special else 1, "label": "victory hex (12.1)"}
+                for h in sorted(set(data.get("vp_hexes", [])) | special)]
+        areas = [{"label": f"German entry {k} (10.1)", "hexes": list(v), "side": "german"}
+                 for k, v in sorted((data.get("entry_hexes") or {}).items())]
+        areas += self._drop_areas(state, sc)
+        win = min(v for v, level in terms.LEVELS if level.startswith("British"))
+        score = (f"{sc.side_name('british')} {state.score.get('british', 0)} VP "
+                 f"({win} or more at the end: a {sc.side_name('british')} victory, 12.6)")
+        return {"objectives": objs, "areas": areas, "score": score}
+
+    @staticmethod
+    def _drop_areas(state: RedDevilsState, sc: Scenario) -> list[dict]:
+        """1.2, 9.0-9.2: while the British set up, the printed drop zones of the turn-1 units (both
+        of a unit printed with two until one is chosen); during an air landing, the zones of the
+        units still to land, each with its free landing hexes.  The Polish zones appear only
+        once unveiled (9.7): before that the state does not hold them."""
+        if state.result is not None or not 0 <= state.phase < len(sc.sequence):
+            return []
+        zones: dict[str, str] = {}
+        if sc.sequence[state.phase].name == "setup":
+            for d in sc.units:
+                if d.side == "british" and d.entry_turn == 1:
+                    dzs = [state.dz[d.id]] if d.id in state.dz else terrain.info(sc, d.id).get("drop_zones", [])
+                    zones.update({z: "1.2, 9.0" for z in dzs})
+        elif state.landing is not None:
+            for uid in state.landing.units:
+                if uid not in state.landing.placed and not state.units[uid].eliminated:
+                    zones.update({z: "9.0" for z in airborne.zones_for(state, sc, uid)})
+        return [{"label": f"{sc.side_name('british')} drop zone {z} ({rule})",
+                 "hexes": airborne.landing_hexes(sc, z, state), "side": "british"}
+                for z, rule in sorted(zones.items())]
 
     def describe_event(self, ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
         return words.describe(ev, sc, origin)
@@ -184,6 +221,47 @@ class RedDevils(Ruleset):
                      "order": "move UNIT HEX ... [off] (any number), mode UNIT mech|foot, doctrine ..., then end"}]
         return [{"side": ph.side, "kind": "combat", "rule": "6.0, 7.0",
                  "order": "attack HEX with UNIT ... [advance UNIT [HEX ...] | no-advance] (resolved at once), then end"}]
+
+    # --- what players are told (HELP, the welcome) -------------------------------------
+
+    def order_help(self, st: RedDevilsState, sc: Scenario, side: str) -> list[str]:
+        own = [
+            "move UNIT HEX ... [off]    move hex by hex; the enemy may fire as you go (4.0, 5.0)",
+            "mode UNIT mech|foot    a motorized unit's mode (4.8)",
+            "doctrine ...    standing orders for opportunity fire (5.0)",
+            "fire UNIT ... | pass    answer an opportunity to fire (5.0)",
+            "attack HEX with UNIT ... [advance UNIT [HEX ...] | no-advance]    resolved at once (6.0, 7.0)",
+            "retreat UNIT HEX HEX | disrupt [UNIT]    answer a Dd or Ad result (7.6)",
+            "recover UNIT ...    units to recover with command points (8.5)",
+        ]
+        if side == "british":
+            own += ["place UNIT HEX    set-up: the drop zone of a unit printed with two (1.2)",
+                    f"secret {POLISH_SECRET} HEX HEX    set-up: seal the two Polish drop zones (9.7)",
+                    "land UNIT HEX    air landing: within three hexes of its drop zone (9.0)"]
+        else:
+            own += ["demolish | spare    the bridge, when the game asks (11.0)"]
+        keep = [x for x in core_help(st, sc, side) if x.split()[0] in ("advance", "end", "secret", "unveil", "press")]
+        return own + keep
+
+    def setup_choices(self, st: RedDevilsState, sc: Scenario, side: str) -> list[str]:
+        """At set-up: each unit's two printed drop zones (1.2); in an air landing: each unit's legal hexes (9.0)."""
+        if st.result is not None or st.decision is not None or not 0 <= st.phase < len(sc.sequence) \
+                or side != "british":
+            return []
+        ph = sc.sequence[st.phase]
+        if ph.name == "setup":
+            out = []
+            for d in sc.units:
+                dzs = terrain.info(sc, d.id).get("drop_zones", [])
+                if d.side == "british" and d.entry_turn == 1 and len(dzs) >= 2 and d.id not in st.dz:
+                    out.append(f"place {d.id} HEX: {' or '.join(dzs)}")
+            out.append(f"secret {POLISH_SECRET} HEX HEX: two hexes, each with room around it for the four Polish "
+                       "units (9.7)")
+            return out
+        if ph.name == "movement" and st.landing is not None:
+            left = [u for u in st.landing.units if u not in st.landing.placed]
+            return [f"land {u}: {' '.join(airborne.legal_hexes(st, sc, u)) or airborne.LOST}" for u in left]
+        return []
 
     def default_orders(self, st: RedDevilsState, sc: Scenario, side: str) -> list[str]:
         """The deadline defaults of ``defaults_help``."""

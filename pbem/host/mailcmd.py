@@ -1,0 +1,292 @@
+"""Mail that reads like mail: an orders mail's lines sorted into orders, mail
+commands and the words around them, and the answers to the commands.
+
+A line is an order when it parses as one.  A line that does not parse but
+looks like a misspelt order (its first word is an order word or close to one,
+or it names a unit) stays with the orders, so it is refused with the reason
+as before.  Any other line (a greeting, a sign-off, a remark) is ignored and
+reported, with a "did you mean" where a word is close to an order word, a
+unit or a hex.  Commands are lines of their own (or, for CHECK, FINAL, DRAFT,
+HELP and STATUS, a capitalised word of the subject):
+
+    CHECK            check the orders of this mail; apply nothing
+    DRAFT / FINAL    hold the orders for this step / apply them (or the held ones)
+    HELP             the orders of this game and step, with examples
+    STATUS           whose move, the deadline, the score, what the game waits for
+    HISTORY [N]      the last N events (default 10) as this side may see them
+    ABSENT until DATE   push this side's deadlines to DATE (as far as the host allows)
+    MAP SVG          this answer carries the map as SVG too (subject word: SVG)
+    press TEXT       (an order) a message to the other sides, in the log
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from pbem.core import orders as O
+
+MODES = ("check", "final", "draft")
+COMMANDS = ("help", "status", "history", "absent")
+SUBJECT_WORDS = {"CHECK", "FINAL", "DRAFT", "HELP", "STATUS", "SVG"}
+MAP_SVG = ["map", "svg"]                  # the command a line `MAP SVG` (or the subject word SVG) gives
+HISTORY_DEFAULT, HISTORY_MAX = 10, 200
+_TAG = re.compile(r"\[pbem\s+[^\]]*\]", re.IGNORECASE)
+
+
+@dataclass
+class Request:
+    """One mail read: its mode, commands, orders (in their line positions: other
+    lines blank, so numbers match the mail), press lines the same way, and the
+    lines ignored (``{"line", "text", "hint"}``)."""
+    mode: str = ""
+    commands: list[list[str]] = field(default_factory=list)
+    orders: str = ""
+    press: str = ""
+    ignored: list[dict] = field(default_factory=list)
+
+    @property
+    def has_orders(self) -> bool:
+        return bool(self.orders.strip())
+
+
+def _word(tok: str) -> str:
+    return tok.strip(".,;:!?()\"'").lower()
+
+
+def read(text: str, subject: str, game) -> Request:
+    """Sort the lines of ``text`` (the mail's own text, key lines and quotes
+    already blanked) for ``game``."""
+    rules, sc = game.rules, game.scenario
+    verbs = [*O.CORE_VERBS, *sorted(rules.verbs)]
+    units = {u.id.lower(): u.id for u in sc.units}
+    req = Request()
+    for w in _TAG.sub(" ", subject or "").split():
+        w = w.strip(".,;:!?")
+        if w in SUBJECT_WORDS:
+            if w == "SVG":
+                if MAP_SVG not in req.commands:
+                    req.commands.append(list(MAP_SVG))
+            elif w.lower() in MODES:
+                req.mode = _stronger(req.mode, w.lower())
+            elif [w.lower(), ""] not in req.commands:
+                req.commands.append([w.lower(), ""])
+    orders: list[str] = []
+    press: list[str] = []
+    for n, raw in enumerate(text.split("\n"), start=1):
+        body = raw.split("#", 1)[0].strip()
+        orders.append("")
+        press.append("")
+        if not body:
+            continue
+        toks = body.split()
+        first = _word(toks[0])
+        if [first, _word(toks[-1])] == MAP_SVG and len(toks) == 2:
+            if MAP_SVG not in req.commands:
+                req.commands.append(list(MAP_SVG))
+            continue
+        if first in MODES and len(toks) == 1:
+            req.mode = _stronger(req.mode, first)
+            continue
+        if first in COMMANDS and (first != "help" and first != "status" or len(toks) == 1):
+            req.commands.append([first, " ".join(toks[1:])])
+            continue
+        try:
+            order = O.parse_line(body, rules.verbs)
+        except O.OrderError:
+            order = None
+            if _looks_like_order(toks, verbs, units):
+                orders[-1] = body                   # refused with its reason, as any bad order
+                continue
+            req.ignored.append({"line": n, "text": body, "hint": _hint(toks, verbs, units, sc)})
+            continue
+        if isinstance(order, O.Press):
+            press[-1] = body
+        else:
+            orders[-1] = body
+    req.orders = "\n".join(orders)
+    req.press = "\n".join(press)
+    return req
+
+
+def _stronger(a: str, b: str) -> str:
+    """CHECK wins over FINAL, FINAL over DRAFT: a mail that says CHECK applies nothing."""
+    rank = {"": 0, "draft": 1, "final": 2, "check": 3}
+    return a if rank[a] >= rank[b] else b
+
+
+def _looks_like_order(toks: list[str], verbs: list[str], units: dict[str, str]) -> bool:
+    """An order word first, or a unit named, or a word close to an order word
+    followed by something an order holds (a hex, a unit): "mvoe 8Pz 0612" is a
+    misspelt order, "More to follow" is not."""
+    first = _word(toks[0])
+    if first in verbs or any(_word(t) in units or t.lower() in units for t in toks):
+        return True
+    if difflib.get_close_matches(first, verbs, n=1, cutoff=0.75):
+        return any(len(w) == 4 and sum(c.isdigit() for c in w) >= 3
+                   or difflib.get_close_matches(w.lower(), list(units), n=1, cutoff=0.75)
+                   for w in (t.strip(".,;:!?()") for t in toks[1:]))
+    return False
+
+
+def _hint(toks: list[str], verbs: list[str], units: dict[str, str], sc) -> str:
+    """'did you mean ...' for an ignored line: its first word against the order
+    words and commands, the others against the unit ids and hexes."""
+    found: list[str] = []
+    first = _word(toks[0])
+    # 0.75: "statsu" is STATUS and "chek" CHECK, while "Dear" is not "delay" nor "Best" ABSENT
+    m = difflib.get_close_matches(first, [*verbs, *COMMANDS, *MODES], n=1, cutoff=0.75)
+    if m:
+        found.append(m[0].upper() if m[0] in COMMANDS + MODES else m[0])
+    hexes = sc.board.terrain
+    for t in toks[1:]:
+        w = t.strip(".,;:!?()\"'")
+        m = difflib.get_close_matches(w.lower(), list(units), n=1, cutoff=0.75)
+        if m and units[m[0]] not in found:
+            found.append(units[m[0]])
+        elif len(w) == 4 and w.isdigit() and w not in hexes:
+            near = difflib.get_close_matches(w, list(hexes), n=1, cutoff=0.75)
+            if near and near[0] not in found:
+                found.append(near[0])
+    return f"did you mean {' / '.join(found)}?" if found else ""
+
+
+# --- answers to the commands --------------------------------------------------------
+
+def help_lines(game, st, side: str) -> list[str]:
+    """HELP: the orders of this game for ``side`` (``Ruleset.order_help``), what
+    the game waits for from it now, the legal set-up choices, the mail commands."""
+    sc = game.scenario
+    out = ["Orders of this game (one a line):"]
+    out += [f"  {row}" for x in game.rules.order_help(st, sc, side) for row in align(x)]
+    from pbem.views import awaiting_rows
+    mine = [a for a in awaiting_rows(game, st, side) if a.get("side") == side]
+    if st.result is not None:
+        out.append("The game is over: it takes no more orders (press still reaches the others).")
+    elif mine:
+        out.append("The game waits for you now:")
+        out += [f"  {a['kind']}: write {a['order']}" for a in mine]
+    else:
+        out.append("The game waits for the other side now; you may still send press, or stage orders with DRAFT.")
+    choices = game.rules.setup_choices(st, sc, side)
+    if choices:
+        out.append("Your set-up choices now:")
+        out += [f"  {c}" for c in choices]
+    out += ["Mail commands (a line of their own; CHECK, DRAFT, FINAL, HELP, STATUS also as a word of the subject):",
+            "  CHECK               check this mail's orders: what would be applied and refused; nothing is applied",
+            "  DRAFT               hold this mail's orders for your current step (replacing any held); nothing applied;",
+            "                      a DRAFT without orders shows the held ones, checked again",
+            "  FINAL               apply this mail's orders, or the held ones if it has none",
+            "  HELP                this list",
+            "  STATUS              whose move, deadline, score, what the game waits for",
+            "  HISTORY [N]         the last N events (default 10) as you may see them",
+            "  press TEXT          a message to the other side: public, kept in the log",
+            "  ABSENT until DATE   move your deadlines to DATE (e.g. 2026-03-01), as far as the host allows",
+            "  MAP SVG             this answer carries the map as SVG too, sharp at any zoom (or SVG in the subject)",
+            "Greetings, sign-offs and other text are ignored (the answer lists them); quoted text (>) and",
+            "everything below a '-- ' signature line are not read."]
+    return out
+
+
+def align(line: str) -> list[str]:
+    """An ``order_help`` line as rows: the syntax in a column, what it does beside
+    it, or on the next row under that column when the syntax is wider."""
+    syntax, sep, what = line.partition("    ")
+    if not sep:
+        return [line]
+    if len(syntax) < 34:
+        return [f"{syntax:<34} {what.strip()}"]
+    return [syntax, f"{'':<34} {what.strip()}"]
+
+
+def status_lines(host, game, st, side: str, head: str) -> list[str]:
+    """STATUS as ``side`` may see it (views.state_view): turn and phase, whose
+    move, what the game waits for, the score, this side's deadlines."""
+    from pbem.views import state_view
+    sc = game.scenario
+    v = state_view(game, st, side, head)
+    out = [f"{sc.title}, game {game.game_id}: you play {sc.side_name(side)}."]
+    if v["result"]:
+        r = v["result"]
+        out.append(f"Game over: {sc.side_name(r['winner'])} wins ({r['reason']}, rule {r['rule']}).")
+    else:
+        out.append(f"Turn {v['turn']} of {v['turns']}{' (' + v['turn_label'] + ')' if v['turn_label'] else ''}: "
+                   f"{sc.side_name(v['phase_side'])} {v['phase']} phase.")
+    for a in v["awaiting"]:
+        who = "you" if a["side"] == side else sc.side_name(a["side"])
+        out.append(f"Waiting for {who}: {a['kind']} ({a['order']}).")
+    if not v["awaiting"] and not v["result"]:
+        out.append("Waiting for nobody.")
+    if v["score"]:
+        out.append("Score so far: " + ", ".join(f"{sc.side_name(k) if k in sc.side_ids() else k} {n}"
+                                                for k, n in sorted(v["score"].items())))
+    dl = host._deadlines(game)
+    waits = [w for w in dl.get("waits", {}).values()]
+    for w in waits:
+        who = "your" if w["side"] == side else f"{sc.side_name(w['side'])}'s"
+        out.append(f"Deadline: {who} {w['kind']} is due by {w['due']} (UTC).")
+    if not waits:
+        out.append("No deadline is running.")
+    away = dl.get("absent", {}).get(side)
+    if away:
+        out.append(f"You are marked absent until {away}.")
+    from pbem import staging
+    held = staging.staged(game, side)
+    if held:
+        out.append(f"You have orders staged (held) since {held['at']}; send FINAL to apply them.")
+    out.append(f"Log head {head} (seq {st.seq}).")
+    return out
+
+
+def history_lines(game, side: str, arg: str) -> list[str]:
+    """HISTORY [N]: the last N events as ``side`` may see them (the report's words)."""
+    from pbem.report.render import describe
+    n = HISTORY_DEFAULT
+    if arg.strip():
+        if not arg.strip().isdigit():
+            return [f"HISTORY takes a number of events (1 to {HISTORY_MAX}), not {arg.strip()!r}."]
+        n = max(1, min(HISTORY_MAX, int(arg.strip())))
+    rows = []
+    for en in game.entries()[-n:]:
+        text = describe(en.event, game.scenario, side)
+        if text:
+            rows.append(f"  {en.seq:>5}  {text}")
+    return [f"The last {n} events of the log, as you may see them:"] + rows
+
+
+def check_lines(game, side: str, sub) -> list[str]:
+    """A check (``Game.check``) line by line, for the CLI and the mail answer alike."""
+    from pbem.report.render import describe
+    out = []
+    for a in sub.applied:
+        out.append(f"would apply  line {a.line}: {a.text}")
+        out += [f"             {t}" for t in (describe(ev, game.scenario, side) for ev in a.events) if t]
+    if sub.needs_dice:
+        out.append(f"needs dice   {sub.needs_dice}: legal up to its roll; a check rolls no die, "
+                   "so its outcome is known only when it is applied")
+        out += [f"not checked  {t} (depends on that roll)" for t in sub.unchecked]
+    if sub.refused is not None:
+        out.append(f"would REFUSE {sub.refused}")
+        rest = list(sub.not_applied)
+        bare = [t.split("#", 1)[0].strip() for t in rest]
+        if sub.refused.text.split("#", 1)[0].strip() in bare:     # the refused line itself is named above
+            del rest[bare.index(sub.refused.text.split("#", 1)[0].strip())]
+        out += [f"not applied  {t}" for t in rest]
+    if not (sub.applied or sub.refused or sub.needs_dice):
+        out.append("no orders to check")
+    out.append(f"checked against head {sub.head} (seq {sub.seq}); nothing was written")
+    return out
+
+
+def merge(*texts: str) -> str:
+    """Line-position texts (as ``Request.orders`` and ``.press``) laid over each other."""
+    rows = [t.split("\n") for t in texts]
+    n = max(len(r) for r in rows)
+    return "\n".join(next((r[i] for r in rows if i < len(r) and r[i]), "") for i in range(n))
+
+
+def board_asked(inc) -> bool:
+    """Does a mail ask for the host's status board (STATUS, nothing else)?"""
+    words = [ln.strip().lower() for ln in inc.orders.split("\n") if ln.strip()]
+    subject = {w.strip(".,;:!?") for w in _TAG.sub(" ", inc.subject or "").split()}
+    return words == ["status"] or (not words and "STATUS" in subject)

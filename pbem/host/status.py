@@ -1,0 +1,179 @@
+"""The host's status board (`pbem host status`, and ``STATUS`` mailed by the
+referee): one row per hosted game with its scenario, turn and phase, whose
+move it is, the next deadline and the time left, the last mail in and out,
+and how many of its messages wait in the quarantine.
+
+It only reads: the games' logs (through their state cache), each game's
+deadline.json, the journal (one record per job: an incoming message has its
+Message-ID as key, the host's own jobs a key starting "host job "), the spool
+and the quarantine's reasons.jsonl.  "Last out" is when the host last wrote
+mail for the game (the job that made it); mail not yet delivered is counted
+as waiting in the spool.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+from email import policy
+from email.parser import BytesHeaderParser
+from pathlib import Path
+
+from pbem.host.common import DEADLINE_NAME, fmt_duration, iso, parse_time
+
+
+@dataclass
+class Row:
+    """One game on the board (times in ISO 8601 UTC, "" = none)."""
+    game: str
+    scenario: str
+    turn: int
+    phase: str                 # "axis movement", "game over", ...
+    waiting_for: list[str]     # side names the game waits for
+    deadline: str              # the earliest deadline of an awaited decision
+    left: str                  # "1d4h", "overdue 2h", "" (no deadline)
+    last_in: str
+    last_out: str
+    spooled: int               # mails written but not delivered yet
+    quarantined: int
+    problem: str = ""          # a game that cannot be read says why
+
+
+def _journal(host) -> list[dict]:
+    out = []
+    d = host.journal_dir
+    if not d.is_dir():
+        return out
+    for p in d.glob("*.json"):
+        try:
+            out.append(json.loads(p.read_text()))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def _spooled(host) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    ready = host.spool_ready
+    if not ready.is_dir():
+        return counts
+    parser = BytesHeaderParser(policy=policy.default)
+    for f in ready.glob("*/*.eml"):
+        try:
+            gid = str(parser.parsebytes(f.read_bytes())["X-pbem-Game"] or "")
+        except OSError:
+            continue
+        counts[gid] = counts.get(gid, 0) + 1
+    return counts
+
+
+def _quarantined(host) -> dict[str, int]:
+    """Messages in the quarantine per game ("" = no game could be named)."""
+    games: dict[str, str] = {}
+    try:
+        for line in (host.quarantine_dir / "reasons.jsonl").read_text().splitlines():
+            try:
+                r = json.loads(line)
+                games[r["file"]] = r.get("game") or ""
+            except (ValueError, KeyError, TypeError):
+                continue
+    except OSError:
+        pass
+    counts: dict[str, int] = {}
+    for path, _at, _why in host.quarantined():
+        gid = games.get(path.name, "")
+        counts[gid] = counts.get(gid, 0) + 1
+    return counts
+
+
+def _left(due: datetime, now: datetime) -> str:
+    """Time left (or overdue) in its two largest units, "3d4h", "5h20m", "45m":
+    a board to glance at, not a stopwatch."""
+    secs = int((due - now).total_seconds())
+    text = fmt_duration(timedelta(seconds=_coarse(abs(secs))))
+    return text if secs >= 0 else "overdue " + text
+
+
+def _coarse(secs: int) -> int:
+    for unit, below in ((86400, 3600), (3600, 60), (60, 1)):
+        if secs >= unit:
+            return secs - secs % below
+    return secs
+
+
+def _game_row(gid: str, path: Path, jobs: list[dict], spooled: dict, quarantined: dict, now: datetime) -> Row:
+    from pbem.engine import Game
+    mine = [r for r in jobs if r.get("game") == gid and r.get("at")]
+    ins = [r["at"] for r in mine if not str(r.get("key", "")).startswith("host job ")]
+    outs = [r["at"] for r in mine if r.get("status") == "done"]
+    row = Row(gid, "", 0, "", [], "", "", max(ins, default=""), max(outs, default=""),
+              spooled.get(gid, 0), quarantined.get(gid, 0))
+    try:
+        game = Game(path)
+        st = game.state()
+    except Exception as e:             # noqa: BLE001 - one broken game must not hide the others
+        row.problem = f"cannot be read: {e}"
+        return row
+    sc = game.scenario
+    row.scenario, row.turn = sc.id, st.turn
+    if st.result is not None:
+        row.phase = "game over"
+        row.waiting_for = []
+    else:
+        ph = sc.sequence[st.phase] if 0 <= st.phase < len(sc.sequence) else None
+        row.phase = f"{sc.side_name(ph.side)} {ph.name}" if ph else f"phase {st.phase}"
+        sides = dict.fromkeys(item["side"] for item in game.rules.awaiting(st, sc))
+        row.waiting_for = [sc.side_name(s) for s in sides]
+    try:
+        waits = json.loads((path / DEADLINE_NAME).read_text()).get("waits", {})
+    except (OSError, ValueError):
+        waits = {}
+    dues = []
+    for w in waits.values():
+        try:
+            dues.append(parse_time(w["due"]))
+        except Exception:              # noqa: BLE001 - a hand-edited deadline file
+            continue
+    if dues and st.result is None:
+        due = min(dues)
+        row.deadline, row.left = iso(due), _left(due, now)
+    return row
+
+
+def board(host) -> tuple[list[dict], str]:
+    """The status board of ``host`` (a Host, or a host folder): one dict per
+    game (the fields of ``Row``) and the same as a plain-text table."""
+    from pbem.host.service import Host
+    if not isinstance(host, Host):
+        host = Host.open(Path(host))
+    now = host.now()
+    jobs = _journal(host)
+    spooled, quarantined = _spooled(host), _quarantined(host)
+    rows = [_game_row(gid, path, jobs, spooled, quarantined, now) for gid, path in sorted(host.games().items())]
+    return [asdict(r) for r in rows], text(rows, now, quarantined.get("", 0))
+
+
+def text(rows: list[Row], now: datetime, unnamed: int = 0) -> str:
+    """The board as a table a mail client shows well (fixed width, no tabs)."""
+    head = ["game", "scenario", "turn", "phase", "waiting for", "deadline", "left", "last in", "last out",
+            "quarantined"]
+    body = []
+    for r in rows:
+        if r.problem:
+            body.append([r.game, r.problem] + [""] * 8)
+            continue
+        out = r.last_out + (f" (+{r.spooled} in spool)" if r.spooled else "")
+        body.append([r.game, r.scenario, str(r.turn), r.phase, ", ".join(r.waiting_for) or "-",
+                     r.deadline or "none", r.left or "-", r.last_in or "-", out or "-", str(r.quarantined)])
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+    lines = [f"Host status at {iso(now)}: {len(rows)} game(s)", ""]
+    for cells in [head, ["-" * w for w in widths]] + body:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip())
+    if unnamed:
+        lines += ["", f"{unnamed} quarantined message(s) name no hosted game (pbem mail quarantine lists them)."]
+    return "\n".join(lines) + "\n"
+
+
+def board_text(host) -> str:
+    """The board as text only (what a ``STATUS`` mailed by the referee answers)."""
+    return board(host)[1]

@@ -1,0 +1,123 @@
+"""The map's legend: terrain, lines and marks present on this map, counter
+colours, the unit symbols in play, what decides the game (objectives, areas)
+and the arrows; laid out in labelled rows that wrap, every label measured
+with the font's own widths (``fontmetrics``)."""
+from __future__ import annotations
+
+from pbem.report.fontmetrics import text_width
+from pbem.report.mapsvg import (DISRUPTED_COLOUR, HEX_R, HIGHLIGHT_COLOUR, MOVE_STYLES, ROAD_COLOUR, UNKNOWN_TERRAIN,
+                                _battle_position, _cliff_path, _esc, _f, _link, _mark, _pts, hex_corners)
+from pbem.report.symbols import symbol
+
+def legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
+            extras: dict[str, bool], x0: float, y0: float, width: float
+            ) -> tuple[list[str], float]:
+    """Legend rows laid out left to right, wrapping; returns (svg, height)."""
+    fs = 11.0
+    row_h = 22.0
+    rows: list[tuple[str, list[tuple[float, str]]]] = []   # (heading, [(width, svg-with-{x}{y})])
+
+    def hexagon(colour: str) -> str:
+        return ('<polygon points="{P}" fill="' + _esc(colour) + '" stroke="#6b6455" '
+                'stroke-width="0.8"/>')
+
+    items = []
+    for t in terrains:
+        colour = sc.terrain[t].colour if t in sc.terrain else UNKNOWN_TERRAIN
+        items.append((t, ("hex", colour)))
+    if extras.get("road"):
+        items.append(("road", ("road", "")))
+    for style in extras.get("links", []) + extras.get("edges", []):
+        items.append((style[3], ("line", style)))
+    for shape, colour, label in extras.get("marks", []):
+        items.append((label, ("mark", (shape, colour))))
+    if extras.get("battle_position"):
+        items.append(("battle position", ("bp", "")))
+    if extras.get("river"):
+        items.append(("river", ("river", "")))
+    if extras.get("cliff"):
+        items.append(("cliff", ("cliff", "")))
+    rows.append(("Map", items))
+    items = [(name, ("counter", colour)) for name, colour in nationalities]
+    items.append(("disrupted", ("disrupted", "")))
+    rows.append(("Counters", items))
+    if extras.get("types"):
+        rows.append(("Units", [(t, ("symbol", t)) for t in extras["types"]]))
+    items = []
+    if extras.get("objective"):
+        items.append(("objective (VP)", ("objective", "")))
+    for label, colour in extras.get("areas", []):
+        items.append((label, ("area", colour)))
+    if items:
+        rows.append(("Game", items))
+    items = [(label, ("move", kind)) for kind, (_c, _d, label) in MOVE_STYLES.items()]
+    if extras.get("highlight"):
+        items.append(("combat hex", ("highlight", "")))
+    rows.append(("Arrows", items))
+
+    out = [f'<g class="legend" font-size="{_f(fs)}">']
+    y = y0
+    head_w = 72.0
+    for heading, entries in rows:
+        out.append(f'<text x="{_f(x0)}" y="{_f(y + 4)}" font-weight="bold" fill="#333333">'
+                   f'{_esc(heading)}</text>')
+        x = x0 + head_w
+        for label, (kind, arg) in entries:
+            w = 26 + text_width(label, fs) + 16
+            if x + w > x0 + width and x > x0 + head_w:
+                y += row_h
+                x = x0 + head_w
+            sx, sy = x + 10, y   # swatch centre
+            if kind == "hex":
+                out.append(hexagon(arg).replace("{P}", _pts(hex_corners(sx, sy, 9))))
+            elif kind == "line":
+                out.append(_link(arg, (sx - 10, sy), (sx + 10, sy), "legend"))
+            elif kind == "mark":
+                out.append(_mark(arg[0], arg[1], sx + HEX_R * 0.55, sy + HEX_R * 0.42, "legend"))
+            elif kind == "road":
+                out.append(f'<line x1="{_f(sx - 10)}" y1="{_f(sy)}" x2="{_f(sx + 10)}" y2="{_f(sy)}" '
+                           f'stroke="{ROAD_COLOUR}" stroke-width="5" stroke-linecap="round"/>')
+            elif kind == "bp":
+                out.append(hexagon("#eedfb4").replace("{P}", _pts(hex_corners(sx, sy, 9))))
+                out += _battle_position(sx, sy, 0.3)
+            elif kind == "river":
+                out.append(f'<line x1="{_f(sx - 10)}" y1="{_f(sy)}" x2="{_f(sx + 10)}" y2="{_f(sy)}" '
+                           f'stroke="#2f6fd6" stroke-width="5" stroke-linecap="round"/>')
+            elif kind == "cliff":
+                out.append(f'<polyline points="{_cliff_path((sx - 10, sy), (sx + 10, sy), 3, 3.5)}" '
+                           f'fill="none" stroke="#1e1e1e" stroke-width="2"/>')
+            elif kind == "counter":
+                out.append(f'<rect x="{_f(sx - 8)}" y="{_f(sy - 8)}" width="16" height="16" rx="2" '
+                           f'fill="{_esc(arg)}" stroke="#1a1a1a" stroke-width="1"/>')
+            elif kind == "disrupted":
+                out.append(f'<rect x="{_f(sx - 8)}" y="{_f(sy - 8)}" width="16" height="16" rx="2" '
+                           f'fill="#dddddd" stroke="{DISRUPTED_COLOUR}" stroke-width="2" '
+                           f'stroke-dasharray="3 2"/>'
+                           f'<circle cx="{_f(sx + 8)}" cy="{_f(sy - 7)}" r="5" fill="{DISRUPTED_COLOUR}"/>'
+                           f'<text x="{_f(sx + 8)}" y="{_f(sy - 4.3)}" font-size="7.5" '
+                           f'font-weight="bold" text-anchor="middle" fill="#ffffff">D</text>')
+            elif kind == "move":
+                colour, dash, _ = MOVE_STYLES[arg]
+                dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+                out.append(f'<line x1="{_f(sx - 11)}" y1="{_f(sy)}" x2="{_f(sx + 9)}" y2="{_f(sy)}" '
+                           f'stroke="{colour}" stroke-width="3"{dash_attr} '
+                           f'marker-end="url(#arrow-{arg})"/>')
+            elif kind == "symbol":
+                out += symbol(arg, sx, sy, 20, 13)
+            elif kind == "objective":
+                from pbem.report.marks import objective_badge
+                out.append(f'<polygon points="{_pts(hex_corners(sx, sy, 9))}" fill="none" stroke="#b8860b" '
+                           f'stroke-width="2.2"/>')
+                out += objective_badge(sx, sy, 2)
+            elif kind == "area":
+                out.append(f'<polygon points="{_pts(hex_corners(sx, sy, 9))}" fill="{arg}" fill-opacity="0.3" '
+                           f'stroke="{arg}" stroke-width="1.6" stroke-dasharray="3 2"/>')
+            elif kind == "highlight":
+                out.append(f'<polygon points="{_pts(hex_corners(sx, sy, 9))}" fill="none" '
+                           f'stroke="{HIGHLIGHT_COLOUR}" stroke-width="3"/>')
+            out.append(f'<text x="{_f(x + 26)}" y="{_f(y + 4)}" fill="#222222">{_esc(label)}</text>')
+            x += w
+        y += row_h
+    out.append("</g>")
+    return out, y - y0
+
