@@ -21,6 +21,7 @@ REGISTRY = {
     "crete": "crete.rules:Crete",
     "eben-emael": "eben_emael.rules:EbenEmael",
     "red-devils": "red_devils.rules:RedDevils",
+    "advanced-tobruk": "advanced_tobruk.rules:AdvancedTobruk",
 }
 
 

@@ -1,0 +1,154 @@
+"""The Casualty Table and what it does to personnel (9.15, 15.1, 15.7-15.9, 16.1).
+
+A squad has four steps (15.82): a casualties marker, the half-squad, the
+half-squad with a marker, gone; crews, leaders and FOs two (reduced or
+wounded, gone).  Casualties fall first on the unit in the poorest cover state
+(15.11); every unit in the hex then checks morale (15.921, morale.py)."""
+from __future__ import annotations
+
+from pbem.core.ruleset import Ctx
+from pbem.core.scenario import Scenario
+from pbem.games.advanced_tobruk import data
+from pbem.games.advanced_tobruk import fire_ap_tables as T
+from pbem.games.advanced_tobruk import morale
+from pbem.games.advanced_tobruk.fire_events import CasualtyAttack
+from pbem.games.advanced_tobruk.state import TobrukState, tk
+
+SQUAD_STEPS = 4
+OTHER_STEPS = 2
+EMPLACEMENTS_GOOD = ("hedgehog", "pit", "sangar", "trench")   # 15.712113 'or its equivalent'
+IMPROVED_TERRAIN = ("building", "bunker", "blockhouse")       # 15.712115
+
+
+def max_steps(sc: Scenario, uid: str) -> int:
+    return SQUAD_STEPS if data.cls(sc, uid) == "squad" else OTHER_STEPS
+
+
+def values(st: TobrukState, sc: Scenario, uid: str) -> tuple[int, int, int]:
+    """(gunfire, range, morale) as the unit stands: the reduced side after a step on a crew or
+    leader or two on a squad, one less gunfire and morale under a casualties marker (15.91)."""
+    t = data.utype(sc, uid)
+    s = st.pieces[uid].steps
+    full = (int(t.get("gunfire", 0)), int(t.get("range", 0)), int(t.get("morale", 0)))
+    red = t.get("reduced", {})
+    reduced = (int(red.get("gunfire", full[0])), int(red.get("range", full[1])), int(red.get("morale", full[2])))
+    if data.cls(sc, uid) == "squad":
+        base = reduced if s >= 2 else full
+        marker = 1 if s in (1, 3) else 0
+        return max(0, base[0] - marker), base[1], base[2] - marker
+    return reduced if s >= 1 else full
+
+
+def emplacement(sc: Scenario, h: str) -> str:
+    """The emplacement or cover terrain of a hex ('' for none)."""
+    for name in (*EMPLACEMENTS_GOOD, *IMPROVED_TERRAIN):
+        if sc.board.has(h, name) or data.terrain(sc, h) == name:
+            return name
+    return ""
+
+
+def cover(st: TobrukState, sc: Scenario, uid: str, opportunity: bool = False) -> tuple[str, int, list[str]]:
+    """(state, column shift, why) of a personnel unit (15.712): shifts add up (15.712117).
+    state is the poorest that applies: running, assault, stationary, good, improved, full."""
+    p = st.pieces[uid]
+    h = st.units[uid].hex or ""
+    if p.full:
+        return "full", 0, ["FULL cover"]
+    why: list[str] = []
+    shift = 0
+    state = "stationary"
+    if p.move == "run" and p.moving and opportunity:
+        state, shift = "running", T.COVER_SHIFT["running"]                   # 6.63, 15.712111
+        why.append(f"running +{shift}")
+    elif (p.moving or p.moved) and p.move in ("assault", "run"):
+        state, shift = "assault", T.COVER_SHIFT["assault"]                   # 15.712112
+        why.append(f"assault cover +{shift}")
+    emp = emplacement(sc, h)
+    if emp in IMPROVED_TERRAIN:
+        shift += T.COVER_SHIFT["improved"]
+        why.append(f"improved ({emp}) {T.COVER_SHIFT['improved']}")
+        state = state if state != "stationary" else "improved"
+    elif emp or _operates_unmoved_gun(st, sc, uid):
+        shift += T.COVER_SHIFT["good"]                                       # 15.712113, 9.34
+        why.append(f"good ({emp or 'gun crew'}) {T.COVER_SHIFT['good']}")
+        state = state if state != "stationary" else "good"
+    return state, shift, why
+
+
+def _operates_unmoved_gun(st: TobrukState, sc: Scenario, uid: str) -> bool:
+    """9.34: the crew of a gun that has not moved in the scenario is in GOOD cover."""
+    return any(q.holder == uid and data.is_heavy(sc, w) and not q.gun_moved
+               for w, q in st.pieces.items() if not st.units[w].eliminated)
+
+
+def personnel_in(st: TobrukState, sc: Scenario, h: str, side: str | None = None) -> list[str]:
+    return sorted(u.id for u in st.units.values()
+                  if u.hex == h and not u.eliminated and data.is_personnel(sc, u.id)
+                  and (side is None or u.side == side))
+
+
+def absorb(st: TobrukState, sc: Scenario, order: list[str], level: int) -> list[list[str]]:
+    """15.11, 15.82: ``level`` steps taken by the units in ``order`` (poorest cover first), each
+    to its last step before the rest passes on.  [unit, steps after, 'eliminated' | '']."""
+    out: list[list[str]] = []
+    left = level
+    for uid in order:
+        if left <= 0:
+            break
+        have = st.pieces[uid].steps
+        room = max_steps(sc, uid) - have
+        take = min(room, left)
+        left -= take
+        after = have + take
+        out.append([uid, str(after), "eliminated" if after >= max_steps(sc, uid) else ""])
+    return out
+
+
+def attack(ctx: Ctx, h: str, factors: int, source: str, *, firers: list[str] = (), parts: list[str] = (),
+           shifts: list[tuple[str, int]] = (), full_hit: bool = False, as_stationary: bool = False,
+           opportunity: bool = False, mark_fired: bool = True, by: str = "", rule: str = "15.7",
+           targets: list[str] | None = None) -> CasualtyAttack:
+    """One Casualty Table attack on the personnel in ``h`` and its morale checks (15.7, 15.92).
+    ``shifts`` are the firer's (leader, pivots, overstacking); the target's cover is added here.
+    FULL cover units are untouched (15.712116) unless ``full_hit`` (an HE hit, 16.11: as STATIONARY);
+    ``as_stationary`` ignores GOOD/FULL (grenades 22.122, final fire 23.11)."""
+    st = tk(ctx.state)
+    sc = ctx.sc
+    side = _target_side(st, sc, h, firers)
+    pool = targets if targets is not None else [u for u in personnel_in(st, sc, h, side)]
+    eligible = []
+    for uid in pool:
+        state, cs, why = cover(st, sc, uid, opportunity)
+        if as_stationary and state in ("good", "full", "improved"):
+            state, cs, why = "stationary", 0, ["reduced to STATIONARY"]
+        if state == "full" and not full_hit:
+            continue
+        eligible.append((-cs, uid, cs, why))
+    eligible.sort()
+    roll = ctx.dice.roll(10)
+    all_shifts = [f"{w} {v:+d}" for w, v in shifts]
+    shift = sum(v for _, v in shifts)
+    if eligible:
+        _, _, cs, why = eligible[0]
+        shift += cs
+        all_shifts += why
+    col = T.casualty_column(factors, shift) if eligible else None
+    result = T.CASUALTY[col][roll - 1] if col else 0
+    losses = absorb(st, sc, [e[1] for e in eligible], result) if result else []
+    ev = CasualtyAttack(source=source, hex=h, factors=factors, column=col or 0, roll=roll, result=result,
+                        rolls=[roll], firers=list(firers), parts=list(parts), shifts=all_shifts, losses=losses,
+                        mark_fired=mark_fired, by=by, rule=rule)
+    ctx.emit(ev)
+    if result:
+        checked = [e[1] for e in eligible] if targets is not None else \
+            [u for u in personnel_in(st, sc, h, side) if not st.pieces[u].full or full_hit or as_stationary]
+        morale.check_stack(ctx, checked, "casualty", result, opportunity=opportunity)
+    return ev
+
+
+def _target_side(st: TobrukState, sc: Scenario, h: str, firers: list[str]) -> str | None:
+    if firers:
+        mine = st.units[firers[0]].side
+        others = {st.units[u].side for u in personnel_in(st, sc, h)} - {mine}
+        return sorted(others)[0] if others else None
+    return None

@@ -1,0 +1,76 @@
+"""The scenario's unit data and terrain as the rules read them.
+
+Types live in ``[game_data.types.<type>]`` (the AFV cards and counters, all
+reconstructed), per-unit set-up extras in ``[game_data.units.<id>]`` and the
+terrain in ``[terrain.*]`` plus map features ("track", "road") and hexside
+features ("dune", "contour" with its ``up`` hex)."""
+from __future__ import annotations
+
+from pbem.core.scenario import Scenario
+
+VEHICLES = ("afv", "apc", "truck")
+PERSONNEL = ("squad", "crew", "leader")
+SP = {"squad": 3, "crew": 2, "leader": 1}          # 4.31 stacking points (a half-squad is 2)
+
+
+def types(sc: Scenario) -> dict:
+    return sc.game_data.get("types", {})
+
+
+def utype(sc: Scenario, uid: str) -> dict:
+    """The type table (counter / AFV card) of a unit."""
+    return types(sc).get(sc.unit_defs[uid].type, {})
+
+
+def extra(sc: Scenario, uid: str) -> dict:
+    """The unit's own set-up data ([game_data.units.<id>])."""
+    return sc.game_data.get("units", {}).get(uid, {})
+
+
+def cls(sc: Scenario, uid: str) -> str:
+    return utype(sc, uid).get("cls", "")
+
+
+def is_vehicle(sc: Scenario, uid: str) -> bool:
+    return cls(sc, uid) in VEHICLES
+
+
+def is_afv(sc: Scenario, uid: str) -> bool:
+    return cls(sc, uid) == "afv"
+
+
+def is_personnel(sc: Scenario, uid: str) -> bool:
+    return cls(sc, uid) in PERSONNEL
+
+
+def is_weapon(sc: Scenario, uid: str) -> bool:
+    return cls(sc, uid) == "weapon"
+
+
+def is_heavy(sc: Scenario, uid: str) -> bool:
+    t = utype(sc, uid)
+    return t.get("cls") == "weapon" and t.get("weight") == "H"
+
+
+def mp_values(sc: Scenario, uid: str) -> tuple[int, int]:
+    """A vehicle's cross-country and assault movement values (6.511)."""
+    mp = utype(sc, uid).get("mp", [0, 0])
+    return int(mp[0]), int(mp[1])
+
+
+def motion(sc: Scenario, uid: str) -> str:
+    return utype(sc, uid).get("motion", "")
+
+
+def terrain(sc: Scenario, h: str) -> str:
+    return sc.board.terrain.get(h, "open")
+
+
+def friendly_edges(sc: Scenario, side: str) -> list[str]:
+    """6.1: the side's friendly map edges (from the scenario card)."""
+    return list(sc.game_data.get("friendly_edge", {}).get(side, []))
+
+
+def exit_edges(sc: Scenario, side: str) -> list[str]:
+    """2.46: the map edges a side may exit units from for victory points."""
+    return list(sc.victory.get("exit_edge", {}).get(side, []))

@@ -1,0 +1,229 @@
+"""Opportunity fire (6.6) by email: a move carried out step by step, with the
+standing fire orders (standing.py) applied after each step, that pauses where
+the other side must answer fire or pass.
+
+After each step of a move (a hex entered, a pivot, a turret turn) every enemy
+unit that may fire at the mover (fire_personnel.eligible_firers) follows its
+standing order: ``hold`` never fires, ``any [range N]`` fires at any mover
+within N hexes (else its weapon's reach), ``afv [range N]`` only at AFVs; an
+``ask`` order - the default when none is given - makes the move pause
+(MovePaused) until its owner answers ``fire UNIT[+UNIT...] [...]`` or ``pass``.
+A firer may use no more ROF against a mover than the MP the mover spent in
+that hex, unless the mover ends its move there (6.64): a step that ends the
+move has no limit.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from pbem.core.orders import OrderError
+from pbem.core.ruleset import Ctx, find_unit
+from pbem.games.advanced_tobruk import data, events as E
+from pbem.games.advanced_tobruk.fire_personnel import eligible_firers, opportunity_fire
+from pbem.games.advanced_tobruk.melee import overrun
+from pbem.games.advanced_tobruk.movement import Plan, enter_cost, parse_steps, plan, step_words
+from pbem.games.advanced_tobruk.sequence import activated, other
+from pbem.games.advanced_tobruk.standing import says, standing_shot
+from pbem.games.advanced_tobruk.state import TobrukState
+from pbem.mechanics.pathcost import fmt, frac
+
+
+# --- the move ---------------------------------------------------------------------------
+
+def _target(st: TobrukState, sc, movers: list[str]) -> str | None:
+    """The mover fired at: the first still standing (the lead of a platoon)."""
+    live = [u for u in movers if not st.units[u].eliminated and st.units[u].hex is not None]
+    return live[0] if live else None
+
+
+def _stopped(st: TobrukState, movers: list[str]) -> bool:
+    """11.41 pinned down (unless a leader is with them), broken, surrendered or gone: the move stops."""
+    live = [u for u in movers if not st.units[u].eliminated and st.units[u].hex is not None]
+    if not live:
+        return True
+    if any(st.pieces[u].broken or st.pieces[u].surrendered or st.pieces[u].m_kill or st.pieces[u].bailed
+           for u in live):
+        return True                                      # 13.612 an M-KILL (or bail out) stops a vehicle too
+    return any(st.pieces[u].pinned for u in live)
+
+
+def opportunity(ctx: Ctx, movers: list[str], here: str, spent_here: Fraction, last: bool,
+                remaining: list[str], came_from: str = "") -> bool:
+    """Standing orders fire at the mover; True if the move may go on, False if it paused or stopped."""
+    st: TobrukState = ctx.state
+    sc = ctx.sc
+    target = _target(st, sc, movers)
+    if target is None:
+        return False
+    side = other(sc, st.units[target].side)
+    if not last and int(spent_here) == 0:
+        return True                                      # 6.64: under one MP in the hex, no ROF to use
+    limit = 0 if last else int(spent_here)               # 6.64 (0 = no limit), fractions rounded down (2.82)
+    asked, passed = [], []
+    for f in eligible_firers(st, sc, target, "movement"):
+        if st.units[f].side != side:
+            continue
+        say = says(st, sc, f, target)
+        if say == "fire":
+            if not standing_shot(ctx, f, target, limit):
+                passed.append(f)
+                continue
+            if _stopped(st, movers):
+                return False
+            target = _target(st, sc, movers)
+        elif say == "ask":
+            asked.append(f)
+        else:
+            passed.append(f)
+    if passed:
+        ctx.emit(E.OpportunityPassed(side=side, firers=passed, target=target, hex=here, by="standing order"))
+    asked = [f for f in asked if f in eligible_firers(st, sc, target, "movement")]
+    if asked:
+        ctx.emit(E.MovePaused(side=side, units=list(movers), hex=here, firers=asked, remaining=remaining,
+                              spent_here=fmt(spent_here), came_from=came_from))
+        return False
+    return True
+
+
+def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str = "") -> None:
+    """Carry out a checked move step by step, with opportunity fire after each (6.6)."""
+    st: TobrukState = ctx.state
+    sc = ctx.sc
+    lead = p.units[0]
+    continued = p.steps[-1:] == ["continue"]
+    steps = [s for s in p.steps if s != "continue"]
+    costs = p.costs[:len(steps)]
+    why = p.why[:len(steps)]
+    spent = p.start_spent
+    came_from = came_from or st.units[lead].hex
+    for i, (s, c, w) in enumerate(zip(steps, costs, why)):
+        if _stopped(st, p.units):
+            break
+        lp = st.pieces[lead]
+        here = st.units[lead].hex
+        spent += c
+        if s == "off":
+            vp = any(sc.board.grid.is_edge(here, e) for e in data.exit_edges(sc, st.units[lead].side))
+            ctx.emit(E.UnitExited(unit=lead, hex=here, vp=vp))
+            return _end(ctx, p.units, False, False)
+        facing, turret = lp.facing, lp.turret
+        what = "enter"
+        if s.startswith("overrun:"):
+            if c:                                        # 21.04: another overrun in the hex costs an MP,
+                spent_here += c                          # and draws opportunity fire for it
+                ctx.emit(E.Stepped(units=list(p.units), what="overrun", hex=here, cost=fmt(c), spent=fmt(spent),
+                                   facing=facing, turret=turret, terrain=w))
+                rest = steps[i:] + (["continue"] if continued else [])
+                if not opportunity(ctx, p.units, here, spent_here, False, rest, came_from):
+                    if st.pending is not None:
+                        return
+                    return _end(ctx, p.units, False, True)
+            overrun(ctx, lead, s[8:], came_from)
+            continue
+        if s.startswith("face:"):
+            facing, what = int(s[5:]), "pivot"
+            spent_here += c
+        elif s.startswith("turret:"):
+            turret, what = int(s[7:]), "turret"
+            spent_here += c
+        else:
+            what = "reverse" if s.startswith("back:") else "enter"
+            came_from = here
+            here = s[5:] if s.startswith("back:") else s
+            spent_here = c
+        ctx.emit(E.Stepped(units=list(p.units), what=what, hex=here, cost=fmt(c), spent=fmt(spent),
+                           facing=facing if data.is_vehicle(sc, lead) else -1,
+                           turret=turret if data.is_vehicle(sc, lead) else -1, terrain=w))
+        rest = steps[i + 1:] + (["continue"] if continued else [])
+        if not opportunity(ctx, p.units, here, spent_here, not steps[i + 1:], rest, came_from):
+            if st.pending is not None:
+                return                                   # paused: resumed by the answer
+            return _end(ctx, p.units, False, True)
+    _end(ctx, p.units, continued and not _stopped(st, p.units), _stopped(st, p.units))
+
+
+def _end(ctx: Ctx, units: list[str], continued: bool, stopped: bool) -> None:
+    st: TobrukState = ctx.state
+    pinned = stopped and any(st.pieces[u].pinned for u in units)
+    ctx.emit(E.MoveEnded(units=list(units), continued=continued, pinned=pinned))
+    activated(ctx, units)
+
+
+def resume(ctx: Ctx) -> None:
+    """Go on with a paused move once its question is answered."""
+    st: TobrukState = ctx.state
+    pd = st.pending
+    movers = list(pd.units)
+    mover_ctx = Ctx(ctx.rules, st, ctx.sc, st.units[movers[0]].side, ctx.dice)
+    mover_ctx.events = ctx.events                        # one order: one list of events
+    mover_ctx.secret_records = ctx.secret_records
+    if _stopped(st, movers) or not [s for s in pd.remaining if s != "continue"]:
+        return _end(mover_ctx, movers, pd.remaining == ["continue"] and not _stopped(st, movers),
+                    _stopped(st, movers))
+    pl = plan(mover_ctx, movers, st.pieces[movers[0]].move, list(pd.remaining))
+    walk(mover_ctx, pl, frac(pd.spent_here or "0"), pd.came_from)
+
+
+def answer(ctx: Ctx, word: str, args: list[str]) -> None:
+    """``fire UNIT[+UNIT...] [...]`` or ``pass``: the answer to a paused move (6.6)."""
+    st: TobrukState = ctx.state
+    pd = st.pending
+    if word == "pass":
+        if args:
+            raise OrderError("pass takes nothing else", "6.6")
+        ctx.emit(E.OpportunityPassed(side=ctx.side, firers=list(pd.firers), target=pd.units[0], hex=pd.hex,
+                                     by="answer"))
+        return resume(ctx)
+    if word != "fire" or not args:
+        raise OrderError(f"a move is paused in {pd.hex} for your opportunity fire: fire UNIT[+UNIT...] "
+                         f"(of {' '.join(pd.firers)}) or pass", "6.6")
+    if args[1:] and not (len(args) == 3 and args[1].lower() == "at" and args[2].lower() in
+                         [u.lower() for u in pd.units]):
+        raise OrderError(f"an answer names the firers only: fire UNIT[+UNIT...] (the target is the mover, "
+                         f"{'+'.join(pd.units)})", "6.6")
+    firers = [find_unit(ctx, u, ctx.side, on_map=True).id for u in args[0].split("+") if u]
+    bad = [f for f in firers if f not in pd.firers]
+    if bad:
+        raise OrderError(f"{', '.join(bad)} may not fire here; the firers asked are {' '.join(pd.firers)}", "6.62")
+    target = _target(st, ctx.sc, pd.units)
+    last = not [s for s in pd.remaining if s != "continue"]
+    limit = 0 if last else max(1, int(frac(pd.spent_here or "0")))
+    opportunity_fire(ctx, firers, target, limit, "answer")
+    rest = [f for f in pd.firers if f not in firers]
+    st.decision = None
+    ctx.emit(E.OpportunityPassed(side=ctx.side, firers=rest, target=target, hex=pd.hex, by="answer")) \
+        if rest else None
+    resume(ctx)
+
+
+def move_order(ctx: Ctx, word: str, args: list[str]) -> None:
+    """crawl | assault | run | cross UNIT[+UNIT...] STEP ... (movement.py)."""
+    if len(args) < 2:
+        raise OrderError(f"{word} UNIT[+UNIT...] STEP ... (a step: HEX, back HEX, face SPINE, turret SPINE, off, "
+                         "continue)", "6.0")
+    from pbem.games.advanced_tobruk.movement import check_movers
+    ids = check_movers(ctx, [u for u in args[0].split("+") if u], word)
+    steps = parse_steps(args[1:])
+    pl = plan(ctx, ids, word, steps)
+    ctx.emit(E.MoveBegan(units=ids, move=word))
+    walk(ctx, pl)
+
+
+def pivot_order(ctx: Ctx, word: str, args: list[str]) -> None:
+    """pivot UNIT SPINE / turret UNIT SPINE in place (6.532, 12.232): free, still movement, still a trigger."""
+    from pbem.games.advanced_tobruk.movement import stationary
+    u, new = stationary(ctx, word, args)
+    p = ctx.state.pieces[u]
+    if word == "pivot":
+        ctx.emit(E.Faced(unit=u, facing=new, turret=p.turret if p.turret >= 0 else -1))
+    else:
+        ctx.emit(E.Faced(unit=u, facing=-1, turret=new))
+    st: TobrukState = ctx.state
+    ctx.emit(E.MoveBegan(units=[u], move="pivot"))
+    if not opportunity(ctx, [u], st.units[u].hex, Fraction(1), True, []):
+        if st.pending is not None:
+            return
+    _end(ctx, [u], False, _stopped(st, [u]))
+
+
+__all__ = ["answer", "enter_cost", "move_order", "pivot_order", "step_words"]

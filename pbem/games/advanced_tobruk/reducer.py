@@ -1,0 +1,230 @@
+"""The Advanced Tobruk reducer: what this game's events do to its state, after the
+core reducer.  The engine's events are here; the fire package's (fire_events.py)
+come in through its FIRE_REDUCERS table.
+
+State structs keep no non-empty string default: msgspec's omit_defaults compares
+strings by identity, so a value equal to such a default would encode differently
+when built at run time and when decoded from the log."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pbem.core.reduce import no_reducer
+from pbem.core.scenario import Scenario
+from pbem.core.state import Decision
+from pbem.games.advanced_tobruk import data, events as E
+from pbem.games.advanced_tobruk.facing import SPINES
+from pbem.games.advanced_tobruk.fire_events import FIRE_REDUCERS
+from pbem.games.advanced_tobruk.state import FireOrder, Pending, StandingOrders, Step, TobrukState
+
+SEGMENT = {"setup": "setup", "indirect": "combat", "direct-fire": "combat", "movement": "movement",
+           "final-fire": "movement", "infiltration": "close-assault", "melee": "close-assault", "end": "end"}
+
+
+def _other(sc: Scenario, side: str) -> str:
+    return next((s for s in sc.side_ids() if s != side), side)
+
+
+def _phase(st: TobrukState, ev: E.PhaseStarted, sc: Scenario) -> None:
+    st.step = Step(segment=SEGMENT.get(ev.name, ev.name), phase=ev.name, first=ev.side, to_act=ev.side)
+    st.pending = None
+    if ev.name == "movement":                     # a new Movement Segment: MP counts start again
+        for p in st.pieces.values():
+            p.mp, p.move, p.reversed, p.pinned = "", "", False, False
+            if p.continued:                       # 6.541: the arrow of last turn is replaced by this turn's
+                p.continued = p.moved = False
+
+
+def _passed(st: TobrukState, ev: E.Passed, sc: Scenario) -> None:
+    if ev.side not in st.step.passed:
+        st.step.passed = [*st.step.passed, ev.side]
+    other = _other(sc, ev.side)
+    if other not in st.step.passed:
+        st.step.to_act = other
+
+
+def _acted(st: TobrukState, ev: E.Acted, sc: Scenario) -> None:
+    if ev.what != "grenade":                     # 22.11: grenades first, then the unit may still infiltrate
+        st.step.acted = [*st.step.acted, *[u for u in ev.units if u not in st.step.acted]]
+    st.step.last = ev.side
+    other = _other(sc, ev.side)
+    st.step.to_act = ev.side if other in st.step.passed else other
+
+
+def _faced(st: TobrukState, ev: E.Faced, sc: Scenario) -> None:
+    p = st.pieces[ev.unit]
+    if ev.facing >= 0:
+        p.facing = ev.facing
+    p.turret = ev.turret if ev.turret != p.facing else -1
+    if not ev.setup:
+        p.moved = True                            # 6.532: pivoting in place is movement
+
+
+def _began(st: TobrukState, ev: E.MoveBegan, sc: Scenario) -> None:
+    for u in ev.units:
+        p = st.pieces[u]
+        p.moving, p.move = True, ev.move
+        if ev.move == "run":
+            p.winded = st.turn                    # 6.413
+
+
+def _carried(st: TobrukState, movers: list[str]) -> list[str]:
+    """Weapons held by the movers (they go along, 8.4)."""
+    return [w for w, p in st.pieces.items() if p.holder in movers and not st.units[w].eliminated]
+
+
+def _stepped(st: TobrukState, ev: E.Stepped, sc: Scenario) -> None:
+    st.pending = None
+    if st.decision is not None and st.decision.kind == "opportunity-fire":
+        st.decision = None
+    for u in [*ev.units, *_carried(st, ev.units)]:
+        st.units[u].hex = ev.hex
+        p = st.pieces[u]
+        if u in ev.units:
+            p.mp, p.moved = ev.spent, True
+            if ev.what != "turret":
+                p.bot, p.bot_turn = "", 0         # 13.461: a firer that moves loses its Burst on Target
+            if ev.what == "reverse":
+                p.reversed = True
+        else:
+            p.gun_moved = True
+    if ev.units and ev.facing >= 0:
+        p = st.pieces[ev.units[0]]
+        p.facing = ev.facing
+        p.turret = ev.turret if ev.turret != ev.facing else -1
+
+
+def _ended(st: TobrukState, ev: E.MoveEnded, sc: Scenario) -> None:
+    st.pending = None
+    if st.decision is not None and st.decision.kind == "opportunity-fire":
+        st.decision = None
+    for u in ev.units:
+        p = st.pieces[u]
+        p.moving = False
+        p.moved = True
+        p.continued = ev.continued
+
+
+def _exited(st: TobrukState, ev: E.UnitExited, sc: Scenario) -> None:
+    for u in [ev.unit, *_carried(st, [ev.unit])]:
+        st.units[u].hex = None
+        st.units[u].gone = "exited"
+        st.pieces[u].moving = False
+    if ev.vp:
+        st.exited = [*st.exited, ev.unit]
+
+
+def _standing(st: TobrukState, ev: E.StandingOrderSet, sc: Scenario) -> None:
+    cur = st.orders.get(ev.side, StandingOrders())
+    units = dict(cur.units)
+    default = cur.default
+    if not ev.unit:
+        default = FireOrder(mode=ev.mode, range=ev.range, duel=ev.duel)
+    elif ev.mode == "clear":
+        units.pop(ev.unit, None)
+    else:
+        units[ev.unit] = FireOrder(mode=ev.mode, range=ev.range, duel=ev.duel)
+    st.orders = {**st.orders, ev.side: StandingOrders(default=default, units=dict(sorted(units.items())))}
+
+
+def _paused(st: TobrukState, ev: E.MovePaused, sc: Scenario) -> None:
+    st.pending = Pending(units=list(ev.units), hex=ev.hex, firers=list(ev.firers), remaining=list(ev.remaining),
+                         spent_here=ev.spent_here, side=ev.side, final=ev.final, came_from=ev.came_from)
+    st.decision = Decision(side=ev.side, kind="opportunity-fire", combat=-1, units=list(ev.firers), rule="6.6")
+
+
+def _opp_passed(st: TobrukState, ev: E.OpportunityPassed, sc: Scenario) -> None:
+    if ev.by == "answer":
+        st.decision = None
+
+
+def _infiltrated(st: TobrukState, ev: E.Infiltrated, sc: Scenario) -> None:
+    u = st.units[ev.unit]
+    for x in [ev.unit, *_carried(st, [ev.unit])]:
+        st.units[x].hex = ev.hex
+    if not ev.melee:
+        return
+    if ev.hex not in st.melee_attacker:            # 5.33 / 22.31: the first to enter attacks
+        st.melees = [*st.melees, ev.hex]
+        st.melee_attacker[ev.hex] = u.side
+    attacking = st.melee_attacker[ev.hex]
+    for v in st.units.values():
+        if v.hex == ev.hex and not v.eliminated and data.is_personnel(sc, v.id):
+            p = st.pieces[v.id]
+            p.melee = True
+            if v.side == attacking:
+                p.attacker = True
+
+
+def _eliminated(st: TobrukState, ev: E.UnitEliminated, sc: Scenario) -> None:
+    st.units[ev.unit].eliminated = True
+    for q in st.pieces.values():
+        if q.holder == ev.unit:
+            q.holder = ""
+
+
+def _turn_ended(st: TobrukState, ev: E.TurnEnded, sc: Scenario) -> None:
+    """5.41: F markers, movement arrows (not continued movers'), melee and pinned markers go."""
+    for p in st.pieces.values():
+        p.fired = p.moving = p.pinned = p.melee = p.attacker = False
+        p.overrun = 0
+        if not p.continued:
+            p.moved = False
+    st.melees, st.melee_attacker = [], {}
+
+
+def _vp(st: TobrukState, ev: E.VictoryCounted, sc: Scenario) -> None:
+    st.vp = dict(ev.vp)
+    st.score = dict(ev.vp)
+
+
+def _nothing(st: TobrukState, ev: E.Event, sc: Scenario) -> None:
+    """Recorded for the report (the roll); the state changes with the event after it."""
+
+
+REDUCERS: dict[type, Callable[[TobrukState, E.Event, Scenario], None]] = {
+    E.PhaseStarted: _phase, E.FirstRolled: _nothing, E.Passed: _passed, E.Acted: _acted, E.Faced: _faced,
+    E.MoveBegan: _began, E.Stepped: _stepped, E.MoveEnded: _ended, E.UnitExited: _exited,
+    E.StandingOrderSet: _standing, E.MovePaused: _paused, E.OpportunityPassed: _opp_passed,
+    E.Infiltrated: _infiltrated, E.UnitEliminated: _eliminated, E.TurnEnded: _turn_ended, E.VictoryCounted: _vp,
+    **FIRE_REDUCERS,
+}
+
+
+def reduce(st: TobrukState, ev: E.Event, sc: Scenario, game: str) -> None:
+    fn = REDUCERS.get(type(ev))
+    if fn is None:
+        no_reducer(game, ev)
+        return
+    fn(st, ev, sc)
+    for uid, u in st.units.items():
+        marks = markers(st.pieces[uid], st.turn, u.eliminated)
+        if u.marks != marks:
+            u.marks = marks
+
+
+STEPS = {"squad": ("", "casualties", "half-squad", "half-squad, casualties"), "leader": ("", "wounded")}
+
+
+def markers(p, turn: int, gone: bool = False) -> list[str]:
+    """The markers a report shows on a unit (its status column)."""
+    out = []
+    if p.facing >= 0:
+        out.append(f"facing {SPINES[p.facing]}")
+    if p.turret >= 0:
+        out.append(f"turret {SPINES[p.turret]}")
+    if p.steps and not gone:
+        names = STEPS.get(p.cls, ("", "reduced"))
+        out.append(names[p.steps] if p.steps < len(names) else f"{p.steps} steps")
+    if p.holder:
+        out.append(f"with {p.holder}")
+    flags = (("wreck", p.wreck == "wreck"), ("burning wreck", p.wreck == "burning"), ("F", p.fired),
+             ("moving", p.moving), ("moved", p.moved and not p.moving), ("continued movement", p.continued),
+             ("suppressed", p.suppressed), ("M-KILL", p.m_kill), ("bailed out", p.bailed),
+             ("broken", p.broken), ("surrendered", p.surrendered), ("pinned", p.pinned),
+             ("winded", bool(p.winded) and turn - p.winded <= 1), ("courage", p.courage), ("FULL cover", p.full),
+             ("melee", p.melee))
+    out += [name for name, on in flags if on]
+    if p.f_kill:
+        out.append("F-KILL " + ",".join(p.f_kill))
+    return out

@@ -1,0 +1,242 @@
+"""Advanced Tobruk (advanced-tobruk.txt): company-scale tank battles in North
+Africa, 1940-43.  This module is the game's Ruleset: its hooks, the orders of
+each phase and what the game waits for.  The rules, by concern:
+
+    state.py        TobrukState: every unit's Piece (identity, public face, facing, markers)
+    reducer.py      what the engine's events do; the fire package's reducers merged in
+    sequence.py     the sequence of play (5): phases, first-fire roll, alternation, passing
+    movement.py     movement (6): personnel and vehicles, facing, pivots, reverse, terrain
+    opportunity.py  opportunity fire (6.6): standing orders, the move paused for an answer
+    stacking.py     stacking (4) and overstacking penalties;  facing.py  arcs and aspect
+    fire_*.py, casualty.py, morale.py, melee.py, assault.py   fire, morale, close assault (10-17, 21-23)
+    terms.py        victory (2.44-2.46);  words.py  report wording;  schema.py, lint.py  scenario
+    views.py        map marks, set-up choices, the other side's standing orders hidden (6.6)
+"""
+from __future__ import annotations
+
+from pbem.core import orders as O
+from pbem.core.orders import OrderError
+from pbem.core.ruleset import Ctx, Ruleset, core_help, find_unit
+from pbem.core.scenario import Scenario
+from pbem.core.state import UnitState
+from pbem.games.advanced_tobruk import broken, data, events as E, reducer, sequence, views, words
+from pbem.games.advanced_tobruk.facing import SPINES, spine
+from pbem.games.advanced_tobruk.fire_personnel import handle_fire, handle_grenade
+from pbem.games.advanced_tobruk.lint import lint as lint_scenario
+from pbem.games.advanced_tobruk.melee import handle_assault
+from pbem.games.advanced_tobruk.opportunity import answer, move_order, pivot_order
+from pbem.games.advanced_tobruk.standing import standing_order
+from pbem.games.advanced_tobruk.schema import TobrukData, TobrukVictory
+from pbem.games.advanced_tobruk.state import Piece, TobrukState
+
+GAME = "advanced-tobruk"
+MOVES = ("crawl", "assault", "run", "cross")
+HELP = {
+    "setup": "pivot UNIT SPINE, turret UNIT SPINE, standing ..., then pass",
+    "direct-fire": "fire UNIT[+UNIT...] at TARGET|HEX [with WEAPON,...] [...] (one unit or firegroup), or pass",
+    "movement": "crawl|assault|run UNIT[+UNIT...] STEP ..., cross|assault VEHICLE STEP ... "
+                "(STEP: HEX, back HEX, face SPINE, turret SPINE, overrun UNIT, off, continue), "
+                "pivot|turret UNIT SPINE, or pass",
+    "final-fire": "fire UNIT at TARGET (a unit marked as moved), or pass",
+    "infiltration": "infiltrate UNIT HEX, grenade UNIT[+UNIT] at HEX, close-assault UNIT at VEHICLE, or pass",
+}
+RULE = {"setup": "2.48", "direct-fire": "5.12", "movement": "5.2, 6", "final-fire": "6.65",
+        "infiltration": "5.34, 22.1"}
+
+
+class AdvancedTobruk(Ruleset):
+    game = GAME
+    ruleset_version = "1"
+    result_codes = frozenset({"TUR", "UH", "LH", "TR"})     # the scenario's [crt]: the Hit Location Tables (13.52)
+    state_type = TobrukState
+    setup_stacking = True          # 4: units stack; lint.py checks the limits of 4.21 and 4.31 at set-up
+    scenario_schema = (TobrukVictory, TobrukData)
+    order_example = "fire UNIT at TARGET  |  assault UNIT HEX ...  |  pass"
+    verbs = frozenset({"fire", "pass", "standing", "pivot", "turret", "infiltrate", "grenade", "close-assault",
+                       *MOVES})
+    defaults_help = ("Deadline defaults (never a die roll): a phase's activation 'pass' (in the Movement "
+                     "Segment a broken unit that must move first crawls one hex towards safety, 11.131); a "
+                     "paused move's opportunity fire 'pass'.")
+
+    # --- the game's start, the reducer, the data ------------------------------------------
+
+    def new_state(self, sc: Scenario, game_id: str) -> TobrukState:
+        st = TobrukState(game_id=game_id, scenario_id=sc.id, game=sc.game)
+        for u in sc.units:
+            st.units[u.id] = UnitState(id=u.id, side=u.side, hex=u.hex, strength=u.strength, ma=u.ma)
+            t = data.utype(sc, u.id)
+            x = data.extra(sc, u.id)
+            st.pieces[u.id] = Piece(type=u.type, face=t.get("face", ""), cls=t.get("cls", ""),
+                                    facing=spine(x["facing"]) if "facing" in x else -1,
+                                    turret=spine(x["turret"]) if "turret" in x else -1,
+                                    holder=x.get("holder", ""), full=bool(x.get("full", False)),
+                                    ammo=dict(x.get("ammo", {})))
+        st.vp = {s: 0 for s in sc.side_ids()}
+        return st
+
+    def reduce(self, st: TobrukState, ev: E.Event, sc: Scenario) -> None:
+        reducer.reduce(st, ev, sc, self.game)
+
+    def lint(self, sc: Scenario) -> list[str]:
+        return lint_scenario(sc)
+
+    def describe_event(self, ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
+        return words.describe(ev, sc, origin)
+
+    def redact(self, ev: E.Event, viewer: str) -> E.Event:
+        return views.redact(ev, viewer)               # the other side's standing orders are private (6.6)
+
+    def awaiting_view(self, state: TobrukState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
+        return views.awaiting_view(state, sc, items, viewer)
+
+    def map_marks(self, state: TobrukState, sc: Scenario, viewer: str) -> dict:
+        return views.map_marks(state, sc, viewer)
+
+    def setup_choices(self, state: TobrukState, sc: Scenario, side: str) -> list[str]:
+        return views.setup_choices(state, sc, side)
+
+    def unit_row(self, state: TobrukState, sc: Scenario, unit: UnitState, row: dict, viewer: str) -> dict | None:
+        """Every unit is seen in this scenario (limited intelligence comes with the next issue);
+        the row carries the markers a player needs (facing, F, moved, broken, ...)."""
+        return row
+
+    # --- orders -------------------------------------------------------------------------------
+
+    def handle(self, ctx: Ctx, order: O.Order) -> None:
+        st: TobrukState = ctx.state
+        sc = ctx.sc
+        if st.result is not None:
+            raise OrderError(f"the game is over: {st.result.reason}")
+        if not isinstance(order, O.GameVerb):
+            raise OrderError(f"Advanced Tobruk's orders: {', '.join(sorted(self.verbs))}; moves are written "
+                             "by their movement type (crawl, assault, run, cross)", "6.0")
+        word, args = order.word, order.args
+        if word == "standing":
+            return standing_order(ctx, args)                     # 6.6, at any time
+        if st.pending is not None:
+            pd = st.pending
+            if ctx.side != pd.side:
+                raise OrderError(f"a move is paused in {pd.hex}: the game waits for "
+                                 f"{sc.side_name(pd.side)}'s opportunity fire (fire or pass)", "6.6")
+            return answer(ctx, word, args)
+        name = sequence.phase_name(st, sc)
+        if ctx.side != st.step.to_act:
+            raise OrderError(f"it is {sc.side_name(st.step.to_act)}'s activation in the {name} phase of "
+                             f"turn {st.turn}; the game waits for {sc.side_name(st.step.to_act)}", "5.03")
+        if word == "pass":
+            if args:
+                raise OrderError("pass takes nothing else", "5.131")
+            return sequence.pass_phase(ctx)
+        if name == "setup" and word in ("pivot", "turret"):
+            return self._setup_face(ctx, word, args)
+        if name in ("direct-fire", "final-fire") and word == "fire":
+            handle_fire(ctx, order)
+            return sequence.activated(ctx, _firers(ctx, args))
+        if name == "movement" and word in MOVES:
+            return move_order(ctx, word, args)
+        if name == "movement" and word in ("pivot", "turret"):
+            return pivot_order(ctx, word, args)
+        if name == "infiltration":
+            if word == "infiltrate":
+                return self._infiltrate(ctx, args)
+            if word == "grenade":
+                handle_grenade(ctx, order)
+                return sequence.activated(ctx, _firers(ctx, args), "grenade")
+            if word == "close-assault":
+                handle_assault(ctx, order)
+                return sequence.activated(ctx, _firers(ctx, args))
+        raise OrderError(f"in the {name} phase: {HELP.get(name, 'nothing to order')}", RULE.get(name, "5"))
+
+    def _setup_face(self, ctx: Ctx, word: str, args: list[str]) -> None:
+        if len(args) != 2:
+            raise OrderError(f"{word} UNIT SPINE (a spine: {' '.join(SPINES)})", "6.521")
+        u = find_unit(ctx, args[0], ctx.side, on_map=True).id
+        try:
+            new = spine(args[1])
+        except ValueError as e:
+            raise OrderError(str(e), "6.521") from None
+        p = ctx.state.pieces[u]
+        if p.facing < 0:
+            raise OrderError(f"{u} has no facing", "6.52, 12.11")
+        if word == "turret":
+            if not data.utype(ctx.sc, u).get("turret"):
+                raise OrderError(f"{u} has no turret", "12.2")
+            ctx.emit(E.Faced(unit=u, facing=-1, turret=new, setup=True))
+        else:
+            ctx.emit(E.Faced(unit=u, facing=new, turret=p.turret, setup=True))
+
+    def _infiltrate(self, ctx: Ctx, args: list[str]) -> None:
+        """5.34, 22.11: one personnel unit moves one hex; into enemy personnel it starts a melee (5.32)."""
+        st: TobrukState = ctx.state
+        sc = ctx.sc
+        if len(args) != 2:
+            raise OrderError("infiltrate UNIT HEX", "22.11")
+        u = find_unit(ctx, args[0], ctx.side, on_map=True)
+        p = st.pieces[u.id]
+        h = args[1]
+        if not data.is_personnel(sc, u.id):
+            raise OrderError(f"{u.id} is not a personnel unit: only personnel infiltrate", "5.31")
+        if p.broken or p.surrendered:
+            raise OrderError(f"{u.id} is {'broken' if p.broken else 'surrendered'} and does not infiltrate",
+                             "11.131, 5.31")
+        if p.melee:
+            raise OrderError(f"{u.id} is frozen in a melee", "5.33, 22.23")
+        if u.id in st.step.acted:
+            raise OrderError(f"{u.id} has already infiltrated or attacked this phase", "22.121")
+        if not sc.board.grid.contains(h) or not sc.board.grid.adjacent(u.hex, h):
+            raise OrderError(f"{h} is not adjacent to {u.hex}: infiltration is one hex", "22.11")
+        enemy = [v for v in st.units.values() if v.hex == h and v.side != ctx.side and not v.eliminated
+                 and data.is_personnel(sc, v.id)]
+        ctx.emit(E.Infiltrated(unit=u.id, hex=h, melee=bool(enemy)))
+        sequence.activated(ctx, [u.id])
+
+    # --- what the game waits for ------------------------------------------------------------
+
+    def awaiting(self, st: TobrukState, sc: Scenario) -> list[dict]:
+        if st.result is not None or st.phase < 0:
+            return []
+        pd = st.pending
+        if pd is not None:
+            return [{"side": pd.side, "kind": "opportunity-fire", "units": list(pd.firers), "rule": "6.6",
+                     "order": f"fire UNIT[+UNIT...] (of {' '.join(pd.firers)}) | pass  - the mover: "
+                              f"{'+'.join(pd.units)} in {pd.hex}, {pd.spent_here} MP spent there"}]
+        name = sequence.phase_name(st, sc)
+        if name not in HELP:
+            return []
+        return [{"side": st.step.to_act, "kind": name, "rule": RULE[name], "order": HELP[name]}]
+
+    def order_help(self, st: TobrukState, sc: Scenario, side: str) -> list[str]:
+        own = [
+            "pass    this side has finished the phase; the other completes it (5.131, 5.22)",
+            "pivot UNIT SPINE | turret UNIT SPINE    set-up facing; in the Movement Segment a free pivot (6.532)",
+            "fire UNIT[+UNIT...] at TARGET|HEX [with W,...] [ap|he|apcr|heat]    one unit or firegroup (12-17)",
+            "crawl UNIT HEX | assault UNIT[+UNIT...] STEP ... | run UNIT[+UNIT...] STEP ...    personnel (6.41)",
+            "cross VEHICLE STEP ... | assault VEHICLE STEP ...    vehicles; STEP: HEX, back HEX, face SPINE, "
+            "turret SPINE, overrun UNIT (an AFV by assault movement, 21), off, continue (6.5)",
+            "standing [UNIT] ask | hold | any [range N] | afv [range N]    standing opportunity-fire orders (6.6)",
+            "fire UNIT[+UNIT...] | pass    answer a move paused for your opportunity fire (6.6)",
+            "infiltrate UNIT HEX | grenade UNIT at HEX | close-assault UNIT at VEHICLE    Infiltration Phase (22, 23)",
+            f"spines: {' '.join(SPINES)} (a vehicle facing NNE has its front hexsides N and NE)",
+        ]
+        keep = [x for x in core_help(st, sc, side) if x.split()[0] in ("secret", "unveil", "press")]
+        return own + keep
+
+    def default_orders(self, st: TobrukState, sc: Scenario, side: str) -> list[str]:
+        items = [item for item in self.awaiting(st, sc) if item["side"] == side]
+        if not items:
+            return []
+        if items[0]["kind"] == "movement":
+            for uid in broken.must_move(st, sc, side):          # 11.131: the broken move first
+                return [f"crawl {uid} {broken.safe_steps(st, sc, uid)[0]}"]
+        return ["pass"]
+
+
+def _firers(ctx: Ctx, args: list[str]) -> list[str]:
+    """The units an activation names first (UNIT[+UNIT...])."""
+    st = ctx.state
+    out = []
+    for n in (args[0].split("+") if args else []):
+        u = st.units.get(n) or next((x for x in st.units.values() if x.id.lower() == n.lower()), None)
+        if u is not None:
+            out.append(u.id)
+    return out
