@@ -9,7 +9,7 @@ weapons at other targets (13.101) or a machine-gun's further ROF (13.331)."""
 from __future__ import annotations
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.core.ruleset import Ctx
+from pbem.core.ruleset import Ctx, find_unit
 from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import casualty, data, duel, facing, fire_ap, morale, stacking
 from pbem.games.advanced_tobruk import fire_ap_tables as T
@@ -72,14 +72,8 @@ def parse(args: list[str]) -> tuple[list[str], list[Group]]:
 
 
 def _unit(ctx: Ctx, uid: str):
-    st = tk(ctx.state)
-    u = st.units.get(uid)
-    if u is None:
-        low = {k.lower(): k for k in st.units}
-        u = st.units.get(low.get(uid.lower(), ""))
-    if u is None:
-        raise OrderError(f"unknown unit {uid!r}")
-    return u
+    """The unit an order names (exact id, else case-insensitive); eliminated ones too (the rules say why not)."""
+    return find_unit(ctx, uid, alive=False)
 
 
 def _target_hex(ctx: Ctx, target: str) -> tuple[str, str]:
