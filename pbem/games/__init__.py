@@ -22,6 +22,7 @@ REGISTRY = {
     "eben-emael": "eben_emael.rules:EbenEmael",
     "red-devils": "red_devils.rules:RedDevils",
     "advanced-tobruk": "advanced_tobruk.rules:AdvancedTobruk",
+    "mirages": "formation.rules:MiragesRules",
 }
 
 

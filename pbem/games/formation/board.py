@@ -1,0 +1,246 @@
+"""The map and the unit data as the Formation Series rules read them: unit rows
+of ``[game_data]``, stacks, zones of control (5.4), terrain costs (TEC), stacking
+limits (Mirages 13.1.3).  Pure lookups; no events."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from pbem.core.scenario import Scenario
+from pbem.core.state import GameState, UnitState
+from pbem.mechanics.pathcost import frac
+
+BARRIERS = ("ridge", "wadi")       # Mirages 13.2.2: hexsides blocking ZOC, RbC, retreat and (once) paths
+ROADS = ("road", "trail")          # Mirages 13.2.1: a trail is a road with its own cost
+
+
+def gd(sc: Scenario) -> dict:
+    return sc.game_data
+
+
+def udata(sc: Scenario, uid: str) -> dict:
+    """The unit's row of ``[game_data.units]`` ({} for an HQ)."""
+    return gd(sc).get("units", {}).get(uid, {})
+
+
+def fdata(sc: Scenario, f: str) -> dict:
+    return gd(sc).get("formations", {}).get(f, {})
+
+
+def hq_formation(sc: Scenario, uid: str) -> str:
+    """The formation whose HQ (or substitute HQ, 9.4.4) ``uid`` is, '' when none."""
+    for f, row in gd(sc).get("formations", {}).items():
+        if uid in (row.get("hq"), row.get("substitute_hq")):
+            return f
+    for s in gd(sc).get("substitutes", []):
+        if s.get("hq") == uid:
+            return s.get("formation", "")
+    return ""
+
+
+def is_hq(sc: Scenario, uid: str) -> bool:
+    return bool(hq_formation(sc, uid))
+
+
+def formation_of(sc: Scenario, uid: str) -> str:
+    return udata(sc, uid).get("formation", "") or hq_formation(sc, uid)
+
+
+def is_static(sc: Scenario, uid: str) -> bool:
+    d = udata(sc, uid)
+    return bool(d.get("static")) or (not is_hq(sc, uid) and not d.get("formation"))
+
+
+def is_motorized(sc: Scenario, uid: str) -> bool:
+    if is_hq(sc, uid):
+        return fdata(sc, hq_formation(sc, uid)).get("hq_movement", "mot") != "leg"
+    return udata(sc, uid).get("movement", "leg") != "leg"
+
+
+def hq_unit(st: GameState, sc: Scenario, f: str) -> UnitState | None:
+    """The formation's HQ counter in play (the substitute once it replaced the original)."""
+    row = fdata(sc, f)
+    ids = [row.get("substitute_hq", "")] + [s.get("hq", "") for s in gd(sc).get("substitutes", [])
+                                            if s.get("formation") == f] + [row.get("hq", "")]
+    for uid in ids:
+        u = st.units.get(uid)
+        if u is not None and not u.eliminated and u.hex is not None:
+            return u
+    return None
+
+
+def alive(u: UnitState) -> bool:
+    return not u.eliminated and u.hex is not None
+
+
+def stack(st: GameState, h: str) -> list[UnitState]:
+    """Every unit in hex ``h``."""
+    return [u for u in st.units.values() if u.hex == h and not u.eliminated]
+
+
+def combat_units(st: GameState, sc: Scenario, h: str, side: str | None = None) -> list[UnitState]:
+    return [u for u in stack(st, h) if not is_hq(sc, u.id) and (side is None or u.side == side)]
+
+
+def occupied_by(st: GameState, h: str, side: str) -> bool:
+    return any(u.side == side for u in stack(st, h))
+
+
+def terrain(sc: Scenario, h: str) -> str:
+    return sc.board.terrain.get(h, "")
+
+
+def tec(sc: Scenario, h: str) -> dict:
+    return gd(sc).get("tec", {}).get(terrain(sc, h), {})
+
+
+def barrier(sc: Scenario, a: str, b: str) -> bool:
+    """A ridge or wadi hexside between a and b (13.2.2)."""
+    return any(f in BARRIERS for f in sc.board.side_features(a, b))
+
+
+def road_link(sc: Scenario, a: str, b: str) -> str:
+    """'road' or 'trail' when a and b are both on that road type (3.1.1, 13.2.1), else ''."""
+    for r in ROADS:
+        if sc.board.has(a, r) and sc.board.has(b, r):
+            return r
+    return ""
+
+
+def on_road(sc: Scenario, h: str) -> bool:
+    return any(sc.board.has(h, r) for r in ROADS)
+
+
+def strongpoint(sc: Scenario, h: str) -> dict:
+    return gd(sc).get("strongpoints", {}).get(h, {})
+
+
+def functional_strongpoint(st, sc: Scenario, h: str) -> str:
+    """The owning side of a functional (not depleted) strongpoint in h, '' when none (3.1.3)."""
+    sp = strongpoint(sc, h)
+    if sp and h not in st.fm.depleted:
+        return sp.get("side", "")
+    return ""
+
+
+def projects_zoc(st, sc: Scenario, u: UnitState, h: str) -> bool:
+    """5.4: an undisrupted combat unit projects a ZOC into its own hex and the adjacent
+    hexes, not across a ridge or wadi (13.2.2), not into terrain whose TEC says so, not
+    into a functional enemy strongpoint (3.1.3)."""
+    if not alive(u) or u.disrupted or is_hq(sc, u.id):
+        return False
+    if u.hex == h:
+        return True
+    if not sc.board.grid.adjacent(u.hex, h) or barrier(sc, u.hex, h):
+        return False
+    if tec(sc, h).get("zoc", True) is False:
+        return False
+    sp = functional_strongpoint(st, sc, h)
+    return not (sp and sp != u.side)
+
+
+def zoc_hexes(st, sc: Scenario, side: str) -> set[str]:
+    """Every hex into which ``side`` projects a ZOC (5.4)."""
+    out: set[str] = set()
+    grid = sc.board.grid
+    for u in st.units.values():
+        if u.side != side or not alive(u) or u.disrupted or is_hq(sc, u.id):
+            continue
+        out.add(u.hex)
+        for n in grid.neighbours(u.hex):
+            if projects_zoc(st, sc, u, n):
+                out.add(n)
+    return out
+
+
+def impassable(sc: Scenario, h: str) -> bool:
+    t = sc.terrain.get(terrain(sc, h))
+    return t is not None and t.impassable
+
+
+def path_open(st, sc: Scenario, side: str, h: str, ezoc: set[str]) -> bool:
+    """5.7.4 / 5.8.2: a command or supply path may pass through h: not impassable terrain
+    (the sea), no enemy unit there, and no EZOC unless a friendly unit is present."""
+    if impassable(sc, h):
+        return False
+    here = stack(st, h)
+    if any(u.side != side for u in here):
+        return False
+    return h not in ezoc or any(u.side == side for u in here)
+
+
+def move_type(sc: Scenario, uid: str) -> str:
+    if is_hq(sc, uid):
+        return "hq"
+    return "mot" if is_motorized(sc, uid) else "leg"
+
+
+def step_cost(sc: Scenario, kinds: set[str], a: str, b: str, *, road_ok: bool) -> Fraction | None:
+    """MP to move from a into adjacent b for a stack of these movement kinds (TEC);
+    None when prohibited.  The road rate applies along a road/trail (7.3.3)."""
+    link = road_link(sc, a, b) if road_ok else ""
+    if link:
+        table = gd(sc).get(link, {})
+        return max(frac(table.get(k, "1")) for k in kinds)
+    t = tec(sc, b)
+    if sc.terrain.get(terrain(sc, b)) is not None and sc.terrain[terrain(sc, b)].impassable:
+        return None
+    cost = Fraction(0)
+    for k in kinds:
+        if t.get(f"prohibited_{k}"):
+            return None
+        c = frac(t.get(k, sc.terrain[terrain(sc, b)].move_cost if terrain(sc, b) in sc.terrain else 1))
+        for feat in sc.board.side_features(a, b):
+            extra = gd(sc).get("hexside_cost", {}).get(feat, {})
+            if extra.get(f"prohibited_{k}") or extra.get("prohibited"):
+                return None
+            c += frac(extra.get(k, "0"))
+        cost = max(cost, c)
+    return cost
+
+
+# --- stacking (5.3.1, Mirages 13.1.3) ------------------------------------------------
+
+INFANTRY = ("infantry", "mot-infantry", "motorcycle", "machinegun", "oasis", "static")
+
+
+def stacking_count(sc: Scenario, units: list[UnitState]) -> dict[str, int]:
+    """How the combat units of one side in a hex count (13.1.3): 'inf' (any infantry
+    type), 'leg' (leg infantry), 'other' (tanks, recce, ...), 'total'.  Units of one
+    formation marked A/B/C count as one (13.1.1)."""
+    seen: set[str] = set()
+    n = {"inf": 0, "leg": 0, "other": 0, "total": 0}
+    for u in units:
+        if is_hq(sc, u.id):
+            continue
+        d = udata(sc, u.id)
+        if d.get("stack_letter"):
+            if d.get("formation", "") in seen:
+                continue
+            seen.add(d.get("formation", ""))
+        cat = d.get("category", "infantry")
+        if cat in INFANTRY:
+            n["inf"] += 1
+            if d.get("movement", "leg") == "leg":
+                n["leg"] += 1
+        else:
+            n["other"] += 1
+        n["total"] += 1
+    return n
+
+
+def overstacked(st, sc: Scenario, h: str, side: str) -> bool:
+    """13.1.3: Commonwealth two units, at most one leg infantry; Axis one infantry and two
+    panzer/recce; one HQ free (5.3.3: two HQs overstack).  ``[game_data.stacking.SIDE]``
+    may set other limits (keys inf, leg, other, total)."""
+    here = [u for u in stack(st, h) if u.side == side]
+    if sum(1 for u in here if is_hq(sc, u.id)) > 1:
+        return True
+    n = stacking_count(sc, here)
+    default = {"inf": 1, "other": 2, "total": 3, "leg": 1} if side == "axis" else {"total": 2, "leg": 1}
+    lim = gd(sc).get("stacking", {}).get(side, default)
+    return any(n[k] > v for k, v in lim.items() if k in n)
+
+
+def action_cost(sc: Scenario, action: str) -> int:
+    """7.0 Action Costs (and 7.3.6 seizing), from the scenario's ``action_costs``."""
+    return int(gd(sc).get("action_costs", {}).get(action, {"regular": 2, "prepared": 3}.get(action, 1)))

@@ -1,0 +1,70 @@
+"""Command range and command paths (5.8): a unit is in command when a path of at
+most the HQ's command range leads from its HQ to it, never through an enemy unit
+or an EZOC without a friendly unit (5.8.2), crossing at most one ridge or wadi
+hexside not on a road (Mirages 13.2.2)."""
+from __future__ import annotations
+
+from collections import deque
+
+from pbem.core.scenario import Scenario
+from pbem.games.formation.board import (alive, barrier, fdata, formation_of, hq_unit, is_hq, is_static,
+                                        path_open, road_link, zoc_hexes)
+from pbem.games.formation.state import FormationState, other
+
+
+def trace(st: FormationState, sc: Scenario, side: str, start: str, goal: str, reach: int,
+          ezoc: set[str] | None = None) -> bool:
+    """A path of at most ``reach`` steps from start to goal: every hex after the start
+    and before the goal open (5.8.2); the goal may be in an EZOC (traced into, not
+    through); one ridge/wadi crossing off the road, not counting one at the goal (13.2.2)."""
+    if start == goal:
+        return True
+    if ezoc is None:
+        ezoc = zoc_hexes(st, sc, other(side))
+    grid = sc.board.grid
+    best: dict[str, int] = {start: 0}
+    todo = deque([(start, 0, 0)])
+    while todo:
+        h, d, crossed = todo.popleft()
+        if d >= reach:
+            continue
+        for n in grid.neighbours(h):
+            c = crossed
+            if barrier(sc, h, n) and not road_link(sc, h, n) and n != goal:
+                c += 1
+                if c > 1:
+                    continue
+            if n == goal:
+                return True
+            if not path_open(st, sc, side, n, ezoc):
+                continue
+            key = f"{n}:{c}"
+            if best.get(key, 99) <= d + 1:
+                continue
+            best[key] = d + 1
+            todo.append((n, d + 1, c))
+    return False
+
+
+def in_command(st: FormationState, sc: Scenario, uid: str, ezoc: set[str] | None = None) -> bool:
+    """5.8: static units always; HQs count as in command; a combat unit when its HQ is
+    on the map within command range by an unbroken path."""
+    u = st.units[uid]
+    if not alive(u):
+        return False
+    if is_static(sc, uid) or is_hq(sc, uid):
+        return True
+    f = formation_of(sc, uid)
+    hq = hq_unit(st, sc, f)
+    if hq is None:
+        return False
+    reach = int(fdata(sc, f).get("command_range", 0))
+    if sc.board.grid.distance(hq.hex, u.hex) > reach:
+        return False
+    return trace(st, sc, u.side, hq.hex, u.hex, reach, ezoc)
+
+
+def command_map(st: FormationState, sc: Scenario, side: str) -> dict[str, bool]:
+    """Every living unit of ``side``: in command or not (one EZOC computation)."""
+    ezoc = zoc_hexes(st, sc, other(side))
+    return {u.id: in_command(st, sc, u.id, ezoc) for u in st.units.values() if u.side == side and alive(u)}

@@ -1,0 +1,295 @@
+"""Mirages '40 '41 on the Formation Series rules (mirages.txt: series rules 1-10,
+game rules 13-15, scenarios 16).
+
+The shape of a game: turn 1 starts in the Ops Phase (16); every later turn runs
+the Admin Phase (9: recovery, Schwerpunkt, reinforcements), the Ops Phase (6: Ops
+Cycles of initiative, act or transfer, formation activation and its actions, with
+reactions of the other side) and the End of Turn Phase (8: victory points and
+victory).  Orders:
+
+    activate FORMATION | transfer | end          the Initiative player (6.2, 6.3)
+    move UNIT[+UNIT] HEX ...  screen UNIT[+UNIT] HEX  refit UNIT  improve HEX  seize HEX
+    attack HEX with UNIT ... [hasty|regular|prepared] [hold|withdraw]   (7.4, combat.py)
+    end                                          end the activation (or the reaction)
+    react FORMATION | pass                       answer to a paused move (6.5)
+    schwerpunkt FORMATION  enter UNIT HEX [HEX ...]  end      Admin Phase (9.2, 9.4)
+    doctrine reaction|snafu|rbc|combat TEXT      standing orders, any time
+
+Modules: state (FormationState), events, reducer, sequence (Ops Phase), admin
+(Admin and End of Turn Phases), actions, movement, reaction, snafu, supply,
+command, effectiveness, terms (victory), intel (limited intelligence), words;
+combat: combat*, resolve, losses, retreats, crt, chits; data: schema, lint.
+"""
+from __future__ import annotations
+
+from pbem.core import orders as O
+from pbem.core.orders import OrderError
+from pbem.core.ruleset import Ctx, Ruleset, core_help
+from pbem.core.scenario import Scenario
+from pbem.core.state import UnitState
+from pbem.games.formation import actions, admin, intel, reaction, reducer, sequence, terms, words
+from pbem.games.formation import events as E
+from pbem.games.formation.board import gd
+from pbem.games.formation.combat import (COMBAT_VERBS, combat_awaiting, combat_defaults, handle_attack,
+                                         handle_combat, parse_doctrine)
+from pbem.games.formation.lint import lint as scenario_lint
+from pbem.games.formation.schema import FormationData, FormationVictory
+from pbem.games.formation.snafu import parse as parse_snafu
+from pbem.games.formation.state import ALLIED, AXIS, Formation, FormationState, other
+
+TOPICS = ("reaction", "snafu", "rbc", "combat")
+
+
+class MiragesRules(Ruleset):
+    game = "mirages"
+    ruleset_version = "1"
+    state_type = FormationState
+    # 7.4.2: a result is hits on the attacker / the defender, each "*" when printed red (EC)
+    result_codes = frozenset(f"{a}{x}/{d}{y}" for a in range(10) for d in range(10) for x in ("", "*") for y in ("", "*"))
+    setup_stacking = True          # 16: fixed set-up stacks; the limits of 13.1.3 are checked by lint.py
+    scenario_schema = (FormationVictory, FormationData)
+    first_turn = 1
+    order_example = "activate FORMATION  |  move UNIT HEX ...  |  attack HEX with UNIT ...  |  end"
+    verbs = frozenset({"activate", "transfer", "screen", "refit", "improve", "seize", "react", "pass",
+                       "schwerpunkt", "enter", "doctrine"}) | COMBAT_VERBS
+    defaults_help = (
+        "Deadline defaults. Initiative: end the Ops Phase when allowed, else transfer when allowed, else "
+        "activate the first formation able to; actions: end the activation; a paused move: pass (no "
+        "reaction); Admin Phase: the Schwerpunkt left unplaced, reinforcements on their first entry hex; "
+        "retreat before combat: no; escalation: hasty; Battle Victory bonus: unspent.")
+
+    # --- the start -------------------------------------------------------------------------
+
+    def new_state(self, sc: Scenario, game_id: str) -> FormationState:
+        st = FormationState(game_id=game_id, scenario_id=sc.id, game=sc.game)
+        for u in sc.units:
+            st.units[u.id] = UnitState(id=u.id, side=u.side, hex=u.hex, strength=u.strength, ma=u.ma,
+                                       waiting=f"turn {u.entry_turn}" if u.entry_turn else "")
+        for f, row in gd(sc).get("formations", {}).items():
+            st.fm.formations[f] = Formation(side=row["side"], level=int(row.get("start_level", 0)),
+                                            support=int(row.get("support", 0)))
+        st.fm.schwerpunkt = gd(sc).get("schwerpunkt", {}).get("setup", "")
+        st.fm.snafu = gd(sc).get("snafu_first", ALLIED)
+        st.score = {AXIS: 0, ALLIED: 0}
+        return st
+
+    def initial_events(self, sc: Scenario) -> list[E.Event]:
+        """16: every scenario begins with the Ops Phase of turn 1; the scenario gives the
+        first activation's initiative (no roll)."""
+        ops = next(i for i, p in enumerate(sc.sequence) if p.name == "ops")
+        out: list[E.Event] = [E.PhaseStarted(turn=1, phase=ops, side=sc.sequence[ops].side, name="ops")]
+        first = gd(sc).get("first_initiative", "")
+        if first:
+            track = gd(sc).get("initiative_track", [2]) or [2]
+            out.append(E.InitiativeDetermined(cycle=1, winner=first, reason="scenario", drm_side=other(first),
+                                              drm=int(track[0])))
+        return out
+
+    def reduce(self, st: FormationState, ev: E.Event, sc: Scenario) -> None:
+        reducer.reduce(self.game, st, ev, sc)
+
+    # --- orders -------------------------------------------------------------------------------
+
+    def handle(self, ctx: Ctx, order: O.Order) -> None:
+        st = ctx.state
+        if st.result is not None:
+            raise OrderError(f"the game is over ({st.result.reason})")
+        word = order.word if isinstance(order, O.GameVerb) else order.__struct_config__.tag
+        args = list(order.args) if isinstance(order, O.GameVerb) else []
+        if word == "doctrine":
+            doctrine(ctx, args)
+            return
+        fm = st.fm
+        if fm.combat is not None:
+            handle_combat(ctx, order)
+        elif fm.step == "paused":
+            if word not in ("react", "pass"):
+                raise OrderError(f"a move waits for {ctx.sc.side_name(fm.paused.side)}'s answer: react FORMATION | "
+                                 "pass", "6.5.1")
+            reaction.answer(ctx, word, args)
+        elif fm.step == "admin":
+            self._admin(ctx, word, order, args)
+        elif fm.step == "ops-choose":
+            self._initiative(ctx, word, args)
+        elif fm.step == "actions":
+            self._action(ctx, word, order, args)
+        else:
+            raise OrderError(f"no order is expected now ({fm.step})")
+        sequence.after_order(ctx)
+
+    def _admin(self, ctx: Ctx, word: str, order: O.Order, args: list[str]) -> None:
+        if word == "schwerpunkt":
+            admin.place_schwerpunkt(ctx, args)
+        elif word == "enter":
+            actions.enter(ctx, args)
+        elif word == "end":
+            admin.admin_end(ctx)
+        else:
+            raise OrderError("the Admin Phase takes: schwerpunkt FORMATION | enter UNIT HEX [HEX ...] | end", "9")
+
+    def _initiative(self, ctx: Ctx, word: str, args: list[str]) -> None:
+        if word == "activate":
+            sequence.activate_order(ctx, args)
+        elif word == "transfer":
+            sequence.transfer(ctx)
+        elif word == "end":
+            sequence.end_ops(ctx)
+        else:
+            raise OrderError("the Initiative player chooses: activate FORMATION | transfer | end", "6.2")
+
+    def _action(self, ctx: Ctx, word: str, order: O.Order, args: list[str]) -> None:
+        if word == "move":
+            if order.off:
+                raise OrderError("units leave the map only by retreating into an off-board area", "13.2.4")
+            actions.move_order(ctx, order.unit, list(order.path))
+        elif word == "screen":
+            if len(args) < 2:
+                raise OrderError("screen UNIT[+UNIT] HEX", "7.3.4")
+            actions.move_order(ctx, args[0], [O._hex(a, "a hex") for a in args[1:]], screen=True)
+        elif word == "refit":
+            actions.refit(ctx, args)
+        elif word == "improve":
+            actions.improve(ctx, [O._hex(a, "a hex") for a in args])
+        elif word == "seize":
+            actions.seize_order(ctx, [O._hex(a, "a hex") for a in args])
+        elif word == "attack":
+            actions.must_act(ctx)
+            handle_attack(ctx, order)
+        elif word == "end":
+            actions.must_act(ctx)
+            sequence.end_activation(ctx)
+        else:
+            raise OrderError("actions: move | screen | refit | improve | seize | attack | end", "7.1")
+
+    # --- what the game waits for ---------------------------------------------------------------
+
+    def awaiting(self, st: FormationState, sc: Scenario) -> list[dict]:
+        if st.result is not None or st.phase < 0:
+            return []
+        fm = st.fm
+        if fm.combat is not None:
+            return combat_awaiting(st, sc)
+        if fm.step == "paused" and fm.paused is not None:
+            p = fm.paused
+            return [{"side": p.side, "kind": "reaction", "rule": "6.5", "at": p.at, "units": list(p.units),
+                     "formations": list(p.formations), "leaving": p.leaving, "rest": list(p.rest),
+                     "order": "react FORMATION | pass (or doctrine reaction ...)"}]
+        if fm.step == "admin" and fm.admin_side:
+            return [{"side": fm.admin_side, "kind": "admin", "rule": "9.2, 9.4",
+                     "todo": admin.admin_todo(st, sc, fm.admin_side),
+                     "reinforcements": admin.due_reinforcements(st, sc, fm.admin_side),
+                     "order": "schwerpunkt FORMATION | enter UNIT HEX [HEX ...], then end"}]
+        if fm.step == "ops-choose" and fm.initiative:
+            s = fm.initiative
+            opts = ["activate FORMATION"]
+            if not fm.by_transfer and sequence.activations_left(st, sc, other(s)):
+                opts.append("transfer")
+            if fm.by_transfer or not sequence.activations_left(st, sc, other(s)):
+                opts.append("end")
+            return [{"side": s, "kind": "initiative", "rule": "6.2", "cycle": fm.cycle,
+                     "formations": sequence.activations_left(st, sc, s), "order": " | ".join(opts)}]
+        if fm.step == "actions" and fm.active is not None:
+            a = fm.active
+            item = {"side": a.side, "kind": "reaction actions" if a.reaction else "actions", "rule": "7",
+                    "formation": a.formation, "ap": a.ap,
+                    "order": "move UNIT[+UNIT] HEX ... | screen UNIT HEX | refit UNIT | improve HEX | seize HEX | "
+                             "attack HEX with UNIT ... [hasty|regular|prepared] | end"}
+            if a.bonus:
+                item["bonus"] = {"ap": a.bonus, "units": list(a.bonus_units)}
+            return [item]
+        return []
+
+    def default_orders(self, st: FormationState, sc: Scenario, side: str) -> list[str]:
+        out: list[str] = []
+        for item in self.awaiting(st, sc):
+            if item["side"] != side:
+                continue
+            k = item["kind"]
+            if k == "initiative":
+                opts = item["order"].split(" | ")
+                if "end" in opts:
+                    out.append("end")
+                elif "transfer" in opts:
+                    out.append("transfer")
+                elif item["formations"]:
+                    out.append(f"activate {item['formations'][0]}")
+            elif k in ("actions", "reaction actions"):
+                out.append("end")
+            elif k == "reaction":
+                out.append("pass")
+            elif k == "admin":
+                for u in item["reinforcements"]:
+                    ent = admin.entry_hexes(st, sc, u)
+                    if ent:
+                        out.append(f"enter {u} {ent[0]}")
+                out.append("end")
+            else:
+                out += combat_defaults(st, sc, side)
+        return out
+
+    # --- what players are told (HELP, the welcome) ------------------------------------------------
+
+    def order_help(self, st: FormationState, sc: Scenario, side: str) -> list[str]:
+        own = [
+            "activate FORMATION | transfer | end    the Initiative player: act, give the initiative, or "
+            "(after a transfer) end the Ops Phase (6.2, 6.3)",
+            "move UNIT[+UNIT...] HEX ...    a Movement Action of a unit or stack, hex by hex (1 AP, 7.3)",
+            "screen UNIT[+UNIT...] HEX    screen movement from one EZOC into another (7.3.4)",
+            "refit UNIT | improve HEX | seize HEX    refit (7.5), Improved Defense (7.6), victory location (7.3.6)",
+            "attack HEX with UNIT ... [hasty|regular|prepared] [hold|withdraw]    a Combat Action (7.4)",
+            "rbc HEX ... | rbc no | escalate KIND | bonus ...    answers in a combat (7.4.1.1, 7.4.1 C, 7.4.3)",
+            "react FORMATION | pass    answer a move that may trigger your reaction (6.5)",
+            "doctrine reaction|snafu|rbc|combat TEXT    standing orders applied without asking (6.5, 5.2, 7.4)",
+            "schwerpunkt FORMATION | enter UNIT HEX [HEX ...]    Admin Phase (9.2, 9.4)",
+            "end    end the activation (or reaction), or your Admin Phase orders",
+        ]
+        keep = [x for x in core_help(st, sc, side) if x.split()[0] in ("secret", "unveil", "press")]
+        return own + keep
+
+    # --- what sides see ------------------------------------------------------------------------
+
+    def redact(self, ev: E.Event, viewer: str) -> E.Event:
+        return intel.redact(ev, viewer)
+
+    def unit_row(self, st: FormationState, sc: Scenario, unit: UnitState, row: dict, viewer: str) -> dict | None:
+        return intel.unit_row(st, sc, unit, row, viewer)
+
+    def map_marks(self, st: FormationState, sc: Scenario, viewer: str) -> dict:
+        """16: the victory locations (in-command value) or the hold objective, and the VP
+        score against this turn's range."""
+        return terms.map_marks(st, sc)
+
+    def awaiting_view(self, st: FormationState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
+        return intel.awaiting_view(st, sc, items, viewer)
+
+    def describe_event(self, ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
+        return words.describe(ev, sc, origin)
+
+    def lint(self, sc: Scenario) -> list[str]:
+        return scenario_lint(sc)
+
+
+def doctrine(ctx: Ctx, args: list[str]) -> None:
+    """Standing orders (6.5 reaction, 5.2 SNAFU, 7.4 combat answers): any time, either side;
+    ``doctrine TOPIC none`` clears one."""
+    if not args or args[0].lower() not in TOPICS:
+        raise OrderError(f"doctrine TOPIC TEXT; topics: {', '.join(TOPICS)}")
+    topic, text = args[0].lower(), " ".join(args[1:]).strip()
+    if not text:
+        raise OrderError(f"doctrine {topic} needs its text (or 'none' to clear it)")
+    if text.lower() != "none":
+        if topic == "snafu":
+            parse_snafu(text)
+        elif topic in ("rbc", "combat"):
+            parse_doctrine(topic, text)
+        else:
+            toks = text.split()
+            known = {"never", "always", "ask", "armour", "armor"}
+            st = ctx.state
+            for t in toks:
+                if t.lower() not in known and not any(t.lower() == f.lower() for f in st.fm.formations):
+                    raise OrderError(f"doctrine reaction: {t!r} is neither never|always|ask|armour nor a formation",
+                                     "6.5")
+                if t in st.fm.formations and st.fm.formations[t].side != ctx.side:
+                    raise OrderError(f"{t} is not one of your formations", "6.5")
+    ctx.emit(E.DoctrineSet(side=ctx.side, topic=topic, text=text))

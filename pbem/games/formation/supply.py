@@ -1,0 +1,95 @@
+"""HQ supply (5.7): a leg HQ on or next to a road traces along the road to an
+unblocked friendly supply source; a motorized HQ first goes cross-country up to
+its command range to a road hex (5.7.2).  A friendly functional strongpoint on or
+next to the HQ supplies it (5.7.3).  Paths break on enemy units and on EZOCs
+without a friendly unit (5.7.4); one ridge/wadi crossing off the road (13.2.2)."""
+from __future__ import annotations
+
+from collections import deque
+
+from pbem.core.scenario import Scenario
+from pbem.games.formation.board import (barrier, fdata, functional_strongpoint, gd, hq_unit, on_road,
+                                        path_open, road_link, step_cost, zoc_hexes)
+from pbem.games.formation.state import FormationState, other
+
+
+def sources(st: FormationState, sc: Scenario, side: str) -> set[str]:
+    """The side's supply sources not blocked (5.7.3, Mirages 15: a lost source stays lost)."""
+    return {h for h in gd(sc).get("supply_sources", {}).get(side, []) if h not in st.fm.blocked}
+
+
+def _road_reaches(st, sc, side: str, starts: set[str], goals: set[str], ezoc: set[str]) -> bool:
+    """Along road/trail links only, through open hexes, from any start to any goal."""
+    seen = {h for h in starts if path_open(st, sc, side, h, ezoc) or h in goals}
+    todo = deque(seen)
+    while todo:
+        h = todo.popleft()
+        if h in goals:
+            return True
+        for n in sc.board.grid.neighbours(h):
+            if n in seen or not road_link(sc, h, n) or not path_open(st, sc, side, n, ezoc):
+                continue
+            seen.add(n)
+            todo.append(n)
+    return False
+
+
+def hq_in_supply(st: FormationState, sc: Scenario, f: str) -> bool:
+    """5.7.2: is formation f's HQ in supply now?  No HQ on the map: out of supply,
+    except an HQ off map with its units (13.2.4.1: in supply)."""
+    hq = hq_unit(st, sc, f)
+    if hq is None:
+        return f in st.fm.formations and not st.fm.formations[f].removed
+    side = hq.side
+    grid = sc.board.grid
+    near = [hq.hex] + grid.neighbours(hq.hex)
+    if any(functional_strongpoint(st, sc, h) == side for h in near):
+        return True
+    goals = sources(st, sc, side)
+    if not goals:
+        return False
+    ezoc = zoc_hexes(st, sc, other(side))
+    row = fdata(sc, f)
+    if row.get("hq_movement", "mot") == "leg":
+        starts = {h for h in near if on_road(sc, h)}
+        return bool(starts) and _road_reaches(st, sc, side, starts, goals, ezoc)
+    reach = int(row.get("command_range", 0))
+    starts: set[str] = set()
+    todo = deque([(hq.hex, 0, 0)])
+    seen = {(hq.hex, 0)}
+    while todo:
+        h, d, crossed = todo.popleft()
+        if on_road(sc, h):
+            starts.add(h)
+        if d >= reach:
+            continue
+        for n in grid.neighbours(h):
+            c = crossed + (1 if barrier(sc, h, n) and not road_link(sc, h, n) else 0)
+            if c > 1 or (n, c) in seen or not path_open(st, sc, side, n, ezoc):
+                continue
+            if step_cost(sc, {"hq"}, h, n, road_ok=False) is None:
+                continue
+            seen.add((n, c))
+            todo.append((n, d + 1, c))
+    return bool(starts) and _road_reaches(st, sc, side, starts, goals, ezoc)
+
+
+def path_to_source(st: FormationState, sc: Scenario, side: str, start: str) -> bool:
+    """16.1 (Italian surrender): any path of hexes, no length limit, from start to an
+    Axis supply source, never through an enemy unit or an EZOC without a friendly unit."""
+    goals = sources(st, sc, side)
+    if start in goals:
+        return True
+    ezoc = zoc_hexes(st, sc, other(side))
+    seen = {start}
+    todo = deque([start])
+    while todo:
+        h = todo.popleft()
+        for n in sc.board.grid.neighbours(h):
+            if n in seen or not path_open(st, sc, side, n, ezoc):
+                continue
+            if n in goals:
+                return True
+            seen.add(n)
+            todo.append(n)
+    return False

@@ -1,0 +1,124 @@
+"""Victory (16, Mirages scenarios): victory locations seized with an AP (7.3.6) or at
+the End of Turn Phase (8), victory ranges per game turn, the Skorpion hold
+conditions, automatic victory (every enemy combat unit eliminated, or the
+scenario's automatic hex)."""
+from __future__ import annotations
+
+from pbem.core.ruleset import Ctx
+from pbem.games.formation import events as E
+from pbem.games.formation.board import alive, combat_units, gd, is_hq, is_static
+from pbem.games.formation.command import in_command
+from pbem.games.formation.state import ALLIED, AXIS, FormationState, other
+
+
+def victory(sc) -> dict:
+    return sc.victory
+
+
+def vp_hex(sc, h: str) -> dict | None:
+    return next((r for r in victory(sc).get("hexes", []) if r.get("hex") == h), None)
+
+
+def scorer(sc) -> str:
+    return gd(sc).get("scorer", victory(sc).get("scorer", ALLIED))
+
+
+def seize(ctx: Ctx, h: str, unit: str, *, during: str) -> None:
+    """Score a VP hex held by ``unit`` (once per turn, 16)."""
+    st, sc = ctx.state, ctx.sc
+    row = vp_hex(sc, h)
+    if row is None or row.get("automatic") or h in st.fm.scored:
+        return
+    ic = in_command(st, sc, unit)
+    vp = int(row.get("in_command", 0)) if ic or during == "ops" else int(row.get("out_of_command", 0))
+    ctx.emit(E.VPScored(hex=h, side=st.units[unit].side, vp=vp, in_command=ic or during == "ops", unit=unit,
+                        total=st.fm.vp + vp))
+
+
+def automatic_victory(ctx: Ctx) -> bool:
+    """16: the game ends at once when every combat unit of one side is eliminated
+    (reinforcements not yet in play are ignored)."""
+    st, sc = ctx.state, ctx.sc
+    if st.result is not None or st.phase < 0:
+        return False
+    for side in (AXIS, ALLIED):
+        mine = [u for u in st.units.values() if u.side == side and not is_hq(sc, u.id) and not is_static(sc, u.id)]
+        if mine and all(u.eliminated for u in mine):
+            ctx.emit(E.GameEnded(winner=other(side), reason=f"automatic victory: every {sc.side_name(side)} "
+                                                            "combat unit is eliminated", rule="16"))
+            return True
+    return False
+
+
+def end_of_turn_victory(ctx: Ctx) -> bool:
+    """8 / 16: seize held VP hexes, then check the turn's victory conditions; True when the game ended."""
+    st, sc = ctx.state, ctx.sc
+    v = victory(sc)
+    side = scorer(sc)
+    if v.get("kind", "points") == "hold":
+        return _hold(ctx, v)
+    for row in v.get("hexes", []):
+        h = row["hex"]
+        held = [u for u in combat_units(st, sc, h, side) if alive(u)]
+        if not held:
+            continue
+        if row.get("automatic"):
+            ctx.emit(E.GameEnded(winner=side, reason=f"automatic victory: {sc.side_name(side)} combat unit in "
+                                                     f"{sc.board.label(h)} at the End of Turn Phase", rule="16"))
+            return True
+        best = max(held, key=lambda u: in_command(st, sc, u.id))
+        seize(ctx, h, best.id, during="end")
+    ranges = v.get("ranges", [])
+    if st.turn - 1 < len(ranges):
+        lo, hi = ranges[st.turn - 1]
+        vp = st.fm.vp
+        if vp < lo:
+            ctx.emit(E.GameEnded(winner=other(side), reason=f"{vp} VP is below the game turn {st.turn} range "
+                                                            f"{lo}-{hi}", rule="16"))
+            return True
+        if vp > hi:
+            ctx.emit(E.GameEnded(winner=side, reason=f"{vp} VP is above the game turn {st.turn} range {lo}-{hi}",
+                                 rule="16"))
+            return True
+    if st.turn >= sc.turns:
+        ctx.emit(E.GameEnded(winner="draw", reason=f"{st.fm.vp} VP is within the last turn's range", rule="16"))
+        return True
+    return False
+
+
+def _hold(ctx: Ctx, v: dict) -> bool:
+    """16.3: a side's combat unit in the hex on a given turn wins (in command or any)."""
+    st, sc = ctx.state, ctx.sc
+    for row in v.get("hold", []):
+        if row.get("turn") != st.turn:
+            continue
+        units = [u for u in combat_units(st, sc, row["hex"], row["side"]) if alive(u)]
+        if row.get("command", "any") == "in":
+            units = [u for u in units if in_command(st, sc, u.id)]
+        if units:
+            ctx.emit(E.GameEnded(winner=row["side"], reason=f"{row.get('result', 'victory')}: "
+                                 f"{sc.side_name(row['side'])} combat unit in {sc.board.label(row['hex'])} on game "
+                                 f"turn {st.turn}", rule="16"))
+            return True
+    if st.turn >= sc.turns:
+        ctx.emit(E.GameEnded(winner="draw", reason="no side met its victory condition by the last turn", rule="16"))
+        return True
+    return False
+
+
+
+def map_marks(st: FormationState, sc) -> dict:
+    """What decides the game, for the map (Ruleset.map_marks)."""
+    v = victory(sc)
+    if v.get("kind", "points") == "hold":
+        objs = [{"hex": r["hex"], "vp": 0, "label": f"turn {r['turn']}: {r.get('result', 'victory')} (16)"}
+                for r in v.get("hold", [])]
+        return {"objectives": objs}
+    objs = [{"hex": r["hex"], "vp": 0 if r.get("automatic") else int(r.get("in_command", 0)),
+             "label": f"{r.get('name', '')}: " + ("automatic victory" if r.get("automatic")
+                                                  else f"{r.get('in_command', 0)}/{r.get('out_of_command', 0)} VP")}
+            for r in v.get("hexes", [])]
+    ranges = v.get("ranges", [])
+    rng = ranges[st.turn - 1] if 0 < st.turn <= len(ranges) else None
+    score = f"{sc.side_name(scorer(sc))} {st.fm.vp} VP" + (f" (turn {st.turn} range {rng[0]}-{rng[1]})" if rng else "")
+    return {"objectives": objs, "score": score}
