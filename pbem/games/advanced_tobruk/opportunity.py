@@ -7,7 +7,8 @@ unit that may fire at the mover (fire_personnel.eligible_firers) follows its
 standing order: ``hold`` never fires, ``any [range N]`` fires at any mover
 within N hexes (else its weapon's reach), ``afv [range N]`` only at AFVs; an
 ``ask`` order - the default when none is given - makes the move pause
-(MovePaused) until its owner answers ``fire UNIT[+UNIT...] [...]`` or ``pass``.
+(MovePaused) until its owner answers ``fire UNIT[+UNIT...] [...]`` or ``pass``; in that
+answer units already marked fired may shoot desperation fire (15.61) - no pause is made for them.
 A firer may use no more ROF against a mover than the MP the mover spent in
 that hex, unless the mover ends its move there (6.64): a step that ends the
 move has no limit.
@@ -19,7 +20,7 @@ from fractions import Fraction
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.games.advanced_tobruk import data, events as E
-from pbem.games.advanced_tobruk.fire_personnel import eligible_firers, opportunity_fire
+from pbem.games.advanced_tobruk.fire_personnel import desperation_firers, eligible_firers, opportunity_fire
 from pbem.games.advanced_tobruk.melee import overrun
 from pbem.games.advanced_tobruk.movement import Plan, enter_cost, parse_steps, plan, step_words
 from pbem.games.advanced_tobruk.sequence import activated, other
@@ -165,7 +166,8 @@ def resume(ctx: Ctx) -> None:
 
 
 def answer(ctx: Ctx, word: str, args: list[str]) -> None:
-    """``fire UNIT[+UNIT...] [...]`` or ``pass``: the answer to a paused move (6.6)."""
+    """``fire UNIT[+UNIT...] [...]`` or ``pass``: the answer to a paused move (6.6).  Units already
+    marked fired may answer too, as desperation fire (15.61); the answer closes the pause either way."""
     st: TobrukState = ctx.state
     pd = st.pending
     if word == "pass":
@@ -182,10 +184,14 @@ def answer(ctx: Ctx, word: str, args: list[str]) -> None:
         raise OrderError(f"an answer names the firers only: fire UNIT[+UNIT...] (the target is the mover, "
                          f"{'+'.join(pd.units)})", "6.6")
     firers = [find_unit(ctx, u, ctx.side, on_map=True).id for u in args[0].split("+") if u]
-    bad = [f for f in firers if f not in pd.firers]
-    if bad:
-        raise OrderError(f"{', '.join(bad)} may not fire here; the firers asked are {' '.join(pd.firers)}", "6.62")
     target = _target(st, ctx.sc, pd.units)
+    if any(st.pieces[f].fired for f in firers):
+        _check_desperation(st, ctx.sc, firers, target)
+    else:
+        bad = [f for f in firers if f not in pd.firers]
+        if bad:
+            raise OrderError(f"{', '.join(bad)} may not fire here; the firers asked are {' '.join(pd.firers)}",
+                             "6.62")
     last = not [s for s in pd.remaining if s != "continue"]
     limit = 0 if last else max(1, int(frac(pd.spent_here or "0")))
     opportunity_fire(ctx, firers, target, limit, "answer")
@@ -194,6 +200,22 @@ def answer(ctx: Ctx, word: str, args: list[str]) -> None:
     ctx.emit(E.OpportunityPassed(side=ctx.side, firers=rest, target=target, hex=pd.hex, by="answer")) \
         if rest else None
     resume(ctx)
+
+
+def _check_desperation(st: TobrukState, sc, firers: list[str], target: str) -> None:
+    """15.61: an answer naming units already marked fired is desperation fire; all of them must be
+    entitled to it (personnel already fired, in good order, the mover within normal range)."""
+    unfired = [f for f in firers if not st.pieces[f].fired]
+    if unfired:
+        raise OrderError(f"desperation fire is by units already marked fired only: answer with "
+                         f"{'+'.join(f for f in firers if f not in unfired)} or {'+'.join(unfired)}, "
+                         f"not both (15.61)", "15.61")
+    able = desperation_firers(st, sc, target)
+    bad = [f for f in firers if f not in able]
+    if bad:
+        raise OrderError(f"{', '.join(bad)} may not use desperation fire at {target}: only personnel already "
+                         f"marked fired, not broken, surrendered or in FULL cover, with the moving unit within "
+                         f"their normal range (15.61)", "15.61")
 
 
 def move_order(ctx: Ctx, word: str, args: list[str]) -> None:

@@ -215,6 +215,8 @@ class AdvancedTobruk(Ruleset):
             "turret SPINE, overrun UNIT (an AFV by assault movement, 21), off, continue (6.5)",
             "standing [UNIT] ask | hold | any [range N] | afv [range N]    standing opportunity-fire orders (6.6)",
             "fire UNIT[+UNIT...] | pass    answer a move paused for your opportunity fire (6.6)",
+            "fire UNIT[+UNIT...]    (units already marked fired) desperation fire in that answer: personnel, "
+            "printed gunfire, mover within normal range, the attack's roll is their morale check (15.6)",
             "infiltrate UNIT HEX | grenade UNIT at HEX | close-assault UNIT at VEHICLE    Infiltration Phase (22, 23)",
             f"spines: {' '.join(SPINES)} (a vehicle facing NNE has its front hexsides N and NE)",
         ]
