@@ -59,6 +59,7 @@ def unit_row(st: FormationState, sc: Scenario, unit: UnitState, row: dict, viewe
         n = sum(1 for u in stack(st, unit.hex) if u.side == unit.side) - 1
         if n:
             out["beneath"] = n                  # the stack's height is in plain sight
+            out["status"] = out["status"] + [f"{n} more beneath"]     # the report's and HELP's words
     return out
 
 
@@ -117,6 +118,8 @@ def order_text(text: str) -> str:
     if not toks:
         return text
     verb = toks[0].lower()
+    if verb == "bonus" and len(toks) > 1:         # a Battle Victory bonus action: hidden as the action is
+        return f"{toks[0]} {order_text(' '.join(toks[1:]))}"
     if verb == "doctrine":
         return " ".join(toks[:2] + ["(standing order)"])
     if verb in ("move", "screen") and len(toks) > 1:

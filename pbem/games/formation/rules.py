@@ -27,7 +27,7 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.formation import actions, admin, intel, reaction, reducer, sequence, terms, words
+from pbem.games.formation import actions, admin, choices, intel, reaction, reducer, sequence, terms, words
 from pbem.games.formation import events as E
 from pbem.games.formation.board import gd
 from pbem.games.formation.combat import (COMBAT_VERBS, combat_awaiting, combat_defaults, handle_attack,
@@ -159,7 +159,9 @@ class MiragesRules(Ruleset):
             actions.must_act(ctx)
             sequence.end_activation(ctx)
         else:
-            raise OrderError("actions: move | screen | refit | improve | seize | attack | end", "7.1")
+            a = ctx.state.fm.active
+            raise OrderError(f"{a.formation} is active ({a.ap} AP left): its actions are move | screen | refit | "
+                             f"improve | seize | attack, or end to stop the activation", "7.1")
 
     # --- what the game waits for ---------------------------------------------------------------
 
@@ -186,8 +188,10 @@ class MiragesRules(Ruleset):
                 opts.append("transfer")
             if fm.by_transfer or not sequence.activations_left(st, sc, other(s)):
                 opts.append("end")
-            return [{"side": s, "kind": "initiative", "rule": "6.2", "cycle": fm.cycle,
-                     "formations": sequence.activations_left(st, sc, s), "order": " | ".join(opts)}]
+            left = sequence.activations_left(st, sc, s)
+            return [{"side": s, "kind": "initiative", "rule": "6.2", "cycle": fm.cycle, "formations": left,
+                     "options": [f"formations able to activate: {', '.join(left) or 'none'}"],
+                     "order": " | ".join(opts)}]
         if fm.step == "actions" and fm.active is not None:
             a = fm.active
             item = {"side": a.side, "kind": "reaction actions" if a.reaction else "actions", "rule": "7",
@@ -245,6 +249,9 @@ class MiragesRules(Ruleset):
         ]
         keep = [x for x in core_help(st, sc, side) if x.split()[0] in ("secret", "unveil", "press")]
         return own + keep
+
+    def setup_choices(self, st: FormationState, sc: Scenario, side: str) -> list[str]:
+        return choices.setup_choices(st, sc, side)
 
     # --- what sides see ------------------------------------------------------------------------
 

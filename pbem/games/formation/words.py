@@ -4,6 +4,7 @@ from __future__ import annotations
 from pbem.core.scenario import Scenario
 from pbem.games.formation import events as E
 from pbem.games.formation.combat_words import describe as combat_describe
+from pbem.games.formation.state import ALLIED, AXIS
 
 
 def _units(units: list[str]) -> str:
@@ -27,7 +28,7 @@ def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None
     if isinstance(ev, E.DoctrineSet):
         return f"{n(ev.side)} sets a standing order: doctrine {ev.topic} {ev.text}."
     if isinstance(ev, E.InitiativeDetermined):
-        why = {"roll": f"rolls {ev.rolls}: Axis {ev.axis}, Allied {ev.allied}",
+        why = {"roll": f"rolls {ev.rolls}: {n(AXIS)} {ev.axis}, {n(ALLIED)} {ev.allied}",
                "scenario": "the scenario gives the first activation", "in-row": "initiatives in a row exhausted "
                "(6.1.1)", "no-activations": "the other side has no activation left (6.1.2)"}.get(ev.reason, ev.reason)
         return (f"Ops Cycle {ev.cycle}: {n(ev.winner)} has the initiative ({why}); Initiative +DRM marker "
@@ -86,7 +87,8 @@ def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None
             tail.append("surrenders" if ev.why == "surrender" else "is eliminated")
         t = f": {', '.join(tail)}" if tail else ""
         rule = "16.1" if ev.why == "surrender" else "7.5" if ev.why == "refit" else "5.6"
-        return f"{ev.unit} effectiveness check ({ev.why}): d10 {ev.rolls} vs {ev.rating}, {res}{t} ({rule})."
+        vs = "its rating" if ev.unit.startswith("(") else ev.rating     # intel.redact hid the unit
+        return f"{ev.unit} effectiveness check ({ev.why}): d10 {ev.rolls} vs {vs}, {res}{t} ({rule})."
     if isinstance(ev, E.ImprovedDefense):
         return f"Improved Defense in {lab(ev.hex)} {'placed' if ev.on else 'removed'} ({ev.reason}) (7.6)."
     if isinstance(ev, E.VPScored):
