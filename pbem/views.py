@@ -79,7 +79,7 @@ def state_view(game: Game, st: GameState, side: str = REFEREE, head: str = "") -
         "turns": sc.turns,
         "turn_label": label,
         "phase": ph.name if ph else None,
-        "phase_side": ph.side if ph else None,
+        "phase_side": game.rules.phase_side(st, sc) if ph else None,
         "awaiting": awaiting_rows(game, st, side),
         "units": unit_rows(game, st, side),
         "score": dict(st.score),

@@ -97,3 +97,16 @@ def test_the_report_shows_how_many_counters_lie_beneath_an_enemy_top_unit(tmp_pa
     assert "1 more beneath" in line and "Zsecret" not in text
     own = report_text(g, "axis", g.state(), g.entries(), -1, g.head())
     assert "more beneath" not in own and "Zsecret" in own
+
+
+def test_headers_name_the_initiative_player_not_the_sequence_side(tmp_path):
+    # 6: the Ops Phase is both sides'; the header names the side that holds the initiative
+    from pbem.engine import Game
+    from pbem.views import state_view
+    g = Game.create(tmp_path / "g", "mirages-compass", {}, seed_hex="00" * 32)
+    st = g.state()
+    view = state_view(g, st, "referee")
+    assert st.fm.initiative and view["phase"] == "ops"
+    assert view["phase_side"] == st.fm.initiative == view["awaiting"][0]["side"]
+    # with this seed the Commonwealth wins the first initiative, while the sequence gives the phase to the Axis
+    assert st.fm.initiative == "allied" and g.scenario.sequence[st.phase].side == "axis"

@@ -173,6 +173,13 @@ class Ruleset:
         intelligence returns a public face (fewer or other keys) or None to hide it."""
         return row
 
+    def phase_side(self, state: GameState, sc: Scenario) -> str | None:
+        """The side the current phase belongs to, as headers and status lines name it: by
+        default the scenario's sequence says; a phase both sides share (an initiative
+        cycle, an admin step) may name the side acting now."""
+        ph = sc.sequence[state.phase] if 0 <= state.phase < len(sc.sequence) else None
+        return ph.side if ph else None
+
     def map_marks(self, state: GameState, sc: Scenario, viewer: str) -> dict:
         """What decides the game, drawn on ``viewer``'s map (every key optional):
         ``objectives``: [{"hex": "0904", "vp": 2, "label": "...", "side": ""}] hexes that win or

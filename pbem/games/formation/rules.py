@@ -233,6 +233,16 @@ class MiragesRules(Ruleset):
 
     # --- what players are told (HELP, the welcome) ------------------------------------------------
 
+    def phase_side(self, st: FormationState, sc: Scenario) -> str | None:
+        """The Ops Phase belongs to both sides (6): headers name the Initiative player of the
+        cycle; the Admin Phase names the side giving its orders (9.2, 9.4)."""
+        fm = st.fm
+        if fm.step == "admin" and fm.admin_side:
+            return fm.admin_side
+        if fm.step in ("ops-choose", "actions", "paused") and fm.initiative:
+            return fm.initiative
+        return super().phase_side(st, sc)
+
     def order_help(self, st: FormationState, sc: Scenario, side: str) -> list[str]:
         own = [
             "activate FORMATION | transfer | end    the Initiative player: act, give the initiative, or "
