@@ -414,7 +414,7 @@ SCENARIOS = {
         victory=dict(kind="points", hexes=[("1703", "Bardia", 0, 0, True), ("2009", "Sollum", 2, 1, False),
                                            ("1609", "Ridotta Capuzzo", 1, 0, False), ("3212", "Buq Buq", 1, 0, False),
                                            ("4308", "Sidi Barrani", 2, 1, False)],
-                     ranges=[(0, 1), (0, 2), (2, 3), (2, 4), (4, 7), (6, 11), (7, 15), (10, 20), (14, 25), (20, 31)]),
+                     ranges=dict(gt1=(0, 1), gt2=(0, 2), gt3=(2, 3), gt4=(2, 4), gt5=(4, 7), gt6=(6, 11), gt7=(7, 15), gt8=(10, 20), gt9=(14, 25), gt10=(20, 31))),
         blurb="the opening of the British offensive against the Italian camps around Sidi Barrani",
     ),
     "brevity": dict(
@@ -422,7 +422,7 @@ SCENARIOS = {
         first="allied", drm=2, ties=[(1, 6, "allied")], in_row=2, transfers=1,
         victory=dict(kind="points", hexes=[("1703", "Bardia", 12, 6, False), ("2009", "Sollum", 6, 3, False),
                                            ("2011", "Halfaya Pass", 4, 2, False), ("1609", "Ridotta Capuzzo", 2, 1, False)],
-                     ranges=[(4, 11), (10, 19), (16, 27), (22, 33), (24, 36), (26, 39)]),
+                     ranges=dict(gt1=(4, 11), gt2=(10, 19), gt3=(16, 27), gt4=(22, 33), gt5=(24, 36), gt6=(26, 39))),
         blurb="the limited British offensive against the Axis frontier positions",
     ),
     "skorpion": dict(
@@ -440,7 +440,7 @@ SCENARIOS = {
         victory=dict(kind="points", hexes=[("1703", "Bardia", 12, 6, False), ("2009", "Sollum", 4, 2, False),
                                            ("2011", "Halfaya Pass", 6, 3, False), ("1609", "Ridotta Capuzzo", 2, 1, False),
                                            ("1612", "Point 206", 2, 1, False), ("1410", "Point 208", 2, 1, False)],
-                     ranges=[(2, 8), (6, 12), (10, 18), (14, 22), (16, 26), (20, 30), (22, 32), (26, 34)]),
+                     ranges=dict(gt1=(2, 8), gt2=(6, 12), gt3=(10, 18), gt4=(14, 22), gt5=(16, 26), gt6=(20, 30), gt7=(22, 32), gt8=(26, 34))),
         blurb="the British offensive to relieve Tobruk, the first German defensive battle of the war",
     ),
 }
@@ -585,7 +585,7 @@ def write(key: str) -> str:
         w("# 16: the per-turn range header is printed one cell to the right of its values (its")
         w("# first cell is empty and the row label 'VPs' sits under GT1); fixed here by reading")
         w("# the n-th range as game turn n.  Below the range: Axis victory; above: Allied victory.")
-        w("ranges = [" + ", ".join(f"[{a}, {b}]" for a, b in v["ranges"]) + "]")
+        w("ranges = { " + ", ".join(f"{k} = [{a}, {b}]" for k, (a, b) in v["ranges"].items()) + " }")
         for h, name, i, o, auto in v["hexes"]:
             w("[[victory.hexes]]")
             w(f'hex = "{h}"')
@@ -652,7 +652,7 @@ def write(key: str) -> str:
         row["reconstructed"] = True
         w(f"{q(t) if not t.isidentifier() else t} = {q(row)}")
     w("")
-    w("[game_data.crt_odds]               # reconstructed: odds heading of each CRT column A..H")
+    w("[game_data.crt_odds]               # reconstructed: the odds of column A; B..H follow the ladder (crt.LADDER)")
     for t in used:
         if t != "sea":
             w(f"{q(t) if not t.isidentifier() else t} = {q(DEFAULT_ODDS.get(t, DEFAULT_ODDS['clear']))}")

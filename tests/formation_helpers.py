@@ -78,7 +78,7 @@ def scenario_text(units=None, *, game_data=None, victory=None, turns=4, rows=Non
     gd.update(game_data or {})
     vic = victory if victory is not None else {
         "kind": "points", "hexes": [{"hex": "0606", "name": "Objective", "in_command": 3, "out_of_command": 1}],
-        "ranges": [[0, 10]] * turns}
+        "ranges": {f"gt{n}": [0, 10] for n in range(1, turns + 1)}}
     data = {
         "id": "test-mirages", "title": "test", "game": "mirages", "family": "formation", "turns": turns, "die": 10,
         "sides": [{"id": "axis", "name": "Axis"}, {"id": "allied", "name": "Commonwealth"}],

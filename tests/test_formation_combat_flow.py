@@ -473,7 +473,7 @@ def test_shipped_scenarios_carry_our_crt(name):
     assert sc.crt.reconstructed and sc.crt.rows == crt.DEFAULT_ROWS
     for terrain, heads in sc.game_data.get("crt_odds", {}).items():
         assert heads == crt.DEFAULT_ODDS[terrain]
-    assert sc.crt.rows["4"][crt.DEFAULT_ODDS["clear"].index("1:1")] == "2*/1*"     # the printed datum
+    assert sc.crt.rows["4"][crt.odds_row(sc, "clear").index("1:1")] == "2*/1*"     # the printed datum
 
 
 def test_out_of_command_attack_costs_two_and_stays_hasty():

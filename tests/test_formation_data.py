@@ -12,6 +12,7 @@ import pytest
 
 from pbem.core import scenario as S
 from pbem.games import ruleset_for
+from pbem.games.formation import crt
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = ("compass", "brevity", "skorpion", "battleaxe")
@@ -91,7 +92,7 @@ def test_initiative_rules_as_printed(sid, first, drm, ties, in_row, transfers):
 def _vp(sid):
     v = S.load(sid).victory
     return {h["hex"]: (h["name"], h.get("in_command", 0), h.get("out_of_command", 0), h.get("automatic", False))
-            for h in v["hexes"]}, [tuple(r) for r in v["ranges"]]
+            for h in v["hexes"]}, {k: tuple(r) for k, r in v["ranges"].items()}
 
 
 def test_compass_victory_as_printed():
@@ -100,8 +101,8 @@ def test_compass_victory_as_printed():
                      "1609": ("Ridotta Capuzzo", 1, 0, False), "3212": ("Buq Buq", 1, 0, False),
                      "4308": ("Sidi Barrani", 2, 1, False)}
     # the range header is printed one cell right of its values; GT1 reads the first range
-    assert ranges == [(0, 1), (0, 2), (2, 3), (2, 4), (4, 7), (6, 11), (7, 15), (10, 20), (14, 25), (20, 31)]
-    lo, hi = ranges[2]             # the reading notes' check: in GT3, 1 VP is an Axis win, 4 an Allied win
+    assert ranges == dict(gt1=(0, 1), gt2=(0, 2), gt3=(2, 3), gt4=(2, 4), gt5=(4, 7), gt6=(6, 11), gt7=(7, 15), gt8=(10, 20), gt9=(14, 25), gt10=(20, 31))
+    lo, hi = ranges["gt3"]           # the reading notes' check: in GT3, 1 VP is an Axis win, 4 an Allied win
     assert 1 < lo and 4 > hi
 
 
@@ -117,7 +118,7 @@ def test_brevity_victory_as_printed():
     hexes, ranges = _vp("mirages-brevity")
     assert hexes == {"1703": ("Bardia", 12, 6, False), "2009": ("Sollum", 6, 3, False),
                      "2011": ("Halfaya Pass", 4, 2, False), "1609": ("Ridotta Capuzzo", 2, 1, False)}
-    assert ranges == [(4, 11), (10, 19), (16, 27), (22, 33), (24, 36), (26, 39)]
+    assert ranges == dict(gt1=(4, 11), gt2=(10, 19), gt3=(16, 27), gt4=(22, 33), gt5=(24, 36), gt6=(26, 39))
 
 
 def test_battleaxe_victory_as_printed():
@@ -125,7 +126,7 @@ def test_battleaxe_victory_as_printed():
     assert hexes == {"1703": ("Bardia", 12, 6, False), "2009": ("Sollum", 4, 2, False),
                      "2011": ("Halfaya Pass", 6, 3, False), "1609": ("Ridotta Capuzzo", 2, 1, False),
                      "1612": ("Point 206", 2, 1, False), "1410": ("Point 208", 2, 1, False)}
-    assert ranges == [(2, 8), (6, 12), (10, 18), (14, 22), (16, 26), (20, 30), (22, 32), (26, 34)]
+    assert ranges == dict(gt1=(2, 8), gt2=(6, 12), gt3=(10, 18), gt4=(14, 22), gt5=(16, 26), gt6=(20, 30), gt7=(22, 32), gt8=(26, 34))
 
 
 def test_skorpion_victory_as_printed():
@@ -160,7 +161,7 @@ def test_scenario_hexes_as_printed():
 def test_crt_keeps_the_printed_datum():
     # Combat Sequence Example: Clear, 1:1, modified roll 4 -> 2/1, both red
     sc = S.load("mirages-compass")
-    col = sc.game_data["crt_odds"]["clear"].index("1:1")
+    col = crt.odds_row(sc, "clear").index("1:1")
     assert sc.crt.rows["4"][col] == "2*/1*"
     assert sorted(sc.crt.rows, key=int) == [str(d) for d in range(1, 21)]
 

@@ -112,7 +112,7 @@ def test_victory_range_ends_the_game(fm):
     # 16: above the turn's range: the scoring side wins at once
     units = [hq("A-HQ", "axis", "0101", formation="A"), unit("A1", "axis", "0102", formation="A"),
              hq("B-HQ", "allied", "0705", formation="B"), unit("B1", "allied", "0606", formation="B")]
-    t = fm(units, dice=[9] * 10, victory={"kind": "points", "ranges": [[0, 2], [0, 9]],
+    t = fm(units, dice=[9] * 10, victory={"kind": "points", "ranges": {"gt1": [0, 2], "gt2": [0, 9]},
                                            "hexes": [{"hex": "0606", "name": "X", "in_command": 3,
                                                       "out_of_command": 1}]}, turns=2)
     quiet(t)

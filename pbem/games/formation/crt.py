@@ -43,19 +43,27 @@ DEFAULT_ROWS: dict[str, list[str]] = {
 }
 COLUMNS = ["A", "B", "C", "D", "E", "F", "G", "H"]
 
-# The odds heading of each result column per defender terrain (reconstructed): the more
-# obstructive the terrain, the higher the odds needed for the same column (1: "the more
-# obstructive the terrain, the more it benefits the defender").
-_CLEAR = ["1:2", "1:1", "3:2", "2:1", "3:1", "4:1", "5:1", "6:1"]
-_ROUGH = ["1:1", "3:2", "2:1", "3:1", "4:1", "5:1", "6:1", "7:1"]
-_HARD = ["3:2", "2:1", "3:1", "4:1", "5:1", "6:1", "7:1", "8:1"]
-_FORT = ["2:1", "3:1", "4:1", "5:1", "6:1", "7:1", "8:1", "9:1"]
-DEFAULT_ODDS: dict[str, list[str]] = {
+# The odds of the result columns (reconstructed): one ladder of ratios, from 1:2 up by whole
+# ratios to 9:1; a terrain's row is the run of len(COLUMNS) headings that starts at its
+# leftmost one.  The more obstructive the terrain, the further right its row starts, so the
+# same column needs higher odds (1: obstructive terrain favours the defender).
+LADDER: tuple[str, ...] = ("1:2", "1:1", "3:2") + tuple(f"{n}:1" for n in range(2, 10))
+_CLEAR, _ROUGH, _HARD, _FORT = "1:2", "1:1", "3:2", "2:1"      # leftmost heading per terrain class
+DEFAULT_ODDS: dict[str, str] = {
     "clear": _CLEAR, "desert": _CLEAR, "point-of-interest": _CLEAR,
     "broken": _ROUGH, "light-forest": _ROUGH, "marsh": _ROUGH, "rough": _ROUGH, "salt-marsh": _ROUGH,
     "village": _HARD, "hill": _HARD, "escarpment": _HARD, "town": _HARD,
     "dense-forest": _FORT, "minefield": _FORT, "box": _FORT, "minefield-box": _FORT, "fortress": _FORT,
 }
+
+
+def headings(leftmost: str, n: int = len(COLUMNS)) -> list[str]:
+    """The ``n`` odds headings of a row starting at ``leftmost`` on the ladder (ValueError if
+    ``leftmost`` is no rung, or the ladder ends first)."""
+    i = LADDER.index(leftmost)
+    if i + n > len(LADDER):
+        raise ValueError(f"the odds ladder ends at {LADDER[-1]}: {n} columns cannot start at {leftmost}")
+    return list(LADDER[i:i + n])
 BELOW = "5/0"        # 7.4.1.2: odds under the terrain's leftmost column
 
 
@@ -80,9 +88,10 @@ def _ratio(h: str) -> Fraction:
 
 
 def odds_row(sc, terrain: str) -> list[str]:
-    """The odds headings of ``terrain``'s row: the scenario's ``[game_data.crt_odds]``, else ours."""
+    """The odds headings of ``terrain``'s row: from the leftmost heading the scenario's
+    ``[game_data.crt_odds]`` gives it, else ours."""
     table = (getattr(sc, "game_data", None) or {}).get("crt_odds") or {}
-    return list(table.get(terrain) or DEFAULT_ODDS.get(terrain) or _CLEAR)
+    return headings(table.get(terrain) or DEFAULT_ODDS.get(terrain) or _CLEAR)
 
 
 def column(attack: int, defence: int, headings: list[str]) -> int | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from pbem.core.scenario import Scenario
+from pbem.games.formation.crt import LADDER, headings
 
 SIDES = ("axis", "allied")
 HEXSIDE_FEATURES = ("ridge", "wadi")       # 3.1.2 / 13.2.2 as this game uses them
@@ -163,11 +164,13 @@ def lint(sc: Scenario) -> list[str]:
         if not sc.terrain[t].impassable and t not in gd.get("crt_odds", {}):
             errs.append(f"game_data.crt_odds: no odds headings for terrain {t!r}")
     ncol = len(sc.crt.columns)
-    for t, heads in gd.get("crt_odds", {}).items():
+    for t, first in gd.get("crt_odds", {}).items():
         if t not in sc.terrain:
             errs.append(f"game_data.crt_odds.{t}: not a terrain of [terrain]")
-        if len(heads) != ncol:
-            errs.append(f"game_data.crt_odds.{t}: {len(heads)} headings for {ncol} CRT columns")
+        try:
+            headings(first, ncol)
+        except ValueError as e:
+            errs.append(f"game_data.crt_odds.{t}: {first!r}: {e if first in LADDER else 'not a ratio of ' + ', '.join(LADDER)}")
     for d in range(1, 21):       # 7.4.1.4: modified rolls run 1..20
         row = sc.crt.rows.get(str(d))
         if row is None:
@@ -223,12 +226,13 @@ def lint(sc: Scenario) -> list[str]:
         errs.append("game_data.initiative_track: its first space is +2 (6.1)")
     kind = vic.get("kind", "points")
     if kind == "points":
-        ranges = vic.get("ranges", [])
-        if len(ranges) != sc.turns:
-            errs.append(f"victory.ranges: {len(ranges)} ranges for {sc.turns} game turns")
-        for i, r in enumerate(ranges):
+        ranges = vic.get("ranges", {})
+        want = [f"gt{n}" for n in range(1, sc.turns + 1)]
+        if sorted(ranges) != sorted(want):
+            errs.append(f"victory.ranges: one range per game turn, keyed {want[0]}..{want[-1]}")
+        for key, r in ranges.items():
             if len(r) != 2 or r[0] > r[1]:
-                errs.append(f"victory.ranges[{i}]: [low, high] with low <= high")
+                errs.append(f"victory.ranges.{key}: [low, high] with low <= high")
         if not vic.get("hexes"):
             errs.append("victory.hexes: no victory hexes")
     else:

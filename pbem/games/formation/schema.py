@@ -173,7 +173,7 @@ class FormationData(GameTable):
     road: RoadRate
     trail: RoadRate
     hexside_cost: dict[str, HexsideCost] = {}
-    crt_odds: dict[str, list[str]] = {}             # odds heading of each CRT column per terrain
+    crt_odds: dict[str, str] = {}                   # per terrain: the odds heading of its leftmost CRT column
     strongpoints: dict[str, Strongpoint] = {}       # keyed by hex
     schwerpunkt: Schwerpunkt = field(default_factory=Schwerpunkt)
     reinforcements: list[Reinforcement] = []
@@ -208,6 +208,6 @@ class Hold(Struct, forbid_unknown_fields=True):
 class FormationVictory(GameTable):
     kind: Literal["points", "hold"] = "points"
     hexes: list[VictoryHex] = []
-    ranges: list[list[int]] = []   # per game turn [low, high] (16, header shift fixed)
+    ranges: dict[str, list[int]] = {}   # "gtN" -> game turn N's [low, high] (16, header shift fixed)
     hold: list[Hold] = []
     notes: str = ""

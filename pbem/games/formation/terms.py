@@ -68,9 +68,9 @@ def end_of_turn_victory(ctx: Ctx) -> bool:
             return True
         best = max(held, key=lambda u: in_command(st, sc, u.id))
         seize(ctx, h, best.id, during="end")
-    ranges = v.get("ranges", [])
-    if st.turn - 1 < len(ranges):
-        lo, hi = ranges[st.turn - 1]
+    rng = v.get("ranges", {}).get(f"gt{st.turn}")
+    if rng:
+        lo, hi = rng
         vp = st.fm.vp
         if vp < lo:
             ctx.emit(E.GameEnded(winner=other(side), reason=f"{vp} VP is below the game turn {st.turn} range "
@@ -118,7 +118,6 @@ def map_marks(st: FormationState, sc) -> dict:
              "label": f"{r.get('name', '')}: " + ("automatic victory" if r.get("automatic")
                                                   else f"{r.get('in_command', 0)}/{r.get('out_of_command', 0)} VP")}
             for r in v.get("hexes", [])]
-    ranges = v.get("ranges", [])
-    rng = ranges[st.turn - 1] if 0 < st.turn <= len(ranges) else None
+    rng = v.get("ranges", {}).get(f"gt{st.turn}")
     score = f"{sc.side_name(scorer(sc))} {st.fm.vp} VP" + (f" (turn {st.turn} range {rng[0]}-{rng[1]})" if rng else "")
     return {"objectives": objs, "score": score}
