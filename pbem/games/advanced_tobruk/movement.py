@@ -281,17 +281,23 @@ def plan(ctx: Ctx, ids: list[str], move: str, steps: list[str]) -> Plan:
     return Plan(ids, move, steps, costs, why, start)
 
 
+def unit_and_spine(ctx: Ctx, word: str, args: list[str], usage_rule: str) -> tuple[str, int]:
+    """The ``UNIT SPINE`` of a pivot or turret order: one of the side's units on the map and
+    a hex spine (6.521); a wrong count of words is refused citing ``usage_rule``."""
+    if len(args) != 2:
+        raise OrderError(f"{word} UNIT SPINE (a spine: {' '.join(SPINES)})", usage_rule)
+    u = find_unit(ctx, args[0], ctx.side, on_map=True).id
+    try:
+        return u, spine(args[1])
+    except ValueError as e:
+        raise OrderError(str(e), "6.521") from None
+
+
 def stationary(ctx: Ctx, word: str, args: list[str]) -> tuple[str, int]:
     """pivot UNIT SPINE / turret UNIT SPINE without leaving the hex (6.532, 12.232): (unit, spine)."""
     st: TobrukState = ctx.state
     sc = ctx.sc
-    if len(args) != 2:
-        raise OrderError(f"{word} UNIT SPINE (a spine: {' '.join(SPINES)})", "6.532")
-    u = find_unit(ctx, args[0], ctx.side, on_map=True).id
-    try:
-        new = spine(args[1])
-    except ValueError as e:
-        raise OrderError(str(e), "6.521") from None
+    u, new = unit_and_spine(ctx, word, args, "6.532")
     p = st.pieces[u]
     if u in st.step.acted:
         raise OrderError(f"{u} has already moved in this Movement Segment", "6.03")

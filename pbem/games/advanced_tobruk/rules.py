@@ -21,6 +21,7 @@ from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
 from pbem.games.advanced_tobruk import broken, data, events as E, reducer, sequence, views, words
 from pbem.games.advanced_tobruk.facing import SPINES, spine
+from pbem.games.advanced_tobruk.movement import unit_and_spine
 from pbem.games.advanced_tobruk.fire_personnel import handle_fire, handle_grenade
 from pbem.games.advanced_tobruk.lint import lint as lint_scenario
 from pbem.games.advanced_tobruk.melee import handle_assault
@@ -148,13 +149,7 @@ class AdvancedTobruk(Ruleset):
         raise OrderError(f"in the {name} phase: {HELP.get(name, 'nothing to order')}", RULE.get(name, "5"))
 
     def _setup_face(self, ctx: Ctx, word: str, args: list[str]) -> None:
-        if len(args) != 2:
-            raise OrderError(f"{word} UNIT SPINE (a spine: {' '.join(SPINES)})", "6.521")
-        u = find_unit(ctx, args[0], ctx.side, on_map=True).id
-        try:
-            new = spine(args[1])
-        except ValueError as e:
-            raise OrderError(str(e), "6.521") from None
+        u, new = unit_and_spine(ctx, word, args, "6.521")
         p = ctx.state.pieces[u]
         if p.facing < 0:
             raise OrderError(f"{u} has no facing", "6.52, 12.11")
