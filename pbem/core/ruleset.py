@@ -190,6 +190,12 @@ class Ruleset:
         Default: {} (the map shows units and terrain only)."""
         return {}
 
+    def report_notes(self, state: GameState, sc: Scenario, viewer: str) -> list[tuple[str, list[str]]]:
+        """Sections the report adds for ``viewer`` (a side or "referee") after SITUATION, as
+        (TITLE, lines): a side's own sealed notes, markers on the map that are no unit (artillery
+        fire, smoke, minefields).  Nothing the viewer may not see.  Default: none."""
+        return []
+
     def awaiting_view(self, state: GameState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
         """What the game waits for (``awaiting``) as ``viewer`` (a side) may read it (default: all of it)."""
         return items

@@ -95,6 +95,7 @@ def report_context(game: Game, side: str, st: GameState, entries: list[Entry], s
     return {"v": view, "sc": sc, "side": side, "side_name": sc.side_name(side) if side != REFEREE else "Referee",
             "happened": happened, "since": since, "units_by_side": by_side, "label": sc.board.label,
             "side_name_of": sc.side_name, "order_example": game.rules.order_example,
+            "notes": game.rules.report_notes(st, sc, side),
             # the SITUATION columns: at least 9 wide, wider when an id or a type is longer
             "id_width": max([9] + [len(u["id"]) for u in view["units"]]),
             "type_width": max([9] + [len(u.get("type") or "") for u in view["units"]])}

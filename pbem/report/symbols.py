@@ -47,6 +47,7 @@ _WORDS: dict[str, str] = {
     "pioneer": "engineer", "pioneers": "engineer",
     "hq": "hq", "headquarters": "hq", "command": "hq",
     "mg": "mg", "machine-gun": "mg", "machinegun": "mg",
+    "mortar": "artillery", "fo": "artillery", "observer": "artillery", "matilda": "armour",
     "casemate": "casemate", "bunker": "casemate", "fort": "casemate",
     "cupola": "cupola", "turret": "cupola",
     # modifiers
@@ -73,7 +74,7 @@ def roles(utype: str) -> tuple[list[str], list[str], list[str]]:
         # "anti-tank" is one word; "armoured-car" and "mot-infantry" are two
         words += [w] if (w in _WORDS or w.replace("-", "") in _WORDS) else w.split("-")
     for w in filter(None, words):
-        if w in _NATION:
+        if w in _NATION or re.fullmatch(r"\d+(mm|cm|in)", w):     # a nation or a calibre says no role
             continue
         r = _WORDS.get(w) or _WORDS.get(w.replace("-", "")) or _WORDS.get(re.sub(r"\d+", "", w))
         if r is None and _MODEL.fullmatch(w):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
-from pbem.games.advanced_tobruk import data, facing, fire_ap
+from pbem.games.advanced_tobruk import data, facing, fire_ap, fow, spotting
 from pbem.games.advanced_tobruk.fire_events import GunFired, Round
 from pbem.games.advanced_tobruk.state import TobrukState, tk
 
@@ -46,8 +46,8 @@ def answer_gun(ctx: Ctx, responder: str, instigator: str) -> dict | None:
     if not (data.is_afv(sc, instigator) or data.is_heavy(sc, instigator)):
         return None
     gs = fire_ap.guns(sc, responder)
-    if not gs:
-        return None
+    if not gs or st.pieces[responder].dummy or not spotting.spotted(st, sc, st.units[responder].side, instigator):
+        return None                                                            # 32.241, 32.251
     g = gs[0]
     try:
         fire_ap.check_firer(ctx, responder, g, "duel")
@@ -97,6 +97,7 @@ def gun_duel(ctx: Ctx, a: str, ga: dict, b: str, gb: dict, *, ammo: str = "", tu
     st = tk(ctx.state)
     rof_a, _ = fire_ap.rate_of_fire(ctx, a, ga, b)
     rof_b, _ = fire_ap.rate_of_fire(ctx, b, gb, a)
+    fow.before_fire(ctx, [b])                                                  # 32.2111: the answer flips it
     done_a = done_b = 0
     if st.pieces[b].bot != a:                                                  # 17.34
         first = max(1, rof_a // 2)

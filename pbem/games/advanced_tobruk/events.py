@@ -8,6 +8,10 @@ from __future__ import annotations
 from pbem.core.events import *  # noqa: F401,F403 - the core events too
 from pbem.core.events import Event, register
 from pbem.games.advanced_tobruk.fire_events import *  # noqa: F401,F403 - the fire package's events
+from pbem.games.advanced_tobruk.arty_events import *  # noqa: F401,F403 - indirect fire (18-20)
+from pbem.games.advanced_tobruk.fog_events import *  # noqa: F401,F403 - limited intelligence (32)
+from pbem.games.advanced_tobruk.mine_events import *  # noqa: F401,F403 - minefields (31.1)
+from pbem.games.advanced_tobruk.note_events import *  # noqa: F401,F403 - secret pre-game rolls
 
 
 class FirstRolled(Event, tag="TobrukFirstRolled"):

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import casualty, data, facing, stacking
-from pbem.games.advanced_tobruk import fire_ap_tables as T
+from pbem.games.advanced_tobruk import casualty, data, facing, notes, stacking
+from pbem.games.advanced_tobruk import arty_tables as A, fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import GunFired, Round
 from pbem.games.advanced_tobruk.state import TobrukState, tk
 
@@ -20,6 +20,8 @@ ASPECTS = ("front", "flank", "rear")
 LOC_KEY = {"TUR": "turret", "UH": "uh", "LH": "lh"}
 FIXED_FIRST, FIXED_MORE = 3, 1         # 8.512 (and the 15.711 example): +3 then +1 per spine
 SLOW_FIRST = 2                         # 12.233 dashed turret: +2 then +1
+ELITE = ("elite commander", -1)        # 24.07
+COMMAND_LOST_DRM = 1                   # 24.05
 
 
 # --- the unit data ---------------------------------------------------------------
@@ -177,6 +179,14 @@ def arc_check(ctx: Ctx, firer: str, g: dict, target_hex: str, turn_to: int = -1)
     return drm, pivot, f"{label} {spines} spine{'s' if spines != 1 else ''}"
 
 
+def _smoke_hexes(st: TobrukState, sc: Scenario, a: str, b: str) -> list[str]:
+    """20.31: the smoke hexes the fire passes into or through (mortar.py; none without smoke)."""
+    if not st.smoke:
+        return []
+    from pbem.games.advanced_tobruk import mortar              # mortar.py imports this module
+    return mortar.smoke_hexes(st, sc, a, b)
+
+
 def los_drm(st: TobrukState, sc: Scenario, a: str, b: str) -> tuple[int, list[str]]:
     """12.42, 13.72: +4 per burning wreck, +1 per other wreck and (reconstructed) +1 per vehicle
     between firer and target; two burning wrecks block the line (refused: OrderError)."""
@@ -194,6 +204,10 @@ def los_drm(st: TobrukState, sc: Scenario, a: str, b: str) -> tuple[int, list[st
             vehicles += 1
     if burning >= 2:
         raise OrderError(f"two burning wrecks block the line of sight from {a} to {b} (13.72)", "13.72")
+    smoke = len(_smoke_hexes(st, sc, a, b))
+    if burning + smoke >= 2:
+        raise OrderError(f"smoke and burning wrecks ({smoke} smoke, {burning} burning) block the line of sight from "
+                         f"{a} to {b} (20.31, 13.72)", "13.72")
     out, why = 0, []
     for n, each, what in ((burning, 4, "burning wreck"), (wrecks, 1, "wreck"), (vehicles, 1, "vehicle")):
         if n:
@@ -243,12 +257,17 @@ def hpn_drms(ctx: Ctx, firer: str, target: str, rng: int, *, personnel: bool = F
             out.append(("not fired by a crew", T.NON_CREW_DRM))    # 8.32
     if suppressed:
         out.append(("firer suppressed", 2))                        # 30.03
+    if firer in notes.notes_of(st, fu.side).elite and data.is_afv(sc, firer):
+        out.append(ELITE)                                          # 24.07
     over, _ = stacking.overstack_drm(st, sc, tu.hex, tu.side)
     if over:
         out.append(("target hex overstacked", over))               # 4.11
     los, why = los_drm(st, sc, fu.hex, tu.hex)
     if los:
         out.append((" and ".join(why), los))
+    smoke = len(_smoke_hexes(st, sc, fu.hex, tu.hex))
+    if smoke:
+        out.append((f"smoke in the line{' x' + str(smoke) if smoke > 1 else ''}", smoke * A.SMOKE_HPN))  # 20.31
     return out
 
 
@@ -354,7 +373,7 @@ def afv_round(ctx: Ctx, rd: Round, g: dict, ammo: str, rng: int, firer: str, tar
             state["bailed"] = True
         else:
             both = (mkill or was_m) and (fkill or was_f)
-            rd.bail_number = T.BAIL_OUT["M+F" if both else "M-KILL" if mkill else "F-KILL"]
+            rd.bail_number, rd.bail_drms, _ = bail_out(ctx, target, "M+F" if both else "M-KILL" if mkill else "F-KILL")
             rd.bail_roll = ctx.dice.roll(10)
             if rd.bail_roll <= rd.bail_number:
                 effects.append([target, "bailed", "13.81"])
@@ -425,6 +444,9 @@ def check_firer(ctx: Ctx, firer: str, g: dict, by: str, again: bool = False, sim
         raise OrderError(f"{firer} has already fired this turn (13.102)", "13.102")
     if p.bailed:
         raise OrderError(f"{firer}'s crew has bailed out (13.81)", "13.81")
+    why = command_refusal(st, sc, firer, by)
+    if why:
+        raise OrderError(why, "24.03")
     if weapon_out(sc, firer, p, str(g.get("mount", ""))):
         raise OrderError(f"{firer}'s {g.get('name')} is F-KILLed (13.613, 13.6322)", "13.613")
     if data.is_weapon(sc, firer):
@@ -495,9 +517,12 @@ def fire_gun(ctx: Ctx, firer: str, gname: str, target: str, *, ammo: str = "", t
     effects: list[list[str]] = []
     cap = max_shots or 99
     if ammo in ("APCR", "HEAT"):
-        left = st.pieces[firer].ammo.get(ammo.lower(), 0)
+        left = ammo_left(st.pieces[firer], ammo)
+        if left is None:
+            raise OrderError(f"{firer} was allotted no {ammo} rounds: only the units its side noted carry them "
+                             "(17.25)", "17.25")
         if left <= 0:
-            raise OrderError(f"{firer} has no {ammo} rounds left (17.23-17.25)", "17.25")
+            raise OrderError(f"{firer} has no {ammo} rounds left: each round is one shot (17.25)", "17.25")
         rof, cap = min(rof, left), min(cap, left)
     had_bot = (was[0] if was is not None else st.pieces[firer].bot) == target
     double_ok = g.get("bot", True) and int(g.get("rof", 1)) > 1 and not rof_why and not had_bot
@@ -518,8 +543,77 @@ def fire_gun(ctx: Ctx, firer: str, gname: str, target: str, *, ammo: str = "", t
                   rof_notes=rof_why, need_after=need_after, effects=effects, acquired=acquired, pivot=pivot, by=by,
                   rule="16.1" if ammo == "HE" and data.is_personnel(sc, target) else "13")
     ctx.emit(ev)
+    _open_notes(ctx, ev, drms)
     _after(ctx, ev, g, opportunity)
     return ev
+
+
+def _open_notes(ctx: Ctx, ev: GunFired, drms: list[tuple[str, int]]) -> None:
+    """24.07: an elite commander's note opens the first time it modifies a shot; 24.05: the
+    command tank's when its loss first modifies a bail-out check."""
+    st = tk(ctx.state)
+    if ELITE in drms:
+        side = st.units[ev.firer].side
+        notes.open_note(ctx, side, notes.note_for(st, side, "elite", ev.firer))
+    if any(r.bail_drms for r in ev.rounds):
+        notes.open_note(ctx, st.units[ev.target].side, "command")
+
+
+def ammo_left(p, kind: str) -> int | None:
+    """17.25: the APCR/HEAT rounds a unit has left (None: it was allotted none)."""
+    got = [n for k, n in p.ammo.items() if k.upper() == kind.upper()]
+    return got[0] if got else None
+
+
+def ammo_modifier(sc: Scenario, side: str) -> int:
+    """17.23: the Alternate Ammunition table's modifier for ``side``: the scenario's SSR
+    ([game_data.apcr]) plus the note's bonus when the enemy fields a Grant or a Matilda
+    (a unit type whose key or name says so; reconstructed)."""
+    mod = int(sc.game_data.get("apcr", {}).get(side, 0))
+    for u in sc.units:
+        names = f"{u.type} {data.utype(sc, u.id).get('name', '')}".lower()
+        if u.side != side and any(t in names for t in T.HEAVY_TANKS):
+            return mod + T.HEAVY_TANK_MODIFIER
+    return mod
+
+
+def is_command(st: TobrukState, sc: Scenario, uid: str) -> bool:
+    """24.01: the unit is its side's command tank (armour command control in force)."""
+    side = st.units[uid].side
+    return side in sc.game_data.get("command_control", []) and notes.notes_of(st, side).command == uid
+
+
+def command_refusal(st: TobrukState, sc: Scenario, uid: str, by: str) -> str:
+    """24.03: the command tank may not initiate fire; fired upon, it may only gun-duel back."""
+    if by == "duel" or not is_command(st, sc, uid):
+        return ""
+    return (f"{uid} is the command tank: it may not initiate fire; fired upon, it may only answer with a "
+            "gun duel (24.03)")
+
+
+def command_lost(st: TobrukState, sc: Scenario, side: str) -> str:
+    """24.05: the side's command tank if it is K- or M-KILLed ('' otherwise)."""
+    if side not in sc.game_data.get("command_control", []):
+        return ""
+    cmd = notes.notes_of(st, side).command
+    p = st.pieces.get(cmd)
+    return cmd if p is not None and (p.wreck or p.m_kill) else ""
+
+
+def bail_out(ctx: Ctx, uid: str, kind: str) -> tuple[int, list[str], str | None]:
+    """The AFV Bail Out Chart's number for ``kind`` (M-KILL | F-KILL | M+F, 13.81) with its DRMs,
+    and the note the check opens.  24.05 adds 1 to the roll 'making bailing out more likely'; on
+    our reconstructed chart (bail out on a roll at or under the number) that is 1 more on the number.
+    Armour command control's group is every AFV of the side (24.02: one company in our scenarios)."""
+    st = tk(ctx.state)
+    number, drms, note = T.BAIL_OUT[kind], [], None
+    side = st.units[uid].side
+    cmd = command_lost(st, ctx.sc, side)
+    if cmd and cmd != uid:
+        number += COMMAND_LOST_DRM
+        drms.append(f"command tank {cmd} lost +{COMMAND_LOST_DRM} (24.05)")
+        note = "command"
+    return number, drms, note
 
 
 def _rounds(ctx: Ctx, firer: str, g: dict, target: str, ammo: str, rng: int, need: int, rof: int,

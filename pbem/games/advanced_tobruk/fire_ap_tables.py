@@ -187,3 +187,21 @@ def casualty_column(factors: int, shift: int = 0) -> int | None:
 def nonafv_column(factors: int) -> str | None:
     cols = [c for c in NONAFV_COLUMNS if c <= factors]
     return str(cols[-1]) if cols else None
+
+
+# --- Alternate Ammunition Availability Table (17.23-17.24), reconstructed -----------------
+# A secret d10 roll plus the scenario's modifier ([game_data.apcr] per side, 17.23: the SSR
+# gives more where the Allied order of battle holds heavily armoured tanks such as the Grant
+# or the Matilda) reads the rounds added to the base (half the side's capable units, 17.24).
+# Each row: (highest modified roll, rounds).  Not the printed table.
+AMMO_ROWS: tuple[tuple[int, int], ...] = ((1, 0), (3, 1), (5, 2), (7, 3), (9, 4), (10, 5))
+AMMO_MAX = 6                # a modified roll above 10
+HEAVY_TANKS = ("grant", "matilda")   # 17.23's note: these in the enemy order of battle ...
+HEAVY_TANK_MODIFIER = 2              # ... add this to the roll (reconstructed)
+
+
+def ammo_table(roll: int, modifier: int = 0) -> int:
+    """17.23: APCR/HEAT rounds the table gives for a d10 ``roll`` (10 for a 0) plus ``modifier``
+    (reconstructed)."""
+    m = roll + modifier
+    return next((n for top, n in AMMO_ROWS if m <= top), AMMO_MAX)

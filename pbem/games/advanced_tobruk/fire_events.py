@@ -33,6 +33,7 @@ class Round(Struct, omit_defaults=True):
     suppress_roll: int = 0
     bail_number: int = 0           # 13.81
     bail_roll: int = 0
+    bail_drms: list[str] = []      # "command tank T1 lost +1" (24.05): added to bail_number
     result: str = ""               # what this round did, in words ("K-KILL, burning wreck", "no penetration", ...)
 
 
@@ -203,9 +204,10 @@ def apply_effect(st: TobrukState, uid: str, what: str, detail: str = "") -> None
                 q.holder = ""
     elif what == "ceasefire":
         p.fired = True                       # 17.53: may not fire this turn
-    elif what == "ammo":
+    elif what == "ammo":                     # 17.25: one round a shot (the key as the note or card wrote it)
         kind, _, n = detail.partition(" ")
-        p.ammo = {**p.ammo, kind: max(0, p.ammo.get(kind, 0) - int(n))}
+        key = next((k for k in p.ammo if k.upper() == kind.upper()), kind)
+        p.ammo = {**p.ammo, key: max(0, p.ammo.get(key, 0) - int(n))}
     elif what == "steps":
         p.steps = int(detail)
 

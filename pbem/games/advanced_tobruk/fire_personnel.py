@@ -5,13 +5,14 @@ grenades.  HPT fire is fire_ap.fire_gun; the Casualty Table is casualty.attack.
 
 Order: ``fire UNIT[+UNIT...] at TARGET|HEX [with W[,W]] [ap|he|apcr|heat|semi]
 [turret SPINE | face SPINE]``; more ``at ...`` groups fire a vehicle's other
-weapons at other targets (13.101) or a machine-gun's further ROF (13.331)."""
+weapons at other targets (13.101) or a machine-gun's further ROF (13.331).
+Limited intelligence (fow.py): only spotted targets (32.251); firers flip first (32.2111)."""
 from __future__ import annotations
 
 from pbem.core.orders import GameVerb, OrderError
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import casualty, data, duel, facing, fire_ap, morale, stacking
+from pbem.games.advanced_tobruk import casualty, data, duel, facing, fire_ap, fow, hidden, morale, spotting, stacking
 from pbem.games.advanced_tobruk import fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired, MoraleChecked, Round
 from pbem.games.advanced_tobruk.state import TobrukState, tk
@@ -82,6 +83,8 @@ def _target_hex(ctx: Ctx, target: str) -> tuple[str, str]:
     if ctx.sc.board.grid.contains(target) and target not in st.units:
         return target, ""
     u = _unit(ctx, target)
+    if u.side != ctx.side and hidden.is_hidden(st, u.id):
+        spotting.require(st, ctx.sc, ctx.side, u.id)            # 32.251: named like any unspotted unit
     if u.hex is None or u.eliminated:
         raise OrderError(f"{u.id} is not on the map", "12")
     return u.hex, u.id
@@ -112,10 +115,16 @@ def fire_groups(ctx: Ctx, firers: list[str], groups: list[Group], *, by: str = "
                 max_shots: int = 0) -> None:
     sc = ctx.sc
     st = tk(ctx.state)
+    start = len(ctx.events)
     vehicle = len(firers) == 1 and (data.is_vehicle(sc, firers[0]) or data.is_heavy(sc, firers[0]))
     turned: dict[str, int] = {}
+    side = st.units[firers[0]].side
+    if spotting.active(sc) or any(st.pieces[f].dummy for f in firers):     # 32.251, 32.2111, 32.241
+        fow.prepare(ctx, firers, [_target_hex(ctx, gr.target) for gr in groups])
     for i, gr in enumerate(groups):
         thex, tunit = _target_hex(ctx, gr.target)
+        if fow.target_dummy(ctx, tunit, side):              # 32.241: fired on, the dummy is removed
+            continue
         if vehicle:
             _vehicle_group(ctx, firers[0], gr, thex, tunit, turned, by, opportunity, max_shots)
         elif i == 0:
@@ -126,6 +135,7 @@ def fire_groups(ctx: Ctx, firers: list[str], groups: list[Group], *, by: str = "
                 raise OrderError("only machine-guns with a rate of fire above one fire again (13.331)", "13.331")
             leaders = [f for f in firers if data.cls(sc, f) == "leader"]
             gunfire_attack(ctx, mgs + leaders[:1], thex, tunit, by=by, opportunity=opportunity, extra_shot=i)
+    fow.after_fire(ctx, start)                              # 32.211 hits and 14+ factors; 32.12
 
 
 def _is_mg(sc: Scenario, uid: str) -> bool:
@@ -225,6 +235,9 @@ def vehicle_mg_attack(ctx: Ctx, firer: str, mgs: list[dict], thex: str, tunit: s
     p = st.pieces[firer]
     fu = st.units[firer]
     rng = sc.board.grid.distance(fu.hex, thex)
+    why = fire_ap.command_refusal(st, sc, firer, by)
+    if why:
+        raise OrderError(why, "24.03")
     if p.fired and not turned.get("fired") and by != "final defence":
         raise OrderError(f"{firer} has already fired this turn (13.102)", "13.102")
     total, parts, shifts = 0, [], []
@@ -290,6 +303,10 @@ def _shots_at(ctx: Ctx, firers: list[str], thex: str, tunit: str, total: int, pa
     worst = max(los, key=lambda x: x[0])
     if worst[0]:
         shifts = [*shifts, (" and ".join(worst[1]), -worst[0])]                  # 12.42: as columns left
+    if st.smoke:                                                                # 20.31: four left per smoke hex
+        from pbem.games.advanced_tobruk import mortar
+        smoke = min(mortar.smoke_shift(st, sc, h, thex) for h in sorted({st.units[f].hex for f in firers}))
+        shifts = [*shifts, ("smoke in the line", smoke)] if smoke else shifts
     return casualty.attack(ctx, thex, total, "gunfire", firers=firers, parts=parts, shifts=shifts,
                            opportunity=opportunity, mark_fired=not desperation, by=by, rule=rule)
 
@@ -516,6 +533,19 @@ def opportunity_fire(ctx: Ctx, firers: list[str], target: str, rof_limit: int = 
     if len(firers) == 1 and (data.is_vehicle(sc, firers[0]) or data.is_heavy(sc, firers[0])):
         fire_groups(ctx, firers, [Group(target)], by=by, opportunity=True, max_shots=rof_limit)
         return
+    start = len(ctx.events)
+    fow.prepare(ctx, firers, [(tu.hex, target)])
+    if fow.target_dummy(ctx, target, st.units[firers[0]].side):
+        return
+    _personnel_opportunity(ctx, firers, target, rof_limit, by)
+    fow.after_fire(ctx, start)
+
+
+def _personnel_opportunity(ctx: Ctx, firers: list[str], target: str, rof_limit: int, by: str) -> None:
+    """opportunity_fire by personnel and their weapons (a firegroup) or desperation fire."""
+    st = tk(ctx.state)
+    sc = ctx.sc
+    tu = st.units[target]
     desperation = all(st.pieces[f].fired for f in firers)
     if desperation:
         for f in firers:
@@ -580,8 +610,11 @@ def handle_grenade(ctx: Ctx, order: GameVerb) -> None:
     side = ctx.side
     if not [v for v in casualty.personnel_in(st, sc, thex) if st.units[v].side != side]:
         raise OrderError(f"no enemy personnel in {thex} (22.121)", "22.121")
+    fow.gate(st, sc, side, thex, "")
+    start = len(ctx.events)
     casualty.attack(ctx, thex, total, "grenades", firers=units, parts=parts, as_stationary=True, by="grenade",
                     rule="22.12")
+    fow.after_fire(ctx, start)
 
 
 def _may_turn(st: TobrukState, sc: Scenario, f: str, arc: str) -> bool:
@@ -720,30 +753,45 @@ def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str) -> l
     thex = tu.hex
     out = []
     own_in_hex = {st.units[u].side for u in casualty.personnel_in(st, sc, thex)}
+    limited = spotting.active(sc)
+    seen = {s: spotting.spotted(st, sc, s, target) for s in sc.side_ids() if s != tu.side} if limited else {}
     for f in sorted(st.units):
         u = st.units[f]
-        if u.side == tu.side or u.eliminated or u.hex is None:
+        if u.side == tu.side or u.eliminated or u.hex is None and not (limited and hidden.is_hidden(st, f)):
             continue
         p = st.pieces.get(f)
-        if p is None or p.fired or p.bailed or p.wreck or phase != "direct-fire" and p.moved:
+        if p is None or p.fired or p.bailed or p.wreck or phase != "direct-fire" and p.moved or p.dummy \
+                or limited and not seen[u.side]:                                    # 32.251, 32.241
             continue
-        c = data.cls(sc, f)
-        try:
-            if c in ("afv", "apc") or data.is_heavy(sc, f):
-                if data.is_heavy(sc, f) and not _holder_ok(st, f):
-                    continue
-                ok = bool(usable_weapons(st, sc, f, target, thex, turn=phase == "direct-fire"))
-            elif c in data.PERSONNEL or data.is_weapon(sc, f):
-                ok = u.side not in own_in_hex and _personnel_can(st, sc, f, thex, target)
-                if ok and c in data.PERSONNEL and data.is_personnel(sc, target) is False and \
-                        data.cls(sc, target) not in ("apc", "truck"):
-                    ok = False
-            else:
-                ok = False
-            if ok:
-                fire_ap.los_drm(st, sc, u.hex, thex)
-        except OrderError:
-            ok = False
-        if ok:
+        if _may_fire(st, sc, f, target, thex, phase, own_in_hex):
             out.append(f)
     return out
+
+
+def _may_fire(st: TobrukState, sc: Scenario, f: str, target: str, thex: str, phase: str,
+              own_in_hex: set[str]) -> bool:
+    """eligible_firers' check of one unit (a hidden one from its noted hex, 32.2111)."""
+    u = st.units[f]
+    if u.hex is None:
+        with hidden.placed(st, f):
+            return u.hex is not None and _may_fire(st, sc, f, target, thex, phase, own_in_hex)
+    c = data.cls(sc, f)
+    if phase != "direct-fire" and fire_ap.command_refusal(st, sc, f, "answer"):
+        return False                                        # 24.03: the command tank does not initiate fire
+    try:
+        if c in ("afv", "apc") or data.is_heavy(sc, f):
+            if data.is_heavy(sc, f) and not _holder_ok(st, f):
+                return False
+            ok = bool(usable_weapons(st, sc, f, target, thex, turn=phase == "direct-fire"))
+        elif c in data.PERSONNEL or data.is_weapon(sc, f):
+            ok = u.side not in own_in_hex and _personnel_can(st, sc, f, thex, target)
+            if ok and c in data.PERSONNEL and data.is_personnel(sc, target) is False and \
+                    data.cls(sc, target) not in ("apc", "truck"):
+                ok = False
+        else:
+            ok = False
+        if ok:
+            fire_ap.los_drm(st, sc, u.hex, thex)
+    except OrderError:
+        ok = False
+    return ok

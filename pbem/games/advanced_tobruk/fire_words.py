@@ -51,7 +51,8 @@ def _round(i: int, rd: F.Round, need: int) -> str:
         num = f" vs {rd.table_number}" if rd.table_number else ""
         bits.append(f"{rd.table} roll {rd.table_roll}{num}")
     if rd.bail_number:
-        bits.append(f"bail-out roll {rd.bail_roll} vs {rd.bail_number}")
+        bits.append(f"bail-out roll {rd.bail_roll} vs {rd.bail_number}"
+                    + (f" ({', '.join(rd.bail_drms)})" if rd.bail_drms else ""))
     if rd.suppress_number:
         bits.append(f"suppression roll {rd.suppress_roll} vs {rd.suppress_number}")
     bits.append(rd.result)
@@ -67,7 +68,8 @@ def _effects(effects: list[list[str]]) -> str:
         elif what == "fkill":
             w += f" ({detail})"
         elif what == "ammo":
-            w += f" {detail}"
+            kind, n = (detail.split() + ["", ""])[:2]
+            w = f"spends {n} {kind.upper()} round(s) (17.25)"
         out.append(f"{uid} {w}")
     return "; ".join(out)
 

@@ -263,6 +263,8 @@ def overrun(ctx: Ctx, afv: str, unit: str, from_hex: str) -> None:
     a, p = st.units[afv], st.pieces[afv]
     if data.cls(sc, afv) != "afv" or p.m_kill or p.bailed:
         raise OrderError(f"{afv} may not overrun: only an AFV that can move (21.01)", "21.01")
+    if fire_ap.is_command(st, sc, afv):
+        raise OrderError(f"{afv} is the command tank: it may not overrun (24.03)", "24.03")
     mgs = fire_personnel.vehicle_mgs(sc, afv)
     if not any(not fire_ap.weapon_out(sc, afv, p, str(m.get("mount", ""))) for m in mgs):
         raise OrderError(f"{afv} has no machine-gun able to fire: no overrun (21.01)", "21.01")

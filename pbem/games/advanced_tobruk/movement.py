@@ -220,6 +220,7 @@ def plan(ctx: Ctx, ids: list[str], move: str, steps: list[str]) -> Plan:
             if k == "face":
                 if not vehicle:
                     raise OrderError("only vehicles (and heavy weapons) have a facing", "6.52")
+                _mine_problem(st, sc, ctx.side, lead, move, here, pivot=True)      # 31.172
                 n = spine_turns(facing, new)
                 facing = new
                 c, w = Fraction(n), f"pivot {n} spine{'s' if n != 1 else ''}"
@@ -251,6 +252,7 @@ def plan(ctx: Ctx, ids: list[str], move: str, steps: list[str]) -> Plan:
                                      "(face SPINE) or reverse (back HEX)", "6.523")
             elif back:
                 raise OrderError("only vehicles move in reverse", "6.523")
+            _mine_problem(st, sc, ctx.side, lead, move, h)                      # 31.172
             if h in enemy and not (i + 1 < len(steps) and steps[i + 1].startswith("overrun:")):
                 raise OrderError(f"{h} holds enemy units: personnel enter them only by infiltration (5.34), "
                                  "an AFV by assault movement to overrun (HEX overrun UNIT, 21)", "5.34, 21")
@@ -281,6 +283,16 @@ def plan(ctx: Ctx, ids: list[str], move: str, steps: list[str]) -> Plan:
     return Plan(ids, move, steps, costs, why, start)
 
 
+def _mine_problem(st: TobrukState, sc: Scenario, side: str, unit: str, move: str, h: str,
+                  pivot: bool = False) -> None:
+    """31.172 and friends: a step the minefields known to the mover forbid (mines.py), refused."""
+    if st.minefields:
+        from pbem.games.advanced_tobruk import mines
+        why = mines.plan_problem(st, sc, side, unit, move, h, pivot=pivot)
+        if why:
+            raise OrderError(*why)
+
+
 def unit_and_spine(ctx: Ctx, word: str, args: list[str], usage_rule: str) -> tuple[str, int]:
     """The ``UNIT SPINE`` of a pivot or turret order: one of the side's units on the map and
     a hex spine (6.521); a wrong count of words is refused citing ``usage_rule``."""
@@ -308,6 +320,8 @@ def stationary(ctx: Ctx, word: str, args: list[str]) -> tuple[str, int]:
                          f"move instead (cross|assault {u} face SPINE, one MP a spine)", "6.532, 6.533")
     if word == "pivot" and (p.m_kill or p.bailed):
         raise OrderError(f"{u} may not pivot", "13.612")
+    if word == "pivot":
+        _mine_problem(st, sc, ctx.side, u, "pivot", st.units[u].hex, pivot=True)      # 31.172
     if word == "turret" and not data.utype(sc, u).get("turret"):
         raise OrderError(f"{u} has no turret", "12.2")
     if word == "turret" and "turret" in p.f_kill:

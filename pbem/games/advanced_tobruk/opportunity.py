@@ -12,6 +12,11 @@ answer units already marked fired may shoot desperation fire (15.61) - no pause 
 A firer may use no more ROF against a mover than the MP the mover spent in
 that hex, unless the mover ends its move there (6.64): a step that ends the
 move has no limit.
+
+Under limited intelligence (32) each step first meets hidden enemy units in the
+hex ahead (hidden.on_enter: revealed, the step not taken), then a minefield in
+the hex entered (mines.on_enter), then the 32.12 flips (fow.update); only
+spotted movers are fired on, and hidden firers never pause a move.
 """
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ from fractions import Fraction
 
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
-from pbem.games.advanced_tobruk import data, events as E
+from pbem.games.advanced_tobruk import data, events as E, fog_events as FE, fow, hidden
 from pbem.games.advanced_tobruk.fire_personnel import desperation_firers, eligible_firers, opportunity_fire
 from pbem.games.advanced_tobruk.melee import overrun
 from pbem.games.advanced_tobruk.movement import Plan, enter_cost, parse_steps, plan, step_words
@@ -65,6 +70,15 @@ def opportunity(ctx: Ctx, movers: list[str], here: str, spent_here: Fraction, la
         if st.units[f].side != side:
             continue
         say = says(st, sc, f, target)
+        if hidden.is_hidden(st, f):
+            # 32.2: a hidden unit fires only by a standing order that fires (any / afv); it never pauses
+            # a move nor shows in the public 'did not fire' line, which would tell the mover it is there
+            if say == "fire":
+                standing_shot(ctx, f, target, limit)
+                if _stopped(st, movers):
+                    return False
+                target = _target(st, sc, movers)
+            continue
         if say == "fire":
             if not standing_shot(ctx, f, target, limit):
                 passed.append(f)
@@ -105,6 +119,9 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
         spent += c
         if s == "off":
             vp = any(sc.board.grid.is_edge(here, e) for e in data.exit_edges(sc, st.units[lead].side))
+            if lp.dummy:                                 # 32.241: leaving the map shows what it is
+                ctx.emit(FE.DummyRemoved(unit=lead, hex=here, why="it left the map and had to flip"))
+                return _end(ctx, p.units, False, True)
             ctx.emit(E.UnitExited(unit=lead, hex=here, vp=vp))
             return _end(ctx, p.units, False, False)
         facing, turret = lp.facing, lp.turret
@@ -129,18 +146,38 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
             spent_here += c
         else:
             what = "reverse" if s.startswith("back:") else "enter"
+            nxt = s[5:] if s.startswith("back:") else s
+            if hidden.on_enter(ctx, p.units, nxt):          # 32.211: hidden enemy found, the step not taken
+                return _end(ctx, p.units, False, True)
             came_from = here
-            here = s[5:] if s.startswith("back:") else s
+            here = nxt
             spent_here = c
         ctx.emit(E.Stepped(units=list(p.units), what=what, hex=here, cost=fmt(c), spent=fmt(spent),
                            facing=facing if data.is_vehicle(sc, lead) else -1,
                            turret=turret if data.is_vehicle(sc, lead) else -1, terrain=w))
+        if what in ("enter", "reverse") and _minefield(ctx, p.units, here, p.move):
+            # 31.15-31.17: the move stops in the minefield hex; its opportunity fire is that of a last step (6.64)
+            fow.update(ctx)
+            if not _stopped(st, p.units) and not opportunity(ctx, p.units, here, spent_here, True, [], came_from) \
+                    and st.pending is not None:
+                return
+            return _end(ctx, p.units, False, True)
+        fow.update(ctx)                                  # 32.12: the step may bring units into sight
         rest = steps[i + 1:] + (["continue"] if continued else [])
         if not opportunity(ctx, p.units, here, spent_here, not steps[i + 1:], rest, came_from):
             if st.pending is not None:
                 return                                   # paused: resumed by the answer
             return _end(ctx, p.units, False, True)
     _end(ctx, p.units, continued and not _stopped(st, p.units), _stopped(st, p.units))
+
+
+def _minefield(ctx: Ctx, movers: list[str], here: str, move: str) -> bool:
+    """31.15-31.17: a minefield in the hex entered attacks or stops the movers (mines.py).  True if
+    the move must stop.  No minefield in the scenario: nothing is asked."""
+    if ctx.state.minefields.get(here) is None:
+        return False
+    from pbem.games.advanced_tobruk import mines
+    return mines.on_enter(ctx, movers, here, move)
 
 
 def _end(ctx: Ctx, units: list[str], continued: bool, stopped: bool) -> None:
@@ -183,12 +220,17 @@ def answer(ctx: Ctx, word: str, args: list[str]) -> None:
                          [u.lower() for u in pd.units]):
         raise OrderError(f"an answer names the firers only: fire UNIT[+UNIT...] (the target is the mover, "
                          f"{'+'.join(pd.units)})", "6.6")
-    firers = [find_unit(ctx, u, ctx.side, on_map=True).id for u in args[0].split("+") if u]
+    firers = [find_unit(ctx, u, ctx.side).id for u in args[0].split("+") if u]
     target = _target(st, ctx.sc, pd.units)
+    for f in firers:
+        if st.units[f].hex is None and not hidden.is_hidden(st, f):
+            raise OrderError(f"{f} is not on the map")
     if any(st.pieces[f].fired for f in firers):
         _check_desperation(st, ctx.sc, firers, target)
     else:
-        bad = [f for f in firers if f not in pd.firers]
+        # a hidden unit able to fire may join the answer (32.2111: placed unit side up by its fire)
+        able = eligible_firers(st, ctx.sc, target, "movement")
+        bad = [f for f in firers if f not in pd.firers and not (hidden.is_hidden(st, f) and f in able)]
         if bad:
             raise OrderError(f"{', '.join(bad)} may not fire here; the firers asked are {' '.join(pd.firers)}",
                              "6.62")
@@ -224,7 +266,9 @@ def move_order(ctx: Ctx, word: str, args: list[str]) -> None:
         raise OrderError(f"{word} UNIT[+UNIT...] STEP ... (a step: HEX, back HEX, face SPINE, turret SPINE, off, "
                          "continue)", "6.0")
     from pbem.games.advanced_tobruk.movement import check_movers
-    ids = check_movers(ctx, [u for u in args[0].split("+") if u], word)
+    names = [u for u in args[0].split("+") if u]
+    hidden.own_use(ctx, [find_unit(ctx, n, ctx.side).id for n in names], "it moved")      # 32.211
+    ids = check_movers(ctx, names, word)
     steps = parse_steps(args[1:])
     pl = plan(ctx, ids, word, steps)
     ctx.emit(E.MoveBegan(units=ids, move=word))
@@ -234,12 +278,16 @@ def move_order(ctx: Ctx, word: str, args: list[str]) -> None:
 def pivot_order(ctx: Ctx, word: str, args: list[str]) -> None:
     """pivot UNIT SPINE / turret UNIT SPINE in place (6.532, 12.232): free, still movement, still a trigger."""
     from pbem.games.advanced_tobruk.movement import stationary
+    if args:
+        why = "it pivoted" if word == "pivot" else "it turned its turret"
+        hidden.own_use(ctx, [find_unit(ctx, args[0], ctx.side).id], why)                 # 32.211
     u, new = stationary(ctx, word, args)
     p = ctx.state.pieces[u]
     if word == "pivot":
         ctx.emit(E.Faced(unit=u, facing=new, turret=p.turret if p.turret >= 0 else -1))
     else:
         ctx.emit(E.Faced(unit=u, facing=-1, turret=new))
+    fow.update(ctx)
     st: TobrukState = ctx.state
     ctx.emit(E.MoveBegan(units=[u], move="pivot"))
     if not opportunity(ctx, [u], st.units[u].hex, Fraction(1), True, []):

@@ -14,7 +14,11 @@ from pbem.core.scenario import Scenario
 from pbem.core.state import Decision
 from pbem.games.advanced_tobruk import data, events as E
 from pbem.games.advanced_tobruk.facing import SPINES
+from pbem.games.advanced_tobruk.arty_events import ART_REDUCERS
 from pbem.games.advanced_tobruk.fire_events import FIRE_REDUCERS
+from pbem.games.advanced_tobruk.fog_events import FOG_REDUCERS
+from pbem.games.advanced_tobruk.mine_events import MINE_REDUCERS
+from pbem.games.advanced_tobruk.notes import NOTE_REDUCERS
 from pbem.games.advanced_tobruk.state import FireOrder, Pending, StandingOrders, Step, TobrukState
 
 SEGMENT = {"setup": "setup", "indirect": "combat", "direct-fire": "combat", "movement": "movement",
@@ -187,7 +191,7 @@ REDUCERS: dict[type, Callable[[TobrukState, E.Event, Scenario], None]] = {
     E.MoveBegan: _began, E.Stepped: _stepped, E.MoveEnded: _ended, E.UnitExited: _exited,
     E.StandingOrderSet: _standing, E.MovePaused: _paused, E.OpportunityPassed: _opp_passed,
     E.Infiltrated: _infiltrated, E.UnitEliminated: _eliminated, E.TurnEnded: _turn_ended, E.VictoryCounted: _vp,
-    **FIRE_REDUCERS,
+    **FIRE_REDUCERS, **ART_REDUCERS, **FOG_REDUCERS, **MINE_REDUCERS, **NOTE_REDUCERS,
 }
 
 

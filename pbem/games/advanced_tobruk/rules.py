@@ -19,7 +19,8 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.advanced_tobruk import broken, data, events as E, reducer, sequence, views, words
+from pbem.games.advanced_tobruk import (arty_views, broken, data, events as E, fow, hidden, indirect, mines, notes,
+                                        reducer, sequence, views, words)
 from pbem.games.advanced_tobruk.facing import SPINES, spine
 from pbem.games.advanced_tobruk.movement import unit_and_spine
 from pbem.games.advanced_tobruk.fire_personnel import handle_fire, handle_grenade
@@ -40,9 +41,11 @@ HELP = {
                 "pivot|turret UNIT SPINE, or pass",
     "final-fire": "fire UNIT at TARGET (a unit marked as moved), or pass",
     "infiltration": "infiltrate UNIT HEX, grenade UNIT[+UNIT] at HEX, close-assault UNIT at VEHICLE, or pass",
+    "register": "note register BATTERY|MORTAR HEX (sealed registrations, after all set-up), then pass",
+    "indirect": indirect.HELP,
 }
 RULE = {"setup": "2.48", "direct-fire": "5.12", "movement": "5.2, 6", "final-fire": "6.65",
-        "infiltration": "5.34, 22.1"}
+        "infiltration": "5.34, 22.1", "register": "18.51, 19.6", "indirect": indirect.RULE}
 
 
 class AdvancedTobruk(Ruleset):
@@ -54,8 +57,10 @@ class AdvancedTobruk(Ruleset):
     scenario_schema = (TobrukVictory, TobrukData)
     order_example = "fire UNIT at TARGET  |  assault UNIT HEX ...  |  pass"
     verbs = frozenset({"fire", "pass", "standing", "pivot", "turret", "infiltrate", "grenade", "close-assault",
-                       *MOVES})
-    defaults_help = ("Deadline defaults (never a die roll): a phase's activation 'pass' (in the Movement "
+                       "note", "roll", "search", *MOVES, *indirect.VERBS})
+    needs_secrets = True           # side notes: the rules read and open the sealed notes (notes.py)
+    defaults_help = ("Deadline defaults: in the set-up the secret rolls and the side notes the rules require "
+                     "(the first legal choice of each), then 'pass'; a phase's activation 'pass' (in the Movement "
                      "Segment a broken unit that must move first crawls one hex towards safety, 11.131); a "
                      "paused move's opportunity fire 'pass'.")
 
@@ -82,10 +87,14 @@ class AdvancedTobruk(Ruleset):
         return lint_scenario(sc)
 
     def describe_event(self, ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
-        return words.describe(ev, sc, origin)
+        return notes.describe(ev, sc) or words.describe(ev, sc, origin)
+
+    def check_sealed(self, ctx: Ctx, order) -> None:
+        notes.check_sealed(ctx, order)                # side notes are written with `note`, opened by the rules
 
     def redact(self, ev: E.Event, viewer: str) -> E.Event:
-        return views.redact(ev, viewer)               # the other side's standing orders are private (6.6)
+        # the other side's side notes and secret rolls (5.01) and standing orders (6.6) are private
+        return views.redact(notes.redact(ev, viewer), viewer)
 
     def awaiting_view(self, state: TobrukState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
         return views.awaiting_view(state, sc, items, viewer)
@@ -94,12 +103,19 @@ class AdvancedTobruk(Ruleset):
         return views.map_marks(state, sc, viewer)
 
     def setup_choices(self, state: TobrukState, sc: Scenario, side: str) -> list[str]:
-        return views.setup_choices(state, sc, side)
+        return views.setup_choices(state, sc, side) + notes.choices(state, sc, side)
+
+    def report_notes(self, state: TobrukState, sc: Scenario, viewer: str) -> list[tuple[str, list[str]]]:
+        out = notes.report_notes(state, sc, viewer)
+        for title, lines in (("ARTILLERY AND SMOKE (18-20)", arty_views.report_lines(state, sc, viewer)),
+                             ("MINEFIELDS (31.1)", mines.report_lines(state, sc, viewer))):
+            if lines:
+                out.append((title, lines))
+        return out
 
     def unit_row(self, state: TobrukState, sc: Scenario, unit: UnitState, row: dict, viewer: str) -> dict | None:
-        """Every unit is seen in this scenario (limited intelligence comes with the next issue);
-        the row carries the markers a player needs (facing, F, moved, broken, ...)."""
-        return row
+        """32: hidden units unseen, FOW faces, stacks and FULL cover as the rules let the enemy look."""
+        return views.unit_row(state, sc, unit, row, viewer)
 
     # --- orders -------------------------------------------------------------------------------
 
@@ -114,6 +130,8 @@ class AdvancedTobruk(Ruleset):
         word, args = order.word, order.args
         if word == "standing":
             return standing_order(ctx, args)                     # 6.6, at any time
+        if word in ("note", "roll"):
+            return notes.handle(ctx, word, args)                 # side notes and secret rolls, before play
         if st.pending is not None:
             pd = st.pending
             if ctx.side != pd.side:
@@ -127,9 +145,15 @@ class AdvancedTobruk(Ruleset):
         if word == "pass":
             if args:
                 raise OrderError("pass takes nothing else", "5.131")
+            if name == "setup":
+                notes.check_setup_done(ctx)                      # 5.01: the notes the rules require
             return sequence.pass_phase(ctx)
         if name == "setup" and word in ("pivot", "turret"):
             return self._setup_face(ctx, word, args)
+        if name == "indirect" and (word in indirect.VERBS or word == "fire"):
+            return indirect.handle(ctx, order)                   # 18-20
+        if name == "movement" and word == "search":
+            return mines.search_order(ctx, args)                 # 31.211
         if name in ("direct-fire", "final-fire") and word == "fire":
             handle_fire(ctx, order)
             return sequence.activated(ctx, _firers(ctx, args))
@@ -180,9 +204,12 @@ class AdvancedTobruk(Ruleset):
             raise OrderError(f"{u.id} has already infiltrated or attacked this phase", "22.121")
         if not sc.board.grid.contains(h) or not sc.board.grid.adjacent(u.hex, h):
             raise OrderError(f"{h} is not adjacent to {u.hex}: infiltration is one hex", "22.11")
+        hidden.on_infiltrate(ctx, u.id, h)                 # 32.211 an enemy enters the hex: hidden units revealed
         enemy = [v for v in st.units.values() if v.hex == h and v.side != ctx.side and not v.eliminated
                  and data.is_personnel(sc, v.id)]
         ctx.emit(E.Infiltrated(unit=u.id, hex=h, melee=bool(enemy)))
+        mines.on_enter(ctx, [u.id], h, "crawl")            # 31.171 forcing in the Infiltration Phase, as crawling
+        fow.update(ctx)                                    # 32.12 the infiltrator may now spot FOW units
         sequence.activated(ctx, [u.id])
 
     # --- what the game waits for ------------------------------------------------------------
@@ -198,7 +225,10 @@ class AdvancedTobruk(Ruleset):
         name = sequence.phase_name(st, sc)
         if name not in HELP:
             return []
-        return [{"side": st.step.to_act, "kind": name, "rule": RULE[name], "order": HELP[name]}]
+        order = HELP[name]
+        if name == "movement" and sc.game_data.get("mines"):
+            order = order.replace(", or pass", ", search UNIT (31.211), or pass")
+        return [{"side": st.step.to_act, "kind": name, "rule": RULE[name], "order": order}]
 
     def order_help(self, st: TobrukState, sc: Scenario, side: str) -> list[str]:
         own = [
@@ -216,12 +246,23 @@ class AdvancedTobruk(Ruleset):
             f"spines: {' '.join(SPINES)} (a vehicle facing NNE has its front hexsides N and NE)",
         ]
         keep = [x for x in core_help(st, sc, side) if x.split()[0] in ("secret", "unveil", "press")]
+        if indirect.enabled(sc):
+            own.append("call BATTERY at HEX [concentration|barrage [line DIR]|rolling|smoke] [by UNIT] | fire MORTAR "
+                       "at HEX [by LEADER] | smoke UNIT at HEX | counter-battery BATTERY at ENEMY | cease BATTERY    "
+                       "Indirect Fire Phase (18-20)")
+        if sc.game_data.get("mines"):
+            own.append("search UNIT    a personnel unit that has not moved spends the Movement Segment searching: "
+                       "adjacent hidden enemy minefields are placed (31.211)")
+        if notes.in_use(sc):
+            own += notes.help_lines()
         return own + keep
 
     def default_orders(self, st: TobrukState, sc: Scenario, side: str) -> list[str]:
         items = [item for item in self.awaiting(st, sc) if item["side"] == side]
         if not items:
             return []
+        if items[0]["kind"] == "setup":
+            return notes.default_lines(st, sc, side) + ["pass"]          # 5.01: the first legal choices
         if items[0]["kind"] == "movement":
             for uid in broken.must_move(st, sc, side):          # 11.131: the broken move first
                 return [f"crawl {uid} {broken.safe_steps(st, sc, uid)[0]}"]

@@ -28,4 +28,16 @@ class TobrukData(GameTable):
     units: dict[str, dict] = {}             # per-unit set-up: facing, turret, holder, ammo, full
     friendly_edge: dict[str, list[str]] = {}   # 6.1
     tables: dict[str, dict] = {}            # the fire package's tables (fire_ap_tables.py reads them)
+    # --- scenario special rules for side notes, artillery and limited intelligence (issue 14) ---
+    artillery: dict[str, dict] = {}         # off-board battery id -> its SSR (18.11; artillery.py reads it)
+    registrations: dict[str, int] = {}      # battery / mortar / on-board weapon id -> registrations it gets (18.52, 18.54, 19.6)
+    limited_intelligence: bool = False      # 32 in force: FOW faces, spotting, hidden set-up
+    conditions: str = ""                    # 32.253 the Spotting Ranges Table row ("" = optimal)
+    hidden: dict[str, list[str]] = {}       # side -> units that may set up hidden (32.21, SSR)
+    dummies: dict[str, dict] = {}           # side -> {counters = [...], count = N}: N of them may be noted dummies (32.24)
+    setup_area: dict[str, list[str]] = {}   # side -> hexes its hidden units and minefields may set up in (2.48)
+    mines: dict[str, dict] = {}             # side -> {factors, hidden (how many), dummies (how many), area} (31.14)
+    command_control: list[str] = []         # sides using armour command control (24.01)
+    elite: dict[str, int] = {}              # side -> elite tank commanders it may record (24.07)
+    apcr: dict[str, int] = {}               # 17.23 the Alternate Ammunition table's modifier per side (SSR)
     notes: str = ""

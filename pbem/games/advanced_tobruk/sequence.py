@@ -1,5 +1,6 @@
 """The sequence of play (5): set-up, then each turn's Combat Segment (indirect
-fire - a placeholder in this scenario - and direct fire), Movement Segment
+fire - an empty automatic phase unless the scenario has indirect fire, indirect.py -
+and direct fire), Movement Segment
 (movement, then final opportunity fire), Close Assault Segment (infiltration,
 melee) and End of Turn Segment.
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import data, events as E
+from pbem.games.advanced_tobruk import data, events as E, hidden, indirect, notes
 from pbem.games.advanced_tobruk.broken import must_move
 from pbem.games.advanced_tobruk.fire_personnel import eligible_firers
 from pbem.games.advanced_tobruk.melee import resolve_melees
@@ -28,7 +29,8 @@ from pbem.games.advanced_tobruk.state import TobrukState
 from pbem.games.advanced_tobruk.terms import turn_over, wiped_out
 
 ROLLED = ("direct-fire", "movement", "infiltration")      # 5.031, 5.21, 5.31
-ALTERNATING = ROLLED + ("setup", "final-fire")
+ALTERNATING = ROLLED + ("setup", "register", "final-fire")
+PREGAME = ("setup", "register")            # 5.01: played once, before turn 1
 AUTOMATIC = ("indirect", "melee", "end")
 
 
@@ -58,6 +60,8 @@ def start(ctx: Ctx, turn: int, index: int) -> None:
     st: TobrukState = ctx.state
     sc = ctx.sc
     name = sc.sequence[index].name
+    if name == "indirect" and indirect.enabled(sc):
+        return _indirect_start(ctx, turn, index)
     if name in ROLLED and not any(can_act(st, sc, s, name, fresh=True) for s in sc.side_ids()):
         ctx.emit(E.PhaseStarted(turn=turn, phase=index, side=sc.sequence[index].side, name=name))
         return advance(ctx)                       # no side has anything to do: no roll
@@ -75,10 +79,27 @@ def start(ctx: Ctx, turn: int, index: int) -> None:
         resolve_melees(ctx)                       # 5.35, 22.5-22.7
     elif name == "end":
         end_of_turn(ctx)                          # 5.42 rally, suppression
+        if indirect.enabled(sc):
+            indirect.end_of_turn(ctx)             # 5.41 FFE -> CFF, 20.364 smoke, 18.733 lifts
         ctx.emit(E.TurnEnded(turn=turn))          # 5.41
         if turn_over(ctx):
             return
     if name in AUTOMATIC:
+        return advance(ctx)
+    settle(ctx)
+
+
+def _indirect_start(ctx: Ctx, turn: int, index: int) -> None:
+    """5.11 in a scenario with indirect fire: the first-fire roll (5.031) when a side can fire,
+    rolling barrages first (18.732), then the alternation; locating at its end (18.1151)."""
+    st: TobrukState = ctx.state
+    sc = ctx.sc
+    live = any(can_act(st, sc, s, "indirect", fresh=True) for s in sc.side_ids())
+    side = _first_roll(ctx, "indirect") if live else sc.sequence[index].side
+    ctx.emit(E.PhaseStarted(turn=turn, phase=index, side=side, name="indirect"))
+    indirect.phase_start(ctx)
+    if not live:
+        indirect.phase_end(ctx)
         return advance(ctx)
     settle(ctx)
 
@@ -88,6 +109,9 @@ def advance(ctx: Ctx) -> None:
     st: TobrukState = ctx.state
     sc = ctx.sc
     i, turn = st.phase + 1, st.turn
+    if phase_name(st, sc) == "setup":
+        from pbem.games.advanced_tobruk import fow
+        fow.after_setup(ctx)                      # 32.22 pit-hidden guns in spotting range placed; 32.12 flips
     if i >= len(sc.sequence):
         i, turn = _first_of_turn(sc), turn + 1
     elif sc.sequence[i].name == "setup":
@@ -96,7 +120,7 @@ def advance(ctx: Ctx) -> None:
 
 
 def _first_of_turn(sc: Scenario) -> int:
-    return next(i for i, p in enumerate(sc.sequence) if p.name != "setup")
+    return next(i for i, p in enumerate(sc.sequence) if p.name not in PREGAME)
 
 
 def settle(ctx: Ctx) -> None:
@@ -107,9 +131,11 @@ def settle(ctx: Ctx) -> None:
         return
     while st.result is None and st.pending is None:
         name = phase_name(st, sc)
-        if name not in ALTERNATING:
+        if name not in ALTERNATING and not (name == "indirect" and indirect.enabled(sc)):
             return
         if all(s in st.step.passed for s in sc.side_ids()):
+            if name == "indirect":
+                indirect.phase_end(ctx)                   # 18.1151 locating attempts
             return advance(ctx)
         side = st.step.to_act
         if name == "setup" or can_act(st, sc, side, name):
@@ -147,6 +173,8 @@ def _live(st: TobrukState, side: str):
 def can_act(st: TobrukState, sc: Scenario, side: str, name: str, fresh: bool = False) -> bool:
     """Whether ``side`` has any unit that could still act in phase ``name`` (``fresh``: before it begins)."""
     acted = () if fresh else st.step.acted
+    if name == "register":
+        return notes.can_register(st, sc, side)            # 18.51, 19.6
     if name == "movement":
         for uid, p in _live(st, side):
             if uid in acted or p.melee or p.surrendered or data.is_weapon(sc, uid):
@@ -155,10 +183,14 @@ def can_act(st: TobrukState, sc: Scenario, side: str, name: str, fresh: bool = F
                 continue
             return True
         return False
+    if name == "indirect":
+        return indirect.can_act(st, sc, side, fresh)
     if name == "infiltration":
         return any(data.is_personnel(sc, uid) and uid not in acted and not p.broken
                    and not p.surrendered and not p.melee for uid, p in _live(st, side))
     if name in ("direct-fire", "final-fire"):
+        if hidden.waits(st, sc, side):
+            return True        # 32.2: asked, target or not, so that waiting never betrays a hidden unit
         targets = [u.id for u in st.units.values() if u.side != side and u.hex is not None and not u.eliminated
                    and (name == "direct-fire" or st.pieces[u.id].moved)]
         for t in targets:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
-from pbem.games.advanced_tobruk import data, events as E
+from pbem.core.state import copy_state
+from pbem.games.advanced_tobruk import data, events as E, hidden, spotting
 from pbem.games.advanced_tobruk.fire_personnel import eligible_firers, opportunity_fire
 from pbem.games.advanced_tobruk.state import FireOrder, StandingOrders, TobrukState
 
@@ -76,7 +77,7 @@ def says(st: TobrukState, sc, firer: str, target: str) -> str:
         return "ask"
     if o.mode == "afv" and not data.is_afv(sc, target):
         return "pass"
-    if o.range and sc.board.grid.distance(f.hex, st.units[target].hex) > o.range:
+    if o.range and sc.board.grid.distance(spotting.where(st, firer), st.units[target].hex) > o.range:
         return "pass"
     return "fire"
 
@@ -88,20 +89,25 @@ def final_fire(ctx: Ctx, first: str, other_side: str) -> None:
     sc = ctx.sc
     grid = sc.board.grid
     for side in (first, other_side):
-        firers = sorted(u.id for u in st.units.values() if u.side == side and u.hex and not u.eliminated
-                        and order_for(st, side, u.id).mode in ("any", "afv"))
+        firers = sorted(u.id for u in st.units.values() if u.side == side and not u.eliminated
+                        and (u.hex or hidden.is_hidden(st, u.id)) and order_for(st, side, u.id).mode in ("any", "afv"))
         for f in firers:
             targets = [t.id for t in st.units.values() if t.side != side and t.hex and not t.eliminated
                        and st.pieces[t.id].moved and says(st, sc, f, t.id) == "fire"
                        and f in eligible_firers(st, sc, t.id, "final-fire")]
             if targets:
-                t = min(targets, key=lambda x: (grid.distance(st.units[f].hex, st.units[x].hex), x))
+                t = min(targets, key=lambda x: (grid.distance(spotting.where(st, f), st.units[x].hex), x))
                 standing_shot(ctx, f, t, 0)
 
 
 def standing_shot(ctx: Ctx, firer: str, target: str, limit: int) -> bool:
     """One shot by standing order; False if the fire rules refuse it after all (nothing is fired then:
-    the fire package checks before it rolls or emits)."""
+    the fire package checks before it rolls or emits).  A hidden or FOW firer would be revealed by
+    the attempt (32.2111), so its shot is first tried on a copy of the state: refused there, it stays
+    as it is."""
+    if spotting.active(ctx.sc) and (hidden.is_hidden(ctx.state, firer) or spotting.fow_up(ctx.state, ctx.sc, firer)) \
+            and not _would_fire(ctx, firer, target, limit):
+        return False
     try:
         opportunity_fire(ctx, [firer], target, limit, "standing order")
     except OrderError:
@@ -112,3 +118,28 @@ def standing_shot(ctx: Ctx, firer: str, target: str, limit: int) -> bool:
 def asks(st: TobrukState, side: str, firer: str) -> bool:
     """The firer's owner is asked (no standing order that decides for it)."""
     return order_for(st, side, firer).mode in ("", "ask")
+
+
+class _Checked(Exception):
+    """The trial shot passed every check and came to its first die roll."""
+
+
+class _TrialDice:
+    def roll(self, sides: int) -> int:
+        raise _Checked()
+
+    def salt(self) -> str:
+        return ""
+
+
+def _would_fire(ctx: Ctx, firer: str, target: str, limit: int) -> bool:
+    """The standing shot tried on a copy of the state up to its first die roll: True if no rule refuses it."""
+    trial = Ctx(ctx.rules, copy_state(ctx.state), ctx.sc, ctx.side, _TrialDice())
+    trial.secret_records = ctx.secret_records
+    try:
+        opportunity_fire(trial, [firer], target, limit, "standing order")
+    except _Checked:
+        return True
+    except OrderError:
+        return False
+    return True

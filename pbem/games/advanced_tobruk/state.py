@@ -18,6 +18,9 @@ from __future__ import annotations
 from msgspec import Struct, field
 
 from pbem.core.state import GameState
+from pbem.games.advanced_tobruk.arty_state import Battery, Indirect
+from pbem.games.advanced_tobruk.mines_state import Minefield
+from pbem.games.advanced_tobruk.notes_state import Notes
 
 
 class Piece(Struct, omit_defaults=True):
@@ -60,6 +63,10 @@ class Piece(Struct, omit_defaults=True):
     holder: str = ""               # weapon: the personnel unit operating / carrying it (8.4, 9.13)
     towed_by: str = ""             # heavy weapon: the vehicle towing it (7.1)
     gun_moved: bool = False        # 9.34: the gun has moved during the scenario
+    # --- limited intelligence (32) and side notes; private: views.py shows them to the owner only --
+    hidden_at: str = ""            # 32.22 set up hidden here (its side note): off the map until revealed
+    flipped: bool = False          # 32.12 its FOW side turned over: the enemy sees its identity
+    dummy: bool = False            # 32.24 a dummy counter (its side note): removed when flipped
 
 
 class FireOrder(Struct, omit_defaults=True, frozen=True):
@@ -112,6 +119,11 @@ class TobrukState(GameState):
     assaults: dict[str, str] = {}          # personnel unit -> vehicle it close assaults in the Melee Phase (23)
     exited: list[str] = []                 # units exited by a victory exit edge (2.46)
     vp: dict[str, int] = {}                # side -> victory points so far
+    notes: dict[str, Notes] = {}           # side -> its sealed side notes as the host knows them (private)
+    batteries: dict[str, Battery] = {}     # off-board battery id -> its markers and status (18)
+    smoke: dict[str, int] = {}             # hex -> the side its smoke counter shows, 1 or 2 (20.36)
+    indirect: Indirect = field(default_factory=Indirect)   # the Indirect Fire Phase's stage, spotters (5.111, 18.102)
+    minefields: dict[str, Minefield] = {}  # hex -> minefield (31.1), the host's truth; views filter it
 
 
 def tk(st: GameState) -> TobrukState:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import data, events as E
+from pbem.games.advanced_tobruk import data, events as E, notes
 from pbem.games.advanced_tobruk.state import TobrukState
 
 
@@ -69,6 +69,7 @@ def turn_over(ctx: Ctx) -> bool:
 def finish(ctx: Ctx, why: str) -> bool:
     st: TobrukState = ctx.state
     sc = ctx.sc
+    notes.open_all(ctx)                       # every side note still sealed is opened at the end
     vp, items = count(st, sc)
     ctx.emit(E.VictoryCounted(vp=vp, items=items))
     w = _winner(sc, vp)

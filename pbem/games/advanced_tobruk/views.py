@@ -9,14 +9,25 @@ opponent sees the shots (and that no shot came), never the order itself:
 not the ``standing`` order lines, not the StandingOrderSet events, not
 whether a unit fired or held its fire by standing order or by its owner's
 answer, and not which of its units a paused move waits for.
-Views only: no event and no roll changes."""
+Views only: no event and no roll changes.
+
+Limited intelligence (32, the scenario's ``limited_intelligence``): the other
+side's hidden units are not shown at all; a unit showing its FOW side shows
+its face (32.11), no type, name or identity-revealing marker; units under the
+top of a stack are shown as such unless 32.132 lets the enemy look (within
+spotting range and moved or fired); personnel in FULL cover in an
+emplacement likewise (32.131).  Side notes and secret rolls of the other side
+read "note (sealed)" / "roll (sealed)"; minefields show as the enemy may see
+them."""
 from __future__ import annotations
 
 import msgspec
 
 from pbem.core.events import Event, OrderGiven
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import data, events as E, fire_events as F, terms
+from pbem.core.state import UnitState
+from pbem.games.advanced_tobruk import data, events as E, fire_events as F, hidden, spotting, terms
+from pbem.games.advanced_tobruk.casualty import EMPLACEMENTS_GOOD
 from pbem.games.advanced_tobruk.facing import SPINES
 from pbem.games.advanced_tobruk.sequence import phase_name
 from pbem.games.advanced_tobruk.standing import order_for
@@ -46,7 +57,89 @@ def map_marks(st: TobrukState, sc: Scenario, viewer: str) -> dict:
         out["areas"] = [{"label": f"{sc.side_name(s)} set-up hexes (the card's, 2.48)", "side": s,
                          "hexes": sorted({u.hex for u in st.units.values() if u.side == s and u.hex})}
                         for s in sides]
+    areas = _minefield_areas(st, sc, viewer) + _arty_areas(st, sc, viewer)
+    if areas:
+        out["areas"] = out.get("areas", []) + areas
     return out
+
+
+def _minefield_areas(st: TobrukState, sc: Scenario, viewer: str) -> list[dict]:
+    """31.1 minefields as ``viewer`` may see them (mines.marks: own ones as noted, the enemy's placed
+    ones face down until known, hidden ones never)."""
+    if not st.minefields:
+        return []
+    from pbem.games.advanced_tobruk import mines
+    return list(mines.marks(st, sc, viewer).get("areas", []))
+
+
+ARTY_LABELS = {"cff": "call for fire marker", "ffe": "fire for effect", "barrage": "barrage line ends",
+               "smoke": "smoke"}
+
+
+def _arty_areas(st: TobrukState, sc: Scenario, viewer: str) -> list[dict]:
+    """The artillery's markers (arty_views.marks: CFF, FFE, barrage ends, smoke) as map areas."""
+    from pbem.games.advanced_tobruk import arty_views
+    return [{"label": f"{ARTY_LABELS.get(key, key)} (18-20)", "side": "", "hexes": sorted(hexes)}
+            for key, hexes in sorted(arty_views.marks(st, sc, viewer).items()) if hexes]
+
+
+# --- limited intelligence (32) -------------------------------------------------------------
+
+SECRET_MARKS = ("hidden", "dummy", "APCR", "HEAT", "apcr", "heat", "ammo", "command", "elite")
+FOW_MARKS = ("turret", "with ")          # a FOW counter shows no turret nor the weapon it carries
+
+
+def _masked(row: dict, face: str, label: str, keep: list[str]) -> dict:
+    """The row with its identity replaced: ``face`` as the type (the map's symbol), ``label`` as the name."""
+    return {**row, "name": label, "type": face, "nationality": "", "ma": 0, "status": keep}
+
+
+def unit_row(st: TobrukState, sc: Scenario, unit: UnitState, row: dict, viewer: str) -> dict | None:
+    """``unit`` (of the other side) as ``viewer`` may see it (32.1, 32.2): nothing without limited
+    intelligence; hidden units not at all; FOW faces; the top of a stack only (32.132); FULL cover
+    in an emplacement (32.131)."""
+    uid = unit.id
+    p = st.pieces[uid]
+    if p.holder and _sealed(st, unit.side, "crew", uid):            # 9.12: the crew assignment is a sealed note
+        row = {**row, "status": [m for m in row.get("status", []) if not m.startswith("with ")]}
+    if not spotting.active(sc):
+        return row
+    if hidden.is_hidden(st, uid) or unit.hex is None and not unit.eliminated and not unit.gone \
+            and uid in sc.game_data.get("hidden", {}).get(unit.side, []):
+        return None                         # hidden, or still to be set up hidden (32.22): not there for the enemy
+    status = [m for m in row.get("status", []) if not m.startswith(SECRET_MARKS)]
+    if unit.gone == "dummy":
+        return _masked(row, "dummy", "dummy", ["removed from play: a dummy (32.241)"])
+    if unit.hex and p.full and data.is_personnel(sc, uid) and any(sc.board.has(unit.hex, f) for f in EMPLACEMENTS_GOOD):
+        return _masked(row, "unit", "unit in FULL cover in an emplacement (32.131)", [])
+    if unit.hex and _under_stack(st, sc, uid, viewer):
+        return _masked(row, "unit", "unit under the top of the stack (32.132)", [])
+    if spotting.fow_up(st, sc, uid):
+        face = p.face or "unit"
+        return _masked(row, face, f"{face} (FOW side, 32.11)", [m for m in status if not m.startswith(FOW_MARKS)])
+    return {**row, "status": status}
+
+
+def _sealed(st: TobrukState, side: str, kind: str, *words: str) -> bool:
+    """``side`` has a note of ``kind`` on ``words`` still sealed."""
+    from pbem.games.advanced_tobruk import notes
+    name = notes.note_for(st, side, kind, *words)
+    return bool(name) and not notes.is_open(st, side, name)
+
+
+def _under_stack(st: TobrukState, sc: Scenario, uid: str, viewer: str) -> bool:
+    """32.132: ``uid`` is under another unit of its side in its hex (the top: the first in the
+    order of battle, a FULL-cover unit never) and the viewer may not look at it: not within a
+    viewer unit's spotting range, or neither moved nor fired."""
+    u = st.units[uid]
+    stack = [o.id for o in st.units.values() if o.hex == u.hex and o.side == u.side and not o.eliminated
+             and not (st.pieces[o.id].full and data.is_personnel(sc, o.id))]
+    if not stack or stack[0] == uid:
+        return False
+    p = st.pieces[uid]
+    if p.moved or p.moving or p.fired:
+        return not any(o.side == viewer and spotting.can_spot(st, sc, o.id, uid) for o in st.units.values())
+    return True
 
 
 def setup_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
@@ -80,9 +173,12 @@ def _order_words(o) -> str:
 
 
 def redact(ev: Event, viewer: str) -> Event:
-    """The other side's standing orders hidden from ``viewer`` (a side)."""
-    if isinstance(ev, OrderGiven) and ev.side != viewer and ev.text.lower().split(None, 1)[:1] == ["standing"]:
+    """The other side's standing orders, side notes and secret rolls hidden from ``viewer`` (a side)."""
+    word = ev.text.lower().split(None, 1)[:1] if isinstance(ev, OrderGiven) else []
+    if word == ["standing"] and ev.side != viewer:
         return OrderGiven(side=ev.side, text=PRIVATE, by=ev.by)
+    if word in (["note"], ["roll"]) and ev.side != viewer:
+        return OrderGiven(side=ev.side, text=f"{word[0]} (sealed)", by=ev.by)
     if isinstance(ev, E.StandingOrderSet) and ev.side != viewer:
         return E.StandingOrderSet(side=ev.side, unit="", mode="")
     if isinstance(ev, E.OpportunityPassed) and ev.side != viewer:

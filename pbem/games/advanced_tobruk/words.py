@@ -3,11 +3,11 @@ fire package words its own (fire_words.py); the core events keep the core wordin
 from __future__ import annotations
 
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import events as E
+from pbem.games.advanced_tobruk import arty_words, events as E, fog_words, indirect, mine_words
 from pbem.games.advanced_tobruk.facing import SPINES
 from pbem.games.advanced_tobruk.fire_words import describe as fire_words
 
-PHASES = {"setup": "set-up (2.48)", "indirect": "Indirect Fire Phase (5.11; no indirect fire in this scenario)",
+PHASES = {"setup": "set-up (2.48)", "register": "registrations, after all set-up (18.51, 19.6)", "indirect": "Indirect Fire Phase (5.11; no indirect fire in this scenario)",
           "direct-fire": "Direct Fire Phase (5.12)", "movement": "Movement Segment (5.2)",
           "final-fire": "Final Opportunity Fire (6.65)", "infiltration": "Infiltration Phase (5.34)",
           "melee": "Melee Phase (5.35)", "end": "End of Turn Segment (5.4)"}
@@ -18,8 +18,11 @@ def _sp(n: int) -> str:
 
 
 def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
-    own = own_words(ev, sc)
-    return own if own is not None else fire_words(ev, sc)
+    for words in (own_words(ev, sc), arty_words.describe(ev, sc, origin), fog_words.describe(ev, sc, origin),
+                  mine_words.describe(ev, sc, origin)):
+        if words is not None:
+            return words
+    return fire_words(ev, sc)
 
 
 def own_words(ev: E.Event, sc: Scenario) -> str | None:
@@ -27,6 +30,8 @@ def own_words(ev: E.Event, sc: Scenario) -> str | None:
     name = sc.side_name
     match ev:
         case E.PhaseStarted():
+            if ev.name == "indirect" and indirect.enabled(sc):
+                return f"Turn {ev.turn}: Indirect Fire Phase (5.11); {name(ev.side)} first."
             if ev.name in PHASES:
                 return f"Turn {ev.turn}: {PHASES[ev.name]}; {name(ev.side)} first."
             return None
