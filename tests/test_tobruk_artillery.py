@@ -35,7 +35,7 @@ def test_accuracy_without_registration_drifts():
     assert fired.drms == [] and fired.ffe
     assert ctx.state.batteries["BTY1"].cff == "0607" and ctx.state.batteries["BTY1"].ffe
     assert ctx.state.batteries["BTY1"].used == 1
-    assert "accuracy dice 4,0 = 40 = 40: 1 hex S, final hex 0607" in words(ctx, IndirectFired)[0]
+    assert "accuracy dice 4,0 = 40: 1 hex S, final hex 0607" in words(ctx, IndirectFired)[0]
     assert "FO1" in ctx.state.step.acted or ctx.state.pieces["FO1"].fired          # 18.864 marked
 
 

@@ -54,8 +54,10 @@ FO = U("FO1", "british", "fo-brit", "0909")
 
 
 def aworld(units: list[dict], dice=(), side: str = "british", turn: int = 1, conditions: str = "",
-           ffe: int = 3, regs: list[str] = ("0505",)) -> Ctx:
+           ffe: int = 3, regs: list[str] = ("0505",), li: bool = False) -> Ctx:
     text = scenario_text(units) + EXAMPLE_TYPES + ARTY
+    if li:                                                    # limited intelligence (32) in force
+        text = re.sub(r"\n\[game_data\]\n", "\n[game_data]\nlimited_intelligence = true\n", text, count=1)
     if conditions:
         text = re.sub(r"\n\[game_data\]\n", f"\n[game_data]\nconditions = \"{conditions}\"\n", text, count=1)
     sc = loads(text.encode(), "test-tobruk-arty")

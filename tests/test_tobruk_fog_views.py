@@ -94,6 +94,7 @@ def test_a_reveal_shows_the_face_only_and_a_removed_dummy_says_what_it_was(tmp_p
     gone = [e for e in evs if isinstance(e, FE.DummyRemoved)]
     assert [(e.unit, e.hex) for e in gone] == [("V9", "0502")]
     assert rows["V9"]["hex"] is None and rows["V9"]["status"] == ["removed from play: a dummy (32.241)"]
+    assert "dummy V9" in log                                                   # its note opened with it
     assert rows["Tk1"]["name"] == "AFV (FOW side, 32.11)"                      # 1102: still out of range
 
 
@@ -107,3 +108,16 @@ def test_a_sealed_crew_assignment_is_not_shown_to_the_enemy(tmp_path):
     assert "with C2" in british["Gun2"]["status"]
     assert not [m for m in german["Gun2"]["status"] if m.startswith("with")]
     assert "facing SSE" in german["Gun2"]["status"]
+
+
+def test_an_eliminated_unit_is_never_hidden_under_a_stack(tmp_path):
+    # 32.132 hides the units beneath the top of a live stack; a unit the enemy saw die (or a wreck, 13.7)
+    # shows as eliminated, where it fell
+    t = _game(tmp_path)
+    german, _, _ = _seen(t, "german")
+    assert german["AL"]["type"] == "unit"                                   # beneath A3 in 1301
+    st = t.state()
+    st.units["AL"].eliminated = True
+    from pbem.games.advanced_tobruk.views import unit_row
+    row = unit_row(st, t.game.scenario, st.units["AL"], {"id": "AL", "type": "aus-leader", "status": []}, "german")
+    assert row["type"] == "aus-leader"

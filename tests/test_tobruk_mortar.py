@@ -154,7 +154,7 @@ def test_a_hidden_mortar_fires_and_is_revealed_unit_side_up():
     # 32.2111: a hidden unit that fires is placed on the map unit side up (with its crew)
     from pbem.games.advanced_tobruk.fog_events import Revealed
     ctx = aworld([U("C1", "british", "brit-crew", None), U("M1", "british", "mortar-3in", None, holder="C1"),
-                  U("G1", "german", "ger-squad", "0505")], [6, 10, 10, 10])
+                  U("G1", "german", "ger-squad", "0505")], [6, 10, 10, 10], li=True)
     for u in ("C1", "M1"):
         ctx.state.pieces[u].hidden_at = "0909"
     assert indirect.can_act(ctx.state, ctx.sc, "british")
@@ -170,3 +170,13 @@ def test_rock_strewn_terrain_shifts_indirect_he_one_column_right(monkeypatch):
     fire(ctx, "M1 at 0505")
     a, = events(ctx, CasualtyAttack)
     assert (a.factors, a.column) == (7, 8) and "rock-strewn terrain (17.81) +1" in a.shifts
+
+
+def test_a_mortar_needs_a_line_of_sight_or_a_spotter(monkeypatch):
+    # 19.13 / 19.51: a mortar fires along its own line of sight; terrain blocking it is refused before any roll
+    from pbem.games.advanced_tobruk import spotting
+    ctx = aworld(MORTAR + [U("G1", "german", "ger-squad", "0505")], [6, 10, 10, 10])
+    monkeypatch.setattr(spotting, "los_clear", lambda st, sc, a, b: False)
+    with pytest.raises(OrderError, match="no line of sight .*19.51"):
+        fire(ctx, "M1 at 0505")
+    assert ctx.events == []

@@ -230,3 +230,20 @@ def test_with_command_control_the_fo_rides_in_the_command_tank(tmp_path):
     t.refuse("german", "note op G1 P2", match="not a forward observer")             # 18.91
     t.ok("german", "note op GFO P2")
     assert t.state().notes["german"].op == {"GFO": "P2"}
+
+
+def test_an_opened_minefield_note_shows_the_minefield_in_full(tmp_path):
+    # at the end every note is opened: the enemy's report then reads the hidden and face-down minefields
+    from pbem.games.advanced_tobruk import mines
+    t = game(tmp_path)
+    set_up(t)
+    st = t.state()
+    sc = t.game.scenario
+    before = mines.report_lines(st, sc, "german")
+    assert not any("0506" in x for x in before) and any("0606" in x and "unknown" in x for x in before)
+    for name, text in st.notes["british"].names.items():
+        if text.startswith("mine "):
+            st.secrets.pop(f"british:{name}")                      # as SecretRevealed does
+    after = mines.report_lines(st, sc, "german")
+    assert any("0506" in x and "density 2" in x for x in after)
+    assert any("0606" in x and "density 3" in x for x in after) and any("0406" in x and "dummy" in x for x in after)

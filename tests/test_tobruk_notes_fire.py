@@ -202,3 +202,23 @@ def test_20_31_smoke_adds_four_to_the_hpn_and_two_such_hexes_block():
     ctx.state.pieces["W"].wreck, ctx.state.units["W"].eliminated = "burning", True
     with pytest.raises(OrderError, match="smoke and burning wrecks"):
         fire_ap.fire_gun(ctx, "P", "", "G")
+
+
+# --- 18.54 an on-board weapon's registration ------------------------------------------------------
+
+def test_18_54_a_registered_hex_is_a_permanent_burst_on_target_for_that_weapon():
+    # P (50 mm, ROF 2) registered 0502 before the British set up: a shot at the Grant there is made as
+    # if P had acquired it (13.462-13.463: -3 and the ROF doubled); another weapon gets nothing of it
+    ssr = '\nregistrations = { P = 1 }'
+    reg = Notes(registrations={"P": ["0502"]}, names={"reg-1": "register P 0502"})
+
+    def shot(notes):
+        ctx = world([U("P", "german", "pz3h", "0508", facing="NNE"), U("P2", "german", "pz3g", "0506", facing="NNE"),
+                     U("G", "british", "grant", "0502", facing="SSW")], [10] * 30, ssr)
+        ctx.state.notes = {"german": notes}
+        return fire_ap.fire_gun(ctx, "P", "", "G"), fire_ap.fire_gun(ctx, "P2", "", "G")
+
+    (plain, _), (done, other) = shot(Notes()), shot(reg)
+    assert "burst on target: a registered hex (18.54) -3" in done.drms
+    assert done.need == plain.need + 3 and done.rof == 2 * plain.rof
+    assert not any("18.54" in d for d in other.drms)

@@ -12,9 +12,10 @@ WHAT = {"concentration": "a concentration (7 hexes, 18.6)", "barrage": "a barrag
 def _acc(ev: X.IndirectFired, lab) -> str:
     if not ev.rolls:
         return f"no accuracy roll: it continues in or next to its hex (18.32), down in {lab(ev.final)}"
-    drm = (" " + " ".join(ev.drms)) if ev.drms else ""
+    drm = " " + " ".join(ev.drms)
     where = "on target" if not ev.off else f"{ev.off} hex{'es' if ev.off > 1 else ''} {ev.toward}"
-    return (f"accuracy dice {ev.rolls[0] % 10},{ev.rolls[1] % 10} = {ev.pct}{drm} = {ev.total}: {where}, "
+    total = f"{drm} = {ev.total}" if ev.drms else ""
+    return (f"accuracy dice {ev.rolls[0] % 10},{ev.rolls[1] % 10} = {ev.pct}{total}: {where}, "
             f"final hex {lab(ev.final)}")
 
 
@@ -115,5 +116,5 @@ def describe(ev, sc: Scenario, origin: str | None = None) -> str | None:
                 bits.append(f"smoke '2' removed in {', '.join(lab(h) for h in ev.smoke_gone)}")
             if ev.smoke_aged:
                 bits.append(f"smoke turned to '2' in {', '.join(lab(h) for h in ev.smoke_aged)} (20.364)")
-            return ("End of turn, indirect fire: " + "; ".join(bits) + ".") if bits else None
+            return ("End of turn, indirect fire: " + "; ".join(bits) + ".") if bits else ""   # nothing to say
     return None

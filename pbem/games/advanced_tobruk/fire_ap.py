@@ -224,6 +224,18 @@ def crew_of(st: TobrukState, sc: Scenario, weapon: str) -> list[str]:
     return [h] if h and not st.units[h].eliminated else []
 
 
+REGISTERED_BOT = "burst on target: a registered hex (18.54)"
+
+
+def registered(st: TobrukState, sc: Scenario, firer: str, target: str) -> bool:
+    """18.54: the target stands in a hex the firer registered before the enemy set up: a
+    permanent Burst on Target marker there for that weapon alone."""
+    h = st.units[target].hex
+    side = st.units[firer].side
+    return bool(h) and notes.reg_kind(sc, firer) == "weapon" and \
+        h in notes.notes_of(st, side).registrations.get(firer, [])
+
+
 def hpn_drms(ctx: Ctx, firer: str, target: str, rng: int, *, personnel: bool = False,
              opportunity: bool = False, was: tuple[str, bool] | None = None) -> list[tuple[str, int]]:
     """13.4-13.46, 4.11, 8.32, 30.03, 16.01: the DRMs of a direct hit attempt (plus is harder);
@@ -251,6 +263,8 @@ def hpn_drms(ctx: Ctx, firer: str, target: str, rng: int, *, personnel: bool = F
     bot, suppressed = was if was is not None else (fp.bot, fp.suppressed)
     if bot == target:
         out.append(("burst on target", T.BOT_DRM))                 # 13.463
+    elif registered(st, sc, firer, target):
+        out.append((REGISTERED_BOT, T.BOT_DRM))                    # 18.54 as if acquired
     if data.is_heavy(sc, firer):
         crew = crew_of(st, sc, firer)
         if not crew or data.cls(sc, crew[0]) not in ("crew", "leader"):
@@ -289,7 +303,7 @@ def rate_of_fire(ctx: Ctx, firer: str, g: dict, target: str) -> tuple[int, list[
                 data.is_heavy(sc, firer) and not halved:
             rof, halved = max(1, rof // 2), True
             why.append("dust: ROF halved outside a pit (17.91)")
-    if p.bot == target and g.get("bot", True) and not halved:
+    if (p.bot == target or registered(st, sc, firer, target)) and g.get("bot", True) and not halved:   # 18.54
         if rof > 1:
             rof *= 2
             why.append("burst on target: ROF doubled (13.462)")
@@ -524,7 +538,7 @@ def fire_gun(ctx: Ctx, firer: str, gname: str, target: str, *, ammo: str = "", t
         if left <= 0:
             raise OrderError(f"{firer} has no {ammo} rounds left: each round is one shot (17.25)", "17.25")
         rof, cap = min(rof, left), min(cap, left)
-    had_bot = (was[0] if was is not None else st.pieces[firer].bot) == target
+    had_bot = (was[0] if was is not None else st.pieces[firer].bot) == target or registered(st, sc, firer, target)
     double_ok = g.get("bot", True) and int(g.get("rof", 1)) > 1 and not rof_why and not had_bot
     rec = _Recorder(ctx.dice)
     inner, ctx.dice = ctx.dice, rec
@@ -555,6 +569,9 @@ def _open_notes(ctx: Ctx, ev: GunFired, drms: list[tuple[str, int]]) -> None:
     if ELITE in drms:
         side = st.units[ev.firer].side
         notes.open_note(ctx, side, notes.note_for(st, side, "elite", ev.firer))
+    if any(w == REGISTERED_BOT for w, _ in drms):                 # 18.54: the enemy learns the registration
+        side = st.units[ev.firer].side
+        notes.open_note(ctx, side, notes.note_for(st, side, "register", ev.firer, ev.hex))
     if any(r.bail_drms for r in ev.rounds):
         notes.open_note(ctx, st.units[ev.target].side, "command")
 

@@ -63,8 +63,16 @@ def update(ctx: Ctx) -> None:
     if flip:
         ctx.emit(Flipped(units=flip, why="within an enemy unit's spotting range", rule="32.12"))
     for uid in dummies:
-        ctx.emit(DummyRemoved(unit=uid, hex=st.units[uid].hex or "", why="it came within an enemy unit's "
-                                                                          "spotting range and had to flip"))
+        remove_dummy(ctx, uid, "it came within an enemy unit's spotting range and had to flip")
+
+
+def remove_dummy(ctx: Ctx, uid: str, why: str) -> None:
+    """32.241: a dummy forced to flip leaves play; its side note opens (the enemy has seen what it is)."""
+    from pbem.games.advanced_tobruk import notes
+    st = tk(ctx.state)
+    side = st.units[uid].side
+    ctx.emit(DummyRemoved(unit=uid, hex=st.units[uid].hex or "", why=why))
+    notes.open_note(ctx, side, notes.note_for(st, side, "dummy", uid))
 
 
 def before_fire(ctx: Ctx, firers: list[str]) -> None:
@@ -99,8 +107,7 @@ def target_dummy(ctx: Ctx, target: str, firer_side: str) -> bool:
     st = tk(ctx.state)
     if not target or not st.pieces[target].dummy or st.units[target].hex is None:
         return False
-    ctx.emit(DummyRemoved(unit=target, hex=st.units[target].hex or "",
-                          why=f"{ctx.sc.side_name(firer_side)} fired on it and it had to flip"))
+    remove_dummy(ctx, target, f"{ctx.sc.side_name(firer_side)} fired on it and it had to flip")
     return True
 
 

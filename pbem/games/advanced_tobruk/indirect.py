@@ -264,7 +264,8 @@ def phase_start(ctx: Ctx) -> None:
         if b.kind != "rolling" or not b.cff or b.fired >= st.turn:
             continue
         rs = spec.get("rolling") or {}
-        toward, steps = str(rs.get("toward", "N")).upper(), int(rs.get("hexes", 1)) if b.roll_left else 0
+        # 18.733: until lifted it goes on moving and attacking, also past its scheduled turns
+        toward, steps = str(rs.get("toward", "N")).upper(), int(rs.get("hexes", 1))
         aim = b.cff
         for _ in range(steps):
             aim = sc.board.grid.neighbour(aim, toward) or aim

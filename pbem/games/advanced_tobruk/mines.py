@@ -32,6 +32,8 @@ the rules are silent or read two ways:
 """
 from __future__ import annotations
 
+import msgspec
+
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.core.scenario import Scenario
@@ -239,12 +241,21 @@ def face(mf: Minefield, viewer: str) -> str:
     return f"{'dummy minefield' if mf.dummy else f'minefield, density {mf.density}'}{lane}"
 
 
+def _shown(st: TobrukState, mf: Minefield) -> Minefield:
+    """A minefield whose side note is opened (at the end, or when forced) is public in full."""
+    if mf.note in notes.notes_of(st, mf.side).names and notes.is_open(st, mf.side, mf.note) \
+            and (mf.hidden or not mf.known):
+        return msgspec.structs.replace(mf, hidden=False, known=True)
+    return mf
+
+
 def marks(st: TobrukState, sc: Scenario, viewer: str) -> dict:
     """Map marks as ``viewer`` may see them: {"areas": [{label, hexes, side}]}, one area per
     minefield face ("British minefield, density unknown": the hexes showing it); merge the list
     into the map's other areas."""
     faces: dict[tuple[str, str], list[str]] = {}
     for h, mf in sorted(st.minefields.items()):
+        mf = _shown(st, mf)
         if seen_by(mf, viewer):
             faces.setdefault((mf.side, face(mf, viewer)), []).append(h)
     areas = [{"label": f"{sc.side_name(side)} {what} (31.1)", "hexes": hexes, "side": side}
@@ -254,5 +265,5 @@ def marks(st: TobrukState, sc: Scenario, viewer: str) -> dict:
 
 def report_lines(st: TobrukState, sc: Scenario, viewer: str) -> list[str]:
     """One line per minefield ``viewer`` may see (the report's map notes)."""
-    return [f"{sc.board.label(h)} ({sc.side_name(mf.side)}): {face(mf, viewer)}"
-            for h, mf in sorted(st.minefields.items()) if seen_by(mf, viewer)]
+    shown = [(h, _shown(st, mf)) for h, mf in sorted(st.minefields.items())]
+    return [f"{sc.board.label(h)} ({sc.side_name(mf.side)}): {face(mf, viewer)}" for h, mf in shown if seen_by(mf, viewer)]

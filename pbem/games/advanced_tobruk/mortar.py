@@ -13,7 +13,7 @@ from pbem.core.ruleset import Ctx, find_unit
 from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import arty_tables as A
 from pbem.games.advanced_tobruk import artillery as R
-from pbem.games.advanced_tobruk import data, fire_ap, hidden, notes, spotting
+from pbem.games.advanced_tobruk import data, fire_ap, fow, hidden, notes, spotting
 from pbem.games.advanced_tobruk.arty_events import IndirectFired, SmokePlaced
 from pbem.games.advanced_tobruk.state import TobrukState, tk
 
@@ -128,6 +128,8 @@ def _target(ctx: Ctx, frm: str, h: str, limit_open: bool, smoke: bool) -> tuple[
     sc = ctx.sc
     if not sc.board.grid.contains(h):
         raise OrderError(f"{h} is not a hex of the map", "19.05")
+    if not spotting.los_clear(st, sc, frm, h):
+        raise OrderError(f"no line of sight from {frm} to {h}: an adjacent leader or FO may spot (19.51)", "19.51")
     n, why = R.line_drm(st, sc, frm, h)
     if n >= A.LOS_LIMIT + (1 if limit_open else 0):
         raise OrderError(f"+{n} HPN along the line to {h} ({', '.join(why)}): too much to fire indirectly "
@@ -180,7 +182,8 @@ def fire(ctx: Ctx, args: list[str], smoke: bool = False) -> str:
     crew = fire_ap.crew_of(st, sc, uid) if data.is_weapon(sc, uid) else []
     mark = [uid, *crew] + ([spotter] if spotter and not st.pieces[spotter].full else [])
     size = int((g or data.utype(sc, uid)).get("size", 0))
-    hidden.reveal(ctx, [uid, *crew], "it fired", "32.2111", face_up=True)         # a hidden firer shows itself
+    fow.before_fire(ctx, [uid, *crew])       # 32.241 a dummy may not; 32.2111 a hidden firer shows itself, FOW flips
+    fow.update(ctx)
     if smoke:
         _smoke(ctx, uid, h, los, los_why, mark, d, spotter)
         return uid

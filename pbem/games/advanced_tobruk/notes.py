@@ -638,6 +638,8 @@ def meaning(text: str, sc: Scenario) -> str:
     lab = sc.board.label
     match kind:
         case "register":
+            if reg_kind(sc, a[0]) == "weapon":
+                return f"{a[0]} registered on {lab(a[1])} (a Burst on Target there from its first shot, 18.54)"
             return f"{a[0]} registered on {lab(a[1])} (+20 to its accuracy there, 18.551)"
         case "fo":
             return f"{a[1]} observes for {a[0]} (18.82)"
@@ -659,11 +661,14 @@ def meaning(text: str, sc: Scenario) -> str:
         case "mine":
             if a[1] == "dummy":
                 return f"a dummy minefield in {lab(a[0])} (31.19)"
-            return f"a minefield of density {a[1]} in {lab(a[0])}{' (hidden, 31.15)' if len(a) > 2 else ''} (31.14)"
+            if len(a) > 2:
+                return f"a hidden minefield of density {a[1]} in {lab(a[0])} (31.14, 31.15)"
+            return f"a minefield of density {a[1]} in {lab(a[0])} (31.14)"
         case "ffe":
             return f"{a[0]} may place {a[1]} FFE(s) (roll {a[3]} halved, 18.12)"
         case "ammo":
-            return f"{a[1]} {a[0]} round(s) for the side (half of the capable units {a[3]} + table roll {a[5]}, 17.24)"
+            return (f"{a[1]} {a[0]} round(s) for the side: {a[3]} (half the capable units) + {int(a[1]) - int(a[3])} "
+                    f"(the Alternate Ammunition table for a roll of {a[5]}) (17.24)")
     return text
 
 

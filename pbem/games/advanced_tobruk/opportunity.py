@@ -120,7 +120,7 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
         if s == "off":
             vp = any(sc.board.grid.is_edge(here, e) for e in data.exit_edges(sc, st.units[lead].side))
             if lp.dummy:                                 # 32.241: leaving the map shows what it is
-                ctx.emit(FE.DummyRemoved(unit=lead, hex=here, why="it left the map and had to flip"))
+                fow.remove_dummy(ctx, lead, "it left the map and had to flip")
                 return _end(ctx, p.units, False, True)
             ctx.emit(E.UnitExited(unit=lead, hex=here, vp=vp))
             return _end(ctx, p.units, False, False)

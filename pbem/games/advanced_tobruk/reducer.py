@@ -222,6 +222,10 @@ def markers(p, turn: int, gone: bool = False) -> list[str]:
         out.append(names[p.steps] if p.steps < len(names) else f"{p.steps} steps")
     if p.holder:
         out.append(f"with {p.holder}")
+    if p.hidden_at and not gone:
+        out.append(f"hidden in {p.hidden_at}")            # the owner's side note (32.22); views hide it
+    if p.dummy:
+        out.append("dummy")                               # 32.24, the owner's alone
     flags = (("wreck", p.wreck == "wreck"), ("burning wreck", p.wreck == "burning"), ("F", p.fired),
              ("moving", p.moving), ("moved", p.moved and not p.moving), ("continued movement", p.continued),
              ("suppressed", p.suppressed), ("M-KILL", p.m_kill), ("bailed out", p.bailed),

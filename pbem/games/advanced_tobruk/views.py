@@ -26,7 +26,7 @@ import msgspec
 from pbem.core.events import Event, OrderGiven
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.advanced_tobruk import data, events as E, fire_events as F, hidden, spotting, terms
+from pbem.games.advanced_tobruk import data, events as E, fire_events as F, hidden, mines, spotting, terms
 from pbem.games.advanced_tobruk.casualty import EMPLACEMENTS_GOOD
 from pbem.games.advanced_tobruk.facing import SPINES
 from pbem.games.advanced_tobruk.sequence import phase_name
@@ -57,19 +57,10 @@ def map_marks(st: TobrukState, sc: Scenario, viewer: str) -> dict:
         out["areas"] = [{"label": f"{sc.side_name(s)} set-up hexes (the card's, 2.48)", "side": s,
                          "hexes": sorted({u.hex for u in st.units.values() if u.side == s and u.hex})}
                         for s in sides]
-    areas = _minefield_areas(st, sc, viewer) + _arty_areas(st, sc, viewer)
+    areas = mines.marks(st, sc, viewer).get("areas", []) + _arty_areas(st, sc, viewer)
     if areas:
         out["areas"] = out.get("areas", []) + areas
     return out
-
-
-def _minefield_areas(st: TobrukState, sc: Scenario, viewer: str) -> list[dict]:
-    """31.1 minefields as ``viewer`` may see them (mines.marks: own ones as noted, the enemy's placed
-    ones face down until known, hidden ones never)."""
-    if not st.minefields:
-        return []
-    from pbem.games.advanced_tobruk import mines
-    return list(mines.marks(st, sc, viewer).get("areas", []))
 
 
 ARTY_LABELS = {"cff": "call for fire marker", "ffe": "fire for effect", "barrage": "barrage line ends",
@@ -132,6 +123,8 @@ def _under_stack(st: TobrukState, sc: Scenario, uid: str, viewer: str) -> bool:
     order of battle, a FULL-cover unit never) and the viewer may not look at it: not within a
     viewer unit's spotting range, or neither moved nor fired."""
     u = st.units[uid]
+    if u.eliminated:
+        return False            # the enemy saw it die; a wreck is public (13.7)
     stack = [o.id for o in st.units.values() if o.hex == u.hex and o.side == u.side and not o.eliminated
              and not (st.pieces[o.id].full and data.is_personnel(sc, o.id))]
     if not stack or stack[0] == uid:
