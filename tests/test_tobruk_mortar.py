@@ -177,6 +177,6 @@ def test_a_mortar_needs_a_line_of_sight_or_a_spotter(monkeypatch):
     from pbem.games.advanced_tobruk import spotting
     ctx = aworld(MORTAR + [U("G1", "german", "ger-squad", "0505")], [6, 10, 10, 10])
     monkeypatch.setattr(spotting, "los_clear", lambda st, sc, a, b: False)
-    with pytest.raises(OrderError, match="no line of sight .*19.51"):
+    with pytest.raises(OrderError, match="no line of sight"):
         fire(ctx, "M1 at 0505")
     assert ctx.events == []

@@ -8,7 +8,6 @@ import re
 from pbem.core import events as CE
 from pbem.core.reduce import secret_commitment
 from pbem.engine import Game
-from pbem.games.advanced_tobruk.note_events import NoteRolled
 from pbem.views import log_view
 from pbem.report.render import report_text
 
@@ -152,7 +151,8 @@ def test_the_other_side_sees_fingerprints_only(tmp_path):
     t = game(tmp_path)
     set_up(t)
     entries = t.game.entries()
-    seen = json.dumps(log_view(entries, "german", t.game.rules))
+    # the German copy of the log, without the creation record (it holds the game folder's path)
+    seen = json.dumps([e for e in log_view(entries, "german", t.game.rules) if e["kind"] != "GameCreated"])
     for secret in ("0704", "hide H1", "dummy H3", "mine 0506", "0606", "register H2", "fo BTY1", "ffe BTY1"):
         assert secret not in seen, secret
     assert '"text": "note (sealed)"' in seen and '"text": "roll (sealed)"' in seen
@@ -247,3 +247,19 @@ def test_an_opened_minefield_note_shows_the_minefield_in_full(tmp_path):
     after = mines.report_lines(st, sc, "german")
     assert any("0506" in x and "density 2" in x for x in after)
     assert any("0606" in x and "density 3" in x for x in after) and any("0406" in x and "dummy" in x for x in after)
+
+
+def test_the_registration_step_takes_registrations_only_and_says_whose_step_it_is(tmp_path):
+    t = game(tmp_path)
+    set_up(t)
+    t.refuse("german", "note elite P2", match="British's registration step now")
+    t.refuse("british", "note mine 0706 1", match="written in your set-up step")          # 18.51
+    t.refuse("british", "roll", match="written in your set-up step")
+    err = t.refuse("british", "call BTY1 at 0607")
+    assert "register" in str(err)
+
+
+def test_a_wrong_verb_in_the_set_up_names_the_side_notes(tmp_path):
+    t = game(tmp_path)
+    err = t.refuse("british", "call BTY1 at 0607")
+    assert "roll, note KIND" in str(err)

@@ -12,6 +12,8 @@ written against; the JSON state is also checked field by field (a hidden unit's 
 unit's type or name, a dummy flag).  One call covers a whole game."""
 from __future__ import annotations
 
+from pbem.games.advanced_tobruk import notes_words
+
 import json
 import re
 import tomllib
@@ -100,7 +102,7 @@ def secrets(game: Game) -> list[Secret]:
         if not (name.startswith(notes.RESERVED) or name == "command"):
             continue
         out.append(Secret(side, f"note {name}: {payload}", re.escape(payload), until, needle=payload))
-        meaning = notes.meaning(payload, sc)
+        meaning = notes_words.meaning(payload, sc)
         out.append(Secret(side, f"note {name} in words", re.escape(meaning), until, needle=meaning))
         w = payload.split()
         if w[0] == "hide":

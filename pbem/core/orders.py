@@ -36,7 +36,9 @@ class OrderError(Exception):
     def __str__(self) -> str:
         where = f"line {self.line}: " if self.line is not None else ""
         quote = f" [{self.text}]" if self.text else ""
-        rule = f" (rule {self.rule})" if self.rule else ""
+        # a message that already ends by naming its rule ("... (18.722)") does not name it twice
+        said = self.message.rstrip(".").endswith(f"{self.rule})")
+        rule = f" (rule {self.rule})" if self.rule and not said else ""
         return f"{where}{self.message}{rule}{quote}"
 
 

@@ -31,7 +31,8 @@ def describe(ev, sc: Scenario, origin: str | None = None) -> str | None:
                         f"{ev.need}: {'lifted' if ev.ok else 'it goes on into the next turn'} (18.733).")
             res = "contact made (18.221)" if ev.ok else "NO FIRE (18.221)" + \
                 (", its CFF marker removed (18.223)" if ev.drop else "")
-            return f"{ev.battery} battery contact roll {ev.roll}{drm} = {total} against {ev.need}: {res}."
+            roll = f"{ev.roll}{drm} = {total}" if ev.drms else f"{ev.roll}"
+            return f"{ev.battery} battery contact roll {roll} against {ev.need}: {res}."
         case X.IndirectFired() if ev.what == "smoke" and ev.source in sc.unit_defs:
             by = f" spotted by {ev.spotter}" if ev.spotter else ""
             return f"{ev.source} fires smoke at {lab(ev.aimed)}{by}, {ev.range} hexes (20.35)."
@@ -71,9 +72,9 @@ def describe(ev, sc: Scenario, origin: str | None = None) -> str | None:
         case X.VehicleStruck():
             bits = []
             if ev.location:
-                bits.append(f"location {ev.location} (roll {ev.rolls[0]})")
+                bits.append(f"location {ev.location}, roll {ev.rolls[0]}")
             if ev.aspect:
-                bits.append(f"{ev.aspect} armour {ev.armour} against HE penetration {ev.pen} (halved, 19.15)")
+                bits.append(f"{ev.aspect} armour {ev.armour} against HE penetration {ev.pen}, halved per 19.15")
             if ev.kill_number:
                 bits.append(f"K-KILL on less than {ev.kill_number}, rolled {ev.rolls[1]}" +
                             (f", burning on {ev.burn_number} or less" if ev.result.startswith("K-KILL") else ""))
@@ -83,12 +84,15 @@ def describe(ev, sc: Scenario, origin: str | None = None) -> str | None:
                 bits.append(f"suppression on {ev.suppress_number} or less, rolled {ev.rolls[-1]}")
             if ev.column:
                 bits.append(f"Non-AFV table column {ev.column}, rolled {ev.rolls[0]}")
-            how = {"afv": "direct hit", "open": "direct hit on an open-topped AFV (19.21)",
-                   "soft": "direct hit on a vehicle (19.22)", "weapon": "direct hit on a weapon (19.31)",
-                   "suppression": "HE fire: suppression check (19.15, 30.02)",
-                   "soft-frag": "FRAG on a vehicle (19.22)"}.get(ev.how, ev.how)
-            detail = f" ({'; '.join(bits)})" if bits else ""
-            return f"{ev.source} on {ev.unit}: {how}{detail}: {ev.result}."
+            how, rule = {"afv": ("direct hit", ""), "open": ("direct hit on an open-topped AFV", "19.21"),
+                         "soft": ("direct hit on a vehicle", "19.22"), "weapon": ("direct hit on a weapon", "19.31"),
+                         "suppression": ("HE fire: suppression check", "19.15, 30.02"),
+                         "soft-frag": ("FRAG on a vehicle", "19.22")}.get(ev.how, (ev.how, ""))
+            detail = f" ({'; '.join(bits + [rule] if rule else bits)})" if bits or rule else ""
+            res = ev.result
+            if how.startswith("direct hit") and res.startswith("direct hit: "):
+                res = res[len("direct hit: "):]             # not "direct hit on a weapon (19.31): direct hit: F-KILL"
+            return f"{ev.source} on {ev.unit}: {how}{detail}: {res}."
         case X.SmokePlaced():
             if ev.roll:
                 drm = (" " + " ".join(ev.drms)) if ev.drms else ""

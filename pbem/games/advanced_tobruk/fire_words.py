@@ -69,7 +69,7 @@ def _effects(effects: list[list[str]]) -> str:
             w += f" ({detail})"
         elif what == "ammo":
             kind, n = (detail.split() + ["", ""])[:2]
-            w = f"spends {n} {kind.upper()} round(s) (17.25)"
+            w = f"spends {n} {kind.upper()} round{'' if n == '1' else 's'} (17.25)"
         out.append(f"{uid} {w}")
     return "; ".join(out)
 

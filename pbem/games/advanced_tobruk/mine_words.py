@@ -32,9 +32,10 @@ def describe(ev, sc: Scenario, origin: str | None = None) -> str | None:
             else:
                 drm = f" {ev.drm:+d} (entered without crawling, 31.15)" if ev.drm else ""
                 rolls = ", ".join(f"{u} {r}{drm}" for u, r in zip(ev.units, ev.rolls))
-                res = "forced" if not ev.failed else f"{', '.join(ev.failed)} failed: attacked (31.18)"
+                res = "forced" if not ev.failed else f"{', '.join(ev.failed)} failed: attacked"
+                rules = ", ".join(dict.fromkeys([ev.rule, "31.173"] + (["31.18"] if ev.failed else [])))
                 bits.append(f"forcing roll{'s' if len(ev.rolls) > 1 else ''} {rolls} must be greater than "
-                            f"{ev.density}: {res} ({ev.rule}, 31.173)")
+                            f"{ev.density}: {res} ({rules})")
             if ev.lane:
                 bits.append("a vehicle forced it: lane marker placed (31.174)")
             return f"{head}: " + "; ".join(bits) + "."

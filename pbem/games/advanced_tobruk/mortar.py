@@ -13,7 +13,7 @@ from pbem.core.ruleset import Ctx, find_unit
 from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import arty_tables as A
 from pbem.games.advanced_tobruk import artillery as R
-from pbem.games.advanced_tobruk import data, fire_ap, fow, hidden, notes, spotting
+from pbem.games.advanced_tobruk import data, fire_ap, fow, notes, spotting
 from pbem.games.advanced_tobruk.arty_events import IndirectFired, SmokePlaced
 from pbem.games.advanced_tobruk.state import TobrukState, tk
 
@@ -129,7 +129,7 @@ def _target(ctx: Ctx, frm: str, h: str, limit_open: bool, smoke: bool) -> tuple[
     if not sc.board.grid.contains(h):
         raise OrderError(f"{h} is not a hex of the map", "19.05")
     if not spotting.los_clear(st, sc, frm, h):
-        raise OrderError(f"no line of sight from {frm} to {h}: an adjacent leader or FO may spot (19.51)", "19.51")
+        raise OrderError(f"no line of sight from {frm} to {h}: an adjacent leader or FO may spot", "19.51")
     n, why = R.line_drm(st, sc, frm, h)
     if n >= A.LOS_LIMIT + (1 if limit_open else 0):
         raise OrderError(f"+{n} HPN along the line to {h} ({', '.join(why)}): too much to fire indirectly "

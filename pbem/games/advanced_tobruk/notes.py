@@ -195,10 +195,9 @@ def missing(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     for b in batteries(sc, side):
         if b not in n.fo and not _gd(sc)["artillery"][b].get("fo_hex"):        # 18.1031 an off-board FO
             out.append(f"note fo {b} FO (18.82)")
-    for w in _crewless(st, sc, side):
-        out.append(f"note crew {w} CREW (9.12)")
-    for u in _unplaced_hidden(st, sc, side):
-        out.append(f"note hide {u} HEX ... (32.22)")
+    from pbem.games.advanced_tobruk.words import due_crew, due_hide
+    out += [due_crew(sc, side, w) for w in _crewless(st, sc, side)]
+    out += [due_hide(sc, u) for u in _unplaced_hidden(st, sc, side)]
     if side in _gd(sc).get("command_control", []) and not n.command:
         out.append("note command AFV (24.01)")
     return out
@@ -235,8 +234,12 @@ def _own_setup(ctx: Ctx, rule: str, what: str) -> None:
     if name not in PREGAME:
         raise OrderError(f"{what} is written before play begins (5.01), not in turn {st.turn}", rule)
     if st.step.to_act != ctx.side:
-        raise OrderError(f"it is {ctx.sc.side_name(st.step.to_act)}'s set-up now; "
+        step = "registration step" if name == "register" else "set-up"
+        raise OrderError(f"it is {ctx.sc.side_name(st.step.to_act)}'s {step} now; "
                          f"{ctx.sc.side_name(ctx.side)} writes its notes in its own", rule)
+    if name == "register" and not what.startswith("a register"):
+        raise OrderError(f"{what} is written in your set-up step; the registration step records only "
+                         "registrations (18.51)", rule)
     if ctx.side in st.step.passed:
         raise OrderError(f"{ctx.sc.side_name(ctx.side)} has finished this step", rule)
 
@@ -609,191 +612,3 @@ def _nothing(st: TobrukState, ev, sc: Scenario) -> None:
 
 NOTE_REDUCERS: dict[type, Callable] = {CE.SecretRecorded: _recorded, CE.SecretRevealed: _nothing,
                                        NoteRolled: _nothing}
-
-
-# --- what each side sees -----------------------------------------------------------------------
-
-def redact(ev, viewer: str):
-    """The other side's secret rolls keep their existence, not their dice; its ``note`` and
-    ``roll`` order lines show only the verb."""
-    if isinstance(ev, NoteRolled) and ev.side != viewer:
-        return NoteRolled(side=ev.side, what=ev.what.split()[0], rolls=[])
-    if isinstance(ev, CE.OrderGiven) and ev.side != viewer:
-        w = ev.text.split()
-        if w and w[0].lower() in ("note", "roll"):
-            return CE.OrderGiven(side=ev.side, text=f"{w[0].lower()} (sealed)", by=ev.by)
-    return ev
-
-
-WHAT = {"register": "registration", "fo": "forward observer", "op": "observer in an AFV", "crew": "crew",
-        "apcr": "APCR rounds", "heat": "HEAT rounds", "command": "command tank", "elite": "elite commander",
-        "hide": "hidden set-up", "dummy": "dummy counter", "mine": "minefield", "ffe": "FFE allotment",
-        "ammo": "alternate ammunition"}
-
-
-def meaning(text: str, sc: Scenario) -> str:
-    """A note's text in words."""
-    w = text.split()
-    kind, a = w[0], w[1:]
-    lab = sc.board.label
-    match kind:
-        case "register":
-            if reg_kind(sc, a[0]) == "weapon":
-                return f"{a[0]} registered on {lab(a[1])} (a Burst on Target there from its first shot, 18.54)"
-            return f"{a[0]} registered on {lab(a[1])} (+20 to its accuracy there, 18.551)"
-        case "fo":
-            return f"{a[1]} observes for {a[0]} (18.82)"
-        case "op":
-            return f"{a[0]} observes from inside {a[1]} (18.91)"
-        case "crew":
-            return f"{a[1]} crews {a[0]} (9.12)"
-        case "apcr" | "heat":
-            return f"{a[0]} carries {a[1]} {kind.upper()} round(s) (17.25)"
-        case "command":
-            return f"{a[0]} is the command tank (24.01)"
-        case "elite":
-            return f"{a[0]} carries an elite tank commander: -1 HPN (24.07)"
-        case "hide":
-            arc = f", covered arc {a[2]}" if len(a) > 2 else ""
-            return f"{a[0].replace('+', ', ')} set up hidden in {lab(a[1])}{arc} (32.22)"
-        case "dummy":
-            return f"{a[0]} is a dummy counter (32.24)"
-        case "mine":
-            if a[1] == "dummy":
-                return f"a dummy minefield in {lab(a[0])} (31.19)"
-            if len(a) > 2:
-                return f"a hidden minefield of density {a[1]} in {lab(a[0])} (31.14, 31.15)"
-            return f"a minefield of density {a[1]} in {lab(a[0])} (31.14)"
-        case "ffe":
-            return f"{a[0]} may place {a[1]} FFE(s) (roll {a[3]} halved, 18.12)"
-        case "ammo":
-            return (f"{a[1]} {a[0]} round(s) for the side: {a[3]} (half the capable units) + {int(a[1]) - int(a[3])} "
-                    f"(the Alternate Ammunition table for a roll of {a[5]}) (17.24)")
-    return text
-
-
-def describe(ev, sc: Scenario) -> str | None:
-    name = sc.side_name
-    match ev:
-        case CE.SecretRecorded() if ev.name.startswith(RESERVED) or ev.name == "command":
-            if ev.payload:
-                return f"{name(ev.side)} side note {ev.name} sealed: {meaning(ev.payload, sc)}."
-            return f"{name(ev.side)} wrote a side note ({ev.name}, sealed; fingerprint {ev.commitment[:12]}...)."
-        case CE.SecretRevealed() if ev.name.startswith(RESERVED) or ev.name == "command":
-            return (f"{name(ev.side)} side note {ev.name} opened: {meaning(ev.payload, sc)}; it matches the "
-                    "fingerprint sealed before play.")
-        case NoteRolled():
-            if ev.rolls:
-                return f"{name(ev.side)} secret roll for {ev.what}: {ev.rolls[0]} (sealed in the note after it)."
-            return f"{name(ev.side)} made a secret {ev.what} roll (18.12, 17.23)."
-    return None
-
-
-def report_notes(st: TobrukState, sc: Scenario, viewer: str) -> list[tuple[str, list[str]]]:
-    """The report's side-notes section: the viewer's own notes (sealed or opened) and the other
-    side's opened ones; the referee reads every note."""
-    out = []
-    for side in sc.side_ids():
-        names = notes_of(st, side).names
-        if not names:
-            continue
-        own = viewer in (side, "referee")
-        lines = []
-        for nm, text in names.items():
-            opened = is_open(st, side, nm)
-            if own:
-                lines.append(f"{nm:<9} {'opened' if opened else 'SEALED'}  {meaning(text, sc)}")
-            elif opened:
-                lines.append(f"{nm:<9} opened  {meaning(text, sc)}")
-        if not own:
-            sealed = sum(1 for nm in names if not is_open(st, side, nm))
-            if sealed:
-                lines.append(f"{sealed} note(s) still sealed (only their fingerprints are in the log)")
-        title = (f"YOUR SIDE NOTES ({sc.side_name(side)}; the other side sees only their fingerprints "
-                 "until the rules open them)") if viewer == side else f"{sc.side_name(side).upper()} SIDE NOTES"
-        if lines:
-            out.append((title, lines))
-    return out
-
-
-def help_lines() -> list[str]:
-    return [f"{s}    side note ({RULES[k]}), sealed: only you read it until the rules open it"
-            for k, s in SYNTAX.items()] + [
-        "roll    your side's secret pre-game rolls: FFEs per battery (18.12), APCR/HEAT rounds (17.23)"]
-
-
-# --- set-up choices and deadline defaults ------------------------------------------------------
-
-def choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
-    """During ``side``'s set-up or registration step: the notes it still owes or may write."""
-    name = sc.sequence[st.phase].name if st.phase >= 0 else ""
-    if st.result is not None or name not in PREGAME or st.step.to_act != side or side in st.step.passed:
-        return []
-    out = [f"required: {m}" for m in missing(st, sc, side)] if name == "setup" else []
-    n = notes_of(st, side)
-    for x, count in _gd(sc).get("registrations", {}).items():
-        if owner(sc, x) != side:
-            continue
-        kind = reg_kind(sc, x)
-        if (kind == "weapon") == (name == "setup"):
-            left = count - len(n.registrations.get(x, []))
-            if left > 0:
-                out.append(f"may: note register {x} HEX  ({left} left; {RULES['register']})")
-    if name == "setup":
-        for k, spec_key in (("elite", "elite"),):
-            left = int(_gd(sc).get(spec_key, {}).get(side, 0)) - len(n.elite)
-            if left > 0:
-                out.append(f"may: note elite AFV  ({left} left, 24.07)")
-        for k in ("APCR", "HEAT"):
-            if k in n.ammo:
-                given = sum(p.ammo.get(k, 0) for uid, p in st.pieces.items() if st.units[uid].side == side)
-                if n.ammo[k] > given:
-                    out.append(f"may: note {k.lower()} UNIT ROUNDS  ({n.ammo[k] - given} of {n.ammo[k]} left; "
-                               f"{', '.join(_alt_units(sc, side, k))})")
-        spec = _gd(sc).get("mines", {}).get(side)
-        if spec:
-            mine = [m for m in st.minefields.values() if m.side == side]
-            left = int(spec.get("factors", 0)) - sum(m.density for m in mine)
-            out.append(f"may: note mine HEX DENSITY [hidden] | note mine HEX dummy  ({left} mine factors left, "
-                       f"{int(spec.get('hidden', 0)) - sum(m.hidden for m in mine)} hidden, "
-                       f"{int(spec.get('dummies', 0)) - sum(m.dummy for m in mine)} dummies)")
-        d = _gd(sc).get("dummies", {}).get(side)
-        if d:
-            out.append(f"may: note dummy UNIT  (one of {', '.join(d.get('counters', []))}; {d.get('count', 0)} in all)")
-        area = _area(sc, side)
-        if area and (_unplaced_hidden(st, sc, side) or spec):
-            out.append(f"set-up area: {' '.join(area)}")
-    return out
-
-
-def default_lines(st: TobrukState, sc: Scenario, side: str) -> list[str]:
-    """A missed set-up deadline: the secret rolls, then the first legal choice of each required
-    note (documented in ``defaults_help``), so the game goes on."""
-    out = []
-    if not rolled(st, sc, side):
-        out.append("roll")
-    n = notes_of(st, side)
-    fos = [u.id for u in sc.units if u.side == side and data.utype(sc, u.id).get("fo")
-           and u.id not in n.fo.values()]
-    for b in batteries(sc, side):
-        if b not in n.fo and fos and not _gd(sc)["artillery"][b].get("fo_hex"):
-            out.append(f"note fo {b} {fos.pop(0)}")
-    crews = [u.id for u in sc.units if u.side == side and data.cls(sc, u.id) == "crew"
-             and not any(p.holder == u.id for p in st.pieces.values())]
-    for w in _crewless(st, sc, side):
-        wh = st.units[w].hex or st.pieces[w].hidden_at
-        c = next((c for c in crews if (st.units[c].hex or st.pieces[c].hidden_at) in (wh, None, "")), None)
-        if c:
-            crews.remove(c)
-            out.append(f"note crew {w} {c}")
-    area = _area(sc, side) or sorted(sc.board.terrain)
-    spots = [h for h in area if data.terrain(sc, h) in HIDE_TERRAIN or sc.board.has(h, "pit")]
-    for u in _unplaced_hidden(st, sc, side):
-        if spots:
-            faced = data.is_vehicle(sc, u) or data.is_heavy(sc, u)
-            out.append(f"note hide {u} {spots[0]}" + (" NNE" if faced else ""))
-    if side in _gd(sc).get("command_control", []) and not n.command:
-        afv = next((u.id for u in sc.units if u.side == side and data.is_afv(sc, u.id)), None)
-        if afv:
-            out.append(f"note command {afv}")
-    return out

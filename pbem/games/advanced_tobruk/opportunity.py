@@ -24,7 +24,7 @@ from fractions import Fraction
 
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
-from pbem.games.advanced_tobruk import data, events as E, fog_events as FE, fow, hidden
+from pbem.games.advanced_tobruk import data, events as E, fow, hidden
 from pbem.games.advanced_tobruk.fire_personnel import desperation_firers, eligible_firers, opportunity_fire
 from pbem.games.advanced_tobruk.melee import overrun
 from pbem.games.advanced_tobruk.movement import Plan, enter_cost, parse_steps, plan, step_words

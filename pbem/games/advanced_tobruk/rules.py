@@ -20,6 +20,7 @@ from pbem.core.ruleset import Ctx, Ruleset, core_help, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
 from pbem.games.advanced_tobruk import (arty_views, broken, data, events as E, fow, hidden, indirect, mines, notes,
+                                        notes_setup, notes_words,
                                         reducer, sequence, views, words)
 from pbem.games.advanced_tobruk.facing import SPINES, spine
 from pbem.games.advanced_tobruk.movement import unit_and_spine
@@ -87,14 +88,14 @@ class AdvancedTobruk(Ruleset):
         return lint_scenario(sc)
 
     def describe_event(self, ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
-        return notes.describe(ev, sc) or words.describe(ev, sc, origin)
+        return notes_words.describe(ev, sc) or words.describe(ev, sc, origin)
 
     def check_sealed(self, ctx: Ctx, order) -> None:
         notes.check_sealed(ctx, order)                # side notes are written with `note`, opened by the rules
 
     def redact(self, ev: E.Event, viewer: str) -> E.Event:
         # the other side's side notes and secret rolls (5.01) and standing orders (6.6) are private
-        return views.redact(notes.redact(ev, viewer), viewer)
+        return views.redact(notes_words.redact(ev, viewer), viewer)
 
     def awaiting_view(self, state: TobrukState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
         return views.awaiting_view(state, sc, items, viewer)
@@ -103,10 +104,10 @@ class AdvancedTobruk(Ruleset):
         return views.map_marks(state, sc, viewer)
 
     def setup_choices(self, state: TobrukState, sc: Scenario, side: str) -> list[str]:
-        return views.setup_choices(state, sc, side) + notes.choices(state, sc, side)
+        return views.setup_choices(state, sc, side) + notes_setup.choices(state, sc, side)
 
     def report_notes(self, state: TobrukState, sc: Scenario, viewer: str) -> list[tuple[str, list[str]]]:
-        out = notes.report_notes(state, sc, viewer)
+        out = notes_words.report_notes(state, sc, viewer)
         for title, lines in (("ARTILLERY AND SMOKE (18-20)", arty_views.report_lines(state, sc, viewer)),
                              ("MINEFIELDS (31.1)", mines.report_lines(state, sc, viewer))):
             if lines:
@@ -170,7 +171,10 @@ class AdvancedTobruk(Ruleset):
             if word == "close-assault":
                 handle_assault(ctx, order)
                 return sequence.activated(ctx, _firers(ctx, args))
-        raise OrderError(f"in the {name} phase: {HELP.get(name, 'nothing to order')}", RULE.get(name, "5"))
+        what = HELP.get(name, "nothing to order")
+        if name == "setup" and notes.in_use(sc):
+            what = "roll, note KIND ... (the side notes: HELP lists them), " + what
+        raise OrderError(f"in the {name} phase: {what}", RULE.get(name, "5"))
 
     def _setup_face(self, ctx: Ctx, word: str, args: list[str]) -> None:
         u, new = unit_and_spine(ctx, word, args, "6.521")
@@ -254,7 +258,7 @@ class AdvancedTobruk(Ruleset):
             own.append("search UNIT    a personnel unit that has not moved spends the Movement Segment searching: "
                        "adjacent hidden enemy minefields are placed (31.211)")
         if notes.in_use(sc):
-            own += notes.help_lines()
+            own += notes_words.help_lines()
         return own + keep
 
     def default_orders(self, st: TobrukState, sc: Scenario, side: str) -> list[str]:
@@ -262,7 +266,7 @@ class AdvancedTobruk(Ruleset):
         if not items:
             return []
         if items[0]["kind"] == "setup":
-            return notes.default_lines(st, sc, side) + ["pass"]          # 5.01: the first legal choices
+            return notes_setup.default_lines(st, sc, side) + ["pass"]          # 5.01: the first legal choices
         if items[0]["kind"] == "movement":
             for uid in broken.must_move(st, sc, side):          # 11.131: the broken move first
                 return [f"crawl {uid} {broken.safe_steps(st, sc, uid)[0]}"]

@@ -154,7 +154,12 @@ def setup_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     own = ", ".join(f"{uid} {_order_words(order_for(st, side, uid))}" for uid in sorted(so.units)) or "none"
     out.append(f"standing [UNIT] ask | hold | any [range N] | afv [range N] | duel | noduel  (6.6; side default "
                f"now: {_order_words(so.default)}; units of their own: {own})")
-    out.append("pass  when the facings and standing orders are set (the set-up hexes are the card's, 2.48)")
+    from pbem.games.advanced_tobruk import notes
+    if notes.in_use(sc):
+        out.append("pass  when the facings, standing orders and the side notes marked 'required' below are written "
+                   "(the set-up hexes are the card's, 2.48; 5.01)")
+    else:
+        out.append("pass  when the facings and standing orders are set (the set-up hexes are the card's, 2.48)")
     return out
 
 
@@ -185,10 +190,41 @@ def redact(ev: Event, viewer: str) -> Event:
     return ev
 
 
+def _pregame_order(st: TobrukState, sc: Scenario, it: dict, viewer: str) -> str:
+    """5.01: the set-up and registration steps of a scenario with side notes, as ``viewer`` reads
+    them: the acting side its notes still due (or registrations left), the other side the steps."""
+    from pbem.games.advanced_tobruk import notes
+    side = it.get("side", "")
+    if it["kind"] == "setup":
+        if viewer != side:
+            return ("its secret rolls and side notes (sealed), facings (pivot|turret UNIT SPINE), standing orders, "
+                    "then pass")
+        due = notes.missing(st, sc, side)
+        todo = f"still due: {'; '.join(due)}" if due else "every required note is written"
+        return (f"roll, note KIND ... (your sealed side notes; HELP lists them all), pivot|turret UNIT SPINE, "
+                f"standing ..., then pass ({todo})")
+    if viewer != side:
+        return "its battery and mortar registrations (sealed notes, after all set-up), then pass"
+    n = notes.notes_of(st, side)
+    left = []
+    for x, count in sc.game_data.get("registrations", {}).items():
+        if notes.owner(sc, x) == side and notes.reg_kind(sc, x) != "weapon":
+            k = count - len(n.registrations.get(x, []))
+            if k > 0:
+                left.append(f"note register {x} HEX ({k} left)")
+    return ("; ".join(left) or "no registration left to record") + (
+        " - sealed, after all set-up: +20 on the accuracy roll when fire comes down there (18.51, 18.551, 19.6); "
+        "then pass")
+
+
 def awaiting_view(st: TobrukState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
-    """A paused move as the mover reads it: the answering side, not which of its units may fire."""
+    """A paused move as the mover reads it: the answering side, not which of its units may fire;
+    the set-up and registration steps with the side notes still to write (5.01)."""
+    from pbem.games.advanced_tobruk import notes
     out = []
     for it in items:
+        if it.get("kind") in ("setup", "register") and notes.in_use(sc):
+            it = {**it, "order": _pregame_order(st, sc, it, viewer)}
         if it.get("kind") == "opportunity-fire" and it.get("side") != viewer:
             pd = st.pending
             it = {k: v for k, v in it.items() if k != "units"}

@@ -1,0 +1,87 @@
+"""The set-up of side notes (5.01): what a side may still write in its set-up or registration
+step, and the notes a missed set-up deadline writes."""
+from __future__ import annotations
+
+from pbem.core.scenario import Scenario
+from pbem.games.advanced_tobruk import data
+from pbem.games.advanced_tobruk.notes import (HIDE_TERRAIN, PREGAME, RULES, _alt_units, _area, _crewless, _gd,
+                                              _unplaced_hidden, batteries, missing, notes_of, owner, reg_kind, rolled)
+from pbem.games.advanced_tobruk.state import TobrukState
+
+
+# --- set-up choices and deadline defaults ------------------------------------------------------
+
+def choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
+    """During ``side``'s set-up or registration step: the notes it still owes or may write."""
+    from pbem.games.advanced_tobruk.words import dummies_left
+    name = sc.sequence[st.phase].name if st.phase >= 0 else ""
+    if st.result is not None or name not in PREGAME or st.step.to_act != side or side in st.step.passed:
+        return []
+    out = [f"required: {m}" for m in missing(st, sc, side)] if name == "setup" else []
+    n = notes_of(st, side)
+    for x, count in _gd(sc).get("registrations", {}).items():
+        if owner(sc, x) != side:
+            continue
+        kind = reg_kind(sc, x)
+        if (kind == "weapon") == (name == "setup"):
+            left = count - len(n.registrations.get(x, []))
+            if left > 0:
+                out.append(f"may: note register {x} HEX  ({left} left; {RULES['register']})")
+    if name == "setup":
+        for k, spec_key in (("elite", "elite"),):
+            left = int(_gd(sc).get(spec_key, {}).get(side, 0)) - len(n.elite)
+            if left > 0:
+                out.append(f"may: note elite AFV  ({left} left, 24.07)")
+        for k in ("APCR", "HEAT"):
+            if k in n.ammo:
+                given = sum(p.ammo.get(k, 0) for uid, p in st.pieces.items() if st.units[uid].side == side)
+                if n.ammo[k] > given:
+                    out.append(f"may: note {k.lower()} UNIT ROUNDS  ({n.ammo[k] - given} of {n.ammo[k]} left; "
+                               f"{', '.join(_alt_units(sc, side, k))})")
+        spec = _gd(sc).get("mines", {}).get(side)
+        if spec:
+            mine = [m for m in st.minefields.values() if m.side == side]
+            left = int(spec.get("factors", 0)) - sum(m.density for m in mine)
+            out.append(f"may: note mine HEX DENSITY [hidden] | note mine HEX dummy  ({left} mine factors left, "
+                       f"{int(spec.get('hidden', 0)) - sum(m.hidden for m in mine)} hidden, "
+                       f"{dummies_left(spec, mine)})")
+        d = _gd(sc).get("dummies", {}).get(side)
+        if d:
+            out.append(f"may: note dummy UNIT  (one of {', '.join(d.get('counters', []))}; {d.get('count', 0)} in all)")
+        area = _area(sc, side)
+        if area and (_unplaced_hidden(st, sc, side) or spec):
+            out.append(f"set-up area: {' '.join(area)}")
+    return out
+
+
+def default_lines(st: TobrukState, sc: Scenario, side: str) -> list[str]:
+    """A missed set-up deadline: the secret rolls, then the first legal choice of each required
+    note (documented in ``defaults_help``), so the game goes on."""
+    out = []
+    if not rolled(st, sc, side):
+        out.append("roll")
+    n = notes_of(st, side)
+    fos = [u.id for u in sc.units if u.side == side and data.utype(sc, u.id).get("fo")
+           and u.id not in n.fo.values()]
+    for b in batteries(sc, side):
+        if b not in n.fo and fos and not _gd(sc)["artillery"][b].get("fo_hex"):
+            out.append(f"note fo {b} {fos.pop(0)}")
+    crews = [u.id for u in sc.units if u.side == side and data.cls(sc, u.id) == "crew"
+             and not any(p.holder == u.id for p in st.pieces.values())]
+    for w in _crewless(st, sc, side):
+        wh = st.units[w].hex or st.pieces[w].hidden_at
+        c = next((c for c in crews if (st.units[c].hex or st.pieces[c].hidden_at) in (wh, None, "")), None)
+        if c:
+            crews.remove(c)
+            out.append(f"note crew {w} {c}")
+    area = _area(sc, side) or sorted(sc.board.terrain)
+    spots = [h for h in area if data.terrain(sc, h) in HIDE_TERRAIN or sc.board.has(h, "pit")]
+    for u in _unplaced_hidden(st, sc, side):
+        if spots:
+            faced = data.is_vehicle(sc, u) or data.is_heavy(sc, u)
+            out.append(f"note hide {u} {spots[0]}" + (" NNE" if faced else ""))
+    if side in _gd(sc).get("command_control", []) and not n.command:
+        afv = next((u.id for u in sc.units if u.side == side and data.is_afv(sc, u.id)), None)
+        if afv:
+            out.append(f"note command {afv}")
+    return out
