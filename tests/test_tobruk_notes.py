@@ -89,10 +89,14 @@ BRITISH_SETUP = ["roll", "note fo BTY1 FO1", "note crew H2 C2", "note crew H3 C3
                  "note mine 0406 dummy", "note register H2 0607"]
 
 
-def set_up(t: Table) -> None:
+def british_set_up(t: Table) -> None:
     for line in BRITISH_SETUP:
         t.ok("british", line)
     t.ok("british", "pass")
+
+
+def set_up(t: Table) -> None:
+    british_set_up(t)
     t.ok("german", "roll")
     total = t.state().notes["german"].ammo["APCR"]
     t.ok("german", f"note apcr P1 {total}")
@@ -192,16 +196,14 @@ def test_notes_may_not_be_changed_or_opened_by_hand(tmp_path):
 def test_on_board_registrations_only_before_the_opponent_sets_up(tmp_path):
     t = game(tmp_path)
     set_up(t)
-    t.refuse("british", "note register H2 0608", match="")                         # the British step is over
+    t.refuse("british", "note register H2 0608", match="before the opponent sets up")   # 18.54
     st = t.state()
     assert st.notes["british"].registrations == {"H2": ["0607"]}
 
 
 def test_apcr_rounds_cannot_exceed_the_secret_roll(tmp_path):
     t = game(tmp_path)
-    for line in BRITISH_SETUP:
-        t.ok("british", line)
-    t.ok("british", "pass")
+    british_set_up(t)
     t.refuse("german", "note apcr P1 1", match="roll first")                        # 17.23
     t.ok("german", "roll")
     total = t.state().notes["german"].ammo["APCR"]
@@ -221,9 +223,7 @@ def test_a_missed_setup_deadline_writes_the_first_legal_notes(tmp_path):
 
 def test_with_command_control_the_fo_rides_in_the_command_tank(tmp_path):
     t = game(tmp_path)
-    for line in BRITISH_SETUP:
-        t.ok("british", line)
-    t.ok("british", "pass")
+    british_set_up(t)
     t.refuse("german", "note op GFO P1", match="command tank")                      # 24.04
     t.ok("german", "note command P2")
     t.refuse("german", "note op GFO P1", match="command tank")
