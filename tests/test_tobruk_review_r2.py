@@ -136,3 +136,15 @@ def test_the_examples_final_reports_carry_none_of_the_old_raw_phrases():
         assert not re.search(r"roll (\d+) = \1 against", text), viewer
         for old in ("(18.12, 17.23)", "FFE(s)", "round(s)", "direct hit: F-KILL", ") (suppression", "(roll 5)"):
             assert old not in text, (viewer, old)
+
+
+def test_a_line_of_sight_shift_reads_its_columns_only():
+    # the event keeps the line's HPN label ("wreck in the line +1"); as a Casualty Table shift it reads -1
+    from pbem.games.advanced_tobruk.fire_events import CasualtyAttack
+    from pbem.games.advanced_tobruk.fire_words import describe as fire_words
+    from pbem.core.scenario import load
+    sc = load("tobruk-salient")
+    ev = CasualtyAttack(source="gunfire", hex="0506", factors=3, column=2, roll=8, result=0, rolls=[8], firers=["A2"],
+                        shifts=["wreck in the line +1 -1", "good (pit) -1"])
+    text = fire_words(ev, sc)
+    assert "shifts wreck in the line -1, good (pit) -1;" in text

@@ -3,10 +3,13 @@ resolution (dice, DRMs, hit location, armour against penetration, tables,
 result) in one sentence, so that a report settles a dispute on its own."""
 from __future__ import annotations
 
+import re
+
 from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import data
 from pbem.games.advanced_tobruk import fire_events as F
 
+LOS_VALUE = re.compile(r" [+]\d+( [-+]\d+)$")        # "wreck in the line +1 -1": the HPN value before the shift
 EFFECT_WORDS = {"kkill": "K-KILLed", "mkill": "M-KILLed", "fkill": "F-KILLed", "suppressed": "suppressed",
                 "bailed": "crew bailed out", "exit": "must leave the map", "eliminated": "eliminated",
                 "ceasefire": "may not fire this turn", "ammo": "spends"}
@@ -119,7 +122,8 @@ def describe(ev: F.Event, sc: Scenario) -> str | None:
         case F.CasualtyAttack():
             who = f"{'+'.join(ev.firers)} " if ev.firers else ""
             parts = f" ({', '.join(ev.parts)})" if ev.parts else ""
-            sh = f", shifts {', '.join(ev.shifts)}" if ev.shifts else ""
+            # a line-of-sight label keeps its HPN value ("wreck in the line +1"); as a shift only the columns count
+            sh = ", shifts " + ", ".join(LOS_VALUE.sub(r"\1", x) for x in ev.shifts) if ev.shifts else ""
             col = f"column {ev.column}" if ev.column else "off the table"
             res = f"C{ev.result}" if ev.result else "no effect"
             loss = f": {_losses(ev.losses, sc)}" if ev.losses else ""
