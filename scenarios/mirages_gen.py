@@ -16,13 +16,13 @@ marked "reconstructed" in the files.
 from __future__ import annotations
 
 import sys
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pbem.core.hexgrid import Grid  # noqa: E402
-from pbem.core.scenario import CRT  # noqa: E402
 from pbem.games.formation.crt import COLUMNS, DEFAULT_ODDS, DEFAULT_ROWS  # noqa: E402
 
 # --- the map (reconstructed) ----------------------------------------------------------
@@ -115,7 +115,9 @@ def line_path(points: list[str]) -> list[str]:
     return out
 
 
+@cache
 def build_map():
+    """Terrain, features, ridges and wadis: the one map, built once for the four files."""
     terrain = {}
     for h in GRID.all_hexes():
         if not land(h):
@@ -178,12 +180,14 @@ def ap_red(level: int, d: int) -> int:
 
 AP_LEVELS = range(1, 7)
 ACTION_COSTS = dict(move=1, refit=1, improve=1, hasty=1, regular=2, prepared=3, seize=1)   # printed 7.0, 7.3.6
-STACKING = {"allied": dict(total=2, leg=1), "axis": dict(inf=1, other=2)}                   # printed 13.1.3
 
 # --- orders of battle (reconstructed counters) -------------------------------------------
 # (id, side, nationality, category, size, SP, MA, ER, ER disrupted, tank, AT, formation, hex or turn, name, extra)
 # formation "" = a static unit.  A turn number instead of a hex: a reinforcement.
 F = dict   # formation rows: side, hq, name, reaction, command_range, support, hq_movement, recovery, max_level, start_level
+#            (nat: the HQ counter's nationality when not the side's German or British default)
+A, X = "allied", "axis"
+SUPPLY = {"axis": ["1001", "1703"], "allied": ["4807", "4815"]}   # the same sources in the four scenarios
 
 
 def unit(uid, side, nat, cat, size, sp, ma, er, erd, tank, at, fm, where, name, **extra):
@@ -195,20 +199,20 @@ MOT = {"mot-infantry", "motorcycle", "recce", "armoured-car", "tank"}
 
 
 def compass():
-    A, X = "allied", "axis"
     forms = {
         "7armd": F(side=A, hq="7Armd-HQ", name="7th Armoured Division", reaction=6, command_range=5, support=4,
                    hq_movement="mot", recovery=2, max_level=5, start_level=5, hex="3817", ma=10),
         "4ind": F(side=A, hq="4Ind-HQ", name="4th Indian Division", reaction=5, command_range=4, support=5,
                   hq_movement="mot", recovery=2, max_level=4, start_level=4, hex="4316", ma=8,
-                  substitute_hq="6Aus-HQ"),
+                  substitute_hq="6Aus-HQ", nat="indian"),
         "selby": F(side=A, hq="Selby-HQ", name="Selby Force", reaction=4, command_range=3, support=2,
                    hq_movement="mot", recovery=1, max_level=3, start_level=3, hex="4808", ma=8),
         "xxi": F(side=X, hq="XXI-HQ", name="XXI Corpo d'Armata", reaction=3, command_range=5, support=3,
-                 hq_movement="leg", recovery=1, max_level=3, start_level=3, hex="4210", ma=4),
+                 hq_movement="leg", recovery=1, max_level=3, start_level=3, hex="4210", ma=4,
+                 nat="italian"),
         "xxiii": F(side=X, hq="XXIII-HQ", name="XXIII Corpo d'Armata", reaction=3, command_range=7, support=4,
                    hq_movement="leg", recovery=1, max_level=3, start_level=3, hex="2615", ma=4,
-                   substitute_hq="XXIII-HQ2"),
+                   substitute_hq="XXIII-HQ2", nat="italian"),
     }
     units = [
         unit("7H", A, "british", "tank", "III", 3, 10, 5, 3, 3, 0, "7armd", "3816", "7th Hussars (light tanks)"),
@@ -261,7 +265,6 @@ def compass():
                         dict(turn=9, side=X, units=["BCS-M13a", "BCS-M13b", "BCS-Bers", "BCS-L3"], entry=["1001"])],
         substitutes=[dict(turn=7, formation="4ind", hq="6Aus-HQ", level_change=-2),
                      dict(turn=9, formation="xxiii", hq="XXIII-HQ2", level_change=2, entry="1001")],
-        supply={"axis": ["1001", "1703"], "allied": ["4807", "4815"]},
         schwerpunkt=dict(setup="4ind", turns={"6": "allied"}),
         snafu_first="axis", surrender="italian",
     )
@@ -269,7 +272,6 @@ def compass():
 
 
 def brevity():
-    A, X = "allied", "axis"
     forms = {
         "7armdbg": F(side=A, hq="7ABG-HQ", name="7th Armoured Brigade Group", reaction=6, command_range=5, support=3,
                      hq_movement="mot", recovery=2, max_level=4, start_level=4, hex="2115", ma=10),
@@ -307,7 +309,6 @@ def brevity():
                       "1609": ("axis", "Ridotta Capuzzo")},
         reinforcements=[dict(turn=2, side=X, units=["Cramer-HQ", "IPz8", "Flak33"], entry=["1001"])],
         substitutes=[],
-        supply={"axis": ["1001", "1703"], "allied": ["4807", "4815"]},
         schwerpunkt=dict(setup="7armdbg", turns={"3": "axis"}),
         snafu_first="axis", surrender="",
     )
@@ -315,7 +316,6 @@ def brevity():
 
 
 def skorpion():
-    A, X = "allied", "axis"
     forms = {
         "herff": F(side=X, hq="Herff-HQ", name="Kampfgruppe von Herff", reaction=5, command_range=4, support=3,
                    hq_movement="mot", recovery=1, max_level=3, start_level=3, hex="1709", ma=6),
@@ -345,7 +345,6 @@ def skorpion():
     extra = dict(
         strongpoints={"2011": ("allied", "Halfaya Pass positions")},
         reinforcements=[], substitutes=[],
-        supply={"axis": ["1001", "1703"], "allied": ["4807", "4815"]},
         schwerpunkt=dict(setup="herff", turns={}),
         snafu_first="allied", surrender="",
     )
@@ -353,7 +352,6 @@ def skorpion():
 
 
 def battleaxe():
-    A, X = "allied", "axis"
     forms = {
         "4ind": F(side=A, hq="4Ind-HQ", name="4th Indian Division (Coast Force)", reaction=5, command_range=4, support=5,
                   hq_movement="mot", recovery=2, max_level=4, start_level=4, hex="2313", ma=8),
@@ -398,7 +396,6 @@ def battleaxe():
         reinforcements=[dict(turn=3, side=X, units=["5Lei-HQ", "IPz5", "IIPz5", "AA3", "MG2"], entry=["1001"]),
                         dict(turn=3, side=X, units=["IIPz8", "K15"], entry=["1400"])],
         substitutes=[dict(turn=3, formation="15pz", hq="15Pz-HQ2", level_change=3, entry="1400")],
-        supply={"axis": ["1001", "1703"], "allied": ["4807", "4815"]},
         schwerpunkt=dict(setup="7armd", turns={"3": "axis"}),
         snafu_first="axis", surrender="",
     )
@@ -444,7 +441,6 @@ SCENARIOS = {
         blurb="the British offensive to relieve Tobruk, the first German defensive battle of the war",
     ),
 }
-NATS = {"allied": ["british", "indian", "australian"], "axis": ["italian", "german"]}
 AP_MARKERS = {"axis": [1, 2, 2, 3, 3, 3, 4, 4, 5, 6], "allied": [1, 2, 2, 3, 3, 3, 4, 4, 5, 6]}
 
 # --- TOML writing -------------------------------------------------------------------------
@@ -460,8 +456,13 @@ def q(v) -> str:
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(q(x) for x in v) + "]"
     if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k if k.isidentifier() else q(k)} = {q(x)}" for k, x in v.items()) + " }"
+        return "{ " + ", ".join(f"{key_(k)} = {q(x)}" for k, x in v.items()) + " }"
     raise TypeError(v)
+
+
+def key_(k: str) -> str:
+    """A TOML key: bare when it can be, quoted otherwise."""
+    return k if k.isidentifier() else q(k)
 
 
 def write(key: str) -> str:
@@ -557,9 +558,7 @@ def write(key: str) -> str:
 
     for fid, f in forms.items():
         side = f["side"]
-        nat = "german" if side == "axis" and fid not in ("xxi", "xxiii") else ("italian" if side == "axis" else "british")
-        if fid in ("4ind",) and key == "compass":
-            nat = "indian"
+        nat = f.get("nat") or ("german" if side == "axis" else "british")
         h = f.get("hex")
         place(f["hq"], h)
         where = f'hex = "{h}"' if h else f"entry_turn = {f['turn']}"
@@ -625,8 +624,7 @@ def write(key: str) -> str:
     w("ap_markers_on = false             # 6.4.1 optional rule, off by default")
     w("ap_markers = " + q(AP_MARKERS) + "   # reconstructed values")
     w('friendly_edges = { axis = "west", allied = "east" }   # printed 13.2.3')
-    sup = extra["supply"]
-    w(f"supply_sources = {q(sup)}   # 3.1.5: Bardia (15) printed; the others reconstructed")
+    w(f"supply_sources = {q(SUPPLY)}   # 3.1.5: Bardia (15) printed; the others reconstructed")
     w("")
     w("[game_data.stacking]               # printed 13.1.3 (one HQ free on top)")
     w('allied = { total = 2, leg = 1 }    # two units, at most one of them leg infantry')
@@ -650,12 +648,12 @@ def write(key: str) -> str:
     for t in used:
         row = dict(TEC[t])
         row["reconstructed"] = True
-        w(f"{q(t) if not t.isidentifier() else t} = {q(row)}")
+        w(f"{key_(t)} = {q(row)}")
     w("")
     w("[game_data.crt_odds]               # reconstructed: the odds of column A; B..H follow the ladder (crt.LADDER)")
     for t in used:
         if t != "sea":
-            w(f"{q(t) if not t.isidentifier() else t} = {q(DEFAULT_ODDS.get(t, DEFAULT_ODDS['clear']))}")
+            w(f"{key_(t)} = {q(DEFAULT_ODDS.get(t, DEFAULT_ODDS['clear']))}")
     w("")
     w("[game_data.schwerpunkt]            # reconstructed: set-up formation and turn-track changes (5.9, 9.2)")
     w(f'setup = "{extra["schwerpunkt"]["setup"]}"')
@@ -700,21 +698,20 @@ def write(key: str) -> str:
         if u["cat"] == "tank":
             row["afv"] = True
         row["reconstructed"] = True
-        w(f"{q(u['id']) if not u['id'].isidentifier() else u['id']} = {q(row)}")
+        w(f"{key_(u['id'])} = {q(row)}")
     w("")
     # core tables
     w("[terrain]                          # movement in [game_data.tec]; colours for the map picture")
     for t in used:
         imp = ", impassable = true" if t == "sea" else ""
-        w(f'{q(t) if not t.isidentifier() else t} = {{ colour = "{TERRAIN_COLOURS[t]}"{imp}, reconstructed = true }}')
+        w(f'{key_(t)} = {{ colour = "{TERRAIN_COLOURS[t]}"{imp}, reconstructed = true }}')
     w("")
     w("[crt]                              # reconstructed (pbem/games/formation/crt.py); rows = MODIFIED d10 roll 1..20")
     w("reconstructed = true")
     w('rule = "7.4.1.2, 7.4.2"')
     w('notes = "a/d hits on attacker/defender; * = printed red (every unit of that side takes an EC). Kept from the text: Clear 1:1, modified 4 = 2*/1*."')
     w(f"columns = {q(COLUMNS)}")
-    if "max_roll" in CRT.__struct_fields__:      # the kernel reads CRT rows up to the modified maximum
-        w("max_roll = 20")
+    w("max_roll = 20")                     # the kernel reads CRT rows up to the modified maximum
     w("[crt.rows]")
     for r in range(1, 21):
         w(f'"{r}" = {q(DEFAULT_ROWS[str(r)])}')

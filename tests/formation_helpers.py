@@ -114,6 +114,20 @@ def make(tmp_path: Path, units=None, dice=(), name="g", **kw) -> Table:
     return Table(Game.create(tmp_path / name, str(p), {}, dice=list(dice)))
 
 
+def quiet(t: Table) -> None:
+    """Both sides' standing order: never react (6.5), so a test's moves run uninterrupted."""
+    for s in ("axis", "allied"):
+        t.ok(s, "doctrine reaction never")
+
+
+def skip_ops(t: Table) -> list:
+    """Turn 1 with no activation: quiet, the Axis transfers the initiative and the Allies end
+    the Ops Phase (6.2, 6.3), so End of Turn (8) and the next Admin Phase (9) run; their events."""
+    quiet(t)
+    t.ok("axis", "transfer")
+    return t.ok("allied", "end")
+
+
 class Dice:
     """Scripted d10s for rules called directly (not through the log)."""
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from conftest import one
-from formation_helpers import hq, make, unit
+from formation_helpers import hq, unit
 from pbem.games.formation import events as E
 from pbem.games.formation.intel import order_text, unit_row
 from pbem.report.render import report_svg, report_text
@@ -141,4 +141,5 @@ def test_example_game_never_shows_a_hidden_unit(example, tmp_path, fixed_clock):
             leaked = [u for u in hidden if f'"{u}"' in seen or f">{u}<" in seen]
             assert not leaked, f"{step}: {viewer} sees {leaked}"
             checked += len(hidden)
+    assert checked, "no unit was ever hidden: the check saw nothing"
     assert g.state().result is not None

@@ -5,18 +5,13 @@ from __future__ import annotations
 import pytest
 
 from conftest import one, only
-from formation_helpers import hq, make, unit
+from formation_helpers import hq, make, quiet, skip_ops, unit
 from pbem.games.formation import events as E
 
 
 @pytest.fixture
 def fm(tmp_path, fixed_clock):
     return lambda units=None, dice=(), **kw: make(tmp_path, units, dice, **kw)
-
-
-def quiet(t):
-    for s in ("axis", "allied"):
-        t.ok(s, "doctrine reaction never")
 
 
 def test_first_activation_by_scenario_marker_on_plus_two(fm):
@@ -115,9 +110,7 @@ def test_victory_range_ends_the_game(fm):
     t = fm(units, dice=[9] * 10, victory={"kind": "points", "ranges": {"gt1": [0, 2], "gt2": [0, 9]},
                                            "hexes": [{"hex": "0606", "name": "X", "in_command": 3,
                                                       "out_of_command": 1}]}, turns=2)
-    quiet(t)
-    t.ok("axis", "transfer")
-    evs = t.ok("allied", "end")
+    evs = skip_ops(t)
     end = one(evs, E.GameEnded)
     assert end.winner == "allied" and "above" in end.reason
 
@@ -128,9 +121,7 @@ def test_hold_victory_and_draw(fm):
              hq("B-HQ", "allied", "0705", formation="B"), unit("B1", "allied", "0606", formation="B")]
     hold = {"kind": "hold", "hold": [{"turn": 1, "side": "axis", "hex": "0606", "command": "any", "result": "Axis win"}]}
     t = fm(units, dice=[9] * 10, victory=hold, turns=1)
-    quiet(t)
-    t.ok("axis", "transfer")
-    end = one(t.ok("allied", "end"), E.GameEnded)
+    end = one(skip_ops(t), E.GameEnded)
     assert end.winner == "draw"
 
 
@@ -151,9 +142,7 @@ def test_italian_surrender_in_the_recovery_segment(fm):
              unit("B1", "allied", "0708", formation="B"), unit("B2", "allied", "0807", formation="B"),
              unit("B3", "allied", "0907", formation="B")]
     t = fm(units, dice=[9] * 4, game_data={"surrender": "italian"})
-    quiet(t)
-    t.ok("axis", "transfer")
-    evs = t.ok("allied", "end")
+    evs = skip_ops(t)
     ecs = only(evs, E.ECRolled)
     assert [e.unit for e in ecs] == ["A1"] and ecs[0].why == "surrender" and ecs[0].eliminated
     assert t.unit("A1").eliminated and not t.unit("A2").eliminated
@@ -166,14 +155,15 @@ def test_reinforcements_enter_with_a_free_move(fm):
              hq("B-HQ", "allied", "0903", formation="B"), unit("B1", "allied", "0804", formation="B")]
     t = fm(units, dice=[9] * 10, game_data={"reinforcements": [{"turn": 2, "side": "axis", "units": ["A9"],
                                                                 "entry": ["0101"]}]})
-    quiet(t)
-    t.ok("axis", "transfer")
-    t.ok("allied", "end")
+    skip_ops(t)
     a = t.awaiting()[0]
     assert a["kind"] == "admin" and a["side"] == "axis" and a["reinforcements"] == ["A9"]
     t.refuse("axis", "end", rule="9.4")
     t.refuse("axis", "enter A9 0102", match="may enter on: 0101")
     evs = t.ok("axis", "enter A9 0101 0102 0202")
+    assert one(evs, E.ReinforcementEntered).hex == "0101"
+    mv = one(evs, E.StackMoved)
+    assert mv.free and mv.path == ["0102", "0202"]                   # 9.4.2: the free move from the entry hex
     assert t.hex_of("A9") == "0202"
     assert t.state().fm.step == "ops-choose"                          # nothing left to order: on to the Ops Phase
 
@@ -184,9 +174,7 @@ def test_schwerpunkt_owner_places_it_in_the_organization_segment(fm):
              hq("C-HQ", "axis", "0205", formation="C"), unit("C1", "axis", "0306", formation="C"),
              hq("B-HQ", "allied", "0903", formation="B"), unit("B1", "allied", "0804", formation="B")]
     t = fm(units, dice=[9] * 10, game_data={"schwerpunkt": {"setup": "A"}})
-    quiet(t)
-    t.ok("axis", "transfer")
-    t.ok("allied", "end")
+    skip_ops(t)
     a = t.awaiting()[0]
     assert a["kind"] == "admin" and a["side"] == "axis" and a["todo"] == ["schwerpunkt"]
     t.refuse("axis", "schwerpunkt B", match="cannot take")
@@ -216,9 +204,7 @@ def test_surrender_paths_do_not_cross_the_sea(fm):
              unit("B1", "allied", "0407", formation="B"), unit("B2", "allied", "0607", formation="B")]
     rows = ["." * 10] * 7 + ["ssss.sssss"]
     t = fm(units, dice=[9] * 4, game_data={"surrender": "italian"}, rows=rows)
-    quiet(t)
-    t.ok("axis", "transfer")
-    evs = t.ok("allied", "end")
+    evs = skip_ops(t)
     assert one(evs, E.ECRolled).unit == "A1" and t.unit("A1").eliminated
 
 
@@ -249,8 +235,6 @@ def test_a_new_reinforcing_formation_starts_on_its_maximum_level(fm):
              hq("B-HQ", "allied", "0903", formation="B"), unit("B1", "allied", "0804", formation="B")]
     t = fm(units, dice=[9] * 10, game_data={"reinforcements": [{"turn": 2, "side": "axis", "units": ["C-HQ", "C1"],
                                                                 "entry": ["0101", "0102"]}]})
-    quiet(t)
-    t.ok("axis", "transfer")
-    t.ok("allied", "end")
+    skip_ops(t)
     t.ok("axis", "enter C-HQ 0101\nenter C1 0102")
     assert t.state().fm.formations["C"].level == 4

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.games.formation import events as E
-from pbem.games.formation.board import alive, fdata, formation_of, gd, hq_unit, is_hq, is_static
+from pbem.games.formation.board import alive, fdata, formation_of, gd, hq_unit, is_hq, is_static, stack, zoc_hexes
 from pbem.games.formation.command import in_command
 from pbem.games.formation.effectiveness import ec
 from pbem.games.formation.snafu import passes_to
-from pbem.games.formation.state import AXIS, FormationState
+from pbem.games.formation.state import AXIS, FormationState, other
 from pbem.games.formation.supply import hq_in_supply, path_to_source
 from pbem.games.formation.terms import end_of_turn_victory
 
@@ -154,8 +154,6 @@ def entry_hexes(st: FormationState, sc, uid: str) -> list[str]:
 def legal_entries(st: FormationState, sc, uid: str) -> list[str]:
     """9.4.1 / 14.1: entry hexes not blocked, not in an EZOC, free of enemies, not Bardia or a
     strongpoint; with none, any hex of the friendly map edge not next to an enemy unit."""
-    from pbem.games.formation.board import stack, zoc_hexes
-    from pbem.games.formation.state import other
     side = st.units[uid].side
     ez = zoc_hexes(st, sc, other(side))
     banned = set(gd(sc).get("no_reinforcement", [])) | set(st.fm.blocked)

@@ -41,6 +41,12 @@ def is_hq(sc: Scenario, uid: str) -> bool:
     return bool(hq_formation(sc, uid))
 
 
+def top_first(sc: Scenario, ids) -> list[str]:
+    """Unit ids in stacking order, the top unit first (5.3.4): an HQ, then by id (our
+    default for the owner's free stacking order)."""
+    return sorted(ids, key=lambda u: (not is_hq(sc, u), u))
+
+
 def formation_of(sc: Scenario, uid: str) -> str:
     return udata(sc, uid).get("formation", "") or hq_formation(sc, uid)
 

@@ -18,19 +18,14 @@ import msgspec
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
 from pbem.games.formation import events as E
-from pbem.games.formation.board import is_hq, stack
+from pbem.games.formation.board import is_hq, stack, top_first
 from pbem.games.formation.combat_words import redact as redact_combat
 from pbem.games.formation.state import FormationState
 
 
 def top_unit(st: FormationState, sc: Scenario, h: str, side: str) -> str:
-    here = sorted((u for u in stack(st, h) if u.side == side), key=lambda u: (not is_hq(sc, u.id), u.id))
-    return here[0].id if here else ""
-
-
-def order_units(sc: Scenario, units: list[str]) -> list[str]:
-    """A stack's ids in stacking order: HQ first, then by id (the first is the top unit)."""
-    return sorted(units, key=lambda u: (not is_hq(sc, u), u))
+    here = top_first(sc, (u.id for u in stack(st, h) if u.side == side))
+    return here[0] if here else ""
 
 
 def _combat_reveal(st: FormationState, unit: UnitState, viewer: str) -> bool:

@@ -9,8 +9,8 @@ from fractions import Fraction
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.games.formation import events as E
-from pbem.games.formation.board import (alive, combat_units, formation_of, is_hq,
-                                        is_static, move_type, stack, step_cost, udata, zoc_hexes)
+from pbem.games.formation.board import (alive, combat_units, formation_of, is_hq, is_static, move_type,
+                                        projects_zoc, stack, step_cost, top_first, udata, zoc_hexes)
 from pbem.games.formation.state import FormationState, other
 from pbem.mechanics.pathcost import fmt
 
@@ -26,7 +26,7 @@ def parse_stack(ctx: Ctx, token: str) -> list[str]:
                          "7.3.1")
     if len(set(ids)) != len(ids):
         raise OrderError("a unit is named twice")
-    return sorted(ids, key=lambda u: (not is_hq(ctx.sc, u), u))     # the top unit first (5.3.4)
+    return top_first(ctx.sc, ids)
 
 
 def stack_ma(st: FormationState, sc, units: list[str]) -> Fraction:
@@ -130,7 +130,6 @@ def displace_hq(ctx: Ctx, f: str, reason: str) -> None:
 def screen_allowed(st: FormationState, sc, h: str, side: str) -> tuple[bool, int, int]:
     """7.3.4: tank points in the hex (undisrupted) at least twice the printed tank + AT
     points of the undisrupted enemy units exerting a ZOC into it."""
-    from pbem.games.formation.board import projects_zoc
     mine = sum(int(udata(sc, u.id).get("tank", 0)) for u in combat_units(st, sc, h, side) if not u.disrupted)
     theirs = 0
     for u in st.units.values():
