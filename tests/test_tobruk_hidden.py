@@ -20,6 +20,13 @@ def game(tmp_path, more, dice=(2, 1) * 8, british=HIDE, name="g"):
     return make(tmp_path, units(*more), ssr=SSR, dice=dice, british=british, name=name)
 
 
+def moving(t, side):
+    """Turn 1's movement segment with ``side`` to move: the other side passes if it would move first."""
+    goto(t, 1, MOVEMENT)
+    if t.state().step.to_act != side:
+        t.ok(t.state().step.to_act, "pass")
+
+
 def kinds(evs):
     return [type(e).__name__ for e in evs]
 
@@ -34,9 +41,7 @@ def test_a_hidden_unit_is_off_the_map_at_its_noted_hex(tmp_path):
 
 def test_an_enemy_entering_the_hex_reveals_it_fow_side_up_and_stops_short(tmp_path):
     t = game(tmp_path, [U("G1", "german", "ger-squad", "0706")])
-    goto(t, 1, MOVEMENT)
-    if t.state().step.to_act == "british":
-        t.ok("british", "pass")
+    moving(t, "german")
     evs = t.ok("german", "assault G1 0705 0704")
     rev = [e for e in evs if isinstance(e, FE.Revealed)]
     assert [(e.units, e.hex, e.face_up, e.rule) for e in rev] == [(["H1", "HC1"], "0704", False, "32.211")]
@@ -66,7 +71,7 @@ def test_fourteen_gunfire_factors_into_the_hex_reveal_it_thirteen_do_not(tmp_pat
     rev = [e for e in evs if isinstance(e, FE.Revealed)]
     assert [(e.units, e.face_up) for e in rev] == [(["H1", "HC1"], False)]
     assert "gunfire factors" in rev[0].why
-    assert [x[0] for x in attack.losses] in ([], ["A2"])        # the hidden units were not under that fire
+    assert [x[0] for x in attack.losses] == ["A2"]              # the hidden units were not under that fire
 
 
 def test_a_direct_hit_in_the_hex_reveals_it(tmp_path):
@@ -84,16 +89,12 @@ def test_a_direct_hit_in_the_hex_reveals_it(tmp_path):
 
 def test_the_owner_moving_or_pivoting_a_hidden_unit_reveals_it_first(tmp_path):
     t = game(tmp_path, [U("G1", "german", "ger-squad", "0310")])
-    goto(t, 1, MOVEMENT)
-    if t.state().step.to_act == "german":
-        t.ok("german", "pass")
+    moving(t, "british")
     evs = t.ok("british", "pivot H1 NNE")
     assert kinds(evs)[:1] == ["Revealed"] and evs[0].why == "it pivoted" and evs[0].rule == "32.211"
     assert kinds(evs).index("Revealed") < kinds(evs).index("Faced")
     t2 = game(tmp_path, [U("G1", "german", "ger-squad", "0310")], name="m")
-    goto(t2, 1, MOVEMENT)
-    if t2.state().step.to_act == "german":
-        t2.ok("german", "pass")
+    moving(t2, "british")
     evs = t2.ok("british", "crawl HC1 0703")
     assert evs[0] == FE.Revealed(side="british", units=["H1", "HC1"], hex="0704", why="it moved", rule="32.211")
     assert t2.state().units["HC1"].hex == "0703"
@@ -116,9 +117,7 @@ def test_a_hidden_unit_fires_at_a_mover_by_standing_order_and_never_pauses_a_mov
     more = [U("P1", "german", "pz3g", "0709", facing="NNE")]
     hide = ("note hide H1+HC1 0704 SSE", "standing hold", "standing H1 any", "pass")
     t = game(tmp_path, more, dice=(2, 1) * 4 + (9, 9) + (2, 1) * 8, british=hide)
-    goto(t, 1, MOVEMENT)
-    if t.state().step.to_act == "british":
-        t.ok("british", "pass")
+    moving(t, "german")
     evs = t.ok("german", "cross P1 0708 0707")
     assert "MovePaused" not in kinds(evs)
     rev = [e for e in evs if isinstance(e, FE.Revealed)]
@@ -126,9 +125,7 @@ def test_a_hidden_unit_fires_at_a_mover_by_standing_order_and_never_pauses_a_mov
     assert kinds(evs).index("Revealed") < kinds(evs).index("GunFired")
     # without a firing standing order the hidden gun stays hidden and the move is not paused
     t2 = game(tmp_path, more, dice=(2, 1) * 8, name="q")
-    goto(t2, 1, MOVEMENT)
-    if t2.state().step.to_act == "british":
-        t2.ok("british", "pass")
+    moving(t2, "german")
     evs = t2.ok("german", "cross P1 0708 0707")
     assert not {"MovePaused", "Revealed", "GunFired", "OpportunityPassed"} & set(kinds(evs))
     assert t2.state().units["H1"].hex is None
@@ -139,9 +136,7 @@ def test_a_weapon_pit_hidden_gun_outside_hide_terrain_is_placed_once_the_enemy_c
     more = [U("P1", "german", "pz3g", "0710", facing="NNE")]
     hide = ("note hide H1+HC1 0705 SSE", "standing hold", "pass")
     t = game(tmp_path, more, british=hide)
-    goto(t, 1, MOVEMENT)
-    if t.state().step.to_act == "british":
-        t.ok("british", "pass")
+    moving(t, "german")
     evs = t.ok("german", "cross P1 0709 0708")
     assert sum(1 for e in evs if isinstance(e, FE.Revealed)) == 1
     rev = next(e for e in evs if isinstance(e, FE.Revealed))
@@ -157,9 +152,7 @@ def test_orders_contradicting_the_note_or_naming_an_unspotted_hidden_unit_are_re
         t.ok("british", "pass")
     t.refuse("german", "fire P1 at H1", rule="32.251", match="not spotted")    # the log is unchanged (refuse)
     t.ok("german", "pass") if t.state().step.to_act == "german" else None
-    goto(t, 1, MOVEMENT)
-    if t.state().step.to_act == "german":
-        t.ok("german", "pass")
+    moving(t, "british")
     t.refuse("british", "crawl HC1 0902", match="not adjacent to 0704")         # HC1 is noted in 0704
     st = t.state()
     assert st.units["HC1"].hex is None and st.pieces["HC1"].hidden_at == "0704"
@@ -180,9 +173,7 @@ def test_infiltrating_into_the_hex_reveals_it_and_starts_the_melee(tmp_path):
 def test_a_hidden_unit_flips_nobody_but_its_side_may_fire_at_what_it_spots(tmp_path):
     # a FOW tank in the open 2 hexes from the hidden gun, every other British unit far away
     t = game(tmp_path, [U("P1", "german", "pz3g", "0707", facing="NNE")], british=HIDE)
-    goto(t, 1, MOVEMENT)
-    if t.state().step.to_act == "british":
-        t.ok("british", "pass")
+    moving(t, "german")
     evs = t.ok("german", "cross P1 0706")
     assert "Flipped" not in kinds(evs) and not t.state().pieces["P1"].flipped
     sc = t.game.scenario
@@ -193,9 +184,7 @@ def test_a_hidden_unit_may_join_the_answer_to_a_move_paused_by_a_visible_one(tmp
     more = [U("Tk1", "british", "a13", "0504", facing="SSE"), U("P1", "german", "pz3g", "0709", facing="NNE")]
     hide = ("note hide H1+HC1 0704 SSE", "standing hold", "standing Tk1 ask", "pass")
     t = game(tmp_path, more, dice=(2, 1) * 4 + (9, 9) + (2, 1) * 8, british=hide)
-    goto(t, 1, MOVEMENT)
-    if t.state().step.to_act == "british":
-        t.ok("british", "pass")
+    moving(t, "german")
     evs = t.ok("german", "cross P1 0708 0707")
     paused = [e for e in evs if type(e).__name__ == "MovePaused"]
     assert paused and paused[0].firers == ["Tk1"]                            # the hidden gun is never asked

@@ -18,12 +18,17 @@ def moved(evs, uid):
     return [e for e in only(evs, E.Stepped) if uid in e.units]
 
 
+def at_movement(tmp_path, units, dice, **kw):
+    """A game of ``units``, in turn 1's movement segment."""
+    t = make(tmp_path, units, dice=dice, **kw)
+    assert t.phase() == (1, MOVEMENT)
+    return t
+
+
 @pytest.fixture
 def squad_game(tmp_path, fixed_clock):
     def mk(hex="0610", dice=(1, 2) * 10, **kw):
-        t = make(tmp_path, [U("A1", "british", "aus-squad", hex), FAR_GERMAN], dice=dice, **kw)
-        assert t.phase() == (1, MOVEMENT)
-        return t
+        return at_movement(tmp_path, [U("A1", "british", "aus-squad", hex), FAR_GERMAN], dice, **kw)
     return mk
 
 
@@ -82,10 +87,8 @@ def test_6_03_moves_go_hex_by_hex(squad_game):
 @pytest.fixture
 def tank_game(tmp_path, fixed_clock):
     def mk(hex="0508", facing="NNE", dice=(1, 2) * 10, extra=(), turns=None):
-        t = make(tmp_path, [U("Tk1", "british", "a13", hex, facing=facing), FAR_GERMAN, *extra], dice=dice,
-                 turns=turns)
-        assert t.phase() == (1, MOVEMENT)
-        return t
+        return at_movement(tmp_path, [U("Tk1", "british", "a13", hex, facing=facing), FAR_GERMAN, *extra], dice,
+                           turns=turns)
     return mk
 
 

@@ -36,7 +36,6 @@ CFF_NEAR_DRM = 20              # 18.332 (text): an existing CFF moved two hexes 
 CFF_NEAR = 2
 CFF_FAR_DRM = -20              # 18.331 (text): moved more than six hexes
 CFF_FAR = 6
-CONTACT_FREE_MOVE = 3          # 18.223 (text): a CFF moved more than three hexes needs a contact roll
 ROLLING_DRM = 20               # 18.733 (text)
 
 

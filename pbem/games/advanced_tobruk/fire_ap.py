@@ -72,11 +72,6 @@ def weapon_out(sc: Scenario, uid: str, p, mount: str) -> bool:
     return part_of(mount) in p.f_kill
 
 
-def is_main(sc: Scenario, uid: str, g: dict) -> bool:
-    gs = guns(sc, uid)
-    return bool(gs) and gs[0].get("name") == g.get("name")
-
-
 # --- numbers -----------------------------------------------------------------------
 
 def hpt_number(rating: str, size: int, rng: int) -> int | None:

@@ -143,7 +143,7 @@ def call(ctx: Ctx, args: list[str]) -> str:
                      A.REGISTRATION_DRM))
     elif reg or (b.cff and near <= A.CFF_NEAR):
         drms.append(("registration (18.551)" if reg else f"existing CFF moved {near} hex{'es' if near != 1 else ''}"
-                     " (18.332)", A.REGISTRATION_DRM))        # not cumulative (18.332)
+                     " (18.332)", A.REGISTRATION_DRM if reg else A.CFF_NEAR_DRM))   # not cumulative (18.332)
     if not barrage and b.cff and near > A.CFF_FAR:
         drms.append((f"CFF moved {near} hexes (18.331)", A.CFF_FAR_DRM))
     if not barrage and b.cff and near <= 1:

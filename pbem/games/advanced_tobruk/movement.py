@@ -49,10 +49,6 @@ def enter_cost(sc: Scenario, a: str, b: str, vehicle: bool, tracked: bool) -> tu
     return base, why
 
 
-def _sides(args: list[str]) -> list[str]:
-    return [u for a in args for u in a.split("+") if u]
-
-
 def parse_steps(words: list[str]) -> list[str]:
     """Move steps as stored words: HEX, back:HEX, face:N, turret:N, off, continue."""
     out, i = [], 0

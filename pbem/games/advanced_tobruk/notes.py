@@ -195,7 +195,7 @@ def missing(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     for b in batteries(sc, side):
         if b not in n.fo and not _gd(sc)["artillery"][b].get("fo_hex"):        # 18.1031 an off-board FO
             out.append(f"note fo {b} FO (18.82)")
-    from pbem.games.advanced_tobruk.words import due_crew, due_hide
+    from pbem.games.advanced_tobruk.notes_words import due_crew, due_hide      # it imports this module
     out += [due_crew(sc, side, w) for w in _crewless(st, sc, side)]
     out += [due_hide(sc, u) for u in _unplaced_hidden(st, sc, side)]
     if side in _gd(sc).get("command_control", []) and not n.command:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pbem.core import events as CE
 from pbem.core.scenario import Scenario
+from pbem.games.advanced_tobruk import data
 from pbem.games.advanced_tobruk.note_events import NoteRolled
 from pbem.games.advanced_tobruk.notes import RESERVED, SYNTAX, is_open, notes_of, reg_kind
 from pbem.games.advanced_tobruk.state import TobrukState
@@ -31,7 +32,6 @@ WHAT = {"register": "registration", "fo": "forward observer", "op": "observer in
 
 def meaning(text: str, sc: Scenario) -> str:
     """A note's text in words."""
-    from pbem.games.advanced_tobruk.words import plural
     w = text.split()
     kind, a = w[0], w[1:]
     lab = sc.board.label
@@ -72,7 +72,6 @@ def meaning(text: str, sc: Scenario) -> str:
 
 
 def describe(ev, sc: Scenario) -> str | None:
-    from pbem.games.advanced_tobruk.words import rolled_subject
     name = sc.side_name
     match ev:
         case CE.SecretRecorded() if ev.name.startswith(RESERVED) or ev.name == "command":
@@ -116,8 +115,63 @@ def report_notes(st: TobrukState, sc: Scenario, viewer: str) -> list[tuple[str, 
     return out
 
 
+# --- HELP and set-up reminders (notes.py, notes_setup.py) -------------------------------------
+
+NOTE_HELP = {"register": "a registration: an on-board weapon's in your set-up, before the opponent sets up (18.54); "
+                     "a battery's or mortar's in the registration step after all set-up (18.51, 19.6)",
+        "fo": "the forward observer who calls that battery (18.82)",
+        "op": "the FO rides in that AFV as an observation post (18.91)",
+        "crew": "the crew that serves that weapon (9.12)",
+        "apcr": "APCR rounds given to that unit, out of your rolled total (17.25)",
+        "heat": "HEAT rounds given to that unit, out of your rolled total (17.25)",
+        "command": "your command tank (24.01)", "elite": "an AFV with an elite tank commander (24.07)",
+        "hide": "units set up hidden together in HEX; SPINE: a gun's or vehicle's covered arc (32.22)",
+        "dummy": "that counter is a dummy (32.24)",
+        "mine": "a minefield (31.14), hidden off the enemy's map (31.15) or a dummy (31.19)"}
+
+
+def plural(count: str, noun: str) -> str:
+    return f"{count} {noun}" + ("" if str(count) == "1" else "s")
+
+
+def rolled_subject(what: str) -> str:
+    """A secret roll's subject: "ffe RHA" -> RHA's FFE allotment (18.12); "ammo APCR" -> APCR rounds (17.23)."""
+    w = what.split()
+    if w[:1] == ["ffe"]:
+        return (f"{w[1]}'s" if len(w) > 1 else "a battery's") + " FFE allotment (18.12)"
+    if w[:1] == ["ammo"]:
+        return (f"{w[1]} rounds" if len(w) > 1 else "alternate ammunition") + " (17.23)"
+    return what
+
+
+def due_crew(sc: Scenario, side: str, w: str) -> str:
+    """A crew note still due (9.12); a gun that may be the side's dummy needs none (32.24)."""
+    may_dummy = sc.game_data.get("dummies", {}).get(side, {}).get("counters", [])
+    dummy = f"; none if it is the dummy: note dummy {w}, 32.24" if w in may_dummy else ""
+    return f"note crew {w} CREW (9.12{dummy})"
+
+
+def due_hide(sc: Scenario, u: str) -> str:
+    """A hidden set-up note still due (32.22): a gun or vehicle names its covered arc."""
+    arc = " SPINE" if data.is_vehicle(sc, u) or data.is_heavy(sc, u) else " [SPINE]"
+    return f"note hide {u}[+UNIT...] HEX{arc} (32.22)"
+
+
+def dummies_left(spec: dict, mine: list) -> str:
+    n = int(spec.get("dummies", 0)) - sum(m.dummy for m in mine)
+    return f"{n} dumm{'y' if n == 1 else 'ies'}"
+
+
+def note_help_lines(syntax: dict[str, str]) -> list[str]:
+    """HELP's side-note lines (notes.SYNTAX): when they are written, then each note with what it records."""
+    return ["side notes: written in your set-up (registrations of batteries and mortars: in the registration step); "
+            "sealed: only you read one until the rules open it, and every note is opened at the end"] + [
+        f"{s}    {NOTE_HELP[k]}" for k, s in syntax.items()] + [
+        "roll    first in your set-up: your side's secret pre-game rolls, FFEs per battery (18.12) and "
+        "APCR/HEAT rounds (17.23), each sealed as a note"]
+
+
 def help_lines() -> list[str]:
-    from pbem.games.advanced_tobruk.words import note_help_lines
     return note_help_lines(SYNTAX)
 
 
