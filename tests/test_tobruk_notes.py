@@ -120,7 +120,8 @@ def test_every_note_is_sealed_and_its_meaning_enters_the_state(tmp_path):
     b = st.notes["british"]
     # 18.12: the d10 roll of 7 halved is 3 FFEs (no ammunition supply SSR)
     assert b.ffe == {"BTY1": 3}
-    assert b.fo == {"BTY1": "FO1"} and b.crews == {"H2": "C2", "H3": "C3", "H1": "HC1"}
+    assert b.fo == {"BTY1": "FO1"}
+    assert {w: st.pieces[w].holder for w in ("H2", "H3", "H1")} == {"H2": "C2", "H3": "C3", "H1": "HC1"}   # 9.12
     assert b.registrations == {"H2": ["0607"]}
     assert st.pieces["H1"].hidden_at == "0704" and st.pieces["HC1"].hidden_at == "0704"
     assert st.units["H1"].hex is None                                # off the map until revealed (32.22)

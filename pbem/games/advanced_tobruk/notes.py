@@ -571,7 +571,6 @@ def _apply(st: TobrukState, sc: Scenario, side: str, name: str, text: str) -> No
     elif kind == "op":
         n.op = {**n.op, args[0]: args[1]}
     elif kind == "crew":
-        n.crews = {**n.crews, args[0]: args[1]}
         st.pieces[args[0]].holder = args[1]
     elif kind in ("apcr", "heat"):
         p = st.pieces[args[0]]

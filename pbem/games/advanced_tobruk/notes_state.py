@@ -11,13 +11,11 @@ from msgspec import Struct
 
 
 class Notes(Struct, omit_defaults=True):
-    rolled: bool = False                         # the pre-game secret rolls are made (18.12, 17.23)
     ffe: dict[str, int] = {}                     # 18.12 battery -> FFEs it may place this scenario
     ammo: dict[str, int] = {}                    # 17.24 "APCR" / "HEAT" -> rounds for the whole side
     fo: dict[str, str] = {}                      # 18.82 battery -> its forward observer
     registrations: dict[str, list[str]] = {}     # 18.51, 18.54, 19.6 battery / mortar / weapon -> hexes
     op: dict[str, str] = {}                      # 18.91 FO -> the AFV it observes from
-    crews: dict[str, str] = {}                   # 9.12 crew-served weapon -> its crew
     command: str = ""                            # 24.01 the command tank
     elite: list[str] = []                        # 24.07 AFVs carrying an elite commander
     names: dict[str, str] = {}                   # note name -> its payload (what the owner wrote)
