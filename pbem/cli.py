@@ -226,13 +226,6 @@ def _print_check(g, side: str, sub) -> None:
         click.echo(line)
 
 
-def _viewer(g, side: str | None) -> str:
-    from pbem.views import REFEREE, check_viewer
-    side = side or REFEREE
-    check_viewer(g, side)
-    return side
-
-
 @main.command(STATE.name, help=STATE.help)
 @click_params(STATE)
 def state_cmd(game_dir, side, at, as_json) -> None:
@@ -261,9 +254,9 @@ def report_cmd(game_dir, side, at, since, fmt, output) -> None:
 def log_cmd(game_dir, side, as_json) -> None:
     """Print the event log, redacted for SIDE."""
     from pbem.report.render import describe
-    from pbem.views import log_view
+    from pbem.views import log_view, viewer
     g = _game(game_dir)
-    side = _viewer(g, side)
+    side = viewer(g, side)
     entries = g.entries()
     if as_json:
         import json

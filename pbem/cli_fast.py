@@ -98,16 +98,14 @@ def _game(game_dir: str, side: str | None):
     from pathlib import Path
 
     from pbem.engine import Game
-    from pbem.views import REFEREE, check_viewer
+    from pbem.views import viewer
     g = Game(Path(game_dir))
-    side = side or REFEREE
-    check_viewer(g, side)
-    return g, side
+    return g, viewer(g, side)
 
 
 def state_text(game_dir: str, side: str | None, at: int | None, as_json: bool) -> str:
     """What `pbem state` prints (every line ends with a newline)."""
-    from pbem.views import state_view
+    from pbem.views import result_text, state_view
     g, side = _game(game_dir, side)
     st, head = g.state_and_hash(at)                 # at the head: the state cache, no log line read
     view = state_view(g, st, side, head)
@@ -117,8 +115,7 @@ def state_text(game_dir: str, side: str | None, at: int | None, as_json: bool) -
     sc = g.scenario
     lines = []
     if view["result"]:
-        r = view["result"]
-        lines.append(f"{sc.title}: game over - {sc.side_name(r['winner'])} wins ({r['reason']}, rule {r['rule']})")
+        lines.append(f"{sc.title}: game over - {result_text(sc, view['result'])}")
     else:
         lines.append(f"{sc.title}: turn {view['turn']}/{view['turns']}, {sc.side_name(view['phase_side'])} "
                      f"{view['phase']} phase")

@@ -95,7 +95,3 @@ def take(game, side: str) -> tuple[str, str]:
         return "", (f"the orders staged at turn {e.get('turn')} (seq of head {str(e.get('head', ''))[:12]}...) "
                     "were for a step the game has left; they were dropped, not applied")
     return e["text"], ""
-
-
-def sides_staged(game) -> list[str]:
-    return sorted(s for s, e in _load(game).items() if isinstance(e, dict) and e.get("text"))

@@ -20,6 +20,23 @@ def check_viewer(game: Game, side: str) -> None:
         raise EngineError(f"unknown side {side!r}; choose one of: {', '.join(game.scenario.side_ids())}, referee")
 
 
+def viewer(game: Game, side: str | None) -> str:
+    """The viewer a command names (the referee when none), checked (``check_viewer``)."""
+    side = side or REFEREE
+    check_viewer(game, side)
+    return side
+
+
+def result_text(sc, result: dict) -> str:
+    """A ``state_view`` result in words: "Axis wins (reason, rule R)"."""
+    return f"{sc.side_name(result['winner'])} wins ({result['reason']}, rule {result['rule']})"
+
+
+def score_text(sc, score: dict) -> str:
+    """The score by side in words, "Axis 3, British 5" (a key that is no side as it is)."""
+    return ", ".join(f"{sc.side_name(k) if k in sc.side_ids() else k} {n}" for k, n in sorted(score.items()))
+
+
 def visible_event(ev: E.Event, side: str, rules: Ruleset) -> E.Event:
     """The event as ``side`` may see it: sealed secrets and sealing orders of
     another side show only their commitment and name; then the game redacts its

@@ -560,6 +560,21 @@ def test_deadline_reminder_then_documented_default_then_next_deadline(tmp_path):
     assert Game(game.dir).verify().ok
 
 
+def test_a_reminder_says_what_the_game_waits_for_as_the_side_may_read_it(tmp_path, monkeypatch):
+    # the reminder is text a side receives: what it waits for passes Ruleset.awaiting_view
+    clock = Clock()
+    host = make_host(tmp_path / "h", period="72h", reminder="24h", now=clock)
+    game = new_game(host, gid="el-alamein-example", seed=SEED)
+
+    def view(self, state, sc, items, viewer):
+        return [dict(it, order=f"seen by {viewer}") for it in items]
+    monkeypatch.setattr(type(game.rules), "awaiting_view", view)
+    clock.t += timedelta(hours=49)
+    host.poll()
+    [rem] = [m for _n, m in outbox(host) if m["X-pbem-Kind"] == "reminder"]
+    assert "write seen by axis" in text_of(rem)
+
+
 def test_deadline_default_for_a_retreat_takes_the_first_listed_path(tmp_path):
     clock = Clock()
     host = make_host(tmp_path / "h", period="24h", reminder="off", now=clock)

@@ -338,7 +338,7 @@ def test_hexside_features_on_shared_edge(sc):
 
 def test_place_names_avoid_counters_when_they_can(sc):
     """Alam Halfa Ridge's middle hex 1510 has 131 next door; the label moves to a clear hex."""
-    from pbem.report.mapsvg import _text_w
+    from pbem.report.fontmetrics import text_width
     root = parse(render_svg(sc, setup_units(sc)))
     rects = []
     for g in find_class(root, "counter", "g"):
@@ -346,7 +346,7 @@ def test_place_names_avoid_counters_when_they_can(sc):
         x, y = float(body.get("x")), float(body.get("y"))
         rects.append((x, y, x + float(body.get("width")), y + float(body.get("height"))))
     for t in find_class(root, "place", "text"):
-        x, y, half = float(t.get("x")), float(t.get("y")), _text_w(t.text, 9.5) / 2
+        x, y, half = float(t.get("x")), float(t.get("y")), text_width(t.text, 9.5) / 2
         for x0, y0, x1, y1 in rects:
             assert not (x0 < x + half and x - half < x1 and y0 < y and y - 6.8 < y1), t.text
 

@@ -256,3 +256,18 @@ def test_set_up_choices_reach_the_player_in_the_welcome_and_each_answer(tmp_path
     a = send(host, g, smtp, "place 1Border 1105\n", subject="[pbem rd] set-up", side="british", sender=AXIS)
     t = text_of(a)
     assert "YOUR SET-UP CHOICES NOW" in t and "place 7KOSB HEX: 1105 or 0906" in t and "place 1Border HEX" not in t
+
+
+def test_history_shows_another_sides_secret_sealed(tmp_path, smtp):
+    # HISTORY words the log through the per-side view (render.describe): a sealed
+    # secret reads in full to its author, and only by name to the other side
+    host, game = table(tmp_path, smtp)
+    a = send(host, game, smtp, "secret plan Strike at Tobruk at dawn\nHISTORY 2\n")
+    mine = text_of(a).split("\nHISTORY 2\n")[1].split("\n\n")[0]
+    assert "Strike at Tobruk" in mine
+    b = send(host, game, smtp, "HISTORY 2\n", mid="m2@example.org", side="british")
+    theirs = text_of(b).split("\nHISTORY 2\n")[1].split("\n\n")[0].splitlines()
+    assert theirs[0].strip() == "The last 2 events of the log, as you may see them:"
+    assert any("plan" in row for row in theirs[1:])
+    assert "Strike at Tobruk" not in text_of(b)
+    assert all("Strike at Tobruk" not in text_of(m) for m in smtp.to(BRITISH))

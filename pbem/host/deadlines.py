@@ -141,8 +141,10 @@ class DeadlinesMixin:
             head = game.head()[1]
             answers = []
             if addr:
+                from pbem.views import awaiting_rows
+                # as the side may read it (Ruleset.awaiting_view), as its reports and STATUS say it
                 body = self._tpl("reminder", due=w["due"], kind=w["kind"],
-                                 awaiting=[a for a in game.rules.awaiting(st, game.scenario) if a["side"] == w["side"]],
+                                 awaiting=[a for a in awaiting_rows(game, st, w["side"]) if a["side"] == w["side"]],
                                  default_lines=game.rules.default_orders(st, game.scenario, w["side"]),
                                  staged=bool((staging.staged(game, w["side"]) or {}).get("step") == staging.step_of(st)),
                                  **self._context(game, w["side"], st, head))

@@ -202,13 +202,12 @@ def align(line: str) -> list[str]:
 def status_lines(host, game, st, side: str, head: str) -> list[str]:
     """STATUS as ``side`` may see it (views.state_view): turn and phase, whose
     move, what the game waits for, the score, this side's deadlines."""
-    from pbem.views import state_view
+    from pbem.views import result_text, score_text, state_view
     sc = game.scenario
     v = state_view(game, st, side, head)
     out = [f"{sc.title}, game {game.game_id}: you play {sc.side_name(side)}."]
     if v["result"]:
-        r = v["result"]
-        out.append(f"Game over: {sc.side_name(r['winner'])} wins ({r['reason']}, rule {r['rule']}).")
+        out.append(f"Game over: {result_text(sc, v['result'])}.")
     else:
         out.append(f"Turn {v['turn']} of {v['turns']}{' (' + v['turn_label'] + ')' if v['turn_label'] else ''}: "
                    f"{sc.side_name(v['phase_side'])} {v['phase']} phase.")
@@ -218,8 +217,7 @@ def status_lines(host, game, st, side: str, head: str) -> list[str]:
     if not v["awaiting"] and not v["result"]:
         out.append("Waiting for nobody.")
     if v["score"]:
-        out.append("Score so far: " + ", ".join(f"{sc.side_name(k) if k in sc.side_ids() else k} {n}"
-                                                for k, n in sorted(v["score"].items())))
+        out.append("Score so far: " + score_text(sc, v["score"]))
     dl = host._deadlines(game)
     waits = [w for w in dl.get("waits", {}).values()]
     for w in waits:
@@ -269,8 +267,9 @@ def check_lines(game, side: str, sub) -> list[str]:
         out.append(f"would REFUSE {sub.refused}")
         rest = list(sub.not_applied)
         bare = [t.split("#", 1)[0].strip() for t in rest]
-        if sub.refused.text.split("#", 1)[0].strip() in bare:     # the refused line itself is named above
-            del rest[bare.index(sub.refused.text.split("#", 1)[0].strip())]
+        named = sub.refused.text.split("#", 1)[0].strip()
+        if named in bare:                                       # the refused line itself is named above
+            del rest[bare.index(named)]
         out += [f"not applied  {t}" for t in rest]
     if not (sub.applied or sub.refused or sub.needs_dice):
         out.append("no orders to check")

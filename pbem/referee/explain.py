@@ -41,7 +41,7 @@ from pbem.core.ruleset import Ctx, dispatch
 from pbem.core.state import GameState, copy_state
 from pbem.engine import EngineError, Entry, Game
 from pbem.report.render import describe
-from pbem.views import REFEREE, check_viewer, state_view, visible_event
+from pbem.views import REFEREE, check_viewer, result_text, state_view, visible_event
 
 # Fields of events that record a table lookup or what went into one, in the order shown.
 LOOKUP_FIELDS = ("attack_strength", "defence_strength", "fire_strength", "target_strength", "rating",
@@ -384,8 +384,7 @@ class Explainer:
             if p != q:
                 ch.append(f"score {self.sc.side_name(side)}: {p} -> {q}")
         if va["result"] != vb["result"] and vb["result"]:
-            r = vb["result"]
-            ch.append(f"result: {self.sc.side_name(r['winner'])} wins ({r['reason']}, rule {r['rule']})")
+            ch.append(f"result: {result_text(self.sc, vb['result'])}")
         wa = [_waits(self.sc, w) for w in va["awaiting"]]
         wb = [_waits(self.sc, w) for w in vb["awaiting"]]
         if wa != wb:

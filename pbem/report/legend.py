@@ -5,8 +5,9 @@ with the font's own widths (``fontmetrics``)."""
 from __future__ import annotations
 
 from pbem.report.fontmetrics import text_width
-from pbem.report.mapsvg import (DISRUPTED_COLOUR, HEX_R, HIGHLIGHT_COLOUR, MOVE_STYLES, ROAD_COLOUR, UNKNOWN_TERRAIN,
-                                _battle_position, _cliff_path, _esc, _f, _link, _mark, _pts, hex_corners)
+from pbem.report.mapsvg import (DISRUPTED_COLOUR, HEX_R, HIGHLIGHT_COLOUR, MOVE_STYLES, RIVER_COLOUR, ROAD_COLOUR,
+                                UNKNOWN_TERRAIN, _battle_position, _cliff_path, _esc, _f, _link, _mark, _pts, hex_corners)
+from pbem.report.marks import objective_badge
 from pbem.report.symbols import symbol
 
 def legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
@@ -68,21 +69,20 @@ def legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
                 y += row_h
                 x = x0 + head_w
             sx, sy = x + 10, y   # swatch centre
+            hex_pts = _pts(hex_corners(sx, sy, 9))
             if kind == "hex":
-                out.append(hexagon(arg).replace("{P}", _pts(hex_corners(sx, sy, 9))))
+                out.append(hexagon(arg).replace("{P}", hex_pts))
             elif kind == "line":
                 out.append(_link(arg, (sx - 10, sy), (sx + 10, sy), "legend"))
             elif kind == "mark":
                 out.append(_mark(arg[0], arg[1], sx + HEX_R * 0.55, sy + HEX_R * 0.42, "legend"))
-            elif kind == "road":
+            elif kind in ("road", "river"):
+                colour = ROAD_COLOUR if kind == "road" else RIVER_COLOUR
                 out.append(f'<line x1="{_f(sx - 10)}" y1="{_f(sy)}" x2="{_f(sx + 10)}" y2="{_f(sy)}" '
-                           f'stroke="{ROAD_COLOUR}" stroke-width="5" stroke-linecap="round"/>')
+                           f'stroke="{colour}" stroke-width="5" stroke-linecap="round"/>')
             elif kind == "bp":
-                out.append(hexagon("#eedfb4").replace("{P}", _pts(hex_corners(sx, sy, 9))))
+                out.append(hexagon("#eedfb4").replace("{P}", hex_pts))
                 out += _battle_position(sx, sy, 0.3)
-            elif kind == "river":
-                out.append(f'<line x1="{_f(sx - 10)}" y1="{_f(sy)}" x2="{_f(sx + 10)}" y2="{_f(sy)}" '
-                           f'stroke="#2f6fd6" stroke-width="5" stroke-linecap="round"/>')
             elif kind == "cliff":
                 out.append(f'<polyline points="{_cliff_path((sx - 10, sy), (sx + 10, sy), 3, 3.5)}" '
                            f'fill="none" stroke="#1e1e1e" stroke-width="2"/>')
@@ -105,15 +105,14 @@ def legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
             elif kind == "symbol":
                 out += symbol(arg, sx, sy, 20, 13)
             elif kind == "objective":
-                from pbem.report.marks import objective_badge
-                out.append(f'<polygon points="{_pts(hex_corners(sx, sy, 9))}" fill="none" stroke="#b8860b" '
+                out.append(f'<polygon points="{hex_pts}" fill="none" stroke="#b8860b" '
                            f'stroke-width="2.2"/>')
                 out += objective_badge(sx, sy, 2)
             elif kind == "area":
-                out.append(f'<polygon points="{_pts(hex_corners(sx, sy, 9))}" fill="{arg}" fill-opacity="0.3" '
+                out.append(f'<polygon points="{hex_pts}" fill="{arg}" fill-opacity="0.3" '
                            f'stroke="{arg}" stroke-width="1.6" stroke-dasharray="3 2"/>')
             elif kind == "highlight":
-                out.append(f'<polygon points="{_pts(hex_corners(sx, sy, 9))}" fill="none" '
+                out.append(f'<polygon points="{hex_pts}" fill="none" '
                            f'stroke="{HIGHLIGHT_COLOUR}" stroke-width="3"/>')
             out.append(f'<text x="{_f(x + 26)}" y="{_f(y + 4)}" fill="#222222">{_esc(label)}</text>')
             x += w

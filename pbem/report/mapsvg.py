@@ -36,7 +36,6 @@ HEX_R = 36.0                     # centre-to-corner radius, px
 SQ3 = math.sqrt(3.0)
 MARGIN = 14.0
 TITLE_H = 52.0                   # the title, and under it turn, phase and score
-FONT = FONT_FAMILY
 
 # Counter colours follow the rulebooks' own where they give one (French blue,
 # Belgian beige, Soviet red in their unit tables); the rest are ours.
@@ -93,6 +92,8 @@ MOVE_STYLES: dict[str, tuple[str, str, str]] = {
 }
 
 ROAD_COLOUR = "#8b5a2b"
+RIVER_COLOUR = "#2f6fd6"
+RIVER_WIDTHS = {"major_river": "6", "minor_river": "3", "river": "5"}     # a river hexside's stroke
 BP_COLOUR = "#7a1f1f"
 HIGHLIGHT_COLOUR = "#ff8c00"
 DISRUPTED_COLOUR = "#d01010"
@@ -116,11 +117,6 @@ def _f(v: float) -> str:
 
 def _pts(points: Iterable[tuple[float, float]]) -> str:
     return " ".join(f"{_f(x)},{_f(y)}" for x, y in points)
-
-
-def _text_w(text: str, size: float, bold: bool = False) -> float:
-    """Rendered width of ``text`` in the map's font (``fontmetrics``: DejaVu Sans's own widths)."""
-    return text_width(text, size, bold)
 
 
 def _parse(h: object) -> tuple[int, int] | None:
@@ -274,13 +270,10 @@ def _hexside_svg(feature: str, p: tuple[float, float], q: tuple[float, float]) -
         return (f'<line class="hexside {feature}" x1="{_f(p[0])}" y1="{_f(p[1])}" x2="{_f(q[0])}" '
                 f'y2="{_f(q[1])}" stroke="{colour}" stroke-width="{_f(width)}" stroke-linecap="round"{d}>'
                 f'<title>{feature}</title></line>')
-    if feature in ("major_river", "minor_river"):
-        width = "6" if feature == "major_river" else "3"
+    if feature in RIVER_WIDTHS:
         return (f'<line class="hexside {feature}" x1="{_f(p[0])}" y1="{_f(p[1])}" x2="{_f(q[0])}" '
-                f'y2="{_f(q[1])}" stroke="#2f6fd6" stroke-width="{width}" stroke-linecap="round"/>')
-    if feature == "river":
-        return (f'<line class="hexside river" x1="{_f(p[0])}" y1="{_f(p[1])}" x2="{_f(q[0])}" '
-                f'y2="{_f(q[1])}" stroke="#2f6fd6" stroke-width="5" stroke-linecap="round"/>')
+                f'y2="{_f(q[1])}" stroke="{RIVER_COLOUR}" stroke-width="{RIVER_WIDTHS[feature]}" '
+                f'stroke-linecap="round"/>')
     if feature == "cliff":
         return (f'<polyline class="hexside cliff" points="{_cliff_path(p, q)}" fill="none" '
                 f'stroke="#1e1e1e" stroke-width="2.2" stroke-linejoin="miter"/>')
@@ -631,7 +624,7 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
     head = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_f(math.ceil(width))}" '
         f'height="{_f(math.ceil(height))}" viewBox="0 0 {_f(math.ceil(width))} {_f(math.ceil(height))}" '
-        f'font-family="{FONT}">',
+        f'font-family="{FONT_FAMILY}">',
         f"<title>{_esc(title)}</title>",
     ]
     head += _defs()

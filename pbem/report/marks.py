@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from pbem.report.fontmetrics import text_width
+from pbem.report.mapsvg import _esc, _f, _pts, hex_corners   # mapsvg imports this module only when drawing
 
 __all__ = ["marks_for", "objective_badge", "objectives_svg", "areas_svg", "north_arrow", "info_line",
            "AREA_COLOURS", "OBJECTIVE_COLOUR"]
@@ -18,24 +19,14 @@ OBJECTIVE_COLOUR = "#b8860b"
 AREA_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 
 
-def _f(v: float) -> str:
-    s = f"{v:.2f}".rstrip("0").rstrip(".")
-    return "0" if s in ("", "-0") else s
-
-
-def _esc(text: object) -> str:
-    from pbem.report.mapsvg import _esc as esc
-    return esc(text)
-
-
 def marks_for(game, st, viewer: str) -> dict:
     """The game's marks for ``viewer``'s map (``Ruleset.map_marks``), with the
     score line made from the state's score by side when the game gives none."""
     sc = game.scenario
     marks = dict(game.rules.map_marks(st, sc, viewer) or {})
     if not marks.get("score") and st.score:
-        marks["score"] = ", ".join(f"{sc.side_name(s) if s in sc.side_ids() else s} {v}"
-                                   for s, v in sorted(st.score.items()))
+        from pbem.views import score_text
+        marks["score"] = score_text(sc, st.score)
     return marks
 
 
@@ -59,7 +50,6 @@ def objectives_svg(centre: dict, objectives: list[dict], r: float) -> tuple[list
             continue
         seen.add(h)
         cx, cy = centre[h]
-        from pbem.report.mapsvg import _pts, hex_corners
         title = _esc(" ".join(str(x) for x in (o.get("label", ""), f"{o['vp']} VP" if o.get("vp") else "") if x))
         outline.append(f'<polygon class="objective" data-hex="{h}" points="{_pts(hex_corners(cx, cy, r - 4))}" '
                        f'stroke="{OBJECTIVE_COLOUR}" stroke-width="2.6" stroke-dasharray="7 3">'
@@ -73,7 +63,6 @@ def objectives_svg(centre: dict, objectives: list[dict], r: float) -> tuple[list
 def areas_svg(centre: dict, areas: list[dict], r: float) -> tuple[list[str], list[tuple[str, str]]]:
     """Set-up areas and drop zones: a tint and a dashed inner outline per hex,
     one colour per area; returns (svg, legend entries)."""
-    from pbem.report.mapsvg import _pts, hex_corners
     out, legend = ['<g class="areas">'], []
     for i, a in enumerate(areas):
         colour = AREA_COLOURS[i % len(AREA_COLOURS)]

@@ -4,18 +4,17 @@ counter's frame), made from the words of a unit's type.
 A type such as "airborne anti-tank" or "armored reconnaissance" is read
 word by word: each word names a role (the main icon) or a modifier drawn
 with it (parachute and glider under the frame, mountain peak, wheels...).
-Roles: infantry, squads and crews (X), leaders (as HQ), tank models such as
-"pz3g" or "a13" (armour), anti-tank rifles and guns ("boys", "2pdr"), light
-machine guns ("bren"); a nationality prefix ("ger-squad") is skipped, armour (oval), mechanised infantry (X and oval),
+Roles: infantry (X), armour (oval), mechanised infantry (X and oval),
 motorised infantry (X and a centre line), reconnaissance, recce, motorcycle
-and armoured cars (one diagonal, with the oval when armoured), static
-infantry, squads and crews (X), leaders (as HQ), tank models such as
-"pz3g" or "a13" (armour), anti-tank rifles and guns ("boys", "2pdr"), light
-machine guns ("bren"); a nationality prefix ("ger-squad") is skipped,
-artillery (a dot), rocket artillery (dot and arrow), anti-tank (an upward
-chevron), anti-aircraft / flak (a dome), engineers / sappers / pioneers (the
-bridge sign), headquarters (HQ), machine guns (an upward arrow),
-fortifications (casemate: a crenellated block; cupola: a dome on a base).
+and armoured cars (one diagonal, with the oval when armoured), artillery (a
+dot), rocket artillery (dot and arrow), anti-tank (an upward chevron),
+anti-aircraft / flak (a dome), engineers / sappers / pioneers (the bridge
+sign), headquarters (HQ), machine guns (an upward arrow), fortifications
+(casemate: a crenellated block; cupola: a dome on a base).  Static infantry,
+squads and crews count as infantry, leaders as HQ, tank models such as
+"pz3g" or "a13" as armour, anti-tank rifles and guns ("boys", "2pdr") as
+anti-tank, light machine guns ("bren") as machine guns; a nationality prefix
+("ger-squad") is skipped.
 A word this module does not know is shown as the type's initials, never an
 empty frame.
 """
