@@ -5,19 +5,12 @@
 #   bash tests/run.sh tests/test_log.py -k flip      any pytest arguments
 #   PBEM_TEST_WORKERS=0 bash tests/run.sh  in one process (so do -n N, -p no:xdist, --pdb, --sw)
 #
-# The install is redone only when pyproject.toml changed since the last one
-# (pbem itself is installed editable: code changes need no install).
+# The install comes from requirements-test.lock (the versions the suite was run with;
+# .ci/install says so in one line and does it only when the lock or pyproject.toml
+# changed; pbem itself is installed editable: code changes need no install).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv
-fi
-stamp=.venv/.pbem-test-install
-want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
-if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
-  echo "$want" > "$stamp"
-fi
+bash .ci/install requirements-test.lock
 # Temporary files (every test's game directories) in memory when we can: the
 # tests write and fsync thousands of small files, which on a busy disk can take
 # longer than the tests' own work.  An explicit TMPDIR is left alone.

@@ -1,5 +1,5 @@
 """Report mails sized for a mail box (issue 16): one palette PNG no wider than
-the host's map_width, the SVG only when asked for or with the last report,
+the host's map_width (the PNG itself: test_map_png.py), the SVG only when asked for or with the last report,
 refusals without a map, and `pbem report --format eml` built the same way."""
 from __future__ import annotations
 
@@ -12,31 +12,15 @@ from click.testing import CliRunner
 
 from mail_helpers import AXIS, CLOCK, SmtpCapture, deliver, make_host, message, new_game, parse, secret
 from pbem.cli import main
-from pbem.host import mail as M
 from pbem.report import render
 
 Image = pytest.importorskip("PIL.Image")
-
-WIDE = ('<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="500">'
-        + "".join(f'<rect x="{i * 20}" y="0" width="20" height="500" fill="#{(i * 37) % 256:02x}{(i * 91) % 256:02x}80"/>'
-                  for i in range(100))
-        + '<text x="10" y="250" font-size="40">0512</text></svg>')
 
 
 @pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch):
     monkeypatch.setenv("PBEM_CLOCK", CLOCK)
     monkeypatch.delenv("PBEM_HOST", raising=False)
-
-
-def test_the_png_is_a_palette_image_no_wider_than_asked():
-    png = M.svg_to_png(WIDE, max_width=1000)
-    with Image.open(io.BytesIO(png)) as im:
-        assert im.size == (1000, 250) and im.mode == "P"
-    full = M.svg_to_png(WIDE, max_width=4000, colours=0)             # no palette: the plain resvg PNG
-    with Image.open(io.BytesIO(full)) as im:
-        assert im.size == (2000, 500) and im.mode in ("RGBA", "RGB")
-    assert M.svg_to_png(WIDE, max_width=4000) != full
 
 
 def _attachments(msg) -> list[str]:

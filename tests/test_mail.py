@@ -134,13 +134,6 @@ def test_built_messages_thread_and_ask_for_no_auto_replies():
     assert [p.get_filename() for p in back.iter_attachments()] == ["map.svg"]
 
 
-def test_map_png_is_a_real_png():
-    png = M.svg_to_png('<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20">'
-                       '<rect width="40" height="20" fill="#c00"/><text x="2" y="15">0512</text></svg>')
-    assert png is not None and png[:8] == b"\x89PNG\r\n\x1a\n"
-    assert M.svg_to_png("not svg at all") is None                 # refused: the mail goes with the SVG alone
-
-
 def test_maildir_delivery_listing_and_filing(tmp_path):
     box, done = M.Maildir(tmp_path / "in"), M.Maildir(tmp_path / "done")
     a = box.deliver(b"one")

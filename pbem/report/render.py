@@ -133,9 +133,10 @@ def wants_svg(svg: bool | str, st: GameState) -> bool:
 def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str, *,
                     png: bool = True, svg: bool | str = "final", width: int | None = None) -> list:
     """The map as a report mail carries it: one PNG sized for a mail client
-    (``pbem.host.mail.svg_to_png``) and the SVG only when ``svg`` asks for it
+    (``pbem.report.png.svg_to_png``) and the SVG only when ``svg`` asks for it
     (see ``wants_svg``).  The map is not even drawn when neither goes."""
     from pbem.host import mail as M
+    from pbem.report.png import MAP_WIDTH, svg_to_png
     with_svg = wants_svg(svg, st)
     if not (png or with_svg):
         return []
@@ -143,7 +144,7 @@ def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], 
     name = f"{game.game_id}-seq{st.seq}-{side}"
     out = []
     if png:
-        data = M.svg_to_png(drawing, width or M.MAP_WIDTH)
+        data = svg_to_png(drawing, width or MAP_WIDTH)
         if data:
             out.append(M.Attachment(data, "image", "png", name + ".png"))
     if with_svg or (png and not out):             # no PNG could be made: the SVG is the only map

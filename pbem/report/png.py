@@ -1,0 +1,77 @@
+"""The map as a PNG for mail clients that show no SVG.
+
+resvg (through resvg-py) draws the SVG with the fonts bundled in
+``pbem/report/fonts`` only, never the system's: the labels are placed with
+DejaVu Sans's own widths (``fontmetrics``), so the picture must be drawn in
+that font, and the same SVG gives the same picture on every machine,
+whatever fonts it happens to have installed.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+from pathlib import Path
+
+__all__ = ["svg_to_png", "MAP_WIDTH", "MAP_COLOURS", "FONT_FILES"]
+
+MAP_WIDTH = 1400          # px: wide enough to read a counter's values, narrow enough for a mail window
+MAP_COLOURS = 64          # the map's flat colours (and its anti-aliased text) fit a 64-colour palette
+_FONTS = Path(__file__).resolve().parent / "fonts"
+FONT_FILES = tuple(str(_FONTS / n) for n in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf"))
+_FAMILY = "DejaVu Sans"
+
+_png_cache: dict[str, bytes | None] = {}
+
+
+def svg_to_png(svg: str, max_width: int = MAP_WIDTH, colours: int = MAP_COLOURS) -> bytes | None:
+    """The map as a PNG sized for a mail client, or None when it cannot be made.
+
+    Drawn at most ``max_width`` pixels wide (a smaller map keeps its own
+    size).  With ``colours`` (the default) shapes are drawn without
+    anti-aliasing (text keeps it), so the map's flat colours stay flat, and
+    Pillow turns the picture into a palette image of that many colours
+    (octree, no dithering) — kept only when it is smaller than the
+    full-colour PNG, which a map's flat colours make it by far.  Without
+    Pillow, or with ``colours=0``, the full-colour anti-aliased PNG goes.
+    Cached by content and size, since every side often gets the same picture."""
+    key = hashlib.sha256(f"{max_width}:{colours}:{svg}".encode("utf-8")).hexdigest()
+    if key in _png_cache:
+        return _png_cache[key]
+    png: bytes | None = None
+    try:
+        import resvg_py
+        m = re.search(r'<svg[^>]*\swidth="([0-9.]+)"', svg[:2000])
+        width = int(float(m.group(1))) if m else 0
+        kw: dict = {"width": max_width} if max_width and width > max_width else {}
+        if colours and _has_pillow():
+            kw["shape_rendering"] = "crisp_edges"
+        png = bytes(resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=list(FONT_FILES),
+                                          font_family=_FAMILY, sans_serif_family=_FAMILY, **kw))
+    except Exception:                    # noqa: BLE001 - no renderer, or it refused: send the SVG alone
+        png = None
+    if png and colours and _has_pillow():
+        png = _palette_png(png, colours)
+    if len(_png_cache) > 64:
+        _png_cache.clear()
+    _png_cache[key] = png
+    return png
+
+
+def _has_pillow() -> bool:
+    try:
+        import PIL.Image  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _palette_png(png: bytes, colours: int) -> bytes:
+    """``png`` as a palette image of ``colours`` colours, or ``png`` itself
+    when the palette image would not be smaller (a photograph-like picture)."""
+    from PIL import Image
+    with Image.open(io.BytesIO(png)) as im:
+        q = im.convert("RGB").quantize(colors=colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    q.save(out, "PNG", optimize=True)
+    return out.getvalue() if out.tell() < len(png) else png
