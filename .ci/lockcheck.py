@@ -32,7 +32,7 @@ def main(lock: str) -> int:
     pins = {canon(m[1]): m[2] for m in re.finditer(r"(?m)^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;]+)", text)}
     # A pin's "# via" block names who asked for it; "pbem (pyproject.toml)" is pbem itself.
     direct = {canon(m[1]) for m in re.finditer(r"(?ms)^([A-Za-z0-9][A-Za-z0-9._-]*)==.*?(?=^\S|\Z)", text)
-              if re.search(r"#\s+pbem \(pyproject\.toml\)\s*$", m[0], re.M)}
+              if re.search(r"#\s+(via\s+)?pbem \(pyproject\.toml\)\s*$", m[0], re.M)}
     problems = []
     names = set()
     for r in map(Requirement, wanted):

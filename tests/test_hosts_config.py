@@ -33,10 +33,11 @@ def _edit(root, old: str, new: str) -> None:
     ("[deadlines]", "[deadline]", "deadline: unknown key (did you mean 'deadlines'?)"),
     ("[serve]", "[server]", "server: unknown key (did you mean 'serve'?)"),
     ("interval = 60", 'intervall = 60', "serve.intervall: unknown key (did you mean 'interval'?); known: interval"),
-    ("map_png = false", 'map_png = "yes"', "map_png: Expected `bool`, got `str`; accepted: true or false"),
+    # msgspec's own words between the key and pbem's "accepted: ..." may change with its version
+    ("map_png = false", 'map_png = "yes"', ("map_png: ", "; accepted: true or false")),
     ('map_svg = "final"', 'map_svg = "sometimes"', "map_svg: "),
-    ("map_width = 1400", "map_width = 100", "map_width: Expected `int` >= 320"),
-    ('mode = "immediate"', 'mode = "later"', 'orders.mode: Invalid enum value \'later\'; accepted: "immediate", "staged"'),
+    ("map_width = 1400", "map_width = 100", ("map_width: ", "320", "accepted: a whole number of pixels from 320 to 4000")),
+    ('mode = "immediate"', 'mode = "later"', ("orders.mode: ", "'later'", '; accepted: "immediate", "staged"')),
     ('absence = "14d"', 'absence = "two weeks"', "deadlines.absence: 'two weeks' is not a duration"),
     ("interval = 60", 'interval = "often"', "serve.interval: 'often' is not a duration"),
 ])
@@ -48,7 +49,7 @@ def test_a_bad_key_or_value_is_one_line_naming_key_and_forms(tmp_path, old, new,
     assert r.exit_code == 1, r.output
     out = r.output.strip()
     assert len(out.splitlines()) == 1 and "Traceback" not in out, out
-    assert line in out, out
+    assert all(part in out for part in ((line,) if isinstance(line, str) else line)), out
     assert out.startswith(f"pbem: {root / 'pbem-host.toml'}: ")
 
 

@@ -1,0 +1,55 @@
+"""The lock files agree with pyproject.toml (issue 23): .ci/lockcheck.py, which
+.ci/install runs before every install, passes on the shipped files and refuses
+a lock that misses, contradicts or outlives a dependency."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCKS = ("requirements.lock", "requirements-test.lock")
+
+
+def _check(folder: Path, lock: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / ".ci" / "lockcheck.py"), lock], cwd=folder,
+                          capture_output=True, text=True)
+
+
+def _copy(tmp_path: Path) -> Path:
+    for name in ("pyproject.toml",) + LOCKS:
+        shutil.copy(ROOT / name, tmp_path / name)
+    return tmp_path
+
+
+@pytest.mark.parametrize("lock", LOCKS)
+def test_the_shipped_locks_agree_with_pyproject(lock):
+    r = _check(ROOT, lock)
+    assert r.returncode == 0, r.stderr
+
+
+def test_every_pin_has_its_hashes():
+    for lock in LOCKS:
+        text = (ROOT / lock).read_text()
+        pins = [ln for ln in text.splitlines() if "==" in ln and not ln.lstrip().startswith("#")]
+        assert pins and all(ln.rstrip().endswith("\\") for ln in pins), lock      # each pin is followed by --hash lines
+        assert text.count("--hash=sha256:") >= len(pins)
+
+
+@pytest.mark.parametrize("edit, lock, said", [
+    (('"click>=8.1"', '"click>=99"'), "requirements.lock", "click: requirements.lock pins 8."),
+    (('"msgspec>=0.18",', '"msgspec>=0.18", "tomli-w>=1",'), "requirements.lock",
+     "tomli-w: asked for by pyproject.toml, not pinned"),
+    (('    "pillow>=10",', '   '), "requirements.lock", "pillow: pinned in requirements.lock for pbem, no longer asked"),
+    (('"aiosmtpd>=1.4",', ''), "requirements-test.lock", "aiosmtpd: pinned in requirements-test.lock for pbem"),
+])
+def test_a_lock_that_disagrees_with_pyproject_is_refused(tmp_path, edit, lock, said):
+    folder = _copy(tmp_path)
+    text = (folder / "pyproject.toml").read_text()
+    assert edit[0] in text
+    (folder / "pyproject.toml").write_text(text.replace(edit[0], edit[1]))
+    r = _check(folder, lock)
+    assert r.returncode == 1 and said in r.stderr and "bash .ci/lock" in r.stderr, r.stderr
