@@ -115,9 +115,13 @@ class Submission(msgspec.Struct):
     not_applied: list[str] = []
     head: str = ""
     seq: int = -1
-    # a check only (Game.check): the order whose outcome needs a roll, and the lines after it
+    # a check only (Game.check): the line where it stopped, on a roll (needs_dice) or on what the
+    # game would reveal (needs_reveal, why), and the lines after it
     needs_dice: str = ""
+    needs_reveal: str = ""
+    why: str = ""
     unchecked: list[str] = []
+    internal: str = ""                              # the rules' error a check stopped on (tests; never shown)
 
 
 class DiceNeeded(Exception):
@@ -513,25 +517,87 @@ class Game(Verification):
     # --- writing ---------------------------------------------------------
 
     def check(self, side: str, text: str) -> Submission:
-        """What ``submit`` would apply and refuse, without writing anything.  No die is
-        rolled: an order that needs one ends the check (``needs_dice``, ``unchecked``)."""
-        return self.submit(side, text, check=True)
+        """What ``side`` may learn of ``text`` without committing it: each line tried in turn, as
+        ``submit`` would, on the game as ``side`` may know it (core/known.py), writing nothing.
+        A check stops at the first line that would roll a die (``needs_dice``) or that could make
+        the game reveal something (``needs_reveal``, ``why``: another side's sealed note read, or
+        ``Ruleset.check_stop``); the lines after it are ``unchecked``.  Nothing of it depends on
+        what ``side`` may not know: the same game with one secret changed answers the same."""
+        from pbem.core import known as K
+        self._side_of(side)
+        sub, lines = self._parse(text)
+        if lines is None:
+            return sub
+        with self.log.lock():                       # a state and a head that belong together
+            seq, head, st, sealed = self._at_head()
+        sub.seq, sub.head = seq, head
+        if st.seed and lines:
+            return self._revealed(sub, lines)
+        sc, rules = self.scenario, self.rules
+        work = K.known_state(rules, st, sc, side)
+        records = K.known_records(_decode_sealed(sealed), st, side)
+        for i, ln in enumerate(lines):
+            trial = copy_state(work)
+            ctx = Ctx(rules, trial, sc, side, _CheckDice())
+            ctx.secret_records = records
+            stop = ""
+            try:
+                ctx.emit(E.OrderGiven(side=side, text=ln.text))
+                dispatch(rules, ctx, ln.order)
+            except O.OrderError as e:
+                e.line, e.text = ln.number, ln.text
+                sub.refused = e
+                sub.not_applied = [x.text for x in lines[i:]]
+                break
+            except DiceNeeded:
+                stop = "dice"
+            except K.SecretNeeded as e:
+                stop = K.stop_reason(e, sc)
+            except Exception as e:                  # the known state's stand-ins went where the rules
+                stop = "the rules need what only the game knows here"   # cannot follow: stop, never guess
+                sub.internal = f"{type(e).__name__}: {e}"
+            why = rules.check_stop(work, trial, ctx.events[1:], sc, side, ln.order)
+            if why or (stop and stop != "dice"):
+                sub.needs_reveal, sub.why = f"line {ln.number}: {ln.text}", why or stop
+            elif stop:
+                sub.needs_dice = f"line {ln.number}: {ln.text}"
+            if stop or why:
+                sub.unchecked = [x.text for x in lines[i + 1:]]
+                break
+            trial.seq = work.seq + len(ctx.events)
+            work = trial
+            sub.applied.append(Applied(ln.number, ln.text, ctx.events[1:]))
+        return sub
 
-    def submit(self, side: str, text: str, expect_head: str | None = None, at: str | None = None,
-               by: str = "", check: bool = False) -> Submission:
-        """Apply a batch of orders from ``side``, order by order, up to the first refusal.
-
-        ``by="deadline"`` marks orders the host applied as the documented default;
-        ``check=True`` only tries them (see ``check``)."""
+    def _side_of(self, side: str) -> None:
         if side not in self.scenario.side_ids():
             raise EngineError(f"unknown side {side!r}; sides of {self.scenario.id}: {', '.join(self.scenario.side_ids())}")
+
+    def _parse(self, text: str) -> tuple[Submission, list | None]:
+        """The orders of ``text``, or (a Submission refusing them all, None)."""
         sub = Submission()
         try:
-            lines = O.parse(text, self.rules.verbs)
+            return sub, O.parse(text, self.rules.verbs)
         except O.OrderError as e:
             sub.refused = e
             sub.not_applied = [ln.strip() for ln in text.splitlines() if ln.split("#", 1)[0].strip()]
             sub.seq, sub.head = self.log.head()
+            return sub, None
+
+    @staticmethod
+    def _revealed(sub: Submission, lines: list) -> Submission:
+        sub.refused = O.OrderError(REVEALED, line=lines[0].number, text=lines[0].text)
+        sub.not_applied = [x.text for x in lines]
+        return sub
+
+    def submit(self, side: str, text: str, expect_head: str | None = None, at: str | None = None,
+               by: str = "") -> Submission:
+        """Apply a batch of orders from ``side``, order by order, up to the first refusal.
+
+        ``by="deadline"`` marks orders the host applied as the documented default."""
+        self._side_of(side)
+        sub, lines = self._parse(text)
+        if lines is None:
             return sub
         from pbem.core import dice as D
         with self.log.lock():
@@ -541,10 +607,8 @@ class Game(Verification):
                                 f"but the game is now at {head[:12]}... (seq {seq}); read the new report and resend")
             seq, head, work, known = self._at_head()
             if work.seed and lines:
-                sub.refused = O.OrderError(REVEALED, line=lines[0].number, text=lines[0].text)
-                sub.not_applied = [x.text for x in lines]
                 sub.seq, sub.head = seq, head
-                return sub
+                return self._revealed(sub, lines)
             # The host's sealed payloads, kept beside the state cache (O(1) in the log's length);
             # decoded only if an order needs them, then kept up to date with this batch's own.
             sealed: dict[str, E.SecretRecorded] | None = None
@@ -567,12 +631,7 @@ class Game(Verification):
                     given = dict(sealed)
                 try:
                     trial, events = self._adjudicate(work, E.OrderGiven(side=side, text=ln.text, by=by), ln.order,
-                                                     _CheckDice() if check else self._dice(work, next_seq, seed_of),
-                                                     given)
-                except DiceNeeded:
-                    sub.needs_dice = f"line {ln.number}: {ln.text}"
-                    sub.unchecked = [x.text for x in lines[i + 1:]]
-                    break
+                                                     self._dice(work, next_seq, seed_of), given)
                 except O.OrderError as e:
                     e.line, e.text = ln.number, ln.text
                     sub.refused = e
@@ -591,7 +650,7 @@ class Game(Verification):
                         sealed = _decode_sealed(known)
                     sealed.update((f"{ev.side}:{ev.name}", ev) for ev in new)
                 sub.applied.append(Applied(ln.number, ln.text, events[1:]))
-            if pending and not check:
+            if pending:
                 recs = self.log.append_many([(E.kind_of(e), E.body_of(e)) for e in pending],
                                             at=at or now_utc(), expect_head=head, locked=True)
                 self._write_cache(recs[-1].hash, work, sealed if sealed is not None else known)

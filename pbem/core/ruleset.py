@@ -200,6 +200,26 @@ class Ruleset:
         """What the game waits for (``awaiting``) as ``viewer`` (a side) may read it (default: all of it)."""
         return items
 
+    # --- checks: what a side may learn without committing (core/known.py) ---------------------
+
+    def known(self, known: GameState, state: GameState, sc: Scenario, viewer: str) -> None:
+        """Make ``known`` (a copy of the true ``state``) what ``viewer`` (a side) may know of it,
+        in place: every secret of another side that the game keeps in its own state (a note's
+        meaning, a hidden unit's hex, a standing order, a hidden draw) replaced by a stand-in
+        that depends only on what ``viewer`` may see.  A check runs the rules on it.  The core
+        has already been done (sealed payloads, commitments, the units ``unit_row`` hides).
+        Default: nothing more (a game whose secrets are only sealed notes)."""
+
+    def check_stop(self, before: GameState, after: GameState, events: list[Event], sc: Scenario,
+                   side: str, order: Order) -> str:
+        """Why the real ``order`` of ``side`` could reveal hidden information, in a few words
+        ("" if it cannot): a check stops there ("would need the game to reveal something").
+        Decide it from the known states only (``before`` the order, ``after`` it as far as the
+        check got, and the events it gave), never from the true state: the stop must not
+        depend on a secret.  Default: never (a check still stops at the first roll and at the
+        first read of another side's sealed note)."""
+        return ""
+
     # --- data ---------------------------------------------------------------------------
 
     def lint(self, sc: Scenario) -> list[str]:

@@ -263,6 +263,10 @@ def check_lines(game, side: str, sub) -> list[str]:
         out.append(f"needs dice   {sub.needs_dice}: legal up to its roll; a check rolls no die, "
                    "so its outcome is known only when it is applied")
         out += [f"not checked  {t} (depends on that roll)" for t in sub.unchecked]
+    if sub.needs_reveal:
+        out.append(f"needs reveal {sub.needs_reveal}: would need the game to reveal something; not checked "
+                   f"- {sub.why}")
+        out += [f"not checked  {t} (depends on what it would reveal)" for t in sub.unchecked]
     if sub.refused is not None:
         out.append(f"would REFUSE {sub.refused}")
         rest = list(sub.not_applied)
@@ -271,7 +275,7 @@ def check_lines(game, side: str, sub) -> list[str]:
         if named in bare:                                       # the refused line itself is named above
             del rest[bare.index(named)]
         out += [f"not applied  {t}" for t in rest]
-    if not (sub.applied or sub.refused or sub.needs_dice):
+    if not (sub.applied or sub.refused or sub.needs_dice or sub.needs_reveal):
         out.append("no orders to check")
     out.append(f"checked against head {sub.head} (seq {sub.seq}); nothing was written")
     return out

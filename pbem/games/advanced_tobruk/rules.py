@@ -19,8 +19,8 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.advanced_tobruk import (arty_views, broken, data, events as E, fow, hidden, indirect, mines, notes,
-                                        notes_setup, notes_words,
+from pbem.games.advanced_tobruk import (arty_views, broken, data, events as E, fow, hidden, indirect, known,
+                                        mines, notes, notes_setup, notes_words,
                                         reducer, sequence, views, words)
 from pbem.games.advanced_tobruk.facing import SPINES, spine
 from pbem.games.advanced_tobruk.movement import unit_and_spine
@@ -117,6 +117,12 @@ class AdvancedTobruk(Ruleset):
     def unit_row(self, state: TobrukState, sc: Scenario, unit: UnitState, row: dict, viewer: str) -> dict | None:
         """32: hidden units unseen, FOW faces, stacks and FULL cover as the rules let the enemy look."""
         return views.unit_row(state, sc, unit, row, viewer)
+
+    def known(self, k: TobrukState, state: TobrukState, sc: Scenario, viewer: str) -> None:
+        known.known(k, state, sc, viewer)          # a check's view: notes, hidden units, mines, standing orders
+
+    def check_stop(self, before, after, events, sc: Scenario, side: str, order: O.Order) -> str:
+        return known.check_stop(before, after, events, sc, side, order)
 
     # --- orders -------------------------------------------------------------------------------
 
