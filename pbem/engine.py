@@ -540,7 +540,7 @@ class Game(Verification):
             trial = copy_state(work)
             ctx = Ctx(rules, trial, sc, side, _CheckDice())
             ctx.secret_records = records
-            stop = ""
+            stop = internal = ""
             try:
                 ctx.emit(E.OrderGiven(side=side, text=ln.text))
                 dispatch(rules, ctx, ln.order)
@@ -555,10 +555,11 @@ class Game(Verification):
                 stop = K.stop_reason(e, sc)
             except Exception as e:                  # the known state's stand-ins went where the rules
                 stop = "the rules need what only the game knows here"   # cannot follow: stop, never guess
-                sub.internal = f"{type(e).__name__}: {e}"
+                internal = f"{type(e).__name__}: {e}"
             why = rules.check_stop(work, trial, ctx.events[1:], sc, side, ln.order)
             if why or (stop and stop != "dice"):
                 sub.needs_reveal, sub.why = f"line {ln.number}: {ln.text}", why or stop
+                sub.internal = "" if why else internal
             elif stop:
                 sub.needs_dice = f"line {ln.number}: {ln.text}"
             if stop or why:

@@ -56,8 +56,9 @@ def stage(game, side: str, text: str, at: str = ""):
     step (replacing what was staged); returns the check (``Game.check``).
     Raises NotYourStep (nothing held) when the game waits for other sides only."""
     from pbem.engine import now_utc
+    from pbem.views import awaiting_rows
     st = game.state()
-    waits = game.rules.awaiting(st, game.scenario)
+    waits = awaiting_rows(game, st, side)          # what the side's own report says the game waits for
     if text.strip() and st.result is None and waits and all(a.get("side") != side for a in waits):
         who = ", ".join(dict.fromkeys(game.scenario.side_name(a["side"]) for a in waits if a.get("side")))
         raise NotYourStep(f"NOT STAGED: the game waits for {who} now, not for {game.scenario.side_name(side)}; "

@@ -106,8 +106,8 @@ def check_stop(before: TobrukState, after: TobrukState, events: list[Event], sc:
     if isinstance(order, GameVerb) and order.word in ON_THE_WAY:
         for s in others:
             if any(k.startswith(f"{s}:") and k.split(":", 1)[1].startswith(HIDING) for k in before.secrets):
-                return (f"{sc.side_name(s)} holds sealed notes of hidden units or minefields, and this order "
-                        "enters or searches hexes where they may be (31.15, 32.211)")
+                return (f"the {sc.side_name(s)} side holds sealed notes of hidden units or minefields, and this "
+                        "order enters or searches hexes where they may be (31.15, 32.211)")
     for ev in events:
         turned = [ev.unit] if isinstance(ev, DummyRemoved) else ev.units if isinstance(ev, (Flipped, Revealed)) else []
         turned = [u for u in turned if before.units[u].side != side]

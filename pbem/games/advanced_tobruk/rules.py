@@ -19,9 +19,10 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.advanced_tobruk import (arty_views, broken, data, events as E, fow, hidden, indirect, known,
-                                        mines, notes, notes_setup, notes_words,
+from pbem.games.advanced_tobruk import (arty_views, broken, data, events as E, fow, hidden, indirect, mines, notes,
+                                        notes_setup, notes_words,
                                         reducer, sequence, views, words)
+from pbem.games.advanced_tobruk import known as knowing
 from pbem.games.advanced_tobruk.facing import SPINES, spine
 from pbem.games.advanced_tobruk.movement import unit_and_spine
 from pbem.games.advanced_tobruk.fire_personnel import handle_fire, handle_grenade
@@ -119,10 +120,10 @@ class AdvancedTobruk(Ruleset):
         return views.unit_row(state, sc, unit, row, viewer)
 
     def known(self, k: TobrukState, state: TobrukState, sc: Scenario, viewer: str) -> None:
-        known.known(k, state, sc, viewer)          # a check's view: notes, hidden units, mines, standing orders
+        knowing.known(k, state, sc, viewer)        # a check's view: notes, hidden units, mines, standing orders
 
     def check_stop(self, before, after, events, sc: Scenario, side: str, order: O.Order) -> str:
-        return known.check_stop(before, after, events, sc, side, order)
+        return knowing.check_stop(before, after, events, sc, side, order)
 
     # --- orders -------------------------------------------------------------------------------
 

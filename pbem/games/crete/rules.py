@@ -90,6 +90,11 @@ class Crete(Ruleset):
     def check_sealed(self, ctx: Ctx, order: O.Secret | O.Unveil) -> None:
         check_plan(ctx, order)
 
+    def known(self, k: CreteState, st: CreteState, sc: Scenario, viewer: str) -> None:
+        """A check's view (core/known.py): whether a still sealed plan is valid is the German's to know."""
+        if viewer != GERMAN and not k.crete.plan_open:
+            k.crete.plan_error = ""
+
     # --- what the game waits for ------------------------------------------------------
 
     def awaiting(self, st: CreteState, sc: Scenario) -> list[dict]:

@@ -28,6 +28,7 @@ from pbem.core.ruleset import Ctx, Ruleset, core_help
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
 from pbem.games.formation import actions, admin, choices, intel, reaction, reducer, sequence, terms, words
+from pbem.games.formation import known as knowing
 from pbem.games.formation import events as E
 from pbem.games.formation.board import gd
 from pbem.games.formation.combat import (COMBAT_VERBS, combat_awaiting, combat_defaults, handle_attack,
@@ -278,6 +279,12 @@ class MiragesRules(Ruleset):
 
     def awaiting_view(self, st: FormationState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
         return intel.awaiting_view(st, sc, items, viewer)
+
+    def known(self, k: FormationState, st: FormationState, sc: Scenario, viewer: str) -> None:
+        knowing.known(k, st, sc, viewer)           # a check's view: no enemy plans, stacks or standing orders
+
+    def check_stop(self, before, after, events, sc: Scenario, side: str, order: O.Order) -> str:
+        return knowing.check_stop(before, after, events, sc, side, order)
 
     def describe_event(self, ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
         return words.describe(ev, sc, origin)

@@ -26,7 +26,7 @@ from pbem.core.ruleset import Ctx, secret_commitment
 from pbem.games.panzer_corps.common import max_flow, verb, verb_args
 from pbem.games.panzer_corps.family import PanzerCorps
 from pbem.games.panzer_corps.params import GameParams, result_rules
-from pbem.games.panzer_corps.state import PanzerCorpsState
+from pbem.games.panzer_corps.state import DrawSlot, PanzerCorpsState
 from pbem.mechanics.movement import trace_line, units_at
 
 DRAW = "R"                             # 3.0(4): the counters' mark, the name of the draw and its slots
@@ -156,6 +156,28 @@ class Dunkerque(PanzerCorps):
             self._place_reinforcement(ctx, st.units[uid], h, "10.0(3)")
         if len(args) < due_count:
             ctx.emit(E.ReinforcementDelayed(count=due_count - len(args), rule="10.0(7)"))
+
+    # --- a check's view (core/known.py) ------------------------------------------
+
+    def known(self, k: PanzerCorpsState, state: PanzerCorpsState, sc: Scenario, viewer: str) -> None:
+        """10.0(2): no player knows the draw.  A slot already unveiled keeps its unit (public since
+        it entered); the units still face down stand in the unveiled slots' place in the order the
+        scenario lists them, so how many are due stays right and which is which is nobody's."""
+        super().known(k, state, sc, viewer)
+        slots = k.draws.get(DRAW)
+        if not slots:
+            return
+        down = [f"referee:{self.slot_name(n, s.turn)}" in state.secrets for n, s in enumerate(slots, start=1)]
+        known_units = {s.unit for s, d in zip(slots, down) if not d}
+        rest = iter([u for u in self.hidden_units(sc) if u not in known_units])
+        k.draws = {**k.draws, DRAW: [DrawSlot(turn=s.turn, unit=next(rest) if d else s.unit)
+                                     for s, d in zip(slots, down)]}
+
+    def check_stop(self, before, after, events, sc: Scenario, side: str, order) -> str:
+        d = before.decision
+        if d is not None and d.kind == "reinforcement" and verb(order) == "enter":
+            return "which face-down unit enters is the referee's secret until it does (10.0(2))"
+        return ""
 
     # --- points (4.0) and the end of the game (4.1, 4.2) ------------------------
 

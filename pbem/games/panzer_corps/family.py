@@ -227,6 +227,9 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
             return f"The attacker resolves the attack on {where} next ({self.p.declare_rule})."
         return describe(ev, sc, origin)
 
+    def known(self, k: PanzerCorpsState, state: PanzerCorpsState, sc: Scenario, viewer: str) -> None:
+        k.sealed = {}                             # a check's view (core/known.py): the referee's notes are its own
+
     def redact(self, ev: E.Event, viewer: str) -> E.Event:
         if isinstance(ev, E.HiddenDraw):          # only the referee sees rolls and units (Dunkerque 10.0(2))
             return E.HiddenDraw(name=ev.name, slots=ev.slots)
