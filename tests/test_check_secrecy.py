@@ -298,3 +298,63 @@ def test_a_check_runs_on_the_same_known_state_and_records(p, games):
         return (state_bytes(K.known_state(g.rules, st, g.scenario, side)),
                 sorted((k, "sealed" if isinstance(r, K.Sealed) else (r.salt, r.payload)) for k, r in recs.items()))
     assert known(a) == known(b)
+
+
+# --- the same through the doors a player uses: `pbem order --check|--stage` and CHECK/DRAFT mail ---------
+
+MINES = next(p for p in PAIRS if pair_id(p) == "tobruk-salient-german-hidden-minefield")
+PROBE = "# the orders of the next step, then the issue's path into a hidden gun\n" + \
+        (EXAMPLES / "tobruk-salient" / "06-german.txt").read_text() + "cross P2 0309 0408 0509 0608 0709 0808 0909\n"
+
+
+def test_pbem_order_check_and_stage_answer_the_same(games, tmp_path):
+    from click.testing import CliRunner
+    from pbem.cli import main
+    orders = tmp_path / "orders.txt"
+    orders.write_text(PROBE)
+    out = []
+    for g in games(MINES):
+        here = tmp_path / g.dir.name
+        shutil.copytree(g.dir, here)
+        runs = [CliRunner().invoke(main, ["order", str(here), str(orders), "--as", "german", mode])
+                for mode in ("--check", "--stage")]
+        out.append([(r.exit_code, HEAD.sub("HEAD", r.output)) for r in runs])
+    assert out[0] == out[1]
+    assert [code for code, _ in out[0]] == [0, 0]
+    assert "needs reveal line 3: assault P2 0308 0407 0507 0607" in out[0][0][1]
+
+
+def test_check_and_draft_mails_answer_the_same(games, tmp_path, monkeypatch):
+    from mail_helpers import deliver, make_host, message, outbox, secret, text_of
+    monkeypatch.setenv("PBEM_CLOCK", CLOCK)
+    monkeypatch.delenv("PBEM_HOST", raising=False)
+    bodies = []
+    for g in games(MINES):
+        host = make_host(tmp_path / g.dir.name)
+        shutil.copytree(g.dir, host.cfg.games_dir / g.game_id)
+        game = Game(host.cfg.games_dir / g.game_id)
+        host.welcome(game)
+        got = []
+        for word in ("CHECK", "DRAFT"):
+            mid = f"{word.lower()}@example.org"
+            deliver(host, message("rommel@example.org", f"Token: {secret(game, 'german')}\n\n{word}\n{PROBE}",
+                                  subject=f"[pbem {g.game_id}] orders", mid=mid))
+            host.poll()
+            [answer] = [m for _n, m in outbox(host) if str(m["In-Reply-To"] or "") == f"<{mid}>"]
+            got.append(HEAD.sub("HEAD", text_of(answer)))
+        bodies.append(got)
+    assert bodies[0] == bodies[1]
+    assert "needs reveal line" in bodies[0][0] and "STAGED" in bodies[0][1]
+
+
+def test_a_check_still_checks_what_the_checker_may_know(games):
+    """What stays: the lines before the stop are tried and shown, a plainly illegal order is refused with its
+    reason and rule (6.03), and the stop names why without saying what is there."""
+    g, _ = games(MINES)
+    told = "\n".join(check_lines(g, "german", g.check("german", "standing P1 hold\ncross P2 0309 0408\npass\n")))
+    assert "would apply  line 1: standing P1 hold" in told
+    assert "needs reveal line 2: cross P2 0309 0408: would need the game to reveal something; not checked" in told
+    assert "may be (31.15, 32.211)" in told and "not checked  pass (depends on what it would reveal)" in told
+    told = "\n".join(check_lines(g, "german", g.check("german", "cross P2 0309 0508\n")))
+    assert "would REFUSE line 1: 0508 is not adjacent to 0309: a move goes hex by hex (rule 6.03)" in told
+    assert g.check("german", "cross P2 0309 0508\n").refused.rule == "6.03"
