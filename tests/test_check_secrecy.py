@@ -50,7 +50,7 @@ class Pair:
     steps: int                          # played before the checks
     checker: str
     secret: str                         # what differs, in words (the test id)
-    edit: tuple = ()                    # (step, text, replacement), ...: the order files changed ("" text: a first line)
+    edit: tuple = ()                    # (step, text, replacement), ...: the order files changed ("" text: a last line)
     mutate: Callable | None = None      # or a change of the host's state and sealed records: f(state, records, sc)
     base: tuple = ()                    # edits both games share (the secret ``edit`` then changes)
     orders: tuple[str, ...] = ()        # aimed at the secret, beside the generic battery
@@ -85,6 +85,15 @@ def beneath_strength(st, records, sc) -> None:
     u.strength -= 1
 
 
+def ffe_allotment(st, records, sc) -> None:
+    """Advanced Tobruk 18.12: the British secret roll gave the 25-pounders one FFE fewer (its note reads so)."""
+    key, text = "british:roll-1", "ffe RHA 4 roll 9"
+    records[key] = SecretRecorded(side="british", name="roll-1", commitment="", salt=records[key].salt, payload=text)
+    n = st.notes["british"]
+    n.ffe = {**n.ffe, "RHA": 4}
+    n.names = {**n.names, "roll-1": text}
+
+
 PAIRS = [
     # --- Advanced Tobruk: side notes, hidden units, dummies, minefields, standing orders (5.01, 31, 32, 6.6)
     Pair("tobruk-salient", 5, "german", "hidden-minefield", edit=((1, "note mine 0607 3 hidden", "note mine 0606 3 hidden"),),
@@ -101,6 +110,7 @@ PAIRS = [
         (1, "note hide H1+Cr1 0906 W", "note hide H1+Cr2 0906 W"), (1, "note hide H2+Cr2 0909 W", "note hide H2+Cr1 0909 W"),
         (1, "note crew H1 Cr1", "note crew H1 Cr2"), (1, "note crew H2 Cr2", "note crew H2 Cr1"))),
     Pair("tobruk-salient", 5, "german", "registration", edit=((1, "note register H1 0707", "note register H1 0708"),)),
+    Pair("tobruk-salient", 5, "german", "secret-roll", mutate=ffe_allotment),
     Pair("tobruk-salient", 5, "german", "standing-orders", edit=((1, "standing hold", "standing any"),),
          orders=("cross P1 0305 0405 0506", "pass")),
     Pair("tobruk-salient", 6, "british", "german-notes", edit=(
@@ -140,7 +150,10 @@ PAIRS = [
     *(Pair(ex, n, side, "sealed-note", base=((k, "", "secret plan attack at dawn"),),
            edit=((k, "secret plan attack at dawn", "secret plan attack at dusk"),))
       for ex, n, k, side in (("el-alamein", 4, 4, "british"), ("kharkov", 3, 3, "german"),
-                             ("operation-compass", 5, 5, "british"))),
+                             ("operation-compass", 5, 5, "british"), ("dunkerque", 6, 6, "allied"),
+                             ("mirages-brevity", 3, 3, "allied"), ("red-devils", 3, 2, "british"),
+                             ("crete", 2, 2, "german"), ("eben-emael-12-1", 4, 4, "german"),
+                             ("tobruk-r33", 8, 8, "british"))),
 ]
 
 
@@ -160,9 +173,10 @@ def _side(step: str, sides: list[str]) -> str:
 
 def play(example: str, steps: int, into: Path, edits: tuple = ()) -> Game:
     """examples/EXAMPLE's first ``steps`` order files applied, each ``(step, text, replacement)`` of
-    ``edits`` made first (an empty ``text``: the replacement goes before the file's first line)."""
+    ``edits`` made first (an empty ``text``: the replacement goes after the file's last line, where it
+    shifts no roll of the step)."""
     book = _book(example)
-    old = os.environ.get("PBEM_CLOCK")
+    clock = os.environ.get("PBEM_CLOCK")
     os.environ["PBEM_CLOCK"] = CLOCK
     try:
         g = Game.create(into, book["scenario"], book.get("players", {}), seed_hex=book.get("seed"),
@@ -170,21 +184,21 @@ def play(example: str, steps: int, into: Path, edits: tuple = ()) -> Game:
         sides = g.scenario.side_ids()
         for n, step in enumerate(book["steps"][:steps], start=1):
             text = (EXAMPLES / example / step).read_text()
-            for k, old, new in edits:
+            for k, was, new in edits:
                 if k != n:
                     continue
-                if old:
-                    assert old in text, f"{example} step {n} has no {old!r}"
-                    text = text.replace(old, new, 1)
+                if was:
+                    assert was in text, f"{example} step {n} has no {was!r}"
+                    text = text.replace(was, new, 1)
                 else:
-                    text = new + "\n" + text
+                    text = text.rstrip("\n") + "\n" + new + "\n"
             sub = g.submit(_side(step, sides), text)
             assert sub.refused is None, f"{example} step {n}: {sub.refused}"
     finally:
-        if old is None:
+        if clock is None:
             del os.environ["PBEM_CLOCK"]
         else:
-            os.environ["PBEM_CLOCK"] = old
+            os.environ["PBEM_CLOCK"] = clock
     return g
 
 
