@@ -6,6 +6,7 @@ the matching SecretRevealed.  "referee" sees everything.
 from __future__ import annotations
 
 from pbem.core import events as E
+from pbem.core.known import base_row
 from pbem.engine import Entry, Game
 from pbem.core.ruleset import Ruleset
 from pbem.core.state import GameState
@@ -60,15 +61,9 @@ def unit_rows(game: Game, st: GameState, side: str) -> list[dict]:
     """Every unit as ``side`` may see it: the referee and a unit's own side see
     its full row; another side sees what ``Ruleset.unit_row`` lets through."""
     sc = game.scenario
-    defs = sc.unit_defs
     rows = []
     for u in st.units.values():
-        d = defs.get(u.id)
-        row: dict | None = {
-            "id": u.id, "name": d.name if d else "", "side": u.side,
-            "nationality": d.nationality if d else "", "type": d.type if d else "",
-            "hex": u.hex, "strength": u.strength, "ma": u.ma, "status": u.status(),
-        }
+        row: dict | None = base_row(sc, u)
         if side != REFEREE and u.side != side:
             row = game.rules.unit_row(st, sc, u, row, side)
         if row is not None:

@@ -18,7 +18,9 @@ notes, their commitments (public, but two games differing in a note differ in
 them), and the units ``Ruleset.unit_row`` hides from the checker (taken off the
 map) or shows at another strength.  A game hides what it keeps in its own state
 (``Ruleset.known``): notes copied into the state, hidden units, minefields,
-standing orders, a hidden draw.
+standing orders, a hidden draw.  Anything else that answers a side without
+committing (what it is offered, whether an order is legal) belongs on this
+same state, so that it keeps the same promise.
 """
 from __future__ import annotations
 
