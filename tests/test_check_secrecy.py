@@ -372,3 +372,24 @@ def test_a_check_still_checks_what_the_checker_may_know(games):
     told = "\n".join(check_lines(g, "german", g.check("german", "cross P2 0309 0508\n")))
     assert "would REFUSE line 1: 0508 is not adjacent to 0309: a move goes hex by hex (rule 6.03)" in told
     assert g.check("german", "cross P2 0309 0508\n").refused.rule == "6.03"
+
+
+def test_fire_at_a_counter_that_may_be_the_dummy_is_not_checked(tmp_path):
+    """Advanced Tobruk 32.241: fire at a dummy removes it unfired, so a check of that fire would tell a dummy
+    from a panzer; with V8 or V9 the dummy (the card allows either), the British hear the same."""
+    from test_tobruk_fog_kit import DIRECT, U, goto, make
+    # V8 and V9 in scrub stay FOW side up (32.12); V7, in the open, turns Tk1 over in both games
+    units = [U("Tk1", "british", "a13", "0603", facing="SSE"), U("V9", "german", "pz3g", "0607", facing="NNE"),
+             U("V8", "german", "pz3g", "0409", facing="NNE"), U("V7", "german", "pz3g", "0605", facing="NNE")]
+    ssr = 'limited_intelligence = true\nconditions = "dusk"\ndummies = { german = { counters = ["V8", "V9"], count = 1 } }'
+    told, games = [], []
+    for dummy in ("V9", "V8"):
+        (tmp_path / dummy).mkdir()
+        t = make(tmp_path / dummy, units, ssr=ssr, dice=(2, 1) * 4, german=(f"note dummy {dummy}", "pass"))
+        goto(t, 1, DIRECT)
+        t.ok("german", "pass")
+        games.append(t.game)
+        told.append(answer(t.game, "british", "fire Tk1 at V9"))
+    assert seen(games[0], "british") == seen(games[1], "british")
+    assert told[0] == told[1]
+    assert "needs reveal line 1: fire Tk1 at V9" in told[0] and "V9 may be a dummy" in told[0]

@@ -18,10 +18,11 @@ the checker could work out itself:
 A check stops (``check_stop``) where the real order could show what these
 stand-ins hide: a move, infiltration or search while the enemy holds a sealed
 ``hide-`` or ``mine-`` note (the names are public: a hidden unit or minefield
-may be on the way, 31.15, 32.211); a move the rules pause for the enemy's
-opportunity fire (its standing orders decide, 6.6); an enemy unit turned over
-(32.12: it may be the dummy); a face-down enemy minefield entered (its density,
-or that it is a dummy, 31.14, 31.191).
+may be on the way, 31.15, 32.211); fire at a counter that may be the enemy's
+dummy while its ``dummy-`` note is sealed (32.241: the fire shows it); a move
+the rules pause for the enemy's opportunity fire (its standing orders decide,
+6.6); an enemy unit turned over (32.12: it may be the dummy); a face-down
+enemy minefield entered (its density, or that it is a dummy, 31.14, 31.191).
 """
 from __future__ import annotations
 
@@ -99,6 +100,24 @@ def _minefield(k: TobrukState, mf, viewer: str):
     return msgspec.structs.replace(mf, density=0, dummy=False, note="")
 
 
+def _maybe_dummy(before: TobrukState, sc: Scenario, others: list[str], args: list[str]) -> str:
+    """The target of ``fire ... at TARGET|HEX`` that may be a dummy: a counter the card lets another
+    side make a dummy (32.24) while that side's ``dummy-`` note is sealed ("" if none)."""
+    low = [a.lower() for a in args]
+    if "at" not in low or low.index("at") + 1 >= len(args):
+        return ""
+    target = args[low.index("at") + 1]
+    for s in others:
+        if not any(k.startswith(f"{s}:dummy-") for k in before.secrets):
+            continue
+        counters = sc.game_data.get("dummies", {}).get(s, {}).get("counters", [])
+        for uid in counters:
+            u = before.units.get(uid)
+            if u is not None and u.hex and (uid.lower() == target.lower() or u.hex == target):
+                return uid
+    return ""
+
+
 def check_stop(before: TobrukState, after: TobrukState, events: list[Event], sc: Scenario, side: str,
                order: Order) -> str:
     """Where the real order could reveal what the known state hides (see the module's text)."""
@@ -108,6 +127,10 @@ def check_stop(before: TobrukState, after: TobrukState, events: list[Event], sc:
             if any(k.startswith(f"{s}:") and k.split(":", 1)[1].startswith(HIDING) for k in before.secrets):
                 return (f"the {sc.side_name(s)} side holds sealed notes of hidden units or minefields, and this "
                         "order enters or searches hexes where they may be (31.15, 32.211)")
+    if isinstance(order, GameVerb) and order.word == "fire":
+        maybe = _maybe_dummy(before, sc, others, order.args)
+        if maybe:
+            return f"{maybe} may be a dummy, which fire at it would show (32.24, 32.241)"
     for ev in events:
         turned = [ev.unit] if isinstance(ev, DummyRemoved) else ev.units if isinstance(ev, (Flipped, Revealed)) else []
         turned = [u for u in turned if before.units[u].side != side]
