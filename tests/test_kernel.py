@@ -14,6 +14,10 @@ from pbem.core.ruleset import Ruleset
 from pbem.core.state import GameState
 from pbem.games import REGISTRY, known_games, ruleset_for
 
+from conftest import EXAMPLES
+
+DICE = getattr(E, "DICE_FIELD", "rolls")
+
 PBEM = Path(__file__).resolve().parent.parent / "pbem"
 GAME_WORDS = re.compile(r"\b(el-alamein|alamein|dunkerque|kharkov|khar'kov|operation-compass|compass|crete|eben|"
                         r"red-devils|red_devils|panzer[ _-]?corps|paratroop|mirages|tobruk)\b", re.IGNORECASE)
@@ -140,3 +144,87 @@ def test_rolls_advance_the_scripted_dice_in_the_core_reducer():
     reduce_core(st, E.CombatResolved(index=0, target="0101", attackers=["a"], defenders=["b"], attack_strength=2,
                                      defence_strength=1, modifiers=[], odds="2:1", rolls=[4, 2], result="DR1"))
     assert st.scripted_pos == 2
+
+
+# --- dice: one convention for every event that rolls (events.DICE_FIELD) ----------------------
+
+_DIE_NAME = re.compile(r"^(roll|die|dice)$|_(roll|die)$")          # scripted_dice is no die
+
+
+def _die_fields(t, seen=()) -> list[str]:
+    """Fields of struct type ``t`` (and of the structs it nests) whose name says they hold a die."""
+    import typing
+
+    import msgspec
+    out = []
+    for f in msgspec.structs.fields(t):
+        if _DIE_NAME.search(f.name):
+            out.append(f"{t.__name__}.{f.name}")
+        for sub in [f.type, *typing.get_args(f.type)]:
+            if isinstance(sub, type) and issubclass(sub, msgspec.Struct) and sub not in seen:
+                out += _die_fields(sub, (*seen, t))
+    return out
+
+
+def test_every_event_that_rolls_keeps_its_dice_in_rolls():
+    """events.DICE_FIELD: an event of any game with a field holding a die also has ``rolls:
+    list[int]`` (the scripted-dice position and verify's recorded dice read only that list)."""
+    import msgspec
+    from pbem.games import load_all_events
+    load_all_events()
+    bad = []
+    for kind, t in sorted(E.BY_KIND.items()):
+        fields = {f.name: f.type for f in msgspec.structs.fields(t)}
+        if DICE in fields and fields[DICE] != list[int]:
+            bad.append(f"{kind}: {DICE} is {fields[DICE]}, not list[int]")
+        dice = _die_fields(t)
+        if dice and DICE not in fields:
+            bad.append(f"{kind}: {', '.join(dice)} but no {DICE}")
+    assert not bad, "\n".join(bad)
+
+
+class _Counted:
+    """Dice that pass every roll through and remember its value."""
+
+    def __init__(self, inner):
+        self.inner, self.values = inner, []
+
+    def roll(self, sides: int) -> int:
+        v = self.inner.roll(sides)
+        self.values.append(v)
+        return v
+
+    def salt(self) -> str:
+        return self.inner.salt()
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_die_an_example_game_rolls_is_in_its_events_rolls(name, played_example, tmp_path, monkeypatch):
+    """Re-running each example's orders (pbem verify, the seed revealed), the dice the rules roll
+    for an order are exactly the ``rolls`` of the events it wrote, in order: none unrecorded
+    (the next order would read it again with scripted dice) and none recorded twice."""
+    from pbem.engine import Game
+    made: dict[int, _Counted] = {}
+    real = Game._dice
+
+    def counted(self, st, seq, seed_of=None):
+        made[seq] = _Counted(real(self, st, seq, seed_of))
+        return made[seq]
+    monkeypatch.setattr(Game, "_dice", counted)
+    g = Game(played_example(name).copy(tmp_path / name))
+    assert g.verify().ok
+    entries = g.entries()
+    bad = []
+    for i, en in enumerate(entries):
+        if not isinstance(en.event, E.OrderGiven):
+            continue
+        group = []
+        for later in entries[i + 1:]:
+            if isinstance(later.event, (E.OrderGiven, E.SeedRevealed)):
+                break
+            group.append(later.event)
+        recorded = [r for ev in group for r in getattr(ev, DICE, None) or []]
+        if made[en.seq].values != recorded:
+            kinds = sorted({type(ev).__name__ for ev in group})
+            bad.append(f"seq {en.seq} {en.event.text!r}: rolled {made[en.seq].values}, recorded {recorded} ({kinds})")
+    assert not bad, "\n".join(bad[:5])

@@ -100,9 +100,9 @@ def test_note_meanings_have_plurals_and_no_doubled_parentheses(tmp_path):
 
 def test_contact_roll_without_modifiers_reads_roll_against_need(tmp_path):
     sc = salient(tmp_path).game.scenario
-    plain = arty_words.describe(ContactRolled(battery="AR75", side="german", roll=8, need=6), sc)
+    plain = arty_words.describe(ContactRolled(battery="AR75", side="german", rolls=[8], need=6), sc)
     assert plain == "AR75 battery contact roll 8 against 6: NO FIRE (18.221)."
-    drm = arty_words.describe(ContactRolled(battery="AR75", side="german", roll=7, need=6,
+    drm = arty_words.describe(ContactRolled(battery="AR75", side="german", rolls=[7], need=6,
                                             drms=["+1 NO FIRE (1 turn, 18.222)"], ok=False), sc)
     assert "roll 7 +1 NO FIRE (1 turn, 18.222) = 8 against 6" in drm
 

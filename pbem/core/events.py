@@ -12,8 +12,21 @@ from msgspec import Struct
 ENGINE_VERSION = "0.1.0"
 
 
+DICE_FIELD = "rolls"
+"""The one place an event keeps its dice: every die the rules rolled for it, in the order
+rolled, as ``rolls: list[int]``.  Other fields may repeat a die for the words (a ``roll``
+property, a table's roll inside a nested struct), but only this list counts: the
+scripted-dice position (reduce.py), verify's recorded-dice replay and audits read it.
+tests/test_kernel.py checks every game's events against it."""
+
+
+def dice_of(ev: "Event") -> list[int]:
+    """The dice ``ev`` recorded (DICE_FIELD); [] for an event that rolled none."""
+    return list(getattr(ev, DICE_FIELD, None) or [])
+
+
 class Event(Struct, tag_field="kind", forbid_unknown_fields=True, omit_defaults=True):
-    """Base of all events."""
+    """Base of all events.  An event that rolled keeps its dice in ``rolls`` (DICE_FIELD)."""
 
 
 # --- game lifecycle -------------------------------------------------------

@@ -2,8 +2,8 @@
 
 ``Ruleset.apply`` runs this first and the game's own ``reduce`` after it, so a
 game only adds what its rules add (its own phase resets, its secrets' meaning).
-Dice: every event that rolled keeps its rolls in a field named ``rolls``; the
-scripted-dice position advances by them here, for every game.
+Dice: every event that rolled keeps its rolls in a field named ``rolls``
+(``events.DICE_FIELD``); the scripted-dice position advances by them here, for every game.
 """
 from __future__ import annotations
 
@@ -59,8 +59,8 @@ CORE: dict[type, Callable[[GameState, E.Event], None]] = {
 
 
 def dice_used(ev: E.Event) -> int:
-    rolls = getattr(ev, "rolls", None)
-    return len(rolls) if rolls else 0
+    """How many dice ``ev`` rolled: the length of its ``rolls`` (events.DICE_FIELD)."""
+    return len(E.dice_of(ev))
 
 
 def reduce_core(st: GameState, ev: E.Event) -> bool:

@@ -241,6 +241,7 @@ def attack_hex(ctx: Ctx, source: str, h: str, frag_: int, need: int, rolls: int,
         drms = {u: cover_drm(st, sc, u) for u in cands}
         rolled: list[list[str]] = []
         hit: list[str] = []
+        ur: dict[str, int] = {}
         if cands and r + min(drms.values()) <= need:
             if len(cands) > 1:
                 ur = {u: ctx.dice.roll(10) for u in cands}
@@ -253,7 +254,7 @@ def attack_hex(ctx: Ctx, source: str, h: str, frag_: int, need: int, rolls: int,
             hit = [u for u in chosen if r + drms[u] <= need]
         elif cands and r <= need:
             rolled = [[u, "", str(drms[u])] for u in cands]            # their cover saves them all (31.03)
-        ctx.emit(DirectHitRolled(source=source, hex=h, roll=die, drm=drm, need=need, units=rolled, hit=hit,
+        ctx.emit(DirectHitRolled(source=source, hex=h, rolls=[die, *ur.values()], drm=drm, need=need, units=rolled, hit=hit,
                                  rule=rule))
         if r <= need:
             hidden.reveal_in_hex(ctx, h, "a direct hit in the hex", "32.211")
@@ -404,7 +405,7 @@ def locate(ctx: Ctx) -> None:
         by = next((s for s in ctx.sc.side_ids() if s != spec.get("side")), "")
         need = A.LOCATE_ON - int(spec.get("locate_drm", 0))
         r = ctx.dice.roll(10)
-        ctx.emit(BatteryLocated(battery=bid, by=by, roll=r, need=need, located=r <= need))
+        ctx.emit(BatteryLocated(battery=bid, by=by, rolls=[r], need=need, located=r <= need))
 
 
 def counter_battery(ctx: Ctx, args: list[str]) -> str:
@@ -484,6 +485,6 @@ def contact(ctx: Ctx, bid: str, purpose: str = "", drop: bool = False) -> bool:
         drms.append(f"{sup:+d} {spec.get('supply')} ammunition supply (18.224)")
     r = ctx.dice.roll(10)
     ok = r + mod <= need
-    ctx.emit(ContactRolled(battery=bid, side=str(spec.get("side", "")), roll=r, need=need, drms=drms, ok=ok,
+    ctx.emit(ContactRolled(battery=bid, side=str(spec.get("side", "")), rolls=[r], need=need, drms=drms, ok=ok,
                            purpose=purpose, drop=drop and not ok))
     return ok

@@ -15,15 +15,19 @@ from pbem.games.advanced_tobruk.fire_events import apply_effect
 
 
 class ContactRolled(Event, tag="TobrukContactRolled"):
-    """18.22 a battery contact roll (also 18.733 a rolling barrage's lift roll)."""
+    """18.22 a battery contact roll (also 18.733 a rolling barrage's lift roll); ``rolls`` its one die."""
     battery: str
     side: str
-    roll: int
+    rolls: list[int]
     need: int                      # the nationality's contact number: the modified roll must not exceed it
     drms: list[str] = []           # "NO FIRE 2 turns +2", "high ammunition supply -1"
     ok: bool = False
     purpose: str = ""              # "" a new FFE | "move" a CFF moved more than three hexes | "lift"
     drop: bool = False             # 18.223 the battery's marker is removed (the roll failed)
+
+    @property
+    def roll(self) -> int:
+        return self.rolls[0]
 
 
 class IndirectFired(Event, tag="TobrukIndirectFired"):
@@ -57,15 +61,20 @@ class IndirectFired(Event, tag="TobrukIndirectFired"):
 
 class DirectHitRolled(Event, tag="TobrukDirectHitRolled"):
     """18.43, 19.11: one direct-hit roll in a hex; when it can hit, every unit there rolls and the
-    highest (ties: all) takes it, each with its own cover DRM."""
+    highest (ties: all) takes it, each with its own cover DRM.  ``rolls``: the hex's die, then the
+    units' dice in ``units`` order."""
     source: str
     hex: str
-    roll: int                      # the die
+    rolls: list[int]
     need: int
     drm: int = 0                   # 20.03 an on-board gun's LOS HPN DRMs, added to the die
     units: list[list[str]] = []    # [unit, its roll, its cover DRM]
     hit: list[str] = []            # the units hit
     rule: str = ""
+
+    @property
+    def roll(self) -> int:
+        return self.rolls[0]
 
 
 class VehicleStruck(Event, tag="TobrukVehicleStruck"):
@@ -89,22 +98,30 @@ class VehicleStruck(Event, tag="TobrukVehicleStruck"):
 
 class SmokePlaced(Event, tag="TobrukSmokePlaced"):
     """20.3 a smoke counter in a hex, showing '1' (off-board, two turns) or '2' (on-board, one turn);
-    an on-board attempt records its direct-hit roll (20.35) and may fail (``shows`` 0)."""
+    an on-board attempt records its direct-hit roll in ``rolls`` (20.35) and may fail (``shows`` 0)."""
     source: str
     hex: str
     shows: int = 0
-    roll: int = 0
+    rolls: list[int] = []
     need: int = 0
     drms: list[str] = []
+
+    @property
+    def roll(self) -> int:
+        return self.rolls[0] if self.rolls else 0
 
 
 class BatteryLocated(Event, tag="TobrukBatteryLocated"):
     """18.1151 a locating attempt on an enemy battery that fired this turn."""
     battery: str
     by: str                        # the locating side
-    roll: int
+    rolls: list[int]
     need: int
     located: bool
+
+    @property
+    def roll(self) -> int:
+        return self.rolls[0]
 
 
 class CounterBattery(Event, tag="TobrukCounterBattery"):

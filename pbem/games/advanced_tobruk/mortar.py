@@ -219,5 +219,5 @@ def _smoke(ctx: Ctx, uid: str, h: str, los: int, los_why: list[str], mark: list[
                            smoke=True, spotter=spotter, mark=mark, stage=1, range=d, rule="20.35"))
     r = ctx.dice.roll(10)
     ok = r + los <= need
-    ctx.emit(SmokePlaced(source=uid, hex=h, shows=A.SMOKE_ON_BOARD if ok else 0, roll=r, need=need,
+    ctx.emit(SmokePlaced(source=uid, hex=h, shows=A.SMOKE_ON_BOARD if ok else 0, rolls=[r], need=need,
                          drms=[f"+{los} LOS ({', '.join(los_why)})"] if los else []))
