@@ -2,10 +2,16 @@
 it checks, scripts its dice and failed on the code before the fix."""
 from __future__ import annotations
 
+import pytest
+
+from pbem.core.orders import GameVerb, OrderError
+from pbem.games.advanced_tobruk import fire_personnel
 from pbem.games.advanced_tobruk.arty_events import BatteryLocated, ContactRolled, DirectHitRolled
 from pbem.games.advanced_tobruk.events import FirstRolled
+from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired
 
 from test_tobruk_artillery_engine import game as arty_game
+from tobruk_fire_helpers import U, events, world
 
 
 # --- item 20: every die is kept in the event's ``rolls`` ---------------------------------------
@@ -26,3 +32,38 @@ def test_scripted_dice_after_a_contact_roll_and_a_direct_hit_roll_are_not_read_a
     first = next(e for e in evs if isinstance(e, FirstRolled))
     assert first.phase == "direct-fire" and first.rolls == [1, 2] and first.first == "british"
     assert t.state().scripted_pos == 12
+
+
+# --- item 9: a turret turns for its coaxial machine-gun alone --------------------------------
+
+def fire(ctx, text: str) -> None:
+    fire_personnel.handle_fire(ctx, GameVerb(word="fire", args=text.split()))
+
+
+def test_a_turret_turns_to_fire_only_its_coax_one_column_left_per_plus():
+    # 12.233, 12.235, 16.445: the A13's 2pdr has no HE (17.72), so only the coax fires at the squad
+    # east of it; the fast turret turns one spine (+1), one column left; the turret now faces E
+    ctx = world([U("T", "british", "a13", "0505", facing="NNE"), U("A", "german", "ger-squad", "0605")],
+                [10], side="british")
+    fire(ctx, "T at A with coax turret E")
+    (a,) = events(ctx, CasualtyAttack)
+    assert a.factors == 5 and "coax: turret turned -1" in a.shifts and a.pivot == [-1, 1]
+    assert ctx.state.pieces["T"].turret == 1 and ctx.state.pieces["T"].facing == 0 and ctx.state.pieces["T"].fired
+    assert "turret turned 1 spine for the machine-guns" in a.parts
+
+
+def test_a_slow_turret_turned_for_its_coax_alone_shifts_two_columns():
+    # 12.233: a slow turret's first spine is +2, two columns left (12.235); no 20mm fire asked for
+    ctx = world([U("P", "german", "pz2f", "0505", facing="NNE"), U("A", "british", "aus-squad", "0605")], [10])
+    fire(ctx, "P at A with coax turret E")
+    (a,) = events(ctx, CasualtyAttack)
+    assert "coax: turret turned -2" in a.shifts and not events(ctx, GunFired)
+    assert ctx.state.pieces["P"].turret == 1
+
+
+def test_a_coax_outside_its_arc_without_a_turn_is_still_refused():
+    ctx = world([U("T", "british", "a13", "0505", facing="NNE"), U("A", "german", "ger-squad", "0605")],
+                [10], side="british")
+    with pytest.raises(OrderError, match="turret SPINE"):
+        fire(ctx, "T at A with coax")
+    assert ctx.events == []

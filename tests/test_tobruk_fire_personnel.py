@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.games.advanced_tobruk import casualty, fire_personnel
+from pbem.games.advanced_tobruk import casualty, eligible, fire_personnel
 from pbem.games.advanced_tobruk import fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired, MoraleChecked
 from pbem.games.advanced_tobruk.fire_words import describe
@@ -197,12 +197,12 @@ def test_eligible_firers_by_phase():
     ctx = world([U("P", "german", "pz3g", "0505", facing="NNE"), U("G1", "german", "ger-squad", "0503"),
                  U("G", "british", "grant", "0502", facing="SSW")])
     st, sc = ctx.state, ctx.sc
-    assert fire_personnel.eligible_firers(st, sc, "G", "direct-fire") == ["P"]     # squads not at AFVs
-    assert fire_personnel.eligible_firers(st, sc, "G", "final-fire") == []         # G has not moved
+    assert eligible.eligible_firers(st, sc, "G", "direct-fire") == ["P"]     # squads not at AFVs
+    assert eligible.eligible_firers(st, sc, "G", "final-fire") == []         # G has not moved
     st.pieces["G"].moved = True
-    assert fire_personnel.eligible_firers(st, sc, "G", "final-fire") == ["P"]
+    assert eligible.eligible_firers(st, sc, "G", "final-fire") == ["P"]
     st.pieces["P"].moved = True
-    assert fire_personnel.eligible_firers(st, sc, "G", "movement") == []
+    assert eligible.eligible_firers(st, sc, "G", "movement") == []
 
 
 def test_final_fire_only_at_moved_units_by_unmoved_firers():
@@ -228,10 +228,10 @@ def test_desperation_firers_are_fired_personnel_in_normal_range():
                  U("A", "british", "aus-squad", "0504")])
     st = ctx.state
     st.pieces["G1"].fired = st.pieces["G2"].fired = True
-    assert fire_personnel.eligible_firers(st, ctx.sc, "A", "desperation") == []        # not moving
+    assert eligible.eligible_firers(st, ctx.sc, "A", "desperation") == []        # not moving
     st.pieces["A"].moving = True
-    assert fire_personnel.eligible_firers(st, ctx.sc, "A", "desperation") == ["G1"]    # G2 is 6 hexes off
-    assert fire_personnel.eligible_firers(st, ctx.sc, "A", "movement") == []
+    assert eligible.eligible_firers(st, ctx.sc, "A", "desperation") == ["G1"]    # G2 is 6 hexes off
+    assert eligible.eligible_firers(st, ctx.sc, "A", "movement") == []
 
 
 @pytest.mark.parametrize("phase", ["movement", "final-fire"])
@@ -259,8 +259,8 @@ def test_every_eligible_firer_fires_without_a_refusal(phase):
                 p.move = rnd.choice(["assault", "run", "cross"])
             p.fired = rnd.random() < 0.2
         for target in sorted(st.units):
-            for f in fire_personnel.eligible_firers(st, ctx.sc, target, phase):
-                if f in fire_personnel.eligible_firers(st, ctx.sc, target, phase):
+            for f in eligible.eligible_firers(st, ctx.sc, target, phase):
+                if f in eligible.eligible_firers(st, ctx.sc, target, phase):
                     fire_personnel.opportunity_fire(ctx, [f], target, rnd.choice([0, 1, 2]), "standing order")
                     fired += 1
     assert fired > 30

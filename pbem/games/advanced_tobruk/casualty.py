@@ -107,7 +107,7 @@ def absorb(st: TobrukState, sc: Scenario, order: list[str], level: int) -> list[
 def attack(ctx: Ctx, h: str, factors: int, source: str, *, firers: list[str] = (), parts: list[str] = (),
            shifts: list[tuple[str, int]] = (), full_hit: bool = False, as_stationary: bool = False,
            opportunity: bool = False, mark_fired: bool = True, by: str = "", rule: str = "15.7",
-           targets: list[str] | None = None) -> CasualtyAttack:
+           targets: list[str] | None = None, pivot: list[int] = ()) -> CasualtyAttack:
     """One Casualty Table attack on the personnel in ``h`` and its morale checks (15.7, 15.92).
     ``shifts`` are the firer's (leader, pivots, overstacking); the target's cover is added here.
     FULL cover units are untouched (15.712116) unless ``full_hit`` (an HE hit, 16.11: as STATIONARY);
@@ -137,7 +137,7 @@ def attack(ctx: Ctx, h: str, factors: int, source: str, *, firers: list[str] = (
     losses = absorb(st, sc, [e[1] for e in eligible], result) if result else []
     ev = CasualtyAttack(source=source, hex=h, factors=factors, column=col or 0, roll=roll, result=result,
                         rolls=[roll], firers=list(firers), parts=list(parts), shifts=all_shifts, losses=losses,
-                        mark_fired=mark_fired, by=by, rule=rule)
+                        mark_fired=mark_fired, pivot=list(pivot), by=by, rule=rule)
     ctx.emit(ev)
     if result:
         checked = [e[1] for e in eligible] if targets is not None else \

@@ -153,13 +153,24 @@ def arc_check(ctx: Ctx, firer: str, g: dict, target_hex: str, turn_to: int = -1)
     if arc == "all":
         return 0, [], ""
     now = current_arc(st, firer, arc)
-    p = st.pieces[firer]
     if turn_to < 0:
         if now < 0 or facing.in_arc(grid, at, now, target_hex):
             return 0, [], ""
         what = "turret" if arc == "turret" else "covered arc"
         raise OrderError(f"{target_hex} is outside {firer}'s {what} for its {g.get('name')} (12.1); "
                          f"turn it with 'turret SPINE' or 'face SPINE'", "12.1")
+    return turn_arc(ctx, firer, arc, target_hex, turn_to)
+
+
+def turn_arc(ctx: Ctx, firer: str, arc: str, target_hex: str, turn_to: int) -> tuple[int, list[int], str]:
+    """12.233, 8.512: turning the ``arc`` ('turret' or 'hull') to spine ``turn_to`` in the Combat
+    Segment so that it bears on ``target_hex``: (HPN DRM, [new facing, new turret], why)."""
+    st = tk(ctx.state)
+    sc = ctx.sc
+    grid = sc.board.grid
+    at = st.units[firer].hex
+    now = current_arc(st, firer, arc)
+    p = st.pieces[firer]
     if not facing.in_arc(grid, at, turn_to, target_hex):
         raise OrderError(f"{target_hex} is not in the arc of spine {facing.SPINES[turn_to]} either (12.1)", "12.1")
     if arc == "hull" and p.m_kill and data.is_vehicle(sc, firer):

@@ -75,6 +75,7 @@ class CasualtyAttack(Event, tag="TobrukCasualtyAttack"):
     shifts: list[str] = []         # "assault cover +2", "leader +1", ...
     losses: list[list[str]] = []   # [unit, steps after, "eliminated"|""]
     mark_fired: bool = True        # desperation fire / collateral attacks mark nobody
+    pivot: list[int] = []          # [facing, turret] a vehicle's machine-guns turned to (12.235; -1 unchanged)
     by: str = ""
     rule: str = ""
 
@@ -212,16 +213,21 @@ def apply_effect(st: TobrukState, uid: str, what: str, detail: str = "") -> None
         p.steps = int(detail)
 
 
+def _pivoted(p, pivot: list[int]) -> None:
+    """A firer turned for its fire: [facing, turret], -1 unchanged (12.233, 8.512)."""
+    if pivot:
+        if pivot[0] >= 0:
+            p.facing = pivot[0]
+        if len(pivot) > 1 and pivot[1] >= 0:
+            p.turret = pivot[1] if pivot[1] != p.facing else -1
+
+
 def _gun_fired(st: TobrukState, ev: GunFired, sc: Scenario) -> None:
     p = st.pieces[ev.firer]
     p.fired = True                                      # 13.102 F marker
     for f in ev.group:
         st.pieces[f].fired = True
-    if ev.pivot:
-        if ev.pivot[0] >= 0:
-            p.facing = ev.pivot[0]
-        if len(ev.pivot) > 1 and ev.pivot[1] >= 0:
-            p.turret = ev.pivot[1] if ev.pivot[1] != p.facing else -1
+    _pivoted(p, ev.pivot)
     if ev.acquired:
         if p.bot != ev.target:
             p.bot_turn = st.turn
@@ -246,6 +252,8 @@ def _casualty(st: TobrukState, ev: CasualtyAttack, sc: Scenario) -> None:
     if ev.mark_fired:
         for f in ev.firers:
             st.pieces[f].fired = True
+    if ev.pivot and ev.firers:
+        _pivoted(st.pieces[ev.firers[0]], ev.pivot)
     _losses(st, ev.losses)
 
 

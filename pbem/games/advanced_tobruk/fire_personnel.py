@@ -167,6 +167,7 @@ def _vehicle_group(ctx: Ctx, firer: str, gr: Group, thex: str, tunit: str, turne
     if not names and gr.ammo == "semi":
         names = list(gnames)[:1]
     if not names:
+        from pbem.games.advanced_tobruk.eligible import usable_weapons      # eligible imports this module
         names = usable_weapons(st, sc, firer, tunit, thex, turn=gr.turn >= 0 or gr.face >= 0)
         if not names and usable_weapons(st, sc, firer, tunit, thex, turn=True):
             raise OrderError(f"{gr.target} is outside the arcs of {firer}'s weapons: turn them with "
@@ -211,7 +212,8 @@ def _vehicle_group(ctx: Ctx, firer: str, gr: Group, thex: str, tunit: str, turne
         else:
             used_mgs.append(mgs[n])
     if used_mgs and not (turned.get("fired") and _gone(st, sc, firer, thex, tunit)):
-        vehicle_mg_attack(ctx, firer, used_mgs, thex, tunit, turned, by=by, opportunity=opportunity)
+        vehicle_mg_attack(ctx, firer, used_mgs, thex, tunit, turned, by=by, opportunity=opportunity,
+                          turn=gr.turn, face=gr.face)
         turned["fired"] = 1
 
 
@@ -226,10 +228,37 @@ def _gone(st: TobrukState, sc: Scenario, firer: str, thex: str, tunit: str) -> b
                 if st.units[u].side != side and not st.pieces[u].surrendered]
 
 
+MG_ARC = {"coax": "turret", "bow": "hull"}          # 16.41; AA machine-guns fire all round
+
+
+def _mg_turns(ctx: Ctx, firer: str, mgs: list[dict], thex: str, turned: dict[str, int], turn: int,
+              face: int) -> tuple[list[int], dict[str, int], list[str]]:
+    """12.233, 12.235, 16.445: machine-guns firing without a gun that turned first may turn the
+    turret (``turret SPINE``, the coax) or pivot the vehicle (``face SPINE``, the bow MG) to bear:
+    ([new facing, new turret] or [], each arc's spine after it, the turns' words).  Each + of the
+    turn's HPN penalty is a column left for the MGs of that arc (``turned``)."""
+    st = tk(ctx.state)
+    p = st.pieces[firer]
+    arcs = {MG_ARC.get(str(m.get("mount", "")), "all") for m in mgs}
+    pivot, why = [-1, -1], []
+    for arc, want in (("hull", face), ("turret", turn)):
+        if arc not in arcs or want < 0 or turned.get(arc) or want == fire_ap.current_arc(st, firer, arc):
+            continue
+        drm, pv, words = fire_ap.turn_arc(ctx, firer, arc, thex, want)
+        turned[arc] = drm
+        pivot = [max(a, b) for a, b in zip(pivot, pv)]
+        why.append(f"{words} for the machine-guns")
+    fac = pivot[0] if pivot[0] >= 0 else p.facing
+    tur = pivot[1] if pivot[1] >= 0 else p.turret
+    now = {"hull": fac, "turret": tur if tur >= 0 else fac}
+    return (pivot if pivot != [-1, -1] else []), now, why
+
+
 def vehicle_mg_attack(ctx: Ctx, firer: str, mgs: list[dict], thex: str, tunit: str, turned: dict[str, int], *,
-                      by: str = "", opportunity: bool = False) -> None:
+                      by: str = "", opportunity: bool = False, turn: int = -1, face: int = -1) -> None:
     """16.4, 16.433: a vehicle's machine-guns combined at one hex; each pivot DRM is a column
-    left (12.235, 16.445); long range halves (16.51), bow MGs never beyond 6 hexes (16.42)."""
+    left (12.235, 16.445), also when they turn to fire alone (_mg_turns); long range halves
+    (16.51), bow MGs never beyond 6 hexes (16.42)."""
     st = tk(ctx.state)
     sc = ctx.sc
     p = st.pieces[firer]
@@ -240,6 +269,7 @@ def vehicle_mg_attack(ctx: Ctx, firer: str, mgs: list[dict], thex: str, tunit: s
         raise OrderError(why, "24.03")
     if p.fired and not turned.get("fired") and by != "final defence":
         raise OrderError(f"{firer} has already fired this turn (13.102)", "13.102")
+    pivot, arcs_now, turn_words = _mg_turns(ctx, firer, mgs, thex, turned, turn, face)
     total, parts, shifts = 0, [], []
     for m in mgs:
         mount = m.get("mount", "")
@@ -248,11 +278,12 @@ def vehicle_mg_attack(ctx: Ctx, firer: str, mgs: list[dict], thex: str, tunit: s
             raise OrderError(f"{firer}'s {name} may not fire (13.613, 16.444)", "16.444")
         if mount == "aa" and p.suppressed:
             raise OrderError(f"{firer} is suppressed: its AA machine-gun may not fire (16.41)", "16.41")
-        arc = {"coax": "turret", "bow": "hull"}.get(mount, "all")
+        arc = MG_ARC.get(mount, "all")
         if arc != "all":
-            now = fire_ap.current_arc(st, firer, arc)
+            now = arcs_now[arc]
             if now >= 0 and not facing.in_arc(sc.board.grid, fu.hex, now, thex):
-                raise OrderError(f"{thex} is outside the arc of {firer}'s {name} (16.41)", "16.41")
+                raise OrderError(f"{thex} is outside the arc of {firer}'s {name}: turn it with "
+                                 f"'{'turret' if arc == 'turret' else 'face'} SPINE' (16.41, 12.235)", "16.41")
         gf = int(m.get("gunfire", 0))
         if rng > m["range"]:
             if mount == "bow" and data.cls(sc, firer) != "apc" or rng > 2 * m["range"]:
@@ -264,7 +295,8 @@ def vehicle_mg_attack(ctx: Ctx, firer: str, mgs: list[dict], thex: str, tunit: s
         total += gf
         if turned.get(arc):
             shifts.append((f"{name}: {arc} turned", -turned[arc]))
-    _shots_at(ctx, [firer], thex, tunit, total, parts, shifts, by=by, opportunity=opportunity, rule="16.4")
+    _shots_at(ctx, [firer], thex, tunit, total, parts + turn_words, shifts, by=by, opportunity=opportunity,
+              rule="16.4", pivot=pivot)
 
 
 def semi_attack(ctx: Ctx, firer: str, g: dict, thex: str, *, by: str = "", opportunity: bool = False,
@@ -283,12 +315,13 @@ def semi_attack(ctx: Ctx, firer: str, g: dict, thex: str, *, by: str = "", oppor
 
 def _shots_at(ctx: Ctx, firers: list[str], thex: str, tunit: str, total: int, parts: list[str],
               shifts: list[tuple[str, int]], *, by: str, opportunity: bool, rule: str,
-              desperation: bool = False) -> CasualtyAttack | None:
-    """Gunfire at a hex's personnel (Casualty Table) or at a vehicle (17.6, 14.22, 30.02)."""
+              desperation: bool = False, pivot: list[int] = ()) -> CasualtyAttack | None:
+    """Gunfire at a hex's personnel (Casualty Table) or at a vehicle (17.6, 14.22, 30.02);
+    ``pivot``: the [facing, turret] a vehicle's machine-guns turned to for it (_mg_turns)."""
     st = tk(ctx.state)
     sc = ctx.sc
     if tunit and data.is_vehicle(sc, tunit):
-        gunfire_at_vehicle(ctx, firers, tunit, total, parts, by=by)
+        gunfire_at_vehicle(ctx, firers, tunit, total, parts, by=by, pivot=pivot)
         return None
     side = st.units[firers[0]].side
     foes = [u for u in casualty.personnel_in(st, sc, thex) if st.units[u].side != side]
@@ -308,11 +341,11 @@ def _shots_at(ctx: Ctx, firers: list[str], thex: str, tunit: str, total: int, pa
         smoke = min(mortar.smoke_shift(st, sc, h, thex) for h in sorted({st.units[f].hex for f in firers}))
         shifts = [*shifts, ("smoke in the line", smoke)] if smoke else shifts
     return casualty.attack(ctx, thex, total, "gunfire", firers=firers, parts=parts, shifts=shifts,
-                           opportunity=opportunity, mark_fired=not desperation, by=by, rule=rule)
+                           opportunity=opportunity, mark_fired=not desperation, by=by, rule=rule, pivot=pivot)
 
 
 def gunfire_at_vehicle(ctx: Ctx, firers: list[str], target: str, total: int, parts: list[str], *,
-                       by: str = "") -> None:
+                       by: str = "", pivot: list[int] = ()) -> None:
     """17.6: gunfire on an APC or truck uses the Direct Hit Results table; on an AFV, 36 or more
     factors at its front may F-KILL its optics (14.22) and 8 or more call for a suppression roll (30.02)."""
     st = tk(ctx.state)
@@ -360,7 +393,7 @@ def gunfire_at_vehicle(ctx: Ctx, firers: list[str], target: str, total: int, par
     ev = GunFired(firer=firers[0], weapon="+".join(firers) + " gunfire", target=target, hex=st.units[target].hex,
                   range=sc.board.grid.distance(st.units[firers[0]].hex, st.units[target].hex), ammo="gunfire",
                   hpn=0, need=0, rof=1, rounds=rounds, rolls=rec.rolls, drms=[f"{total} factors: " + ", ".join(parts)],
-                  effects=effects, group=firers[1:], by=by, rule="17.6" if c != "afv" else "14.2")
+                  effects=effects, group=firers[1:], pivot=list(pivot), by=by, rule="17.6" if c != "afv" else "14.2")
     ctx.emit(ev)
 
 
@@ -615,183 +648,3 @@ def handle_grenade(ctx: Ctx, order: GameVerb) -> None:
     casualty.attack(ctx, thex, total, "grenades", firers=units, parts=parts, as_stationary=True, by="grenade",
                     rule="22.12")
     fow.after_fire(ctx, start)
-
-
-def _may_turn(st: TobrukState, sc: Scenario, f: str, arc: str) -> bool:
-    """12.233, 8.512: in the Combat Segment a turret turns (unless F-KILLed), a hull or gun pivots
-    (unless the vehicle is M-KILLed)."""
-    p = st.pieces[f]
-    if arc == "turret":
-        return "turret" not in p.f_kill
-    return not (p.m_kill and data.is_vehicle(sc, f))
-
-
-def _gun_can(st: TobrukState, sc: Scenario, f: str, g: dict, thex: str, tunit: str, turn: bool = False) -> bool:
-    """Could gun ``g`` of ``f`` fire at the target (``turn``: turning or pivoting if need be)?"""
-    p = st.pieces[f]
-    if fire_ap.weapon_out(sc, f, p, str(g.get("mount", ""))):
-        return False
-    if tunit and data.is_personnel(sc, tunit):
-        if not fire_ap.he_frag(g):
-            return False
-    elif not tunit:
-        return False
-    rng = sc.board.grid.distance(st.units[f].hex, thex)
-    if g.get("max") and rng > int(g["max"]) or fire_ap.hpt_number(str(g.get("rating", "D")),
-                                                                    int(g.get("size", 0)), rng) is None:
-        return False
-    arc = fire_ap.arc_kind(sc, f, g)
-    now = fire_ap.current_arc(st, f, arc)
-    if turn and arc != "all" and _may_turn(st, sc, f, arc):
-        return True
-    if not (arc == "all" or now < 0 or facing.in_arc(sc.board.grid, st.units[f].hex, now, thex)):
-        return False
-    hpn = fire_ap.hpt_number(str(g.get("rating", "D")), int(g.get("size", 0)), rng) or 0
-    drms = fire_ap.hpn_drms(_View(st, sc), f, tunit, rng, personnel=data.is_personnel(sc, tunit),
-                            opportunity=not turn)
-    return rng == 0 or hpn - sum(v for _, v in drms) >= 1                      # 13.23
-
-
-class _View:
-    """What the DRM helpers read of a Ctx (state and scenario), for checks that roll nothing."""
-
-    def __init__(self, st: TobrukState, sc: Scenario):
-        self.state, self.sc = st, sc
-
-
-def _mg_can(st: TobrukState, sc: Scenario, f: str, m: dict, thex: str, tunit: str, turn: bool = False) -> bool:
-    p = st.pieces[f]
-    mount = m.get("mount", "")
-    if tunit and not data.is_personnel(sc, tunit) and data.cls(sc, tunit) not in ("apc", "truck"):
-        return False
-    if fire_ap.weapon_out(sc, f, p, mount) or (mount == "aa" and p.suppressed):
-        return False
-    rng = sc.board.grid.distance(st.units[f].hex, thex)
-    if rng > m["range"] and (mount == "bow" and data.cls(sc, f) != "apc" or rng > 2 * m["range"]):
-        return False
-    if _halve(int(m.get("gunfire", 0)), rng, m["range"]) <= 0:
-        return False
-    side = st.units[f].side
-    if any(st.units[u].side == side for u in casualty.personnel_in(st, sc, thex)):
-        return False                                                                # 15.03
-    arc = {"coax": "turret", "bow": "hull"}.get(mount, "all")
-    now = fire_ap.current_arc(st, f, arc)
-    if turn and arc != "all" and _may_turn(st, sc, f, arc):
-        return True
-    return arc == "all" or now < 0 or facing.in_arc(sc.board.grid, st.units[f].hex, now, thex)
-
-
-def usable_weapons(st: TobrukState, sc: Scenario, f: str, tunit: str, thex: str, turn: bool = False) -> list[str]:
-    """The weapons of a vehicle or gun that may fire at the target (``turn``: allowing a turret turn
-    or pivot, as in the Combat Segment): at a vehicle the main armament first, at personnel an HE
-    gun and the machine-guns (13.101)."""
-    out = [str(g.get("name")).lower() for g in fire_ap.guns(sc, f) if _gun_can(st, sc, f, g, thex, tunit, turn)]
-    if tunit and not data.is_personnel(sc, tunit):
-        out = out[:1]
-    else:
-        out = out[:1] + [str(m.get("name", m.get("mount"))).lower() for m in vehicle_mgs(sc, f)
-                         if _mg_can(st, sc, f, m, thex, tunit, turn)]
-    return out
-
-
-def _personnel_can(st: TobrukState, sc: Scenario, f: str, thex: str, tunit: str) -> bool:
-    if tunit and not data.is_personnel(sc, tunit) and data.cls(sc, tunit) not in ("apc", "truck"):
-        return False
-    rng = sc.board.grid.distance(st.units[f].hex, thex)
-    if data.is_weapon(sc, f):
-        t = data.utype(sc, f)
-        if t.get("kind") not in ("MG", "ATR") or not _holder_ok(st, f):
-            return False
-        gf, r = int(t.get("gunfire", 0)), int(t.get("max") or t.get("range", 0))
-        if t.get("kind") == "ATR":
-            return gf > 0 and rng <= r
-        return rng <= 2 * r and _halve(gf, rng, r) > 0
-    p = st.pieces[f]
-    if p.broken or p.surrendered or p.full:
-        return False
-    gf, r, _ = casualty.values(st, sc, f)
-    lost, operates = _carried_penalty(st, sc, f)
-    return not operates and rng <= 2 * r and _halve(max(0, gf - lost), rng, r) > 0          # 15.711
-
-
-def desperation_firers(st: TobrukState, sc: Scenario, target: str) -> list[str]:
-    """15.61: personnel already marked fired that may shoot desperation fire at a moving target
-    within their normal range (not broken, surrendered or in FULL cover; never into their own hex's
-    friends, 15.03)."""
-    tu = st.units[target]
-    if not st.pieces[target].moving or st.pieces[target].surrendered:
-        return []
-    own_in_hex = {st.units[u].side for u in casualty.personnel_in(st, sc, tu.hex)}
-    out = []
-    for f in sorted(st.units):
-        u, p = st.units[f], st.pieces.get(f)
-        if p is None or u.side == tu.side or u.eliminated or u.hex is None or not data.is_personnel(sc, f):
-            continue
-        if not p.fired or p.broken or p.surrendered or p.full or u.side in own_in_hex:
-            continue
-        gf, r, _ = casualty.values(st, sc, f)
-        if gf > 0 and sc.board.grid.distance(u.hex, tu.hex) <= r:
-            out.append(f)
-    return out
-
-
-def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str) -> list[str]:
-    """Units of the other side that could fire at ``target`` now (sorted ids): in the Direct Fire
-    Phase any that has not fired; at a mover (6.62) or in final fire (6.65, the target marked as
-    moved) any that has neither fired nor moved ("desperation": fired personnel, 15.61).  Only
-    weapons bearing on the target as they face count (no pivots outside the Direct Fire Phase);
-    personnel only at personnel and soft vehicles; never into a hex with their own personnel
-    (15.03); two burning wrecks between block the line (13.72)."""
-    tu = st.units.get(target)
-    if tu is None or tu.eliminated or tu.hex is None:
-        return []
-    if phase == "desperation":
-        return desperation_firers(st, sc, target)
-    tp = st.pieces[target]
-    if tp.surrendered or tp.wreck or phase == "final-fire" and not tp.moved:
-        return []
-    thex = tu.hex
-    out = []
-    own_in_hex = {st.units[u].side for u in casualty.personnel_in(st, sc, thex)}
-    limited = spotting.active(sc)
-    seen = {s: spotting.spotted(st, sc, s, target) for s in sc.side_ids() if s != tu.side} if limited else {}
-    for f in sorted(st.units):
-        u = st.units[f]
-        if u.side == tu.side or u.eliminated or u.hex is None and not (limited and hidden.is_hidden(st, f)):
-            continue
-        p = st.pieces.get(f)
-        if p is None or p.fired or p.bailed or p.wreck or phase != "direct-fire" and p.moved or p.dummy \
-                or limited and not seen[u.side]:                                    # 32.251, 32.241
-            continue
-        if _may_fire(st, sc, f, target, thex, phase, own_in_hex):
-            out.append(f)
-    return out
-
-
-def _may_fire(st: TobrukState, sc: Scenario, f: str, target: str, thex: str, phase: str,
-              own_in_hex: set[str]) -> bool:
-    """eligible_firers' check of one unit (a hidden one from its noted hex, 32.2111)."""
-    u = st.units[f]
-    if u.hex is None:
-        with hidden.placed(st, f):
-            return u.hex is not None and _may_fire(st, sc, f, target, thex, phase, own_in_hex)
-    c = data.cls(sc, f)
-    if phase != "direct-fire" and fire_ap.command_refusal(st, sc, f, "answer"):
-        return False                                        # 24.03: the command tank does not initiate fire
-    try:
-        if c in ("afv", "apc") or data.is_heavy(sc, f):
-            if data.is_heavy(sc, f) and not _holder_ok(st, f):
-                return False
-            ok = bool(usable_weapons(st, sc, f, target, thex, turn=phase == "direct-fire"))
-        elif c in data.PERSONNEL or data.is_weapon(sc, f):
-            ok = u.side not in own_in_hex and _personnel_can(st, sc, f, thex, target)
-            if ok and c in data.PERSONNEL and data.is_personnel(sc, target) is False and \
-                    data.cls(sc, target) not in ("apc", "truck"):
-                ok = False
-        else:
-            ok = False
-        if ok:
-            fire_ap.los_drm(st, sc, u.hex, thex)
-    except OrderError:
-        ok = False
-    return ok

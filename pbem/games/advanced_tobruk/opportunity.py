@@ -3,7 +3,7 @@ standing fire orders (standing.py) applied after each step, that pauses where
 the other side must answer fire or pass.
 
 After each step of a move (a hex entered, a pivot, a turret turn) every enemy
-unit that may fire at the mover (fire_personnel.eligible_firers) follows its
+unit that may fire at the mover (eligible.eligible_firers) follows its
 standing order: ``hold`` never fires, ``any [range N]`` fires at any mover
 within N hexes (else its weapon's reach), ``afv [range N]`` only at AFVs; an
 ``ask`` order - the default when none is given - makes the move pause
@@ -25,7 +25,8 @@ from fractions import Fraction
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.games.advanced_tobruk import data, events as E, fow, hidden
-from pbem.games.advanced_tobruk.fire_personnel import desperation_firers, eligible_firers, opportunity_fire
+from pbem.games.advanced_tobruk.eligible import desperation_firers, eligible_firers
+from pbem.games.advanced_tobruk.fire_personnel import opportunity_fire
 from pbem.games.advanced_tobruk.melee import overrun
 from pbem.games.advanced_tobruk.movement import Plan, enter_cost, parse_steps, plan, step_words
 from pbem.games.advanced_tobruk.sequence import activated, other

@@ -21,7 +21,7 @@ from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import data, events as E, hidden, indirect, notes
 from pbem.games.advanced_tobruk.broken import must_move
-from pbem.games.advanced_tobruk.fire_personnel import eligible_firers
+from pbem.games.advanced_tobruk.eligible import eligible_firers
 from pbem.games.advanced_tobruk.melee import resolve_melees
 from pbem.games.advanced_tobruk.morale import check_intimidation, end_of_turn
 from pbem.games.advanced_tobruk.standing import asks, final_fire

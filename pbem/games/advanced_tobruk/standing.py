@@ -12,7 +12,8 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.core.state import copy_state
 from pbem.games.advanced_tobruk import data, events as E, hidden, spotting
-from pbem.games.advanced_tobruk.fire_personnel import eligible_firers, opportunity_fire
+from pbem.games.advanced_tobruk.eligible import eligible_firers
+from pbem.games.advanced_tobruk.fire_personnel import opportunity_fire
 from pbem.games.advanced_tobruk.state import FireOrder, StandingOrders, TobrukState
 
 MODES = ("ask", "hold", "any", "afv", "duel", "noduel")
