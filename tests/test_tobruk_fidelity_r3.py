@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.games.advanced_tobruk import fire_personnel
+from pbem.games.advanced_tobruk import eligible, fire_personnel
 from pbem.games.advanced_tobruk.arty_events import BatteryLocated, ContactRolled, DirectHitRolled
 from pbem.games.advanced_tobruk.events import FirstRolled
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired
 
 from test_tobruk_artillery_engine import game as arty_game
 from tobruk_fire_helpers import U, events, world
+from tobruk_kit import DIRECT, MOVEMENT, make
 
 
 # --- item 20: every die is kept in the event's ``rolls`` ---------------------------------------
@@ -67,3 +68,33 @@ def test_a_coax_outside_its_arc_without_a_turn_is_still_refused():
     with pytest.raises(OrderError, match="turret SPINE"):
         fire(ctx, "T at A with coax")
     assert ctx.events == []
+
+
+# --- item 10: gunfire at an AFV is a choice the side is asked for --------------------------------
+
+def test_a_side_whose_only_fire_is_gunfire_at_an_afv_is_asked_in_the_direct_fire_phase(tmp_path):
+    # 5.131 with 30.02: two Australian squads (6 + 6 = 12 factors, 8 or more) two hexes from a
+    # Pz III: first-fire 2 v 1 (the Germans first); the Germans pass; the British are asked, not
+    # passed for, and their firegroup's 12 factors call for a suppression roll (1 <= 2: suppressed)
+    t = make(tmp_path, [U("A1", "british", "aus-squad", "0505"), U("A2", "british", "aus-squad", "0505"),
+                        U("P", "german", "pz3g", "0503", facing="NNE")], dice=(2, 1, 1, 1, 2))
+    assert (t.phase(), t.state().step.to_act) == ((1, DIRECT), "german")
+    t.ok("german", "pass")
+    assert (t.phase(), t.state().step.to_act) == ((1, DIRECT), "british")
+    evs = t.ok("british", "fire A1+A2 at P")
+    g = next(e for e in evs if isinstance(e, GunFired))
+    assert g.ammo == "gunfire" and g.rounds[0].suppress_roll == 1 and t.state().pieces["P"].suppressed
+
+
+def test_gunfire_that_could_not_harm_the_afv_is_no_choice(tmp_path):
+    # 30.02: one squad's 6 factors at an AFV can do nothing (14.22 needs 36 at the front): passed for
+    t = make(tmp_path, [U("A1", "british", "aus-squad", "0505"), U("P", "german", "pz3g", "0503", facing="NNE")],
+             dice=(2, 1, 1, 2))
+    t.ok("german", "pass")
+    assert t.phase() == (1, MOVEMENT)
+    ctx = world([U("A1", "british", "aus-squad", "0505"), U("A2", "british", "aus-squad", "0505"),
+                 U("P", "german", "pz3g", "0503", facing="NNE")])
+    assert eligible.eligible_firers(ctx.state, ctx.sc, "P", "direct-fire") == ["A1", "A2"]
+    ctx.state.pieces["P"].suppressed = True                       # 30.02 no new suppression roll; the
+    assert eligible.eligible_firers(ctx.state, ctx.sc, "P", "direct-fire") == []   # front needs 36
+    assert eligible.eligible_firers(ctx.state, ctx.sc, "P", "movement") == []

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pbem.core.orders import OrderError
 from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import casualty, data, facing, fire_ap, hidden, spotting
-from pbem.games.advanced_tobruk.fire_personnel import MG_ARC, _carried_penalty, _halve, _holder_ok, vehicle_mgs
+from pbem.games.advanced_tobruk.fire_personnel import (GUNFIRE_OPTICS, GUNFIRE_SUPPRESS, MG_ARC, _carried_penalty,
+                                                       _halve, _holder_ok, vehicle_mgs)
 from pbem.games.advanced_tobruk.state import TobrukState
 
 
@@ -92,21 +93,31 @@ def usable_weapons(st: TobrukState, sc: Scenario, f: str, tunit: str, thex: str,
 def _personnel_can(st: TobrukState, sc: Scenario, f: str, thex: str, tunit: str) -> bool:
     if tunit and not data.is_personnel(sc, tunit) and data.cls(sc, tunit) not in ("apc", "truck"):
         return False
+    return gunfire_of(st, sc, f, thex) > 0
+
+
+def gunfire_of(st: TobrukState, sc: Scenario, f: str, thex: str) -> int:
+    """The gunfire factors ``f`` brings to ``thex`` on its own (15.711, 15.7112, 16.51): a
+    personnel unit's (less what its weapons cost it), an MG's or ATR's its holder fires, an APC's
+    machine-guns; 0 if it cannot fire there."""
     rng = sc.board.grid.distance(st.units[f].hex, thex)
+    if data.cls(sc, f) == "apc":
+        return sum(_halve(int(m.get("gunfire", 0)), rng, m["range"]) for m in vehicle_mgs(sc, f)
+                   if rng <= 2 * m["range"])
     if data.is_weapon(sc, f):
         t = data.utype(sc, f)
         if t.get("kind") not in ("MG", "ATR") or not _holder_ok(st, f):
-            return False
+            return 0
         gf, r = int(t.get("gunfire", 0)), int(t.get("max") or t.get("range", 0))
         if t.get("kind") == "ATR":
-            return gf > 0 and rng <= r
-        return rng <= 2 * r and _halve(gf, rng, r) > 0
+            return gf if rng <= r else 0
+        return _halve(gf, rng, r) if rng <= 2 * r else 0
     p = st.pieces[f]
-    if p.broken or p.surrendered or p.full:
-        return False
+    if not data.is_personnel(sc, f) or p.broken or p.surrendered or p.full:
+        return 0
     gf, r, _ = casualty.values(st, sc, f)
     lost, operates = _carried_penalty(st, sc, f)
-    return not operates and rng <= 2 * r and _halve(max(0, gf - lost), rng, r) > 0          # 15.711
+    return 0 if operates or rng > 2 * r else _halve(max(0, gf - lost), rng, r)
 
 
 def desperation_firers(st: TobrukState, sc: Scenario, target: str) -> list[str]:
@@ -135,8 +146,9 @@ def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str) -> l
     Phase any that has not fired; at a mover (6.62) or in final fire (6.65, the target marked as
     moved) any that has neither fired nor moved ("desperation": fired personnel, 15.61).  Only
     weapons bearing on the target as they face count (no pivots outside the Direct Fire Phase);
-    personnel only at personnel and soft vehicles; never into a hex with their own personnel
-    (15.03); two burning wrecks between block the line (13.72)."""
+    personnel at personnel and soft vehicles, and in the Direct Fire Phase at an AFV their
+    gunfire could suppress or blind (_gunfire_at_afv); never into a hex with their own
+    personnel (15.03); two burning wrecks between block the line (13.72)."""
     tu = st.units.get(target)
     if tu is None or tu.eliminated or tu.hex is None:
         return []
@@ -146,7 +158,8 @@ def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str) -> l
     if tp.surrendered or tp.wreck or phase == "final-fire" and not tp.moved:
         return []
     thex = tu.hex
-    out = []
+    out: list[str] = []
+    gunners: list[str] = []                 # personnel that might fire at an AFV together (_gunfire_at_afv)
     own_in_hex = {st.units[u].side for u in casualty.personnel_in(st, sc, thex)}
     limited = spotting.active(sc)
     seen = {s: spotting.spotted(st, sc, s, target) for s in sc.side_ids() if s != tu.side} if limited else {}
@@ -160,7 +173,44 @@ def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str) -> l
             continue
         if _may_fire(st, sc, f, target, thex, phase, own_in_hex):
             out.append(f)
+        elif phase == "direct-fire" and data.is_afv(sc, target):
+            gunners.append(f)
+    if gunners:
+        out = sorted(out + _gunfire_at_afv(st, sc, target, gunners, own_in_hex))
     return out
+
+
+def _gunfire_at_afv(st: TobrukState, sc: Scenario, target: str, units: list[str], own_in_hex: set[str]
+                    ) -> list[str]:
+    """5.131 with 14.22 and 30.02: gunfire at an AFV is a real choice in the Direct Fire Phase when
+    the side's able units together bring 8 factors to an AFV that is not yet suppressed, or 36 to
+    its front (our reading: the sum of what each could bring, firegroups being the player's to
+    form); those units are then eligible."""
+    tu, tp = st.units[target], st.pieces[target]
+    grid = sc.board.grid
+    able: list[tuple[str, int, bool]] = []
+    for f in units:
+        u = st.units[f]
+        if u.side in own_in_hex and data.cls(sc, f) != "apc":
+            continue                                                                # 15.03
+        with hidden.placed(st, f):
+            if u.hex is None:
+                continue
+            n = gunfire_of(st, sc, f, tu.hex)
+            try:
+                fire_ap.los_drm(st, sc, u.hex, tu.hex)
+            except OrderError:
+                n = 0
+            front = tp.facing < 0 or facing.aspect(grid, tu.hex, tp.facing, u.hex, fire_ap.moving(st, target)) \
+                == "front"
+        if n > 0:
+            able.append((f, n, front))
+    if not tp.suppressed and sum(n for _, n, _ in able) >= GUNFIRE_SUPPRESS:
+        return [f for f, _, _ in able]
+    at_front = [f for f, n, front in able if front]
+    if sum(n for f, n, front in able if front) >= GUNFIRE_OPTICS:
+        return at_front
+    return []
 
 
 def _may_fire(st: TobrukState, sc: Scenario, f: str, target: str, thex: str, phase: str,
