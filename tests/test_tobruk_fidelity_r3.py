@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.games.advanced_tobruk import eligible, fire_personnel
+from pbem.games.advanced_tobruk import eligible, events as E, fire_ap, fire_personnel
 from pbem.games.advanced_tobruk.arty_events import BatteryLocated, ContactRolled, DirectHitRolled
 from pbem.games.advanced_tobruk.events import FirstRolled
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired
@@ -98,3 +98,30 @@ def test_gunfire_that_could_not_harm_the_afv_is_no_choice(tmp_path):
     ctx.state.pieces["P"].suppressed = True                       # 30.02 no new suppression roll; the
     assert eligible.eligible_firers(ctx.state, ctx.sc, "P", "direct-fire") == []   # front needs 36
     assert eligible.eligible_firers(ctx.state, ctx.sc, "P", "movement") == []
+
+
+# --- item 11: a BOT target moving straight at or away from the firer ---------------------------
+
+def drms_at_grant(path: list[str], bot: bool = True) -> list[str]:
+    ctx = world([U("P", "german", "pz3g", "0505", facing="NNE"), U("G", "british", "grant", path[0], facing="SSW")])
+    ctx.emit(E.MoveBegan(units=["G"], move="cross"))
+    for i, h in enumerate(path[1:], start=1):
+        ctx.emit(E.Stepped(units=["G"], what="enter", hex=h, cost="1", spent=str(i)))
+    if bot:
+        ctx.state.pieces["P"].bot = "G"
+    return [w for w, _ in fire_ap.hpn_drms(ctx, "P", "G", ctx.sc.board.grid.distance("0505", path[-1]))]
+
+
+def test_a_bot_target_moving_directly_at_the_firer_has_no_moving_target_modifier():
+    # 13.441: the Grant, already hit by P (BOT), drives 0501-0502-0503 straight at P in 0505: only
+    # the BOT -3 (13.463), no +2; straight away from P the same
+    assert "target moving" not in drms_at_grant(["0501", "0502", "0503"])
+    assert "burst on target" in drms_at_grant(["0501", "0502", "0503"])
+    assert "target moving" not in drms_at_grant(["0503", "0502", "0501"])
+
+
+def test_the_moving_target_modifier_stays_for_other_paths_and_targets_not_yet_hit():
+    # 13.441: across P's line of fire, or straight at P without a BOT marker: +2 (13.41)
+    assert "target moving" in drms_at_grant(["0402", "0502", "0602"])
+    assert "target moving" in drms_at_grant(["0501", "0502", "0503"], bot=False)
+    assert "target moving" in drms_at_grant(["0402", "0503", "0504"])       # nearer, but off the line

@@ -242,6 +242,21 @@ def registered(st: TobrukState, sc: Scenario, firer: str, target: str) -> bool:
         h in notes.notes_of(st, side).registrations.get(firer, [])
 
 
+def straight_at(sc: Scenario, frm: str, path: list[str]) -> bool:
+    """13.441: a move made directly at or away from the hex ``frm``: every hex entered one nearer
+    (or every one farther) and every hex of the path on the straight line from ``frm`` through its
+    far end (either hex where the line runs along a hexside).  Our reading of 'directly'."""
+    grid = sc.board.grid
+    if len(path) < 2 or frm in path:
+        return False
+    steps = {grid.distance(frm, b) - grid.distance(frm, a) for a, b in zip(path, path[1:])}
+    if steps not in ({-1}, {1}):
+        return False
+    far = path[0] if steps == {-1} else path[-1]
+    line = {h for pair in grid.line_pairs(frm, far) for h in pair}
+    return all(h in line for h in path)
+
+
 def hpn_drms(ctx: Ctx, firer: str, target: str, rng: int, *, personnel: bool = False,
              opportunity: bool = False, was: tuple[str, bool] | None = None) -> list[tuple[str, int]]:
     """13.4-13.46, 4.11, 8.32, 30.03, 16.01: the DRMs of a direct hit attempt (plus is harder);
@@ -251,13 +266,14 @@ def hpn_drms(ctx: Ctx, firer: str, target: str, rng: int, *, personnel: bool = F
     fp, tp = st.pieces[firer], st.pieces[target]
     fu, tu = st.units[firer], st.units[target]
     out: list[tuple[str, int]] = []
+    bot, suppressed = was if was is not None else (fp.bot, fp.suppressed)
     if personnel:
         state, shift, _ = casualty.cover(st, sc, target, opportunity)
         d = 2 if state == "full" else -shift                      # 16.01, 31.03: one per column shift
         if d:
             out.append((f"target {state} cover", d))
-    elif moving(st, target):
-        out.append(("target moving", T.MOVING_DRM))                # 13.41
+    elif moving(st, target) and not (bot == target and straight_at(sc, fu.hex, tp.path)):
+        out.append(("target moving", T.MOVING_DRM))                # 13.41, 13.441
     if data.is_vehicle(sc, target) and fu.hex != tu.hex:
         asp = facing.aspect(sc.board.grid, tu.hex, tp.facing, fu.hex, moving(st, target)) if tp.facing >= 0 \
             else "front"
@@ -266,7 +282,6 @@ def hpn_drms(ctx: Ctx, firer: str, target: str, rng: int, *, personnel: bool = F
     size = int(data.utype(sc, target).get("target_size", 0))
     if size and rng > 1:
         out.append(("target size", size))                          # 13.451, 13.452
-    bot, suppressed = was if was is not None else (fp.bot, fp.suppressed)
     if bot == target:
         out.append(("burst on target", T.BOT_DRM))                 # 13.463
     elif registered(st, sc, firer, target):

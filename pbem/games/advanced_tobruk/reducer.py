@@ -34,7 +34,7 @@ def _phase(st: TobrukState, ev: E.PhaseStarted, sc: Scenario) -> None:
     st.pending = None
     if ev.name == "movement":                     # a new Movement Segment: MP counts start again
         for p in st.pieces.values():
-            p.mp, p.move, p.reversed, p.pinned = "", "", False, False
+            p.mp, p.move, p.reversed, p.pinned, p.path = "", "", False, False, []
             if p.continued:                       # 6.541: the arrow of last turn is replaced by this turn's
                 p.continued = p.moved = False
 
@@ -82,10 +82,13 @@ def _stepped(st: TobrukState, ev: E.Stepped, sc: Scenario) -> None:
     if st.decision is not None and st.decision.kind == "opportunity-fire":
         st.decision = None
     for u in [*ev.units, *_carried(st, ev.units)]:
+        was = st.units[u].hex
         st.units[u].hex = ev.hex
         p = st.pieces[u]
         if u in ev.units:
             p.mp, p.moved = ev.spent, True
+            if ev.hex != was and was:
+                p.path = [*(p.path or [was]), ev.hex]      # 13.441 the path, for fire at it
             if ev.what != "turret":
                 p.bot, p.bot_turn = "", 0         # 13.461: a firer that moves loses its Burst on Target
             if ev.what == "reverse":

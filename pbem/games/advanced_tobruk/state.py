@@ -38,6 +38,7 @@ class Piece(Struct, omit_defaults=True):
     continued: bool = False        # continued movement into the next turn (6.54)
     winded: int = 0                # turn it ran (6.413): may not run on the next turn
     reversed: bool = False         # used reverse movement this turn (6.523)
+    path: list[str] = []           # hexes of its move this Movement Segment, start first (13.441)
     # --- fire (12-17), written by the fire package -------------------------------------
     fired: bool = False            # 'F' marker (5.121, 13.102)
     bot: str = ""                  # the target this firer has acquired (13.46)
