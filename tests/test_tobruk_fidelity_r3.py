@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.games.advanced_tobruk import eligible, events as E, fire_ap, fire_personnel
+from pbem.games.advanced_tobruk import eligible, events as E, fire_ap, fire_personnel, morale
 from pbem.games.advanced_tobruk.arty_events import BatteryLocated, ContactRolled, DirectHitRolled
 from pbem.games.advanced_tobruk.events import FirstRolled
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired
 
 from test_tobruk_artillery_engine import game as arty_game
+from test_tobruk_artillery_kit import FO, aworld
 from tobruk_fire_helpers import U, events, world
 from tobruk_kit import DIRECT, MOVEMENT, make
 
@@ -125,3 +126,25 @@ def test_the_moving_target_modifier_stays_for_other_paths_and_targets_not_yet_hi
     assert "target moving" in drms_at_grant(["0402", "0502", "0602"])
     assert "target moving" in drms_at_grant(["0501", "0502", "0503"], bot=False)
     assert "target moving" in drms_at_grant(["0402", "0503", "0504"])       # nearer, but off the line
+
+
+# --- item 12: a forward observer gives no morale support ---------------------------------------
+
+def test_a_forward_observer_is_no_leader_and_no_stacking_points_for_morale():
+    # 18.83 over 10.111: the FO in A's hex adds neither the leader's +2 (b) nor its stacking point
+    # to the crew's two (a: three would be +1); an Australian leader does add +2; for the German
+    # squad the enemy crew's 2 SP with the FO are no multiple of three (10.112a)
+    ctx = aworld([FO, U("A", "british", "aus-squad", "0909"), U("C", "british", "brit-crew", "0909"),
+                  U("G", "german", "ger-squad", "0809")])
+    base, alt, mods = morale.altered(ctx.state, ctx.sc, "A")
+    assert alt == base - 1 and mods == ["enemy personnel 3 SP -1"]
+    assert morale.altered(ctx.state, ctx.sc, "G")[2] == ["enemy personnel 5 SP -1"]
+    ctx = aworld([FO, U("A", "british", "aus-squad", "0909"), U("L", "british", "aus-leader", "0909")])
+    assert morale.altered(ctx.state, ctx.sc, "A")[2] == ["leader +2"]
+
+
+def test_a_forward_observer_rallies_nobody():
+    # 18.83 over 11.51: a broken squad with only the FO in its hex does not try to rally
+    ctx = aworld([FO, U("A", "british", "aus-squad", "0909")])
+    ctx.state.pieces["A"].broken = True
+    assert not morale.can_rally(ctx.state, ctx.sc, "A")

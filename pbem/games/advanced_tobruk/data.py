@@ -43,6 +43,11 @@ def is_personnel(sc: Scenario, uid: str) -> bool:
     return cls(sc, uid) in PERSONNEL
 
 
+def is_fo(sc: Scenario, uid: str) -> bool:
+    """18.83: a forward observer (a leader counter with the FO triangle: its type's ``fo``)."""
+    return bool(utype(sc, uid).get("fo"))
+
+
 def is_weapon(sc: Scenario, uid: str) -> bool:
     return cls(sc, uid) == "weapon"
 

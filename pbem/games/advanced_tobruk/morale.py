@@ -63,6 +63,8 @@ def altered(st: TobrukState, sc: Scenario, uid: str, *, only_hex: str = "", extr
             continue
         p = st.pieces[u.id]
         c = data.cls(sc, u.id)
+        if data.is_fo(sc, u.id):
+            continue                                    # 18.83: an FO affects no unit's morale
         if c in data.PERSONNEL and not p.surrendered:
             if u.side == me.side:
                 friends_sp += _sp(st, sc, u.id)
@@ -154,6 +156,7 @@ def check(ctx: Ctx, uid: str, why: str, drm: int = 0, *, extra: list[tuple[str, 
 def _leader_with(st: TobrukState, sc: Scenario, uid: str) -> bool:
     h = st.units[uid].hex
     return any(u.hex == h and u.id != uid and not u.eliminated and data.cls(sc, u.id) == "leader"
+               and not data.is_fo(sc, u.id)                                      # 18.83
                and u.side == st.units[uid].side and not st.pieces[u.id].broken for u in st.units.values())
 
 
@@ -222,7 +225,7 @@ def _adjacent_enemy(st: TobrukState, sc: Scenario, uid: str) -> bool:
 def can_rally(st: TobrukState, sc: Scenario, uid: str) -> bool:
     """11.51-11.54: broken units with an unbroken leader who may lead them (German leaders rally
     Italians, not the other way round); surrendered units with any unbroken friendly personnel (or
-    a vehicle that is not K- or M-KILLed); never adjacent to an enemy."""
+    a vehicle that is not K- or M-KILLed); never adjacent to an enemy.  An FO rallies nobody (18.83)."""
     me = st.units[uid]
     p = st.pieces[uid]
     if me.hex is None or _adjacent_enemy(st, sc, uid):
@@ -235,6 +238,8 @@ def can_rally(st: TobrukState, sc: Scenario, uid: str) -> bool:
         c = data.cls(sc, u.id)
         theirs = nation(sc, u.id)
         friendly = theirs == mine or theirs == "german" and mine == "italian" or mine not in ("german", "italian")
+        if data.is_fo(sc, u.id):
+            continue                                                             # 18.83: an FO rallies nobody
         if p.surrendered:
             if c in data.PERSONNEL and not q.broken and not q.surrendered and friendly:
                 return True
