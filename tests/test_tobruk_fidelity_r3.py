@@ -148,3 +148,31 @@ def test_a_forward_observer_rallies_nobody():
     ctx = aworld([FO, U("A", "british", "aus-squad", "0909")])
     ctx.state.pieces["A"].broken = True
     assert not morale.can_rally(ctx.state, ctx.sc, "A")
+
+
+# --- item 13: the Grant's sponson 75 mm has its own narrow arc ----------------------------------
+
+def grant_example(dice=()):
+    # the 11.85 example: the leader and the crew both three hexes off, in the hull's front arc
+    return world([U("G", "british", "grant", "0505", facing="NNE"), U("L", "german", "ger-leader", "0502"),
+                  U("C", "german", "it-crew", "0803")], dice, side="british")
+
+
+def test_the_grant_sponson_75_may_not_fire_at_the_leader_but_at_the_crew():
+    # 27.03 and the 11.85 example: the bow MG bears on both (the front two hexsides), the 75 only
+    # between the facing spine and the right-front spine: not at the leader (straight ahead, left of
+    # the facing spine), at the crew (along the front-right hexside's row): need 9, roll 9 hits
+    ctx = grant_example([9, 10])
+    assert {"bow", "coax"} <= set(eligible.usable_weapons(ctx.state, ctx.sc, "G", "L", "0502"))
+    assert "75" not in eligible.usable_weapons(ctx.state, ctx.sc, "G", "L", "0502")
+    with pytest.raises(OrderError, match="sponson arc"):
+        fire_ap.fire_gun(ctx, "G", "75", "L")
+    ev = fire_ap.fire_gun(ctx, "G", "75", "C")
+    assert ev.need == 9 and ev.rounds[0].hit
+
+
+def test_the_grant_pivots_to_bring_its_sponson_75_on_the_leader():
+    # 27.03 'unless the vehicle is pivoted': one spine to NNW, +3 (8.512): need 9 - 3 = 6
+    ctx = grant_example([6, 10])
+    ev = fire_ap.fire_gun(ctx, "G", "75", "L", turn_to=5)
+    assert ev.need == 6 and "pivoted 1 spine +3" in ev.drms and ctx.state.pieces["G"].facing == 5

@@ -14,7 +14,7 @@ from pbem.games.advanced_tobruk.fire_words import describe
 from tobruk_fire_helpers import U, events, world
 
 
-def tank_duel(dice, target_facing="SSW", turn=1, **extra):
+def tank_duel(dice, target_facing="SSE", turn=1, **extra):     # SSE: the sponson 75 bears on P (27.03)
     return world([U("P", "german", "pz3g", "0505", facing="NNE"),
                   U("G", "british", "grant", "0502", facing=target_facing, **extra)], dice, turn=turn)
 
@@ -124,7 +124,7 @@ def test_moving_and_flank_drms():
 
 def test_bot_from_an_earlier_turn_lets_a_rof_1_gun_fire_twice():
     # 13.462 / 13.463: the Grant's 75 has acquired the Pz III last turn: -3 and two rounds
-    ctx = world([U("G", "british", "grant", "0505", facing="NNE"),
+    ctx = world([U("G", "british", "grant", "0505", facing="NNW"),
                  U("P", "german", "pz3g", "0502", facing="SSW")],
                 [3, 7, 9, 8, 5, 8, 6, 10, 2, 9, 3], side="british", turn=2)
     ctx.state.pieces["G"].bot, ctx.state.pieces["G"].bot_turn = "P", 1
@@ -155,8 +155,9 @@ def test_gun_with_no_he_may_not_engage_personnel():
 
 def test_grant_75_he_at_the_crew_example():
     # 11.85 example: 75 HE at the crew, range 3, hit on 9 or less; 14 FRAG (the '75' HE row),
-    # a roll of 7 is C1: the crew flips to its reduced side and checks morale (+1)
-    ctx = world([U("G", "british", "grant", "0505", facing="NNE"), U("C", "german", "it-crew", "0502")],
+    # a roll of 7 is C1: the crew flips to its reduced side and checks morale (+1); the crew is in
+    # the sponson's arc, three hexes NE (27.03)
+    ctx = world([U("G", "british", "grant", "0505", facing="NNE"), U("C", "german", "it-crew", "0803")],
                 [9, 7, 3], side="british")
     fire_ap.fire_gun(ctx, "G", "75", "C")
     (ev,) = events(ctx, GunFired)
@@ -170,7 +171,7 @@ def test_grant_75_he_at_the_crew_example():
 
 def test_he_miss_attacks_with_half_frag():
     # 16.12: a miss still attacks, at half the FRAG factors, in the target's cover
-    ctx = world([U("G", "british", "grant", "0505", facing="NNE"), U("C", "german", "it-crew", "0502")],
+    ctx = world([U("G", "british", "grant", "0505", facing="NNE"), U("C", "german", "it-crew", "0803")],
                 [10, 10], side="british")
     fire_ap.fire_gun(ctx, "G", "75", "C")
     (ca,) = events(ctx, CasualtyAttack)

@@ -39,7 +39,7 @@ def world(units, dice=(), ssr: str = "") -> Ctx:
 
 def duel(dice=(), notes: Notes | None = None, command: bool = False, at: str = "0505"):
     ctx = world([U("P", "german", "pz3h", at, facing="NNE"), U("P2", "german", "pz3g", "0506", facing="NNE"),
-                 U("G", "british", "grant", "0502", facing="SSW")], dice, COMMAND if command else "")
+                 U("G", "british", "grant", "0502", facing="SSE")], dice, COMMAND if command else "")   # 27.03
     if notes is not None:
         ctx.state.notes = {"german": notes}
     return ctx

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
-from pbem.games.advanced_tobruk import data, facing, fire_ap, fow, spotting
+from pbem.games.advanced_tobruk import data, fire_ap, fow, spotting
 from pbem.games.advanced_tobruk.fire_events import GunFired, Round
 from pbem.games.advanced_tobruk.state import TobrukState, tk
 
@@ -56,8 +56,8 @@ def answer_gun(ctx: Ctx, responder: str, instigator: str) -> dict | None:
         return None
     arc = fire_ap.arc_kind(sc, responder, g)
     now = fire_ap.current_arc(st, responder, arc)
-    if arc != "all" and now >= 0 and not facing.in_arc(sc.board.grid, st.units[responder].hex, now,
-                                                      st.units[instigator].hex):
+    if arc != "all" and now >= 0 and not fire_ap.bears(sc, responder, g, st.units[responder].hex, now,
+                                                       st.units[instigator].hex):
         return None
     rng = sc.board.grid.distance(st.units[responder].hex, st.units[instigator].hex)
     if fire_ap.hpt_number(str(g.get("rating", "D")), int(g.get("size", 0)), rng) is None:

@@ -40,7 +40,7 @@ def _gun_can(st: TobrukState, sc: Scenario, f: str, g: dict, thex: str, tunit: s
     now = fire_ap.current_arc(st, f, arc)
     if turn and arc != "all" and _may_turn(st, sc, f, arc):
         return True
-    if not (arc == "all" or now < 0 or facing.in_arc(sc.board.grid, st.units[f].hex, now, thex)):
+    if not (arc == "all" or now < 0 or fire_ap.bears(sc, f, g, st.units[f].hex, now, thex)):
         return False
     hpn = fire_ap.hpt_number(str(g.get("rating", "D")), int(g.get("size", 0)), rng) or 0
     drms = fire_ap.hpn_drms(_View(st, sc), f, tunit, rng, personnel=data.is_personnel(sc, tunit),

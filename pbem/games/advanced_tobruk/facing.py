@@ -63,6 +63,17 @@ def in_arc(grid: Grid, at: str, facing: int, target: str) -> bool:
     return j == f or (j == (f + 1) % 6 and b == 0)
 
 
+def in_sponson_arc(grid: Grid, at: str, facing: int, target: str) -> bool:
+    """27.03: the Grant's sponson 75 mm: the angle between the facing spine and the next spine
+    clockwise (the right front), both included; our reading of 'front-right' to 'right
+    front-flank' spine for a vehicle that faces a spine (6.521).  Its own hex counts."""
+    j, a, b = _split(grid, at, target)
+    if j < 0:
+        return True
+    f = facing % 6
+    return j == f and b >= a or j == (f + 1) % 6 and a >= b
+
+
 def _category(rel: int) -> str:
     return "front" if rel in (0, 1) else "rear" if rel in (3, 4) else "flank"
 

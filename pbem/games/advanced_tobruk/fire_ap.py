@@ -137,6 +137,15 @@ def turn_kind(sc: Scenario, uid: str, arc: str) -> str:
     return "fixed"
 
 
+def bears(sc: Scenario, uid: str, g: dict, at: str, spine: int, target_hex: str) -> bool:
+    """The gun ``g`` of ``uid`` at ``at``, its arc facing ``spine``, bears on ``target_hex``
+    (12.1, 12.2): the front arc, or a vehicle's sponson gun's narrower one (27.03).  An
+    M11/39-like hull gun that fires through both front hexsides (27.05) is mounted 'hull'."""
+    if g.get("mount") == "sponson" and data.is_vehicle(sc, uid):
+        return facing.in_sponson_arc(sc.board.grid, at, spine, target_hex)
+    return facing.in_arc(sc.board.grid, at, spine, target_hex)
+
+
 def current_arc(st: TobrukState, uid: str, arc: str) -> int:
     p = st.pieces[uid]
     return p.turret if arc == "turret" and p.turret >= 0 else p.facing
@@ -147,31 +156,32 @@ def arc_check(ctx: Ctx, firer: str, g: dict, target_hex: str, turn_to: int = -1)
     only when the order asks for it (``turn_to``); refused when the target stays out of the arc."""
     st = tk(ctx.state)
     sc = ctx.sc
-    grid = sc.board.grid
     arc = arc_kind(sc, firer, g)
     at = st.units[firer].hex
     if arc == "all":
         return 0, [], ""
     now = current_arc(st, firer, arc)
+    sponson = g.get("mount") == "sponson" and data.is_vehicle(sc, firer)
     if turn_to < 0:
-        if now < 0 or facing.in_arc(grid, at, now, target_hex):
+        if now < 0 or bears(sc, firer, g, at, now, target_hex):
             return 0, [], ""
-        what = "turret" if arc == "turret" else "covered arc"
+        what = "sponson arc (27.03)" if sponson else "turret" if arc == "turret" else "covered arc"
         raise OrderError(f"{target_hex} is outside {firer}'s {what} for its {g.get('name')} (12.1); "
                          f"turn it with 'turret SPINE' or 'face SPINE'", "12.1")
-    return turn_arc(ctx, firer, arc, target_hex, turn_to)
+    return turn_arc(ctx, firer, arc, target_hex, turn_to, g)
 
 
-def turn_arc(ctx: Ctx, firer: str, arc: str, target_hex: str, turn_to: int) -> tuple[int, list[int], str]:
+def turn_arc(ctx: Ctx, firer: str, arc: str, target_hex: str, turn_to: int, g: dict | None = None
+             ) -> tuple[int, list[int], str]:
     """12.233, 8.512: turning the ``arc`` ('turret' or 'hull') to spine ``turn_to`` in the Combat
-    Segment so that it bears on ``target_hex``: (HPN DRM, [new facing, new turret], why)."""
+    Segment so that it (gun ``g``, if one) bears on ``target_hex``: (HPN DRM, [new facing, new
+    turret], why)."""
     st = tk(ctx.state)
     sc = ctx.sc
-    grid = sc.board.grid
     at = st.units[firer].hex
     now = current_arc(st, firer, arc)
     p = st.pieces[firer]
-    if not facing.in_arc(grid, at, turn_to, target_hex):
+    if not bears(sc, firer, g or {}, at, turn_to, target_hex):
         raise OrderError(f"{target_hex} is not in the arc of spine {facing.SPINES[turn_to]} either (12.1)", "12.1")
     if arc == "hull" and p.m_kill and data.is_vehicle(sc, firer):
         raise OrderError(f"{firer} is M-KILLed and may not pivot (13.612)", "13.612")
