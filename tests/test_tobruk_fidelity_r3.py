@@ -8,12 +8,12 @@ from pbem.core.orders import GameVerb, OrderError
 from pbem.games.advanced_tobruk import eligible, events as E, fire_ap, fire_personnel, morale
 from pbem.games.advanced_tobruk.arty_events import BatteryLocated, ContactRolled, DirectHitRolled
 from pbem.games.advanced_tobruk.events import FirstRolled
-from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired
+from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, CloseAssaulted, GunFired
 
 from test_tobruk_artillery_engine import game as arty_game
 from test_tobruk_artillery_kit import FO, aworld
 from tobruk_fire_helpers import U, events, world
-from tobruk_kit import DIRECT, MOVEMENT, make
+from tobruk_kit import DIRECT, INFILTRATION, MOVEMENT, make
 
 
 # --- item 20: every die is kept in the event's ``rolls`` ---------------------------------------
@@ -176,3 +176,34 @@ def test_the_grant_pivots_to_bring_its_sponson_75_on_the_leader():
     ctx = grant_example([6, 10])
     ev = fire_ap.fire_gun(ctx, "G", "75", "L", turn_to=5)
     assert ev.need == 6 and "pivoted 1 spine +3" in ev.drms and ctx.state.pieces["G"].facing == 5
+
+
+# --- item 14: a squad infiltrates into an AFV's hex and close assaults it -----------------------
+
+def test_a_lone_squad_infiltrates_into_an_afv_hex_and_then_close_assaults_it(tmp_path):
+    # 22.01, 22.22, 23.12: first-fire 1 v 2 (the British have nothing; the Germans pass), first-move
+    # 1 v 2 (both pass), first infiltration 1 v 2: A infiltrates into P's hex and, its side's only
+    # personnel unit, is still asked, so it declares the close assault.  Melee Phase: P's MG final
+    # fire 10 (no effect, 23.11), A's morale 1 (passed), the assault 1 < 4: K-KILL, burning (23.3)
+    t = make(tmp_path, [U("A", "british", "aus-squad", "0504"), U("P", "german", "pz3g", "0505", facing="NNE")],
+             dice=(1, 2, 1, 2, 1, 2, 10, 1, 1) + (1, 2) * 6)
+    t.ok("german", "pass")
+    t.ok("british", "pass")
+    t.ok("german", "pass")
+    assert (t.phase(), t.state().step.to_act) == ((1, INFILTRATION), "british")
+    t.ok("british", "infiltrate A 0505")
+    assert (t.phase(), t.state().step.to_act) == ((1, INFILTRATION), "british")
+    evs = t.ok("british", "close-assault A at P")
+    ca = next(e for e in evs if isinstance(e, CloseAssaulted))
+    assert (ca.value, ca.rolls, ca.result) == (4, [1], "K-KILL, burning wreck") and t.state().pieces["P"].wreck
+
+
+def test_a_unit_with_no_vehicle_to_assault_is_passed_for_after_its_infiltration(tmp_path):
+    # 22.11: one hex of infiltration, nothing more to declare: the side is passed for
+    t = make(tmp_path, [U("A", "british", "aus-squad", "0503"), U("P", "german", "pz3g", "0505", facing="NNE")],
+             dice=(1, 2, 1, 2, 1, 2) + (1, 2) * 6)
+    t.ok("german", "pass")
+    t.ok("british", "pass")
+    t.ok("german", "pass")
+    t.ok("british", "infiltrate A 0504")
+    assert t.phase()[1] != INFILTRATION

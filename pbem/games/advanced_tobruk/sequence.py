@@ -164,6 +164,19 @@ def pass_phase(ctx: Ctx) -> None:
 
 # --- who could still do something ------------------------------------------------------
 
+def may_close_assault(st: TobrukState, sc: Scenario, uid: str) -> bool:
+    """22.01, 23.02-23.03, 23.12, 23.13: a personnel unit that may still declare a close assault on an
+    enemy vehicle in its hex (one that has just infiltrated into it, too): not yet assaulting, not
+    being overrun, no enemy personnel with the vehicle."""
+    u, p = st.units[uid], st.pieces[uid]
+    if uid in st.assaults or p.overrun or u.hex is None:
+        return False
+    here = [v for v in st.units.values() if v.hex == u.hex and v.side != u.side and not v.eliminated]
+    if any(data.is_personnel(sc, v.id) and not st.pieces[v.id].surrendered for v in here):
+        return False
+    return any(data.is_vehicle(sc, v.id) and not st.pieces[v.id].wreck for v in here)
+
+
 def _live(st: TobrukState, side: str):
     for u in st.units.values():
         if u.side == side and u.hex is not None and not u.eliminated:
@@ -186,8 +199,8 @@ def can_act(st: TobrukState, sc: Scenario, side: str, name: str, fresh: bool = F
     if name == "indirect":
         return indirect.can_act(st, sc, side, fresh)
     if name == "infiltration":
-        return any(data.is_personnel(sc, uid) and uid not in acted and not p.broken
-                   and not p.surrendered and not p.melee for uid, p in _live(st, side))
+        return any(data.is_personnel(sc, uid) and not p.broken and not p.surrendered and not p.melee
+                   and (uid not in acted or may_close_assault(st, sc, uid)) for uid, p in _live(st, side))
     if name in ("direct-fire", "final-fire"):
         if hidden.waits(st, sc, side):
             return True        # 32.2: asked, target or not, so that waiting never betrays a hidden unit
