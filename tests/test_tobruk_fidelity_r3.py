@@ -8,7 +8,7 @@ from pbem.core.orders import GameVerb, OrderError
 from pbem.games.advanced_tobruk import eligible, events as E, fire_ap, fire_personnel, morale
 from pbem.games.advanced_tobruk.arty_events import BatteryLocated, ContactRolled, DirectHitRolled
 from pbem.games.advanced_tobruk.events import FirstRolled
-from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, CloseAssaulted, GunFired
+from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, CloseAssaulted, GunFired, Overrun
 
 from test_tobruk_artillery_engine import game as arty_game
 from test_tobruk_artillery_kit import FO, aworld
@@ -207,3 +207,18 @@ def test_a_unit_with_no_vehicle_to_assault_is_passed_for_after_its_infiltration(
     t.ok("german", "pass")
     t.ok("british", "infiltrate A 0504")
     assert t.phase()[1] != INFILTRATION
+
+
+# --- item 15: each overrunning AFV's -4 replaces its -1 ---------------------------------------
+
+def test_two_overruns_give_minus_8_and_neither_afv_counts_its_minus_1():
+    # 21.12, 21.13: T1 and T2 overran G this turn: -8 (at most), neither counts as an enemy AFV
+    # nearby (10.112b); T3, two hexes off, did not overrun: -1
+    ctx = world([U("G", "german", "ger-squad", "0505"), U("T1", "british", "a13", "0505", facing="NNE"),
+                 U("T2", "british", "a13", "0504", facing="NNE"), U("T3", "british", "a13", "0503", facing="NNE")])
+    ctx.emit(Overrun(afv="T1", unit="G", hex="0505", morale_loss=4, result="overrun"))
+    ctx.emit(Overrun(afv="T2", unit="G", hex="0505", morale_loss=8, result="overrun"))
+    base, alt, mods = morale.altered(ctx.state, ctx.sc, "G")
+    assert mods == ["overrun -8", "enemy AFVs -1"] and alt == base - 9
+    ctx.emit(E.TurnEnded(turn=1))                                 # 21.05: the overrun markers go
+    assert morale.altered(ctx.state, ctx.sc, "G")[2] == ["enemy AFVs -3"]

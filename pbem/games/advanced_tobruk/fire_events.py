@@ -325,7 +325,10 @@ def _captured(st: TobrukState, ev: WeaponCaptured, sc: Scenario) -> None:
 
 def _overrun(st: TobrukState, ev: Overrun, sc: Scenario) -> None:
     if ev.morale_loss:
-        st.pieces[ev.unit].overrun = ev.morale_loss
+        p = st.pieces[ev.unit]
+        p.overrun = ev.morale_loss
+        if ev.afv not in p.overrun_by:
+            p.overrun_by = [*p.overrun_by, ev.afv]
     for uid, what, detail in ev.effects:
         apply_effect(st, uid, what, detail)
 

@@ -75,7 +75,7 @@ def altered(st: TobrukState, sc: Scenario, uid: str, *, only_hex: str = "", extr
         elif c == "afv" and not p.bailed:
             if u.side == me.side:
                 f_afv += 1
-            else:
+            elif u.id not in st.pieces[uid].overrun_by:                     # 21.12: its -4 replaces the -1
                 e_afv += 1
     if friends_sp // 3:
         mods.append((f"friendly personnel {friends_sp} SP", friends_sp // 3))     # 10.111a
@@ -88,7 +88,6 @@ def altered(st: TobrukState, sc: Scenario, uid: str, *, only_hex: str = "", extr
     p = st.pieces[uid]
     if p.overrun:
         mods.append(("overrun", -min(p.overrun, 8)))                             # 21.12, 21.13
-        e_afv = max(0, e_afv - 1)
     if e_afv:
         mods.append(("enemy AFVs", -e_afv))                                      # 10.112b
     from pbem.games.advanced_tobruk.casualty import emplacement

@@ -174,7 +174,7 @@ def _turn_ended(st: TobrukState, ev: E.TurnEnded, sc: Scenario) -> None:
     """5.41: F markers, movement arrows (not continued movers'), melee and pinned markers go."""
     for p in st.pieces.values():
         p.fired = p.moving = p.pinned = p.melee = p.attacker = False
-        p.overrun = 0
+        p.overrun, p.overrun_by = 0, []
         if not p.continued:
             p.moved = False
     st.melees, st.melee_attacker = [], {}

@@ -60,6 +60,7 @@ class Piece(Struct, omit_defaults=True):
     melee: bool = False            # frozen in a melee hex (5.33, 22.23)
     attacker: bool = False         # an ATTACKER in its melee hex (22.31)
     overrun: int = 0               # morale reduction from overruns this turn (21.12)
+    overrun_by: list[str] = []     # the AFVs that overran it this turn: they count no -1 (21.12)
     # --- weapons (8) ----------------------------------------------------------------
     holder: str = ""               # weapon: the personnel unit operating / carrying it (8.4, 9.13)
     towed_by: str = ""             # heavy weapon: the vehicle towing it (7.1)
