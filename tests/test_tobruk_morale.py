@@ -84,7 +84,7 @@ def test_pinned_down_on_the_highest_passing_roll():
 def test_intimidation_below_zero_surrenders_without_a_roll():
     # 11.61 with an overrun's -4 twice (21.12-21.13)
     ctx = world([U("A", "british", "aus-squad", "0505"), U("P", "german", "pz3g", "0505")])
-    ctx.state.pieces["A"].overrun, ctx.state.pieces["A"].overrun_by = 8, ["P"]      # P overran it twice
+    ctx.state.pieces["A"].overrun, ctx.state.pieces["A"].overrun_by = 8, ["P"]      # P among its overrunners
     morale.check_intimidation(ctx)
     (mc,) = events(ctx, MoraleChecked)
     assert mc.result == "surrendered" and mc.altered == -1 and mc.rolls == []
