@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.games.advanced_tobruk import eligible, events as E, fire_ap, fire_personnel, morale
+from pbem.games.advanced_tobruk import eligible, events as E, fire_ap, fire_personnel, indirect, morale
 from pbem.games.advanced_tobruk.arty_events import BatteryLocated, ContactRolled, DirectHitRolled
 from pbem.games.advanced_tobruk.events import FirstRolled
-from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, CloseAssaulted, GunFired, Overrun
+from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, CloseAssaulted, GunFired, MoraleChecked, Overrun
 
 from test_tobruk_artillery_engine import game as arty_game
 from test_tobruk_artillery_kit import FO, aworld
@@ -222,3 +222,25 @@ def test_two_overruns_give_minus_8_and_neither_afv_counts_its_minus_1():
     assert mods == ["overrun -8", "enemy AFVs -1"] and alt == base - 9
     ctx.emit(E.TurnEnded(turn=1))                                 # 21.05: the overrun markers go
     assert morale.altered(ctx.state, ctx.sc, "G")[2] == ["enemy AFVs -3"]
+
+
+# --- item 16: morale under FFE ------------------------------------------------------------------
+
+def ffe_morale_check(call_text: str, dice) -> MoraleChecked:
+    ctx = aworld([FO, U("G0", "german", "ger-squad", "0505")], dice)
+    indirect.call(ctx, call_text.split())
+    (mc,) = events(ctx, MoraleChecked)
+    return mc
+
+
+def test_personnel_under_a_concentration_check_morale_at_minus_1():
+    # 10.113c: contact 3, accuracy 4,0 + 20 on target, direct-hit roll 10 (miss), the hex's 20 FRAG
+    # roll 1: casualties, and G0's morale check has the concentration's -1
+    mc = ffe_morale_check("BTY1 at 0505", [3, 4, 10, 10, 1, 5])
+    assert "under a concentration FFE (10.113c) -1" in mc.mods and mc.altered == mc.morale - 1
+
+
+def test_personnel_under_a_barrage_check_morale_at_minus_2():
+    # 10.113c: a barrage (no contact roll, 18.721), two direct-hit rolls in its FFE hex, then -2
+    mc = ffe_morale_check("BTY1 at 0505 barrage", [4, 10, 10, 10, 1, 5])
+    assert "under a barrage FFE (10.113c) -2" in mc.mods and mc.altered == mc.morale - 2

@@ -215,12 +215,22 @@ def cover_drm(st: TobrukState, sc: Scenario, uid: str) -> int:
     return max(0, -shift)
 
 
+FFE_MORALE = {"concentration": -1, "barrage": -2, "rolling": -2}     # 10.113c (a rolling barrage is a barrage)
+
+
+def ffe_morale(kind: str) -> list[tuple[str, int]]:
+    """10.113c: the morale modifier of personnel checking under an off-board FFE of ``kind``."""
+    v = FFE_MORALE.get(kind, 0)
+    return [(f"under {'a barrage' if v < -1 else 'a concentration'} FFE (10.113c)", v)] if v else []
+
+
 def attack_hex(ctx: Ctx, source: str, h: str, frag_: int, need: int, rolls: int, *, size: int, mortar: bool,
-               frm: str | None = None, drm: int = 0, rule: str = "18.43") -> None:
+               frm: str | None = None, drm: int = 0, rule: str = "18.43", ffe: str = "") -> None:
     """One hex under indirect HE: ``rolls`` direct-hit rolls (each unit rolls, the highest takes the
     hit, 18.431), then every unit not hit in its actual cover (18.432): personnel on the Casualty
     Table (a mortar's miss at half FRAG, 19.14), AFVs a suppression check (19.15, 30.02), other
-    vehicles the Non-AFV table.  ``drm`` adds to every direct-hit roll (20.03 on-board guns' LOS)."""
+    vehicles the Non-AFV table.  ``drm`` adds to every direct-hit roll (20.03 on-board guns' LOS);
+    ``ffe``, an off-board FFE's kind, worsens the morale checks its attacks cause (10.113c)."""
     st = tk(ctx.state)
     sc = ctx.sc
     if frag_ >= 14:
@@ -262,8 +272,8 @@ def attack_hex(ctx: Ctx, source: str, h: str, frag_: int, need: int, rolls: int,
                 _clear_mines(ctx, h, f"a direct hit by {size} mm HE")
         for u in hit:
             hits[u] = hits.get(u, 0) + 1
-            _direct_hit(ctx, source, u, frag_, size, mortar, frm)
-    _rest(ctx, source, h, frag_, size, mortar, [u for u in hits])
+            _direct_hit(ctx, source, u, frag_, size, mortar, frm, ffe)
+    _rest(ctx, source, h, frag_, size, mortar, [u for u in hits], ffe)
 
 
 ROCK = ("rock", "rock-strewn", "rocks")
@@ -285,7 +295,8 @@ def open_topped(sc: Scenario, u: str) -> bool:
     return bool(t.get("open_top") or t.get("open"))
 
 
-def _direct_hit(ctx: Ctx, source: str, u: str, frag_: int, size: int, mortar: bool, frm: str | None) -> None:
+def _direct_hit(ctx: Ctx, source: str, u: str, frag_: int, size: int, mortar: bool, frm: str | None,
+                ffe: str = "") -> None:
     st = tk(ctx.state)
     sc = ctx.sc
     if st.units[u].eliminated:
@@ -294,7 +305,7 @@ def _direct_hit(ctx: Ctx, source: str, u: str, frag_: int, size: int, mortar: bo
     if data.is_personnel(sc, u):
         casualty.attack(ctx, h, frag_, f"{source}: direct hit on {u}", targets=[u], as_stationary=True,
                         full_hit=True, mark_fired=False, parts=[f"{frag_} FRAG"], shifts=rock_shift(sc, h),
-                        rule="18.431, 19.14")
+                        morale_mods=ffe_morale(ffe), rule="18.431, 19.14")
         return
     if data.is_weapon(sc, u):                             # 19.31 F-KILL
         ctx.emit(VehicleStruck(source=source, unit=u, how="weapon", result="direct hit: F-KILL",
@@ -361,7 +372,7 @@ def _suppression(ctx: Ctx, ev: VehicleStruck, size: int) -> None:
         ev.result = (ev.result + "; " if ev.result else "") + "not suppressed"
 
 
-def _rest(ctx: Ctx, source: str, h: str, frag_: int, size: int, mortar: bool, hit: list[str]) -> None:
+def _rest(ctx: Ctx, source: str, h: str, frag_: int, size: int, mortar: bool, hit: list[str], ffe: str = "") -> None:
     """18.432, 19.14-19.22: the units not hit, in their actual cover."""
     st = tk(ctx.state)
     sc = ctx.sc
@@ -371,7 +382,7 @@ def _rest(ctx: Ctx, source: str, h: str, frag_: int, size: int, mortar: bool, hi
     if people and f > 0:
         casualty.attack(ctx, h, f, f"{source}: {'miss, half FRAG' if mortar else 'FRAG'}", targets=people,
                         mark_fired=False, shifts=rock_shift(sc, h), parts=[f"{frag_} FRAG" + (" halved" if mortar else "")],
-                        rule="19.14" if mortar else "18.432")
+                        morale_mods=ffe_morale(ffe), rule="19.14" if mortar else "18.432")
     for u in units:
         if st.units[u].eliminated or not data.is_vehicle(sc, u):
             continue

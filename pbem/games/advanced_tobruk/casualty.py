@@ -107,11 +107,13 @@ def absorb(st: TobrukState, sc: Scenario, order: list[str], level: int) -> list[
 def attack(ctx: Ctx, h: str, factors: int, source: str, *, firers: list[str] = (), parts: list[str] = (),
            shifts: list[tuple[str, int]] = (), full_hit: bool = False, as_stationary: bool = False,
            opportunity: bool = False, mark_fired: bool = True, by: str = "", rule: str = "15.7",
-           targets: list[str] | None = None, pivot: list[int] = ()) -> CasualtyAttack:
+           targets: list[str] | None = None, pivot: list[int] = (),
+           morale_mods: list[tuple[str, int]] = ()) -> CasualtyAttack:
     """One Casualty Table attack on the personnel in ``h`` and its morale checks (15.7, 15.92).
     ``shifts`` are the firer's (leader, pivots, overstacking); the target's cover is added here.
     FULL cover units are untouched (15.712116) unless ``full_hit`` (an HE hit, 16.11: as STATIONARY);
-    ``as_stationary`` ignores GOOD/FULL (grenades 22.122, final fire 23.11)."""
+    ``as_stationary`` ignores GOOD/FULL (grenades 22.122, final fire 23.11); ``morale_mods`` are the
+    attack's own morale modifiers for the checks it causes (10.113c)."""
     st = tk(ctx.state)
     sc = ctx.sc
     side = _target_side(st, sc, h, firers)
@@ -142,7 +144,7 @@ def attack(ctx: Ctx, h: str, factors: int, source: str, *, firers: list[str] = (
     if result:
         checked = [e[1] for e in eligible] if targets is not None else \
             [u for u in personnel_in(st, sc, h, side) if not st.pieces[u].full or full_hit or as_stationary]
-        morale.check_stack(ctx, checked, "casualty", result, opportunity=opportunity)
+        morale.check_stack(ctx, checked, "casualty", result, opportunity=opportunity, extra=list(morale_mods))
     return ev
 
 

@@ -250,7 +250,7 @@ def strike(ctx: Ctx, bid: str, spec: dict, kind: str, hexes: list[str], dh: list
         return
     for h, n in zip(hexes, dh):
         R.attack_hex(ctx, bid, h, R.frag(spec), A.DIRECT_HIT[R.bclass(spec)], n, size=R.calibre(spec),
-                     mortar=False)
+                     mortar=False, ffe=kind)
 
 
 # --- the phase's start, end, and the end of the turn ------------------------------------------------------

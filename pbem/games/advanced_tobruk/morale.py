@@ -159,9 +159,11 @@ def _leader_with(st: TobrukState, sc: Scenario, uid: str) -> bool:
                and u.side == st.units[uid].side and not st.pieces[u.id].broken for u in st.units.values())
 
 
-def check_stack(ctx: Ctx, units: list[str], why: str, drm: int, opportunity: bool = False) -> None:
+def check_stack(ctx: Ctx, units: list[str], why: str, drm: int, opportunity: bool = False,
+                extra: list[tuple[str, int]] = ()) -> None:
     """15.921, 10.22: every surviving unit checks, highest morale first; courage spares the rest
-    (11.242); each surrender makes the others in the hex check again, 2 worse each (11.7)."""
+    (11.242); each surrender makes the others in the hex check again, 2 worse each (11.7).
+    ``extra``: the situation's own modifiers (10.113c), for the chain checks too."""
     st = tk(ctx.state)
     sc = ctx.sc
     alive = [u for u in units if not st.units[u].eliminated and not st.pieces[u].courage]
@@ -172,16 +174,16 @@ def check_stack(ctx: Ctx, units: list[str], why: str, drm: int, opportunity: boo
         if st.units[uid].eliminated:
             continue
         was = st.pieces[uid].surrendered
-        res = check(ctx, uid, why, drm, opportunity=opportunity,
+        res = check(ctx, uid, why, drm, opportunity=opportunity, extra=extra,
                     rule="15.921" if why == "casualty" else "10.2")
         if res == "courage":
             return
         if res == "surrendered" and not was:
             surrendered += 1
-            surrendered += _chain(ctx, uid, surrendered, chained)
+            surrendered += _chain(ctx, uid, surrendered, chained, extra)
 
 
-def _chain(ctx: Ctx, uid: str, count: int, chained: set[str]) -> int:
+def _chain(ctx: Ctx, uid: str, count: int, chained: set[str], extra: list[tuple[str, int]] = ()) -> int:
     """11.71-11.72: the friends in the hex of a newly surrendered unit check without casualties."""
     st = tk(ctx.state)
     sc = ctx.sc
@@ -192,7 +194,7 @@ def _chain(ctx: Ctx, uid: str, count: int, chained: set[str]) -> int:
                 or not data.is_personnel(sc, u.id) or st.pieces[u.id].surrendered or st.pieces[u.id].courage):
             continue
         chained.add(u.id)
-        res = check(ctx, u.id, "chain", 0, extra=[("chain surrender", -CHAIN_LOSS * (count + more))],
+        res = check(ctx, u.id, "chain", 0, extra=[("chain surrender", -CHAIN_LOSS * (count + more)), *extra],
                     fail_as="surrendered", rule="11.7")
         if res == "surrendered":
             more += 1
