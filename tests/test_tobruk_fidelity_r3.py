@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.games.advanced_tobruk import eligible, events as E, fire_ap, fire_personnel, indirect, morale
+from pbem.games.advanced_tobruk import eligible, events as E, fire_ap, fire_personnel, indirect, morale, movement
 from pbem.games.advanced_tobruk.arty_events import BatteryLocated, ContactRolled, DirectHitRolled
 from pbem.games.advanced_tobruk.events import FirstRolled
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, CloseAssaulted, GunFired, MoraleChecked, Overrun
@@ -244,3 +244,27 @@ def test_personnel_under_a_barrage_check_morale_at_minus_2():
     # 10.113c: a barrage (no contact roll, 18.721), two direct-hit rolls in its FFE hex, then -2
     mc = ffe_morale_check("BTY1 at 0505 barrage", [4, 10, 10, 10, 1, 5])
     assert "under a barrage FFE (10.113c) -2" in mc.mods and mc.altered == mc.morale - 2
+
+
+# --- item 17: an FO that observed stays put ------------------------------------------------------
+
+def test_an_fo_that_observed_in_the_indirect_fire_phase_may_not_move_that_turn():
+    # 18.864: FO1 calls BTY1's concentration (contact 3, accuracy 4,0 + 20, direct hit 10, FRAG 10);
+    # in the Movement Segment it may neither move nor pivot; the squad with it may; next turn FO1 may
+    ctx = aworld([FO, U("A1", "british", "aus-squad", "0909"), U("G0", "german", "ger-squad", "0505")],
+                 [3, 4, 10, 10, 10])
+    indirect.call(ctx, "BTY1 at 0505".split())
+    with pytest.raises(OrderError, match="18.864"):
+        movement.check_movers(ctx, ["FO1"], "assault")
+    assert ctx.state.indirect.observers == ["FO1"]
+    assert movement.check_movers(ctx, ["A1"], "assault") == ["A1"]
+    ctx.state.turn = 2
+    assert movement.check_movers(ctx, ["FO1"], "assault") == ["FO1"]
+
+
+def test_a_leader_calling_a_barrage_on_its_registration_observes_nothing_and_may_move():
+    # 18.101: no line of sight, no observation: the leader moves freely (our reading of 18.864)
+    ctx = aworld([FO, U("L1", "british", "aus-leader", "0909"), U("G0", "german", "ger-squad", "0505")],
+                 [4, 10, 10, 10, 10])
+    indirect.call(ctx, "BTY1 at 0505 barrage by L1".split())
+    assert ctx.state.indirect.observers == [] and movement.check_movers(ctx, ["L1"], "assault") == ["L1"]

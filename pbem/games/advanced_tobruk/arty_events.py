@@ -168,14 +168,34 @@ def _contact(st, ev: ContactRolled, sc: Scenario) -> None:
 
 def _stage(st, stage: int) -> None:
     cur = st.indirect
-    st.indirect = Indirect(turn=st.turn, stage=max(stage, cur.stage if cur.turn == st.turn else 0),
-                           leaders=list(cur.leaders) if cur.turn == st.turn else [])
+    now = cur.turn == st.turn
+    st.indirect = Indirect(turn=st.turn, stage=max(stage, cur.stage if now else 0),
+                           leaders=list(cur.leaders) if now else [], observers=list(cur.observers) if now else [])
+
+
+def _observers(st, ev: IndirectFired, sc: Scenario) -> list[str]:
+    """18.864, 18.93, 19.51: who observed this fire (and so may not move this turn): a battery's FO
+    (and the OP tank it observes from), a mortar's or gun's spotter.  A leader calling a barrage on
+    its registration observes nothing (18.101: no line of sight).  A hidden caller is not named in
+    the event: a concentration or smoke is then its FO's (only an FO calls them); a hidden
+    caller's barrage is not tracked (our decision: the unit cannot move while hidden anyway)."""
+    notes = st.notes.get(ev.side)
+    if ev.source not in (sc.game_data.get("artillery") or {}):
+        return [ev.spotter] if ev.spotter else []
+    fo = notes.fo.get(ev.source, "") if notes is not None else ""
+    if not fo or not (ev.spotter == fo or not ev.spotter and ev.what in ("concentration", "smoke")):
+        return []
+    op = notes.op.get(fo, "")
+    return [fo, op] if op else [fo]
 
 
 def _fired(st, ev: IndirectFired, sc: Scenario) -> None:
     _stage(st, ev.stage)
     if ev.spotter:
         st.indirect.leaders = [*st.indirect.leaders, ev.spotter]      # 18.102 one battery a turn
+    seen = [u for u in _observers(st, ev, sc) if u not in st.indirect.observers]
+    if seen:
+        st.indirect.observers = [*st.indirect.observers, *seen]
     for u in ev.mark:
         if u in st.pieces:
             st.pieces[u].fired = True                    # 18.864, 18.101, 20.02 F marker

@@ -29,3 +29,4 @@ class Indirect(Struct, omit_defaults=True):
     turn: int = 0                  # the turn ``stage`` belongs to
     stage: int = 0                 # 0 none yet, 1 smoke, 2 off-board, 3 mortars, 4 on-board guns, 5 counter-battery
     leaders: list[str] = []        # 18.102 leaders that called a barrage this turn
+    observers: list[str] = []      # 18.864, 18.93 FOs (their OP tanks) and mortar spotters that observed this turn

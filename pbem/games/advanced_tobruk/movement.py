@@ -124,6 +124,7 @@ def check_movers(ctx: Ctx, names: list[str], move: str) -> list[str]:
             raise OrderError(f"{u} has already moved in this Movement Segment", "6.03")
         if p.melee:
             raise OrderError(f"{u} is frozen in a melee", "5.33")
+        _observed(st, u)
         if vehicle:
             if p.m_kill or p.bailed:
                 raise OrderError(f"{u} may not move: {'M-KILL' if p.m_kill else 'crew bailed out'}", "13.612, 13.8")
@@ -154,6 +155,14 @@ def check_movers(ctx: Ctx, names: list[str], move: str) -> list[str]:
         if not any(data.cls(sc, u) == "leader" and not st.pieces[u].broken for u in ids):
             raise OrderError("a platoon moves only with an unbroken leader in it", "6.421")
     return ids
+
+
+def _observed(st: TobrukState, u: str) -> None:
+    """18.864, 18.93: an FO (or its OP tank, or a mortar's spotter) that observed in this turn's
+    Indirect Fire Phase stays where it is in the Movement Segment; infiltration is left to 18.871."""
+    if st.indirect.turn == st.turn and u in st.indirect.observers:
+        raise OrderError(f"{u} observed for indirect fire this turn and may not move until the next (18.864)",
+                         "18.864")
 
 
 def plan(ctx: Ctx, ids: list[str], move: str, steps: list[str]) -> Plan:
@@ -311,6 +320,7 @@ def stationary(ctx: Ctx, word: str, args: list[str]) -> tuple[str, int]:
         raise OrderError(f"{u} has already moved in this Movement Segment", "6.03")
     if p.facing < 0:
         raise OrderError(f"{u} has no facing to change", "6.52, 12.11")
+    _observed(st, u)
     if p.fired:
         raise OrderError(f"{u} fired this turn: a free pivot is for units that have not fired; pivot as a "
                          f"move instead (cross|assault {u} face SPINE, one MP a spine)", "6.532, 6.533")
