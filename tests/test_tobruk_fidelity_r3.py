@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.games.advanced_tobruk import eligible, events as E, fire_ap, fire_personnel, indirect, morale, movement
-from pbem.games.advanced_tobruk.arty_events import BatteryLocated, ContactRolled, DirectHitRolled
+from pbem.games.advanced_tobruk import eligible, events as E, fire_ap, fire_personnel, indirect, morale, mortar, movement
+from pbem.games.advanced_tobruk.arty_events import BatteryLocated, ContactRolled, DirectHitRolled, IndirectFired
 from pbem.games.advanced_tobruk.events import FirstRolled
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, CloseAssaulted, GunFired, MoraleChecked, Overrun
 
@@ -268,3 +268,34 @@ def test_a_leader_calling_a_barrage_on_its_registration_observes_nothing_and_may
                  [4, 10, 10, 10, 10])
     indirect.call(ctx, "BTY1 at 0505 barrage by L1".split())
     assert ctx.state.indirect.observers == [] and movement.check_movers(ctx, ["L1"], "assault") == ["L1"]
+
+
+# --- item 18: a mortar's BOT needs a direct hit ----------------------------------------------------
+
+MORTAR = [U("C1", "british", "brit-crew", "0909"), U("M1", "british", "mortar-3in", "0909", holder="C1")]
+
+
+def test_a_mortar_that_missed_last_turn_has_no_second_direct_hit_roll():
+    # 19.71 with 13.461: turn 1 the mortar misses (accuracy 4,0 + 20; direct hit 10; half FRAG 10):
+    # no BOT marker; turn 2 at the same hex one direct-hit roll, not two
+    ctx = aworld(MORTAR + [U("G1", "german", "ger-squad", "0505")], [4, 10, 10, 10, 4, 10, 10, 10], regs=["0909"])
+    ctx.state.notes["british"].registrations["M1"] = ["0505"]
+    mortar.fire(ctx, "M1 at 0505".split())
+    assert ctx.state.pieces["M1"].bot == ""
+    ctx.state.turn = 2
+    ctx.state.pieces["M1"].fired = ctx.state.pieces["C1"].fired = False
+    mortar.fire(ctx, "M1 at 0505".split())
+    assert events(ctx, IndirectFired)[-1].dh == [1] and len(events(ctx, DirectHitRolled)) == 2
+
+
+def test_a_mortar_hit_places_its_bot_and_another_target_removes_it():
+    # 13.461: a direct hit 2 <= 3 (14 FRAG roll 10) places the BOT in 0505; firing at 0506 next takes it off
+    ctx = aworld(MORTAR + [U("G1", "german", "ger-squad", "0505"), U("G2", "german", "ger-squad", "0506")],
+                 [4, 10, 2, 10, 4, 10, 10, 10], regs=["0909"])
+    ctx.state.notes["british"].registrations["M1"] = ["0505", "0506"]
+    mortar.fire(ctx, "M1 at 0505".split())
+    assert (ctx.state.pieces["M1"].bot, ctx.state.pieces["M1"].bot_turn) == ("0505", 1)
+    ctx.state.turn = 2
+    ctx.state.pieces["M1"].fired = ctx.state.pieces["C1"].fired = False
+    mortar.fire(ctx, "M1 at 0506".split())
+    assert ctx.state.pieces["M1"].bot == ""

@@ -63,8 +63,9 @@ def test_mortar_range_and_friendly_hexes():
 
 
 def test_mortar_registration_adds_20_and_bot_a_second_roll():
-    # 19.61 +20 on a registration; 19.71 a second turn at the same hex: two direct-hit rolls
-    ctx = aworld(MORTAR + [U("G1", "german", "ger-squad", "0505")], [4, 10, 10, 10, 4, 10, 10, 10, 10],
+    # 19.61 +20 on a registration; a direct hit (2 <= 3; its 14 FRAG roll 10: no effect) places the
+    # BOT marker (13.461); 19.71 a second turn at the same hex: two direct-hit rolls
+    ctx = aworld(MORTAR + [U("G1", "german", "ger-squad", "0505")], [4, 10, 2, 10, 4, 10, 10, 10, 10],
                  regs=["0909"])
     ctx.state.notes["british"].registrations["M1"] = ["0505"]
     fire(ctx, "M1 at 0505")

@@ -202,7 +202,7 @@ def _fired(st, ev: IndirectFired, sc: Scenario) -> None:
     if ev.what in ("mortar", "gun") and ev.source in st.pieces:
         p = st.pieces[ev.source]
         if p.bot != ev.final:
-            p.bot, p.bot_turn = ev.final, st.turn        # 19.71: its target hex (the BOT marker)
+            p.bot, p.bot_turn = "", 0                    # 13.461 another target: its BOT marker goes
     ssr = sc.game_data.get("artillery") or {}
     if ev.source not in ssr:
         return
@@ -217,6 +217,13 @@ def _fired(st, ev: IndirectFired, sc: Scenario) -> None:
         b.roll_left = int((ssr[ev.source].get("rolling") or {}).get("turns", 0)) if ev.ffe else \
             max(0, b.roll_left - 1)
         b.lift = b.roll_left == 0
+
+
+def _direct_hit(st, ev: DirectHitRolled, sc: Scenario) -> None:
+    """19.71, 13.461: a direct hit by a mortar or an on-board gun places its BOT marker in the hex."""
+    p = st.pieces.get(ev.source)
+    if ev.hit and p is not None and p.bot != ev.hex:
+        p.bot, p.bot_turn = ev.hex, st.turn
 
 
 def _struck(st, ev: VehicleStruck, sc: Scenario) -> None:
@@ -259,11 +266,7 @@ def _turn_ended(st, ev: IndirectTurnEnded, sc: Scenario) -> None:
     st.smoke = smoke
 
 
-def _nothing(st, ev: Event, sc: Scenario) -> None:
-    """Recorded for the report; the state changes with the events after it."""
-
-
 ART_REDUCERS: dict[type, Callable] = {
-    ContactRolled: _contact, IndirectFired: _fired, DirectHitRolled: _nothing, VehicleStruck: _struck,
+    ContactRolled: _contact, IndirectFired: _fired, DirectHitRolled: _direct_hit, VehicleStruck: _struck,
     SmokePlaced: _smoke, BatteryLocated: _located, CounterBattery: _cb, IndirectTurnEnded: _turn_ended,
 }
