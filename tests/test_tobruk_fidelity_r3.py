@@ -9,6 +9,7 @@ from pbem.games.advanced_tobruk import eligible, events as E, fire_ap, fire_pers
 from pbem.games.advanced_tobruk.arty_events import BatteryLocated, ContactRolled, DirectHitRolled, IndirectFired
 from pbem.games.advanced_tobruk.events import FirstRolled
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, CloseAssaulted, GunFired, MoraleChecked, Overrun
+from pbem.games.advanced_tobruk.mines_state import Minefield
 
 from test_tobruk_artillery_engine import game as arty_game
 from test_tobruk_artillery_kit import FO, aworld
@@ -299,3 +300,23 @@ def test_a_mortar_hit_places_its_bot_and_another_target_removes_it():
     ctx.state.pieces["M1"].fired = ctx.state.pieces["C1"].fired = False
     mortar.fire(ctx, "M1 at 0506".split())
     assert ctx.state.pieces["M1"].bot == ""
+
+
+# --- item 19: morale in a minefield hex ------------------------------------------------------------
+
+def morale_mods_in_minefield(**mf) -> list[str]:
+    ctx = world([U("S", "german", "ger-squad", "0505"), U("A", "british", "aus-squad", "0505")])
+    ctx.state.minefields = {"0505": Minefield(side="british", note="mine-1", **{"density": 3, **mf})}
+    return [m for uid in ("S", "A") for m in morale.altered(ctx.state, ctx.sc, uid)[2] if "minefield" in m]
+
+
+def test_a_unit_in_a_minefield_hex_checks_morale_at_minus_1():
+    # 10.113b: any unit, the mine-layer's own as well (a face-down dummy counts: nothing is told)
+    assert morale_mods_in_minefield() == ["minefield hex -1", "minefield hex -1"]
+    assert morale_mods_in_minefield(dummy=True, density=0) == ["minefield hex -1", "minefield hex -1"]
+
+
+def test_a_hidden_minefield_or_a_revealed_dummy_changes_no_morale():
+    # 31.15: a hidden minefield's -1 would show it; a dummy turned over holds no mines (31.191)
+    assert morale_mods_in_minefield(hidden=True) == []
+    assert morale_mods_in_minefield(dummy=True, density=0, known=True) == []

@@ -93,8 +93,18 @@ def altered(st: TobrukState, sc: Scenario, uid: str, *, only_hex: str = "", extr
     from pbem.games.advanced_tobruk.casualty import emplacement
     if me.hex and emplacement(sc, me.hex) and not only_hex:
         mods.append(("emplacement", 1))                                          # 10.113a
+    if me.hex and _minefield_here(st, me.hex):
+        mods.append(("minefield hex", -1))                                       # 10.113b
     mods += list(extra)
     return base, base + sum(v for _, v in mods), [f"{w} {v:+d}" for w, v in mods]
+
+
+def _minefield_here(st: TobrukState, h: str) -> bool:
+    """10.113b: a minefield counter on the map in ``h``, for any unit there, either side's: not a
+    hidden one (the -1 would give it away, 31.15), not a dummy once turned over (no mines).  An
+    unrevealed dummy counts, for its owner's units too, so that the modifier tells nothing."""
+    mf = st.minefields.get(h)
+    return mf is not None and not mf.hidden and not (mf.dummy and mf.known)
 
 
 def enemy_near(st: TobrukState, sc: Scenario, uid: str) -> bool:
