@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.games.advanced_tobruk import eligible, events as E, fire_ap, fire_personnel, indirect, morale, mortar, movement
+from pbem.games.advanced_tobruk import (eligible, events as E, fire_ap, fire_personnel, indirect, melee, morale, mortar,
+                                        movement)
 from pbem.games.advanced_tobruk.arty_events import BatteryLocated, ContactRolled, DirectHitRolled, IndirectFired
 from pbem.games.advanced_tobruk.events import FirstRolled
-from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, CloseAssaulted, GunFired, MoraleChecked, Overrun
+from pbem.games.advanced_tobruk.fire_events import (CasualtyAttack, CloseAssaulted, GunFired, MeleeEnded, MoraleChecked,
+                                                    Overrun)
 from pbem.games.advanced_tobruk.mines_state import Minefield
 
 from test_tobruk_artillery_engine import game as arty_game
@@ -320,3 +322,33 @@ def test_a_hidden_minefield_or_a_revealed_dummy_changes_no_morale():
     # 31.15: a hidden minefield's -1 would show it; a dummy turned over holds no mines (31.191)
     assert morale_mods_in_minefield(hidden=True) == []
     assert morale_mods_in_minefield(dummy=True, density=0, known=True) == []
+
+
+# --- item 21: an attacker that fails its melee check is broken; a miss on FULL cover rolls nothing
+
+def test_an_attacker_failing_its_melee_morale_check_is_broken_and_restored_when_its_side_wins():
+    # 22.52: A1 rolls 9 > 7: broken, not surrendered; A2 passes (3), the leader D passes (2); A2's 6
+    # against D's 1 is over 4-1: D surrenders (12.232), the attackers win and A1 is restored (22.55)
+    ctx = world([U("A1", "british", "aus-squad", "0505"), U("A2", "british", "aus-squad", "0505"),
+                 U("D", "german", "ger-leader", "0505")], [9, 3, 2])
+    st = ctx.state
+    st.melees, st.melee_attacker = ["0505"], {"0505": "british"}
+    for u in ("A1", "A2", "D"):
+        st.pieces[u].melee = True
+    st.pieces["A1"].attacker = st.pieces["A2"].attacker = True
+    melee.resolve_melees(ctx)
+    assert [(m.unit, m.result) for m in events(ctx, MoraleChecked)] == [("A1", "broken"), ("A2", "passed"),
+                                                                        ("D", "passed")]
+    (end,) = events(ctx, MeleeEnded)
+    assert end.winner == "british" and end.restored == ["A1"]
+    assert not st.pieces["A1"].broken and not st.pieces["A1"].surrendered
+
+
+def test_an_he_miss_on_a_hex_whose_units_are_all_in_full_cover_rolls_no_casualty_die():
+    # 16.11: the miss's FRAG is not applied to units in FULL cover: no Casualty Table roll at all
+    # (FULL cover +2: need 9 - 2 = 7, roll 9 misses)
+    ctx = world([U("G", "british", "grant", "0505", facing="NNE"), U("C", "german", "it-crew", "0803")],
+                [9], side="british")
+    ctx.state.pieces["C"].full = True
+    ev = fire_ap.fire_gun(ctx, "G", "75", "C")
+    assert ev.need == 7 and not ev.rounds[0].hit and events(ctx, CasualtyAttack) == []

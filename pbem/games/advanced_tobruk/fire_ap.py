@@ -779,10 +779,13 @@ def _after(ctx: Ctx, ev: GunFired, g: dict, opportunity: bool) -> None:
     sc = ctx.sc
     frag = he_frag(g)
     if ev.ammo == "HE" and data.is_personnel(sc, ev.target):
+        side = st.units[ev.target].side
         for i, rd in enumerate(r for r in ev.rounds if r.roll or r.hit):
             f = frag if rd.hit else frag // 2
             if f <= 0:
                 continue
+            if not rd.hit and all(st.pieces[u].full for u in casualty.personnel_in(st, sc, ev.hex, side)):
+                continue                                # 16.11: a miss reaches nobody in FULL cover: no roll
             casualty.attack(ctx, ev.hex, f, f"{g.get('name')} HE {'hit' if rd.hit else 'miss'} (round {i + 1})",
                             firers=[ev.firer], parts=[f"{frag} FRAG" + ("" if rd.hit else " halved")],
                             full_hit=rd.hit, opportunity=opportunity, mark_fired=False, by=ev.by, rule="16.1")

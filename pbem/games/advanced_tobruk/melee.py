@@ -97,7 +97,7 @@ def resolve_melee(ctx: Ctx, h: str) -> None:
                                    result="eliminated", mods=["broken when the enemy came in (11.121)"],
                                    rule="11.121"))
     for u in sorted(attackers, key=lambda x: (-casualty.values(st, sc, x)[2], x)):   # 22.51 attackers first
-        morale.check(ctx, u, "melee", only_hex=h, rule="22.51")
+        morale.check(ctx, u, "melee", only_hex=h, fail_as="broken", rule="22.51")      # 22.52 broken, not surrendered
     fighting_att = [u for u in attackers if not st.units[u].eliminated and not st.pieces[u].broken
                     and not st.pieces[u].surrendered]
     if not fighting_att:                                                             # 22.54
