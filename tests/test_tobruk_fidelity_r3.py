@@ -352,3 +352,11 @@ def test_an_he_miss_on_a_hex_whose_units_are_all_in_full_cover_rolls_no_casualty
     ctx.state.pieces["C"].full = True
     ev = fire_ap.fire_gun(ctx, "G", "75", "C")
     assert ev.need == 7 and not ev.rounds[0].hit and events(ctx, CasualtyAttack) == []
+
+
+def test_a_broken_fo_that_observed_still_makes_its_move_towards_safety():
+    # 11.131 over 18.864: the forced move of a broken unit is no choice, so it is not held back
+    ctx = aworld([FO, U("G0", "german", "ger-squad", "0505")], [3, 4, 10, 10, 10])
+    indirect.call(ctx, "BTY1 at 0505".split())
+    ctx.state.pieces["FO1"].broken = True
+    assert movement.check_movers(ctx, ["FO1"], "assault") == ["FO1"]

@@ -159,8 +159,9 @@ def check_movers(ctx: Ctx, names: list[str], move: str) -> list[str]:
 
 def _observed(st: TobrukState, u: str) -> None:
     """18.864, 18.93: an FO (or its OP tank, or a mortar's spotter) that observed in this turn's
-    Indirect Fire Phase stays where it is in the Movement Segment; infiltration is left to 18.871."""
-    if st.indirect.turn == st.turn and u in st.indirect.observers:
+    Indirect Fire Phase stays where it is in the Movement Segment; infiltration is left to 18.871.
+    A broken one still makes its move towards safety (11.131: no choice of its owner's)."""
+    if st.indirect.turn == st.turn and u in st.indirect.observers and not st.pieces[u].broken:
         raise OrderError(f"{u} observed for indirect fire this turn and may not move until the next (18.864)",
                          "18.864")
 
