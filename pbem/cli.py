@@ -189,16 +189,23 @@ def order_cmd(game_dir, orders, side, expect_head, mode) -> None:
             click.echo("staged: nothing is applied until `pbem order GAME --as SIDE --final` (or the deadline)"
                        if text.strip() else "nothing staged (no orders)")
         sys.exit(EXIT_REFUSED if sub.refused is not None else EXIT_OK)
-    if mode == "final" and orders is None:
-        text, note = staging.take(g, side)
-        if note:
-            click.echo(note, err=True)
-        if not text:
-            _fail("no orders are staged for this side's current step; nothing was applied")
-    elif text.strip():
-        staging.discard(g, side)                    # orders applied now replace what was staged
     try:
-        sub = g.submit(side, text, expect_head=expect_head)
+        if mode == "final" and orders is None:
+            # taken and applied as one step under the log's lock: exactly once (staging.final)
+            sub, note = staging.final(g, side, lambda held: g.submit(side, held, expect_head=expect_head))
+            if note == staging.ALREADY:
+                seq, head = g.head()
+                click.echo("the staged orders were in the log already (applied before an interruption); "
+                           f"not applied again\nhead {head} (seq {seq})")
+                return
+            if note:
+                click.echo(note, err=True)
+            if sub is None:
+                _fail("no orders are staged for this side's current step; nothing was applied")
+        else:
+            if text.strip():
+                staging.discard(g, side)            # orders applied now replace what was staged
+            sub = g.submit(side, text, expect_head=expect_head)
     except StaleHead as e:
         _fail(str(e))
     for a in sub.applied:

@@ -398,7 +398,10 @@ class EventLog:
     def lock(self) -> Iterator[None]:
         """Hold the exclusive writer lock (``flock`` on the sibling lock file).
 
-        Not re-entrant. Inside it, pass ``locked=True`` to append/append_many::
+        Re-entrant within this EventLog object: a caller that holds it (staged
+        orders taken and applied as one step, ``pbem.staging.final``) may call
+        code that takes it again.  Inside it, pass ``locked=True`` to
+        append/append_many::
 
             with log.lock():
                 seq, h = log.head()
@@ -406,7 +409,8 @@ class EventLog:
                 log.append_many(items, at, expect_head=h, locked=True)
         """
         if self._held:
-            raise RuntimeError(f"{self!r} already holds its lock (lock() is not re-entrant)")
+            yield                                   # already ours: flock on a second descriptor would deadlock
+            return
         with private_lock(self.lock_path):
             self._check_private()
             self._held = True
@@ -458,9 +462,6 @@ class EventLog:
             if not self._held:
                 raise RuntimeError("append_many(locked=True) called without holding log.lock()")
             return self._append_locked(items, at, expect_head)
-        if self._held:
-            # flock on a second descriptor would deadlock against ourselves.
-            raise RuntimeError("log.lock() is held by this EventLog; pass locked=True")
         with self.lock():
             return self._append_locked(items, at, expect_head)
 

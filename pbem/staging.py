@@ -8,10 +8,21 @@ and the step (turn, phase) and head they were written at.  Staging again
 replaces the whole entry.  Orders staged for a step the game has left are
 dropped when they would be applied, with a note, never applied to a step
 their author did not see.
+
+Applying them (``final``: FINAL, `pbem order --final`, the deadline) happens
+exactly once, whatever runs at the same time and wherever a process dies:
+under the log's lock the entry is marked with the head it is applied at,
+then its orders go into the log, and only then is the entry removed.  An
+entry found marked is checked against the log: when the line after the
+marked head is its first order (by its side), it was applied before a crash
+and is removed without being applied again; otherwise it is applied now.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import time
 
 from pbem.engine import EngineError
 from pbem.log import private_lock, write_private
@@ -83,16 +94,101 @@ def discard(game, side: str) -> None:
             _save(game, data)
 
 
-def take(game, side: str) -> tuple[str, str]:
-    """Remove ``side``'s staged orders and return (text to apply, note).  Orders
-    staged for another step than the game's current one are dropped:
-    ('', why)."""
-    e = staged(game, side)
-    if e is None:
-        return "", ""
-    discard(game, side)
-    st = game.state()
-    if e.get("step") != step_of(st):
-        return "", (f"the orders staged at turn {e.get('turn')} (seq of head {str(e.get('head', ''))[:12]}...) "
-                    "were for a step the game has left; they were dropped, not applied")
-    return e["text"], ""
+def ident(entry: dict) -> str:
+    """What names one staged entry (a new stage of the same text is another one):
+    the head it was staged against, when, and its text."""
+    data = f"{entry.get('head', '')}\n{entry.get('at', '')}\n{entry.get('text', '')}"
+    return hashlib.sha256(data.encode("utf-8", "replace")).hexdigest()[:32]
+
+
+def pause(point: str) -> None:
+    """A test hook: with PBEM_TEST_PAUSE=POINT:FILE the process creates FILE at
+    POINT and sleeps there (for a test to kill it with SIGKILL at that point)."""
+    want = os.environ.get("PBEM_TEST_PAUSE", "")
+    name, sep, flag = want.partition(":")
+    if sep and name == point:
+        with open(flag, "w") as f:
+            f.write(str(os.getpid()))
+        time.sleep(120)
+
+
+def _first_order(game, text: str) -> str | None:
+    from pbem.core import orders as O
+    try:
+        lines = O.parse(text, game.rules.verbs)
+    except O.OrderError:
+        return None
+    return lines[0].text if lines else None
+
+
+def _applied(game, side: str, entry: dict) -> bool:
+    """Whether the log already holds ``entry``'s orders: the line right after the
+    head it was marked at is its first order, given by ``side``."""
+    mark = entry.get("applying") or {}
+    seq, head = mark.get("seq"), mark.get("head")
+    first = _first_order(game, entry.get("text", ""))
+    if not isinstance(seq, int) or not head or first is None or game.head()[0] <= seq:
+        return False
+    for line in game.log.iter_lines_reversed():
+        env = json.loads(line)
+        if env.get("seq", -1) > seq + 1:
+            continue
+        body = env.get("body") if isinstance(env.get("body"), dict) else {}
+        return (env.get("seq") == seq + 1 and env.get("prev") == head and env.get("kind") == "OrderGiven"
+                and body.get("side") == side and body.get("text") == first)
+    return False
+
+
+def _drop(game, side: str, entry: dict) -> None:
+    """Remove ``side``'s entry if it is still ``entry`` (not staged anew since)."""
+    with private_lock(game.dir / "staged.lock"):
+        data = _load(game)
+        now = data.get(side)
+        if isinstance(now, dict) and ident(now) == ident(entry):
+            del data[side]
+            _save(game, data)
+
+
+def _mark(game, side: str, entry: dict, seq: int, head: str) -> dict:
+    with private_lock(game.dir / "staged.lock"):
+        data = _load(game)
+        now = data.get(side)
+        if not isinstance(now, dict) or ident(now) != ident(entry):
+            return {}
+        now["applying"] = {"seq": seq, "head": head}
+        _save(game, data)
+        return now
+
+
+ALREADY = "already"        # final(): the staged orders were in the log already (a crash after applying them)
+
+
+def final(game, side: str, apply, want: str = ""):
+    """Apply ``side``'s staged orders once: ``apply(text)`` submits them (and returns
+    what the caller needs).  Returns (its result, '') or (None, why nothing was
+    applied: '' when nothing is staged, ``ALREADY``, or a sentence).  ``want``: only
+    the entry of this ``ident`` (the one a host job planned to apply).
+
+    All under the log's lock: the entry is marked with the head it is applied at,
+    applied, and removed only once its orders are in the log."""
+    with game.log.lock():
+        e = staged(game, side)
+        if e is None or (want and ident(e) != want):
+            return None, ""
+        if e.get("applying") and _applied(game, side, e):
+            _drop(game, side, e)
+            return None, ALREADY
+        st = game.state()
+        if e.get("step") != step_of(st):
+            _drop(game, side, e)
+            return None, (f"the orders staged at turn {e.get('turn')} (seq of head {str(e.get('head', ''))[:12]}...) "
+                          "were for a step the game has left; they were dropped, not applied")
+        seq, head = game.head()
+        e = _mark(game, side, e, seq, head)
+        if not e:
+            return None, ""
+        pause("final-marked")
+        result = apply(e["text"])
+        pause("final-applied")
+        _drop(game, side, e)
+        return result, ""

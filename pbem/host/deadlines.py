@@ -176,17 +176,16 @@ class DeadlinesMixin:
         srec = self.journal_get(skey)
         if srec and srec.get("status") != "done":
             key, rec = skey, srec                   # staged orders half-way: finished from the journal
-            staging.discard(game, side)
         elif not rec and not srec and held and held.get("step") == staging.step_of(st):
             # the side staged orders for this step and never sent FINAL: the deadline applies them
             # (if they all fail, the next tick applies the default under its own key)
             key = skey
             rec = self._start(key)
             rec = dict(rec, status="applying", kind="deadline", game=game.game_id, side=side, seq_before=seq,
-                       head_before=head, text=held["text"], expect=head, by="", staged=True)
+                       head_before=head, text=held["text"], expect=head, by="", staged=True,
+                       staged_ident=staging.ident(held))
             self.journal_put(key, rec)
             crash.checkpoint("journaled")
-            staging.discard(game, side)
         lines = [] if rec and rec.get("staged") else game.rules.default_orders(st, game.scenario, side)
         if not rec:
             if not lines:
@@ -202,7 +201,12 @@ class DeadlinesMixin:
                        head_before=head, text="\n".join(lines), expect=head, by="deadline")
             self.journal_put(key, rec)
             crash.checkpoint("journaled")
-        sub, stale = self._apply(game, rec)
+        if rec.get("staged_ident"):             # exactly once with a FINAL at the same time (staging.final)
+            sub, stale = self._apply_staged(game, rec)
+        else:
+            if rec.get("staged"):
+                staging.discard(game, side)         # a job journaled before staged_ident existed
+            sub, stale = self._apply(game, rec)
         crash.checkpoint("applied")
         sc = game.scenario
         if stale or sub is None or not sub.applied:

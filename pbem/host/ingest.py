@@ -200,8 +200,9 @@ class IngestMixin:
                 return {"mode": "final", "text": press, "note": "FINAL: your staged orders were for a step the game "
                         "has left; they were dropped, not applied."}
             text = held["text"].rstrip("\n") + ("\n" + press if press else "")
-            return {"mode": "final", "text": text, "note": "FINAL: your staged orders were applied (line numbers "
-                    "below are those of the staged orders)."}
+            return {"mode": "final", "text": text, "staged_ident": staging.ident(held),
+                    "note": "FINAL: your staged orders were applied (line numbers below are those of the staged "
+                            "orders)."}
         if req.mode == "final":
             return {"mode": "final", "text": mailcmd.merge(req.orders, req.press),
                     "note": "FINAL: this mail's orders were applied (replacing any staged)."}
@@ -308,9 +309,12 @@ class IngestMixin:
         if path is None:
             raise HostError(f"game {gid} vanished from this host")
         game = Game(path)
-        if rec.get("drop_staged"):
-            staging.discard(game, side)             # here, so a job finished after a crash drops them too
-        sub, stale = self._apply(game, rec)
+        if rec.get("staged_ident"):
+            sub, stale = self._apply_staged(game, rec)
+        else:
+            if rec.get("drop_staged"):
+                staging.discard(game, side)         # here, so a job finished after a crash drops them too
+            sub, stale = self._apply(game, rec)
         crash.checkpoint("applied")
         mode = rec.get("mode", "apply")
         checked: list[str] = []
@@ -414,6 +418,27 @@ class IngestMixin:
                          f"-{sub.seq}); answering without applying them again")
                 return sub, ""
         return self._submit(game, rec)
+
+    def _apply_staged(self, game, rec: dict):
+        """``_apply`` for a job that applies staged orders (FINAL, a deadline): under the
+        log's lock, exactly once with every other taker of them (staging.final), so a
+        `pbem order --final` at the same time, or after a crash, never applies them twice."""
+        with game.log.lock():
+            if game.head()[1] != rec["head_before"]:
+                sub = self._recover(game, rec)
+                if sub is not None:               # this job applied them before a crash
+                    staging.final(game, rec["side"], lambda _t: None, want=rec["staged_ident"])
+                    self.log(f"recovered job {rec['job']}: its orders were already in the log; answering "
+                             "without applying them again")
+                    return sub, ""
+            done, why = staging.final(game, rec["side"], lambda _t: self._submit(game, rec),
+                                      want=rec["staged_ident"])
+        if done is not None:
+            return done
+        if why and why != staging.ALREADY:
+            return None, f"FINAL: {why}"
+        return None, ("the staged orders were no longer held when the host came to apply them (applied "
+                      "already, or staged anew); nothing was applied again")
 
     def _submit(self, game, rec: dict):
         from pbem.log import StaleHead
