@@ -248,15 +248,14 @@ def test_lock_read_decide_append(path):
         seq, h = log.head()
         rs = log.append_many([("a", {"after": seq})], AT, expect_head=h, locked=True)
         r = log.append("b", {}, AT, locked=True)
-        with pytest.raises(RuntimeError):
-            log.append("c", {}, AT)  # would self-deadlock on the flock
-        with pytest.raises(RuntimeError):
-            with log.lock():
-                pass
-    assert [x.seq for x in rs] == [2] and r.seq == 3
+        c = log.append("c", {}, AT)  # re-entrant: the lock is ours already, no second flock (no self-deadlock)
+        with log.lock():             # nested (staging.final holds it around Game.submit)
+            d = log.append("d", {}, AT, locked=True)
+        assert log._held             # the inner block did not release the outer hold
+    assert [x.seq for x in rs] == [2] and (r.seq, c.seq, d.seq) == (3, 4, 5) and not log._held
     with pytest.raises(RuntimeError):
-        log.append("c", {}, AT, locked=True)  # lock not held
-    assert len(log.read()) == 4
+        log.append("e", {}, AT, locked=True)  # lock not held
+    assert len(log.read()) == 6
 
 
 _WORKER = textwrap.dedent(
