@@ -246,7 +246,8 @@ def report_cmd(game_dir, side, at, since, fmt, output) -> None:
     from pbem.cli_fast import report_bytes
     data = report_bytes(game_dir, side, at, since, fmt)
     if output:
-        Path(output).write_bytes(data)
+        from pbem.log import write_output
+        write_output(Path(output), data)            # a regular file or a new path, never a device or a link
         click.echo(f"wrote {output}")
     else:
         sys.stdout.buffer.write(data)
@@ -270,8 +271,9 @@ def log_cmd(game_dir, side, as_json) -> None:
         for row in log_view(entries, side, g.rules):
             click.echo(json.dumps(row))
         return
+    from pbem.core.orders import visible             # a log written before orders were cleaned may hold ESC
     for en in entries:
-        click.echo(f"{en.seq:>5} {en.hash[:12]} {en.at} {en.kind:<18} {describe(en.event, g.scenario, side)}")
+        click.echo(visible(f"{en.seq:>5} {en.hash[:12]} {en.at} {en.kind:<18} {describe(en.event, g.scenario, side)}"))
 
 
 @main.command("verify")

@@ -140,8 +140,9 @@ def report_bytes(game_dir: str, side: str, at: int | None, since: int | None, fm
         entries = g.entries()
         st = g.state(at)
         head = entries[st.seq].hash
-    if fmt == "text":
-        return render.report_text(g, side, st, entries, since, head).encode()
+    if fmt == "text":                               # for a terminal: no control character acts (an old log)
+        from pbem.core.orders import visible
+        return visible(render.report_text(g, side, st, entries, since, head)).encode()
     if fmt == "svg":
         return render.report_svg(g, side, st, entries, since, head).encode()
     return bytes(render.report_eml(g, side, st, entries, since, head))

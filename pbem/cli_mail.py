@@ -144,10 +144,12 @@ def host_show(host_dir) -> None:
                    else "credentials.toml" if password(c, which) else "MISSING")
             click.echo(f"    password: {src}")
     click.echo(f"  deadlines: {fmt_duration(c.period)}, reminder {fmt_duration(c.reminder)} before, "
-               f"absences up to {fmt_duration(c.absence) if c.absence else 'none'}")
+               f"absences up to {fmt_duration(c.absence) + ' in any ' + fmt_duration(c.absence_window) if c.absence else 'none'}")
     svg = {True: "every report", False: "never", "final": "the final report only"}[c.map_svg]
     click.echo(f"  maps: PNG {'at most ' + str(c.map_width) + ' px wide' if c.map_png else 'off'}; SVG {svg}")
-    click.echo(f"  orders by mail: {c.orders_mode}; messages up to {c.max_bytes:,} bytes")
+    click.echo(f"  orders by mail: {c.orders_mode}; messages up to {c.max_bytes:,} bytes; press up to "
+               f"{c.press_per_mail:,} characters a mail, {c.press_per_step:,} a side and step")
+    click.echo(f"  mail out: at most {c.max_out:,} bytes a mail (maps left out, then the text cut, to fit)")
     for gid, p in sorted(h.games().items()):
         click.echo(f"  game {gid}: {p}")
     if h.pending():
@@ -347,7 +349,7 @@ def deadline_cmd(game_dir, extend, period, host_dir) -> None:
     from pbem.host.mail import MailError
     try:
         h = _host(host_dir, Path(game_dir))
-        delta = parse_duration(extend) if extend else None
+        delta = parse_duration(extend, zero=False) if extend else None
         if extend and delta is None:
             raise HostError("--extend needs a positive duration, e.g. 24h")
         for line in h.deadline(Game(Path(game_dir)), extend=delta, period=period):

@@ -234,15 +234,17 @@ def replay_cmd(game_dir, side, output) -> None:
     With --as SIDE the page is built from that side's view alone: nothing
     the side may not see is in the file at all."""
     from pbem.engine import Game
-    from pbem.log import write_private
+    from pbem.log import write_output
     from pbem.referee.replay_page import page_data, render_page
     from pbem.views import REFEREE, check_viewer
+    from pbem.log import check_output
+    check_output(Path(output))                      # refused before the page is built
     g = Game(Path(game_dir))
     viewer = side or REFEREE
     check_viewer(g, viewer)
     data = page_data(g, viewer)
     html = render_page(data).encode("utf-8")
-    write_private(Path(output), html, sync=False)
+    write_output(Path(output), html)                # a regular file or a new path, never a device or a link
     click.echo(f"wrote {output}: {len(data['steps'])} steps (seq 0..{data['last_seq']}, head "
                f"{data['head'][:12]}...) as {data['viewer_name']}, {len(html) // 1024} KB")
 

@@ -49,7 +49,10 @@ __all__ = [
     "StaleHead",
     "line_hash",
     "private_lock",
+    "read_regular",
+    "FileRefused",
     "raw_envelope",
+    "write_output",
     "write_private",
 ]
 
@@ -176,6 +179,67 @@ def write_private(path: Path, data: bytes, sync: bool = True) -> None:
         raise
     if sync:
         _fsync_dir(path.parent)
+
+
+class FileRefused(OSError):
+    """``read_regular`` would not read a file: not a regular file, or too large."""
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of ``path`` when it is a regular file (a symbolic link to one will do)
+    of at most ``limit`` bytes; else FileRefused (an OSError) saying what it is.  The
+    file is opened without blocking (a FIFO does not hang the reader) and checked on
+    the open descriptor, so it cannot be swapped between the check and the read;
+    never more than ``limit`` bytes are read (a file that grows is refused too)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise FileRefused(f"{path} is {_kind(st.st_mode)}, not a regular file; it was not read")
+        too_big = FileRefused(f"{path} holds more than {limit:,} bytes, the most pbem reads of it; it was not read")
+        if st.st_size > limit:
+            raise too_big
+        chunks, n = [], 0
+        while chunk := os.read(fd, min(1 << 20, limit + 1 - n)):
+            chunks.append(chunk)
+            n += len(chunk)
+            if n > limit:
+                raise too_big
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def write_output(path: Path, data: bytes) -> None:
+    """Write a file a user named (``-o PATH``): a new path, or a regular file, replaced
+    in one rename (mode 0600).  Anything else is refused with FileRefused and left as
+    it is: a device (``/dev/full``), a FIFO, a socket or a folder, and a symbolic link
+    (never silently replaced by a plain file, nor written through: name the file itself)."""
+    check_output(path)
+    write_private(Path(path), data, sync=False)
+
+
+def check_output(path: Path) -> None:
+    """FileRefused when ``write_output`` would refuse ``path`` (see there)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    else:
+        if stat.S_ISLNK(st.st_mode):
+            raise FileRefused(f"{path} is a symbolic link; pbem neither replaces nor follows it: "
+                              "name the file itself (nothing was written)")
+        if not stat.S_ISREG(st.st_mode):
+            raise FileRefused(f"{path} is {_kind(st.st_mode)}; pbem writes only to a regular file or a new "
+                              "path (nothing was written)")
 
 
 @contextlib.contextmanager

@@ -12,12 +12,52 @@
     press TEXT ...                   # a message to the other sides, public, in the log
 
 Parsing is syntax only; whether an order is legal is for the rules.
+
+A line ends at LF, CR or CRLF and nowhere else (``split_lines``: the mail
+reader, this parser, staging and signing all use it), so a character that
+only Python's ``splitlines`` takes for a line break (U+001C, U+2028, ...)
+cannot start a hidden order.  Control characters (ESC, BEL, backspace, the
+C1 set) and bidirectional overrides are taken out of every line (``clean``)
+before it is read: they never reach the log, another side's mail or a
+terminal; other Unicode text is kept as written.
 """
 from __future__ import annotations
 
 import re
 
 from msgspec import Struct
+
+# Removed from an order line: C0 controls but the tab, DEL, the C1 controls, and the
+# bidirectional marks, embeddings, overrides and isolates (they reorder what a reader sees).
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# ... and these, which some programs take for line or page breaks, become a space.
+_BREAKLIKE = re.compile("[\x0b\x0c\x1c-\x1f\x85\u2028\u2029]")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text``: a line ends at LF, CR or CRLF, nothing else (as for
+    ``splitlines``, a last line break ends the last line rather than starting one)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def clean(line: str) -> str:
+    """``line`` without control characters and bidirectional overrides (break-like
+    ones become a space); any other text, in any script, as it was."""
+    return _CONTROL.sub("", _BREAKLIKE.sub(" ", line))
+
+
+_UNSEEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+
+def visible(text: str) -> str:
+    """``text`` for a terminal or a mail body: every control character but LF and
+    tab, and every bidirectional override, written out (``\\x1b``, ``\\u202e``)
+    instead of acting.  For text that may predate ``clean`` (an old log)."""
+    return _UNSEEN.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
 
 HEX_RE = re.compile(r"[0-9]{4}\Z")                # four ASCII digits, nothing after
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -124,7 +164,7 @@ CORE_VERBS = ("move", "break", "attack", "retreat", "advance", "no-advance", "en
 def parse_line(text: str, verbs: frozenset[str] = frozenset()) -> Order | None:
     """Parse one line; None for blank or comment lines.  ``verbs`` are the game's own
     order words (Ruleset.verbs), passed on as GameVerb for its rules to read."""
-    body = text.split("#", 1)[0].strip()
+    body = clean(text).split("#", 1)[0].strip()
     if not body:
         return None
     toks = body.split()
@@ -254,7 +294,8 @@ def _parse_attack(args: list[str]) -> Attack:
 def parse(text: str, verbs: frozenset[str] = frozenset()) -> list[Line]:
     """Parse a whole batch; the first malformed line raises OrderError with its number."""
     out: list[Line] = []
-    for n, raw in enumerate(text.splitlines(), start=1):
+    for n, raw in enumerate(split_lines(text), start=1):
+        raw = clean(raw)
         try:
             o = parse_line(raw, verbs)
         except OrderError as e:

@@ -44,20 +44,31 @@ def parse_time(text: str) -> datetime:
 
 
 _DUR = re.compile(r"(\d+)\s*([dhms])")
+_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+MAX_DURATION = timedelta(days=365)        # the longest duration anything of the host may be
 
 
-def parse_duration(text: str | None) -> timedelta | None:
-    """'72h', '2d', '1d12h', '90m', '30s'; '', 'off', 'none' or '0' = no time limit."""
+def parse_duration(text: str | None, zero: bool = True) -> timedelta | None:
+    """'72h', '2d', '1d12h', '90m', '30s'; '', 'off', 'none' or '0' = no time limit.
+    Never longer than MAX_DURATION (a year: a longer one is a typo, and would
+    overflow the calendar); ``zero=False`` refuses a duration of no time ('0h')."""
     t = (text or "").strip().lower()
     if t in ("", "off", "none", "0"):
         return None
     if not re.fullmatch(r"(\s*\d+\s*[dhms])+\s*", t):
         raise HostError(f"{text!r} is not a duration; write e.g. 72h, 2d, 1d12h or 90m")
-    unit = {"d": "days", "h": "hours", "m": "minutes", "s": "seconds"}
-    total = timedelta()
+    limit = int(MAX_DURATION.total_seconds())
+    total = 0
     for n, u in _DUR.findall(t):
-        total += timedelta(**{unit[u]: int(n)})
-    return total
+        if len(n.lstrip("0")) > 12:             # int() of thousands of digits is slow, and far too long anyway
+            total = limit + 1
+            break
+        total += int(n) * _SECONDS[u]
+    if total > limit:
+        raise HostError(f"{text!r} is longer than {MAX_DURATION.days} days, the longest duration the host takes")
+    if total == 0 and not zero:
+        raise HostError(f"{text!r} is no time at all; write \"off\" for none")
+    return timedelta(seconds=total)
 
 
 def fmt_duration(td: timedelta | None) -> str:

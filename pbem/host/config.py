@@ -20,6 +20,7 @@ import msgspec
 from pbem.core.schema import schema_error
 from pbem.host import mail as M
 from pbem.host.common import CONFIG_NAME, CREDENTIALS_NAME, HostError, parse_duration
+from pbem.log import FileRefused, read_regular
 
 
 @dataclass
@@ -41,6 +42,10 @@ class Config:
     period: timedelta | None = None
     reminder: timedelta | None = None
     absence: timedelta | None = timedelta(days=14)
+    absence_window: timedelta = timedelta(days=30)   # ABSENT: at most ``absence`` within any span this long
+    press_per_mail: int = 10_000           # characters of press one mail may carry
+    press_per_step: int = 30_000           # characters of press one side may send in one step of the game
+    max_out: int = 1_000_000               # bytes: the largest mail the host sends (maps left out, text cut to fit)
     interval: int = 60
 
     @property
@@ -85,6 +90,8 @@ auth = "token-or-signature"           # or "signature": refuse plain Token: line
 
 [orders]
 mode = "immediate"                    # or "staged": mailed orders wait for FINAL (or the deadline)
+press_per_mail = 10000                # characters of press one mail may carry (0 = no press by mail)
+press_per_step = 30000                # characters of press one side may send in one step of the game
 
 [incoming]                            # where orders arrive: a Maildir (default) or IMAP
 {table(incoming, inc_more)}
@@ -92,11 +99,13 @@ mode = "immediate"                    # or "staged": mailed orders wait for FINA
 [outgoing]                            # how answers leave: an outbox folder of .eml files (default) or SMTP
 {table(outgoing, out_more)}
 # security: "starttls" (port 587), "tls" (port 465) or "none" (loopback test servers only)
+max_bytes = 1000000                   # the largest mail the host sends: maps are left out, then the text cut, to fit
 
 [deadlines]
 period = {_toml_str(period)}          # time for each decision the game waits for ("off" = none)
 reminder = {_toml_str(reminder)}      # the late side is reminded this long before the deadline
-absence = "14d"                       # the longest ABSENT may extend a player's deadlines ("off" = not at all)
+absence = "14d"                       # the longest a player may be ABSENT ("off" = not at all) ...
+absence_window = "30d"                # ... in any span of this length, however many ABSENT mails
 
 [serve]
 interval = 60                         # seconds between two looks at the inbox (or a duration: "5m")
@@ -107,18 +116,29 @@ def load_config(root: Path) -> Config:
     root = Path(root).resolve()
     path = root / CONFIG_NAME
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise HostError(f"{path} not found: create a host with `pbem host init {root}`") from None
+    except FileRefused as e:
+        raise HostError(str(e)) from None
     except (OSError, UnicodeError) as e:
-        raise HostError(f"cannot read {path}: {e}") from None
+        raise HostError(f"cannot read {path}: {e.strerror if isinstance(e, OSError) and e.strerror else e}") from None
     except tomllib.TOMLDecodeError as e:
         raise HostError(f"{path}: {e}") from None
-    return _config(data, root, path)
+    except RecursionError:
+        raise HostError(f"{path}: nested too deeply to be a host configuration") from None
+    try:
+        return _config(data, root, path)
+    except RecursionError:
+        raise HostError(f"{path}: nested too deeply to be a host configuration") from None
+
+
+MAX_CONFIG_BYTES = 1 << 20                 # a host file, or credentials.toml, is a few kilobytes
 
 
 Port = Annotated[int, msgspec.Meta(ge=1, le=65535)]
-Seconds = Annotated[float, msgspec.Meta(gt=0)]
+Seconds = Annotated[float, msgspec.Meta(gt=0, le=3600)]
+Chars = Annotated[int, msgspec.Meta(ge=0, le=10_000_000)]
 
 
 class _Incoming(msgspec.Struct, forbid_unknown_fields=True):
@@ -142,20 +162,24 @@ class _Outgoing(msgspec.Struct, forbid_unknown_fields=True):
     security: Literal["tls", "starttls", "none"] = "starttls"
     user: str = ""
     timeout: Seconds = 60
+    max_bytes: int | str = 1_000_000
 
 
 class _Deadlines(msgspec.Struct, forbid_unknown_fields=True):
     period: str = ""
     reminder: str = ""
     absence: str = "14d"
+    absence_window: str = "30d"
 
 
 class _Orders(msgspec.Struct, forbid_unknown_fields=True):
     mode: Literal["immediate", "staged"] = "immediate"
+    press_per_mail: Chars = 10_000
+    press_per_step: Chars = 30_000
 
 
 class _Serve(msgspec.Struct, forbid_unknown_fields=True):
-    interval: int | str = 60
+    interval: Annotated[int, msgspec.Meta(ge=1, le=86_400)] | str = 60
 
 
 class _HostFile(msgspec.Struct, forbid_unknown_fields=True):
@@ -187,12 +211,16 @@ _FORMS = {
     "map_width": "a whole number of pixels from 320 to 4000, e.g. 1400",
     "incoming.port": "a whole number from 1 to 65535, e.g. 993",
     "outgoing.port": "a whole number from 1 to 65535, e.g. 587",
-    "incoming.timeout": "a number of seconds above 0, e.g. 60",
-    "outgoing.timeout": "a number of seconds above 0, e.g. 60",
+    "incoming.timeout": "a number of seconds above 0, at most 3600, e.g. 60",
+    "outgoing.timeout": "a number of seconds above 0, at most 3600, e.g. 60",
+    "outgoing.max_bytes": 'a number of bytes (1000000) or a size in quotes: "1MB", "2MiB"; at least 20KB',
+    "orders.press_per_mail": "a whole number of characters from 0 to 10000000, e.g. 10000",
+    "orders.press_per_step": "a whole number of characters from 0 to 10000000, e.g. 30000",
     "deadlines.period": 'a duration in quotes: "72h", "2d", "1d12h", "90m", or "off"',
     "deadlines.reminder": 'a duration in quotes: "24h", "12h", or "off"',
     "deadlines.absence": 'a duration in quotes: "14d", "7d", or "off"',
-    "serve.interval": 'a number of seconds (60) or a duration in quotes: "5m", "90s"',
+    "deadlines.absence_window": 'a duration in quotes, at least the absence: "30d", "60d"',
+    "serve.interval": 'a number of seconds from 1 to 86400 (60) or a duration in quotes: "5m", "90s"',
 }
 for _k in ("name", "referee", "games"):
     _FORMS[_k] = "text in quotes"
@@ -255,7 +283,7 @@ def _config(data: dict, root: Path, path: Path) -> Config:
         except HostError as e:
             raise _bad(path, "serve.interval", str(e)) from None
         interval = int(td.total_seconds()) if td else 0
-    if interval < 1:
+    if not 1 <= interval <= 86_400:
         raise _bad(path, "serve.interval", f"{f.serve.interval!r} is not a time between two looks")
     cfg = Config(
         root=root, address=address.lower(), name=f.name,
@@ -263,13 +291,31 @@ def _config(data: dict, root: Path, path: Path) -> Config:
         games_dir=(root / f.games).resolve(), max_bytes=max_bytes, map_png=f.map_png,
         map_svg=f.map_svg, map_width=f.map_width, auth=f.auth, orders_mode=f.orders.mode,
         incoming=msgspec.structs.asdict(f.incoming), outgoing=msgspec.structs.asdict(f.outgoing),
-        interval=interval,
+        interval=interval, press_per_mail=f.orders.press_per_mail, press_per_step=f.orders.press_per_step,
     )
-    for key in ("period", "reminder", "absence"):
+    try:
+        cfg.max_out = parse_size(f.outgoing.max_bytes)
+    except HostError as e:
+        raise _bad(path, "outgoing.max_bytes", str(e)) from None
+    if cfg.max_out < MIN_OUT:
+        raise _bad(path, "outgoing.max_bytes", f"{f.outgoing.max_bytes!r} is below 20KB: no report would fit")
+    for key in ("period", "reminder", "absence", "absence_window"):
         try:
-            setattr(cfg, key, parse_duration(getattr(f.deadlines, key)))
+            # a zero period would make every deadline pass at once; "off" says none
+            td = parse_duration(getattr(f.deadlines, key), zero=key == "reminder")
         except HostError as e:
-            raise HostError(f"{path}: deadlines.{key}: {e}") from None
+            raise _bad(path, f"deadlines.{key}", str(e)) from None
+        if key == "absence_window":
+            if td is None:
+                raise _bad(path, "deadlines.absence_window", "the span ABSENT is counted in cannot be off")
+            if cfg.absence is not None and td < cfg.absence:
+                raise _bad(path, "deadlines.absence_window", f"{f.deadlines.absence_window!r} is shorter than "
+                           f"the absence ({f.deadlines.absence!r})")
+        setattr(cfg, key, td)
+    for key, where in _folders(cfg):
+        problem = system_folder(where)
+        if problem:
+            raise _bad(path, key, f"{where} {problem}; name a folder of the host's own (e.g. inside {root})")
     for section in ("incoming", "outgoing"):
         d = getattr(cfg, section)
         if d["kind"] in ("imap", "smtp") and not d["server"]:
@@ -280,6 +326,38 @@ def _config(data: dict, root: Path, path: Path) -> Config:
             except M.MailError as e:
                 raise HostError(f"{path}: {section}.security: {e}") from None
     return cfg
+
+
+MIN_OUT = 20_000
+_SYSTEM = ("/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/media", "/mnt",
+           "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var", "/var/tmp",
+           "/var/lib", "/var/log", "/var/spool", "/var/mail", "/dev/shm", "/run/user")
+_SYSTEM_TREES = ("/bin", "/boot", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sbin", "/sys", "/usr")
+
+
+def _folders(cfg: Config) -> list[tuple[str, Path]]:
+    """The folders the host writes into, by their keys."""
+    out = [("games", cfg.games_dir)]
+    if cfg.incoming.get("kind") == "maildir":
+        out.append(("incoming.maildir", (cfg.root / cfg.incoming["maildir"]).resolve()))
+    if cfg.outgoing.get("kind") == "outbox":
+        out.append(("outgoing.outbox", (cfg.root / cfg.outgoing["outbox"]).resolve()))
+    return out
+
+
+def system_folder(path: Path) -> str:
+    """Why the host must not write into ``path`` ('' when it may): a system folder itself
+    (/etc, /tmp, /home, ...), or anything inside one of the system's own trees (/etc, /usr,
+    /proc, /dev but /dev/shm ...)."""
+    p = os.path.realpath(path)
+    if p in _SYSTEM:
+        return "is a system folder"
+    if p.startswith("/dev/") and not p.startswith("/dev/shm/"):
+        return "is inside /dev"
+    for top in _SYSTEM_TREES:
+        if p.startswith(top + "/"):
+            return f"is inside {top}, a system folder"
+    return ""
 
 
 def write_config(root: Path, address: str, name: str = "pbem", referee: str | None = None, games: str = "games",
@@ -293,7 +371,7 @@ def write_config(root: Path, address: str, name: str = "pbem", referee: str | No
         raise HostError(f"{root / CONFIG_NAME} already exists; edit it instead")
     if "@" not in address:
         raise HostError(f"--address {address!r} is not an e-mail address")
-    parse_duration(period)
+    parse_duration(period, zero=False)
     parse_duration(reminder)
     incoming = incoming or {"kind": "maildir", "maildir": "inbox"}
     outgoing = outgoing or {"kind": "outbox", "outbox": "outbox"}
@@ -325,9 +403,10 @@ def password(cfg: Config, section: str) -> str | None:
     if st.st_mode & 0o077:
         raise HostError(f"{path} can be read by others (mode {st.st_mode & 0o777:o}); run: chmod 600 {path}")
     try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise HostError(f"cannot read {path}: {e}") from None
+        data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
+    except (OSError, UnicodeError, tomllib.TOMLDecodeError, RecursionError) as e:
+        raise HostError(f"cannot read {path}: {e if not isinstance(e, RecursionError) else 'nested too deeply'}") \
+            from None
     pw = (data.get(section) or {}).get("password")
     return None if pw in (None, "") else str(pw)
 

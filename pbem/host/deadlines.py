@@ -25,7 +25,10 @@ class DeadlinesMixin:
     def _period(self, game) -> timedelta | None:
         dl = self._deadlines(game)
         if "period" in dl:
-            return parse_duration(dl["period"])
+            try:
+                return parse_duration(dl["period"], zero=False)
+            except HostError:                   # written by hand, or by a pbem that did not bound it
+                pass
         return self.cfg.period
 
     @staticmethod
@@ -254,7 +257,7 @@ class DeadlinesMixin:
                 raise HostError(f"game {game.game_id} ({game.dir}) is not hosted by {self.cfg.root}; "
                                 "host it first with `pbem host add`")
             if period is not None:
-                parse_duration(period)
+                parse_duration(period, zero=False)
                 dl = self._deadlines(game)
                 dl["period"] = period
                 self._save_deadlines(game, dl)
@@ -267,7 +270,11 @@ class DeadlinesMixin:
                 st = game.state()
                 head = game.head()[1]
                 for k, w in waits.items():
-                    due = parse_time(w["due"]) + extend
+                    try:
+                        due = parse_time(w["due"]) + extend
+                    except OverflowError:               # a due date near the calendar's end (written by hand)
+                        raise HostError(f"the deadline {w['due']} cannot be moved {fmt_duration(extend)} later: "
+                                        "past the end of the calendar") from None
                     w["due"] = iso(due)
                     w["reminded"] = bool(self.cfg.reminder) and w.get("reminded", False) and \
                         self.now() >= due - self.cfg.reminder
@@ -296,8 +303,10 @@ class DeadlinesMixin:
         return out
 
     def _absent(self, game, side: str, arg: str) -> str:
-        """ABSENT until DATE: ``side``'s running and future deadlines move to DATE at
-        the latest, as far ahead as the host's ``[deadlines] absence`` allows."""
+        """ABSENT until DATE: ``side``'s running and future deadlines move to DATE at the
+        latest, as far ahead as the host's ``[deadlines] absence`` allows within any
+        ``absence_window`` (pbem.host.absence): a renewal while away counts too."""
+        from pbem.host import absence as A
         m = re.fullmatch(r"(?:until\s+)?(\S+)", arg.strip(), re.IGNORECASE)
         if not m:
             return "ABSENT needs a date: ABSENT until 2026-03-01 (or a time: 2026-03-01T18:00:00Z); nothing changed."
@@ -310,13 +319,23 @@ class DeadlinesMixin:
         now = self.now()
         if until <= now:
             return f"ABSENT: {iso(until)} has passed already; nothing changed."
-        capped = ""
-        if until > now + self.cfg.absence:           # as far as the host allows, not nothing at all
-            capped = (f"This host lets a player be away {fmt_duration(self.cfg.absence)} at most, so not until "
-                      f"{iso(until)}. ")
-            until = now + self.cfg.absence
+        cap, window = self.cfg.absence, self.cfg.absence_window
+        rule = f"{fmt_duration(cap)} at most in any {fmt_duration(window)}"
         with self.locked():
             dl = self._deadlines(game)
+            asked = until
+            until = A.longest(A.spans(dl, side, now, window), now, min(until, now + cap), cap, window)
+            try:
+                before = parse_time(dl.get("absent", {}).get(side) or "")
+            except HostError:
+                before = now
+            if until <= max(now, before):
+                already = (f"you are marked absent until {iso(before)} already" if before > now else
+                           f"you were away {fmt_duration(cap)} within the last {fmt_duration(window)} already")
+                return f"ABSENT: {already}, and this host lets a player be away {rule}; nothing changed."
+            capped = "" if until == asked else (f"This host lets a player be away {rule}, so not until "
+                                                f"{iso(asked)}. ")
+            A.granted(dl, side, now, until, window)
             dl.setdefault("absent", {})[side] = iso(until)
             moved = 0
             for w in dl.get("waits", {}).values():

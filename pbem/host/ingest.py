@@ -174,6 +174,9 @@ class IngestMixin:
             return self._refuse(name, inc, key, rec, problem, quarantine=True, game_id=gid, side=side)
         # authenticated: sort the lines, record what will be applied, on which head, before touching the log
         req = mailcmd.read(inc.orders, inc.subject, game)
+        too_much = mailcmd.press_problem(self.cfg, game, side, req)
+        if too_much:                                # bounded press: no mail to the other side can swell
+            return self._refuse(name, inc, key, rec, too_much, quarantine=False, game_id=gid, side=side)
         seq, head = game.head()
         job = self._plan(game, side, req)
         # orders sent to be applied replace what was staged (a FINAL's staged text is in the journal)

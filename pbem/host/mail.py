@@ -33,6 +33,8 @@ from email.utils import formatdate, parseaddr
 from html.parser import HTMLParser
 from pathlib import Path
 
+from pbem.core import orders as O
+
 KEYS = ("game", "side", "head", "token", "signature")
 _KEY_RE = re.compile(r"^\s*(game|side|head|token|signature)\s*:\s*(\S*)\s*$", re.IGNORECASE)
 _TAG_RE = re.compile(r"\[pbem\s+([A-Za-z0-9._-]+)\]", re.IGNORECASE)
@@ -222,7 +224,7 @@ def unflow(text: str, delsp: bool = False) -> str:
     """Undo RFC 3676 format=flowed: a line ending in a space goes on in the next."""
     out: list[str] = []
     buf = ""
-    for line in text.splitlines():
+    for line in O.split_lines(text):           # the one definition of a line (not str.splitlines)
         if line.startswith(" "):
             line = line[1:]                            # space-stuffing
         if line.endswith(" ") and line != "-- ":
@@ -359,7 +361,7 @@ def split_fields(text: str) -> tuple[dict[str, str], str]:
 def canonical_orders(text: str) -> list[str]:
     """The order lines as the engine reads them: comments cut, spaces collapsed, blanks dropped."""
     out = []
-    for ln in text.splitlines():
+    for ln in O.split_lines(text):
         if _KEY_RE.match(ln):
             continue
         body = " ".join(ln.split("#", 1)[0].split())
@@ -414,9 +416,36 @@ def build(sender: str, to: str, subject: str, body: str, *, message_id: str,
     msg["Auto-Submitted"] = auto                     # RFC 3834: no auto-replies to us, please
     for k, v in (headers or {}).items():
         msg[k] = clean_header(str(v))
-    msg.set_content(body)
+    msg.set_content(O.visible(body))                 # no control character acts in a reader's mail program
     for a in attachments:
         msg.add_attachment(a.data, maintype=a.maintype, subtype=a.subtype, filename=a.filename)
+    return msg
+
+
+def within(limit: int, make, body: str, attachments: list[Attachment]) -> EmailMessage:
+    """``make(body, attachments)`` (a built mail) at most ``limit`` bytes long: the
+    attachments left out (the SVG first, then the largest) and, if that is not
+    enough, the end of the text cut, each said at the end of the text."""
+    kept, out = list(attachments), []
+
+    def note(cut: int = 0) -> str:
+        what = []
+        if out:
+            what.append(f"left out {', '.join(out)}")
+        if cut:
+            what.append(f"cut the last {cut:,} characters of the text")
+        return (f"\n\n[The host {' and '.join(what)} to keep this mail under {limit:,} bytes; HISTORY shows "
+                "the events, STATUS where the game stands.]")
+    msg = make(body, kept)
+    while kept and len(bytes(msg)) > limit:
+        i = next((i for i, a in enumerate(kept) if "svg" in a.subtype),
+                 max(range(len(kept)), key=lambda i: len(kept[i].data)))
+        out.append(kept.pop(i).filename)
+        msg = make(body + note(), kept)
+    keep = len(body)
+    while len(bytes(msg)) > limit and keep > 0:
+        keep = min(keep - 1, keep * limit * 9 // (10 * len(bytes(msg))))
+        msg = make(body[:max(keep, 0)] + note(len(body) - max(keep, 0)), [])
     return msg
 
 

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from pbem.core import orders as O
+from pbem.host.common import fmt_duration, iso, parse_time
 
 MODES = ("check", "final", "draft")
 COMMANDS = ("help", "status", "history", "absent")
@@ -73,7 +74,7 @@ def read(text: str, subject: str, game) -> Request:
                 req.commands.append([w.lower(), ""])
     orders: list[str] = []
     press: list[str] = []
-    for n, raw in enumerate(text.split("\n"), start=1):
+    for n, raw in enumerate(O.split_lines(text), start=1):      # the engine's lines, no others
         body = raw.split("#", 1)[0].strip()
         orders.append("")
         press.append("")
@@ -98,7 +99,7 @@ def read(text: str, subject: str, game) -> Request:
             if _looks_like_order(toks, verbs, units):
                 orders[-1] = body                   # refused with its reason, as any bad order
                 continue
-            req.ignored.append({"line": n, "text": body, "hint": _hint(toks, verbs, units, sc)})
+            req.ignored.append({"line": n, "text": O.clean(body), "hint": _hint(toks, verbs, units, sc)})
             continue
         if isinstance(order, O.Press):
             press[-1] = body
@@ -107,6 +108,53 @@ def read(text: str, subject: str, game) -> Request:
     req.orders = "\n".join(orders)
     req.press = "\n".join(press)
     return req
+
+
+def press_chars(text: str) -> int:
+    """The characters of press in ``text`` (the press lines ``read`` kept)."""
+    n = 0
+    for ln in O.split_lines(text):
+        try:
+            order = O.parse_line(ln)
+        except O.OrderError:
+            continue
+        if isinstance(order, O.Press):
+            n += len(order.text)
+    return n
+
+
+def press_in_step(game, side: str) -> int:
+    """The characters of press ``side`` sent since the game's current step began (the
+    last PhaseStarted), read from the end of the log."""
+    import json
+    n = 0
+    for line in game.log.iter_lines_reversed():
+        env = json.loads(line)
+        if env.get("kind") in ("PhaseStarted", "GameCreated"):
+            break
+        body = env.get("body") or {}
+        if env.get("kind") == "PressSent" and body.get("side") == side:
+            n += len(body.get("text", ""))
+    return n
+
+
+def press_problem(cfg, game, side: str, req: Request) -> str:
+    """Why the host refuses this mail's press ('' when it takes it): more than
+    ``[orders] press_per_mail`` characters in the mail, or more than ``press_per_step``
+    from this side in this step of the game (CHECK applies none: only the first)."""
+    n = press_chars(req.press)
+    if not n:
+        return ""
+    if n > cfg.press_per_mail:
+        return (f"this mail holds {n:,} characters of press; this host takes at most {cfg.press_per_mail:,} a mail "
+                "(send less, or in several mails); nothing was applied")
+    if req.mode != "check":
+        used = press_in_step(game, side)
+        if used + n > cfg.press_per_step:
+            return (f"this mail's {n:,} characters of press would bring your press in this step of the game to "
+                    f"{used + n:,}; this host takes at most {cfg.press_per_step:,} a side and step (the rest must "
+                    "wait for the next step); nothing was applied")
+    return ""
 
 
 def _stronger(a: str, b: str) -> str:
@@ -226,8 +274,17 @@ def status_lines(host, game, st, side: str, head: str) -> list[str]:
     if not waits:
         out.append("No deadline is running.")
     away = dl.get("absent", {}).get(side)
-    if away:
+    now = host.now()
+    if away and away > iso(now):
         out.append(f"You are marked absent until {away}.")
+    if host.cfg.absence is not None:
+        from pbem.host import absence as A
+        cap, window = host.cfg.absence, host.cfg.absence_window
+        reach = A.latest(dl, side, now, cap, window)
+        since = max(now, parse_time(away)) if away and away > iso(now) else now
+        rule = f"this host allows {fmt_duration(cap)} at most in any {fmt_duration(window)}"
+        out.append(f"ABSENT: {fmt_duration(reach - since)} more is left: an ABSENT sent now could reach "
+                   f"{iso(reach)} ({rule})." if reach > since else f"ABSENT: none is left now ({rule}).")
     from pbem import staging
     held = staging.staged(game, side)
     if held:

@@ -42,10 +42,13 @@ class SpoolMixin:
             if a.outcome:
                 headers["X-pbem-Outcome"] = a.outcome
             refs = list(a.references)
-            msg = M.build(self.cfg.address, a.to, a.subject, a.body, message_id=a.message_id or self._msgid(job, n),
-                          attachments=a.attachments, in_reply_to=a.in_reply_to, references=refs,
-                          headers=headers, auto="auto-replied" if a.in_reply_to and a.kind == "answer" else "auto-generated",
-                          sender_name=self.cfg.name)
+
+            def make(body, attachments, a=a, n=n, headers=headers, refs=refs):
+                return M.build(self.cfg.address, a.to, a.subject, body, message_id=a.message_id or self._msgid(job, n),
+                               attachments=attachments, in_reply_to=a.in_reply_to, references=refs, headers=headers,
+                               auto="auto-replied" if a.in_reply_to and a.kind == "answer" else "auto-generated",
+                               sender_name=self.cfg.name)
+            msg = M.within(self.cfg.max_out, make, a.body, a.attachments)   # every mail under [outgoing] max_bytes
             slug = re.sub(r"[^A-Za-z0-9_-]+", "-", a.slug or f"{a.viewer}-{a.kind}")
             M.write_atomic(building / f"{n:02d}-{slug}.eml", bytes(msg), 0o600)
         crash.checkpoint("spool-written")
