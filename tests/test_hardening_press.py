@@ -169,7 +169,8 @@ def test_a_long_text_is_cut_to_fit_and_says_so():
     def make(body, atts):
         return M.build("h@x.example", "p@x.example", "s", body, message_id="m@x", attachments=atts)
     atts = [M.Attachment(b"\x89PNG" + b"\x00" * 50_000, "image", "png", "map.png")]
-    msg = M.within(30_000, make, "report line\n" * 20_000, atts)
+    from pbem.host.spool import within
+    msg = within(30_000, make, "report line\n" * 20_000, atts)
     data = bytes(msg)
     assert len(data) <= 30_000
     body = msg.get_body(("plain",)).get_content()

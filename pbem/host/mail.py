@@ -422,31 +422,6 @@ def build(sender: str, to: str, subject: str, body: str, *, message_id: str,
     return msg
 
 
-def within(limit: int, make, body: str, attachments: list[Attachment]) -> EmailMessage:
-    """``make(body, attachments)`` (a built mail) at most ``limit`` bytes long: the
-    attachments left out (the SVG first, then the largest) and, if that is not
-    enough, the end of the text cut, each said at the end of the text."""
-    kept, out = list(attachments), []
-
-    def note(cut: int = 0) -> str:
-        what = []
-        if out:
-            what.append(f"left out {', '.join(out)}")
-        if cut:
-            what.append(f"cut the last {cut:,} characters of the text")
-        return (f"\n\n[The host {' and '.join(what)} to keep this mail under {limit:,} bytes; HISTORY shows "
-                "the events, STATUS where the game stands.]")
-    msg = make(body, kept)
-    while kept and len(bytes(msg)) > limit:
-        i = next((i for i, a in enumerate(kept) if "svg" in a.subtype),
-                 max(range(len(kept)), key=lambda i: len(kept[i].data)))
-        out.append(kept.pop(i).filename)
-        msg = make(body + note(), kept)
-    keep = len(body)
-    while len(bytes(msg)) > limit and keep > 0:
-        keep = min(keep - 1, keep * limit * 9 // (10 * len(bytes(msg))))
-        msg = make(body[:max(keep, 0)] + note(len(body) - max(keep, 0)), [])
-    return msg
 
 
 def recipients(data: bytes) -> list[str]:

@@ -2,7 +2,8 @@
 state/spool/building/JOB and renames the folder to state/spool/ready/JOB in
 one step; ``flush`` delivers them, oldest job first, through the outbox
 folder or SMTP, and removes each file only after the transport took it.  A
-mail no transport will ever take is set aside in state/spool/failed/."""
+mail no transport will ever take is set aside in state/spool/failed/.  No mail
+is larger than ``[outgoing] max_bytes`` (``within``)."""
 from __future__ import annotations
 
 import contextlib
@@ -48,7 +49,7 @@ class SpoolMixin:
                                attachments=attachments, in_reply_to=a.in_reply_to, references=refs, headers=headers,
                                auto="auto-replied" if a.in_reply_to and a.kind == "answer" else "auto-generated",
                                sender_name=self.cfg.name)
-            msg = M.within(self.cfg.max_out, make, a.body, a.attachments)   # every mail under [outgoing] max_bytes
+            msg = within(self.cfg.max_out, make, a.body, a.attachments)   # every mail under [outgoing] max_bytes
             slug = re.sub(r"[^A-Za-z0-9_-]+", "-", a.slug or f"{a.viewer}-{a.kind}")
             M.write_atomic(building / f"{n:02d}-{slug}.eml", bytes(msg), 0o600)
         crash.checkpoint("spool-written")
@@ -97,3 +98,30 @@ class SpoolMixin:
         except M.MailError as e:
             self.log(f"delivery failed, {self.pending()} mail(s) wait in the spool: {e}")
         return sent
+
+
+def within(limit: int, make, body: str, attachments: list):
+    """``make(body, attachments)`` (a built mail) at most ``limit`` bytes long: the
+    attachments left out (the SVG first, then the largest) and, if that is not
+    enough, the end of the text cut, each said at the end of the text."""
+    kept, out = list(attachments), []
+
+    def note(cut: int = 0) -> str:
+        what = []
+        if out:
+            what.append(f"left out {', '.join(out)}")
+        if cut:
+            what.append(f"cut the last {cut:,} characters of the text")
+        return (f"\n\n[The host {' and '.join(what)} to keep this mail under {limit:,} bytes; HISTORY shows "
+                "the events, STATUS where the game stands.]")
+    msg = make(body, kept)
+    while kept and len(bytes(msg)) > limit:
+        i = next((i for i, a in enumerate(kept) if "svg" in a.subtype),
+                 max(range(len(kept)), key=lambda i: len(kept[i].data)))
+        out.append(kept.pop(i).filename)
+        msg = make(body + note(), kept)
+    keep = len(body)
+    while len(bytes(msg)) > limit and keep > 0:
+        keep = min(keep - 1, keep * limit * 9 // (10 * len(bytes(msg))))
+        msg = make(body[:max(keep, 0)] + note(len(body) - max(keep, 0)), [])
+    return msg
