@@ -185,7 +185,7 @@ class FileRefused(OSError):
     """``read_regular`` would not read a file: not a regular file, or too large."""
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
     for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
         if test(mode):
@@ -203,7 +203,7 @@ def read_regular(path: Path, limit: int) -> bytes:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise FileRefused(f"{path} is {_kind(st.st_mode)}, not a regular file; it was not read")
+            raise FileRefused(f"{path} is {file_kind(st.st_mode)}, not a regular file; it was not read")
         too_big = FileRefused(f"{path} holds more than {limit:,} bytes, the most pbem reads of it; it was not read")
         if st.st_size > limit:
             raise too_big
@@ -238,7 +238,7 @@ def check_output(path: Path) -> None:
             raise FileRefused(f"{path} is a symbolic link; pbem neither replaces nor follows it: "
                               "name the file itself (nothing was written)")
         if not stat.S_ISREG(st.st_mode):
-            raise FileRefused(f"{path} is {_kind(st.st_mode)}; pbem writes only to a regular file or a new "
+            raise FileRefused(f"{path} is {file_kind(st.st_mode)}; pbem writes only to a regular file or a new "
                               "path (nothing was written)")
 
 
@@ -584,11 +584,11 @@ class EventLog:
         Raises LogError if it exists but cannot be read or is not exactly
         ``<seq> <64 hex>`` with a non-negative seq."""
         try:
-            raw = self.head_path.read_bytes()
+            raw = read_regular(self.head_path, 4096)   # a FIFO or a device in its place is refused, never read
         except FileNotFoundError:
             return None
         except OSError as e:
-            raise LogError(f"unreadable: {e.strerror}", None, self.head_path) from None
+            raise LogError(f"unreadable: {e.strerror or e}", None, self.head_path) from None
         m = _ANCHOR.fullmatch(raw)
         if m is None:
             raise LogError("not an anchor (expected '<seq> <64 hex digits>')", None, self.head_path)

@@ -181,7 +181,11 @@ def test_a_forged_result_does_not_match_the_recomputed_one(tournament):
     (f,) = findings(row, "result", ERROR)
     assert f.seq == info["result-forged"]
     assert "the log records a win for belgian" in f.text and "gives a win for german" in f.text
-    assert "eben-emael-12-1-example" in result.summary["left_out"]     # no standings from it
+    # no standings from it: the game counts once, from its clean copy, with the result the rules give
+    table = result.summary["standings"]["eben-emael-12-1"]
+    assert sum(r["w"] for r in table.values()) == 1 and "eben-emael-12-1-example" not in result.summary["left_out"]
+    winner = next(a for a, r in table.items() if r["w"])
+    assert rows["clean/eben-emael-12-1"].players["german"] == winner
 
 
 def test_a_wrong_reveal_does_not_match_the_genesis_commitment(tournament):
@@ -263,8 +267,11 @@ def test_summary_standings_and_running_games(tournament):
     _root, result, rows, _ = tournament
     s = result.summary
     assert s["games"] == len(rows)
-    # el-alamein's clean copy has a forged twin (an error): its result is left out
-    assert "el-alamein" not in s["standings"]
+    # el-alamein's clean copy has forged twins (errors of their own): the copy that verifies counts
+    assert s["standings"]["el-alamein"]["auchinleck@example.org"] == {"w": 1, "d": 0, "l": 0}
+    clean = rows["clean/el-alamein"]
+    assert not clean.count(ERROR), [f.text for f in clean.findings if f.severity == ERROR]
+    assert any(f.text.endswith(f"only {clean.path} verifies") for f in findings(clean, "duplicate", NOTE))
     running = {r["game_id"] for r in s["running"]}
     assert running == {"late", "scripted"}
     for sc, table in s["standings"].items():
@@ -299,8 +306,11 @@ def test_cli_json_lines_and_exit_1(tournament):
     assert forged["game_id"] == "el-alamein-example" and forged["head"] and forged["result"]["winner"] == "british"
     assert any(f["code"] == "rules" and f["severity"] == "error" and f["seq"] == info["line-forged"]
                for f in forged["findings"])
-    assert all(r["errors"] for r in rows[:2])                # the forgery, and a twin with another log
-    assert rows[-1]["with_errors"] == 2
+    clean = next(r for r in rows[:2] if r is not forged)
+    assert forged["errors"] and not clean["errors"]          # the forgery casts no doubt on the copy that verifies
+    assert any(f["severity"] == "warning" and "that copy does not verify, this one does" in f["text"]
+               for f in clean["findings"])
+    assert rows[-1]["with_errors"] == 1 and rows[-1]["standings"]["el-alamein"]
 
 
 def test_cli_strict_fails_on_warnings(tournament):

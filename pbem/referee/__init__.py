@@ -17,9 +17,13 @@ from pathlib import Path
 
 import msgspec
 
-from pbem.log import GENESIS, EventLog, LogError, line_hash, raw_envelope
+from pbem.log import GENESIS, EventLog, FileRefused, LogError, line_hash, raw_envelope, read_regular
 
 LOG_NAME = "log.jsonl"
+# The most read of a game folder's files (a game's log is well under a megabyte: Khar'kov's,
+# the longest example, 0.2 MB); anything larger, or not a regular file, is a finding, not read.
+MAX_LOG_BYTES = 64 << 20
+MAX_FILE_BYTES = 16 << 20
 
 
 
@@ -84,9 +88,12 @@ def read_chain(game_dir: Path, decode: bool = True) -> Chain:
     ch = Chain(game_dir)
     log = EventLog(game_dir / LOG_NAME)
     try:
-        data = log.path.read_bytes()
+        data = read_regular(log.path, MAX_LOG_BYTES)    # a FIFO, a device or a huge file: refused, not read
     except FileNotFoundError:
         ch.missing = f"{log.path} not found: not a pbem game folder"
+        return ch
+    except FileRefused as e:
+        ch.missing = str(e)
         return ch
     except OSError as e:
         ch.missing = f"{log.path} cannot be read: {e.strerror}"
@@ -176,7 +183,7 @@ def last_reports(game_dir: Path, sides: list[str]) -> dict[str, int | None]:
     """The seq each side's last report covered (reported.json; see Game.last_report), None for a side
     never reported to.  Read directly, so that it works on a folder the engine refuses to open."""
     try:
-        data = json.loads((Path(game_dir) / "reported.json").read_bytes())
+        data = json.loads(read_regular(Path(game_dir) / "reported.json", MAX_FILE_BYTES))
     except (OSError, ValueError):
         data = {}
     if not isinstance(data, dict):
@@ -188,11 +195,13 @@ def last_reports(game_dir: Path, sides: list[str]) -> dict[str, int | None]:
     return out
 
 
-def sha256_file(path: Path) -> str | None:
+def sha256_file(path: Path, limit: int = MAX_LOG_BYTES) -> str | None:
+    """sha256 of a regular file of at most ``limit`` bytes; None for anything else."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular(Path(path), limit)).hexdigest()
     except OSError:
         return None
 
 
-__all__ = ["Chain", "Line", "LOG_NAME", "last_reports", "parting", "read_chain", "sha256_file"]
+__all__ = ["Chain", "Line", "LOG_NAME", "MAX_FILE_BYTES", "MAX_LOG_BYTES", "last_reports", "parting", "read_chain",
+           "sha256_file"]

@@ -23,20 +23,25 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import tempfile
 from collections import defaultdict
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pbem.referee import LOG_NAME, Chain, parting, read_chain, sha256_file
+from pbem.log import file_kind, read_regular
+from pbem.referee import LOG_NAME, MAX_FILE_BYTES, MAX_LOG_BYTES, Chain, parting, read_chain, sha256_file
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
 SEVERITIES = (ERROR, WARNING, NOTE)
 # Folders of a mail host that hold no game (mail, journal, spool): not searched.
 _HOST_PRIVATE = {"state", "mail", "inbox", "outbox"}
 _MAX_TEXT = 240                  # an event quoted in a finding is cut to this many characters
+# What the audit and the rules' re-run may open in a game folder, with the most of each they
+# read.  Any of them that is not a regular file (a FIFO hangs a reader, /dev/zero never
+# ends), or is larger, is a finding and is not read.
+_FILES = {LOG_NAME: MAX_LOG_BYTES, "log.head": 4096, "seed": 4096, "scenario.toml": MAX_FILE_BYTES,
+          "deadline.json": MAX_FILE_BYTES, ".state-cache": MAX_LOG_BYTES, ".scenario-cache": MAX_FILE_BYTES}
 
 
 @dataclass
@@ -125,8 +130,33 @@ def audit_game(path: str | Path) -> GameAudit:
     return row
 
 
+def _unreadable(path: Path) -> dict[str, str]:
+    """The files of ``_FILES`` that are there but must not be read, and why (looked at with
+    stat, which opens nothing; each is then read with ``read_regular``, which checks again)."""
+    import stat
+    out = {}
+    for name, limit in _FILES.items():
+        try:
+            st = os.stat(path / name)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            out[name] = f"cannot be examined ({e.strerror})"
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            out[name] = f"is {file_kind(st.st_mode)}, not a regular file"
+        elif st.st_size > limit:
+            out[name] = f"holds {st.st_size:,} bytes, more than the {limit:,} the audit reads of it"
+    return out
+
+
 def _audit(path: Path, row: GameAudit) -> None:
     from pbem.core import events as E
+    bad = _unreadable(path)
+    for name, why in bad.items():
+        if name not in (LOG_NAME, "log.head", "scenario.toml", "deadline.json"):   # those say it themselves
+            row.add(ERROR, "file", f"{name} {why}: it was not read (a game folder holds regular files); the "
+                                   "rules were re-run on a private copy without it")
     ch = read_chain(path)
     if ch.missing:
         row.add(ERROR, "log", ch.missing)
@@ -154,7 +184,7 @@ def _audit(path: Path, row: GameAudit) -> None:
     if not ch.intact:
         row.add(NOTE, "rules", "the rules were not re-run: the log is not one unbroken chain")
     elif rules_ok and scenario_raw is not None:
-        _rerun(path, ch, scenario_raw, row)
+        _rerun(path, ch, scenario_raw, row, private=bool(bad))
     elif rules_ok:
         row.add(NOTE, "rules", "the rules were not re-run: no scenario file matching the log's record")
 
@@ -187,10 +217,13 @@ def _sha(raw: bytes | None) -> str | None:
 def _check_scenario(path: Path, created, row: GameAudit) -> bytes | None:
     """The scenario file against the log's record and the shipped file of the same id.
     Returns the scenario bytes the rules can be re-run with (None: none fits the record)."""
+    unread = ""
     try:
-        own = (path / "scenario.toml").read_bytes()
-    except OSError:
+        own = read_regular(path / "scenario.toml", MAX_FILE_BYTES)
+    except FileNotFoundError:
         own = None
+    except OSError as e:
+        own, unread = None, f"it cannot be read ({e.strerror or e})"
     shipped = _shipped_scenario(created.scenario_id)
     own_sha, shipped_sha, recorded = _sha(own), _sha(shipped), created.scenario_sha256
     use = None
@@ -204,7 +237,7 @@ def _check_scenario(path: Path, created, row: GameAudit) -> bytes | None:
                                          f"game sha256 {own_sha}, shipped sha256 {shipped_sha}; the game was played "
                                          "and is checked on its own file (a custom or older version)")
     else:
-        now = f"its sha256 is now {own_sha}" if own is not None else "it is missing"
+        now = f"its sha256 is now {own_sha}" if own is not None else (unread or "it is missing")
         text = (f"scenario.toml is not the file the game was created from: {now}, GameCreated recorded {recorded}; "
                 f"shipped {created.scenario_id!r} sha256 {shipped_sha or '(not shipped)'}")
         if shipped is not None and shipped_sha == recorded:
@@ -332,10 +365,10 @@ def _check_deadlines(path: Path, ch: Chain, row: GameAudit) -> None:
     from pbem.core import events as E
     from pbem.host.common import HostError, fmt_duration, parse_duration, parse_time
     try:
-        dl = json.loads((path / "deadline.json").read_text())
+        dl = json.loads(read_regular(path / "deadline.json", MAX_FILE_BYTES))
     except FileNotFoundError:
         return
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         row.add(WARNING, "deadline", f"deadline.json cannot be read ({e}): the deadlines were not checked")
         return
     orders = [(ln.index, ln.at, ln.event) for ln in ch.lines if isinstance(ln.event, E.OrderGiven)]
@@ -382,18 +415,23 @@ def _check_deadlines(path: Path, ch: Chain, row: GameAudit) -> None:
 
 # --- the rules, re-run ------------------------------------------------------------------
 
-def _rerun(path: Path, ch: Chain, scenario_raw: bytes, row: GameAudit) -> None:
-    """Game.verify on the folder (or, when its scenario.toml is not the recorded one but the
-    shipped file is, on a private copy with the shipped file), its problems as findings."""
+def _rerun(path: Path, ch: Chain, scenario_raw: bytes, row: GameAudit, private: bool = False) -> None:
+    """Game.verify on the folder (or on a private copy: when its scenario.toml is not the recorded
+    one but the shipped file is, with the shipped file; when some file of the folder must not be
+    read, with its regular files only), its problems as findings."""
     from pbem.engine import Game
-    own = sha256_file(path / "scenario.toml") == _sha(scenario_raw)
+    own = not private and sha256_file(path / "scenario.toml", MAX_FILE_BYTES) == _sha(scenario_raw)
     with (tempfile.TemporaryDirectory(prefix="pbem-audit-") if not own else nullcontext(path)) as where:
         where = Path(where)
         if not own:
             for name in (LOG_NAME, "log.head", "seed"):
-                if (path / name).exists():
-                    shutil.copyfile(path / name, where / name)
-                    os.chmod(where / name, 0o600)
+                try:
+                    data = read_regular(path / name, _FILES[name])
+                except OSError:                 # missing, or not to be read: left out of the copy
+                    continue
+                fd = os.open(where / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
             (where / "scenario.toml").write_bytes(scenario_raw)
         try:
             g = Game(where)
@@ -560,7 +598,10 @@ def _cores() -> int:
 
 def _check_duplicates(rows: list[GameAudit]) -> None:
     """Game ids held by more than one folder: identical copies (a note), an older copy of
-    the same game (a warning), or logs that part (an error: which one is the game?)."""
+    the same game (a warning), or logs that part.  Logs that part are an error (which one
+    is the game?) unless the copies that verify (no error of their own) all hold one log or
+    older copies of it: then a copy that does not verify cannot cast doubt on one that
+    does (a warning there), and every copy says which copies verify."""
     by_id: dict[str, list[GameAudit]] = defaultdict(list)
     for r in rows:
         if r.game_id:
@@ -568,6 +609,7 @@ def _check_duplicates(rows: list[GameAudit]) -> None:
     for gid, group in by_id.items():
         if len(group) < 2:
             continue
+        verified = {r.path for r in group if not r.count(ERROR)}       # before this check adds any
         by_head: dict[tuple[str, int], list[GameAudit]] = defaultdict(list)
         for r in group:
             by_head[r.head, r.seq].append(r)
@@ -580,13 +622,20 @@ def _check_duplicates(rows: list[GameAudit]) -> None:
         if len(by_head) < 2:
             continue
         reps = {k: read_chain(Path(v[0].path), decode=False) for k, v in by_head.items()}
+        part = {(a, b): parting(reps[a], reps[b]) for a in by_head for b in by_head if a != b}
+
+        def forked(a, b) -> bool:
+            n = part[a, b]
+            return n is not None and n <= min(reps[a].last_seq, reps[b].last_seq)
+        good = [k for k, v in by_head.items() if any(r.path in verified for r in v)]
+        one_line = not any(forked(a, b) for a in good for b in good if a != b)   # the verified copies agree
         for key, copies in by_head.items():
             mine = reps[key]
             for okey, ocopies in by_head.items():
                 if okey == key:
                     continue
                 theirs, where = reps[okey], ocopies[0].path + (f" (and {len(ocopies) - 1} more)" if len(ocopies) > 1 else "")
-                n = parting(mine, theirs)
+                n = part[key, okey]
                 for r in copies:
                     if n == 0:
                         r.add(ERROR, "duplicate", f"another game with the same id {gid!r} is at {where}: a different "
@@ -597,9 +646,19 @@ def _check_duplicates(rows: list[GameAudit]) -> None:
                     elif n is not None and n > theirs.last_seq:
                         r.add(NOTE, "duplicate", f"{where} holds an older copy of this game (it ends at seq "
                                                  f"{theirs.last_seq})")
+                    elif n is not None and one_line and r.path in verified and okey not in good:
+                        r.add(WARNING, "duplicate", f"another copy of game {gid!r} at {where} has a different log: "
+                                                    f"they part at seq {n} (`pbem diff` shows how); that copy does not "
+                                                    "verify, this one does", n)
                     elif n is not None:
                         r.add(ERROR, "duplicate", f"another copy of game {gid!r} at {where} has a different log: "
                                                   f"they part at seq {n} (`pbem diff` shows how)", n)
+        if any(part[a, b] and forked(a, b) for (a, b) in part):       # copies of one game that part
+            ok = sorted(verified)
+            said = (f"only {ok[0]} verifies" if len(ok) == 1 else "none of them verifies" if not ok else
+                    f"{', '.join(ok[:-1])} and {ok[-1]} verify")
+            for r in group:
+                r.add(NOTE, "duplicate", f"of {len(group)} copies of game {gid!r}, {said}")
 
 
 def summarize(rows: list[GameAudit]) -> dict:
@@ -633,7 +692,8 @@ def summarize(rows: list[GameAudit]) -> dict:
         "warnings": sum(r.count(WARNING) for r in rows),
         "notes": sum(r.count(NOTE) for r in rows),
         "finished_counted": len(counted),
-        "left_out": sorted({r.game_id or r.path for r in rows if r.finished and r.count(ERROR)}),
+        # a game counted from a copy that verifies is not left out for its bad copies
+        "left_out": sorted({r.game_id or r.path for r in rows if r.finished and r.count(ERROR)} - set(counted)),
         "standings": {sc: {p: dict(v) for p, v in sorted(t.items())} for sc, t in sorted(standings.items())},
         "running": running,
     }
