@@ -20,8 +20,8 @@ import msgspec
 from pbem.log import GENESIS, EventLog, FileRefused, LogError, line_hash, raw_envelope, read_regular
 
 LOG_NAME = "log.jsonl"
-# The most read of a game folder's files (a game's log is well under a megabyte: Khar'kov's,
-# the longest example, 0.2 MB); anything larger, or not a regular file, is a finding, not read.
+# The most read of a game folder's files (a game's log is well under a megabyte: the longest
+# example's is 0.2 MB); anything larger, or not a regular file, is a finding, not read.
 MAX_LOG_BYTES = 64 << 20
 MAX_FILE_BYTES = 16 << 20
 
