@@ -170,8 +170,8 @@ def test_a_long_text_is_cut_to_fit_and_says_so():
         return M.build("h@x.example", "p@x.example", "s", body, message_id="m@x", attachments=atts)
     atts = [M.Attachment(b"\x89PNG" + b"\x00" * 50_000, "image", "png", "map.png")]
     from pbem.host.spool import within
-    msg = within(30_000, make, "report line\n" * 20_000, atts)
-    data = bytes(msg)
+    data = within(30_000, make, "report line\n" * 20_000, atts)
+    msg = parse(data)
     assert len(data) <= 30_000
     body = msg.get_body(("plain",)).get_content()
     assert body.startswith("report line\n") and "left out map.png and cut the last" in body

@@ -49,9 +49,9 @@ class SpoolMixin:
                                attachments=attachments, in_reply_to=a.in_reply_to, references=refs, headers=headers,
                                auto="auto-replied" if a.in_reply_to and a.kind == "answer" else "auto-generated",
                                sender_name=self.cfg.name)
-            msg = within(self.cfg.max_out, make, a.body, a.attachments)   # every mail under [outgoing] max_bytes
+            data = within(self.cfg.max_out, make, a.body, a.attachments)   # every mail under [outgoing] max_bytes
             slug = re.sub(r"[^A-Za-z0-9_-]+", "-", a.slug or f"{a.viewer}-{a.kind}")
-            M.write_atomic(building / f"{n:02d}-{slug}.eml", bytes(msg), 0o600)
+            M.write_atomic(building / f"{n:02d}-{slug}.eml", data, 0o600)
         crash.checkpoint("spool-written")
         os.rename(building, final)
         M._fsync_dir(final.parent)
@@ -100,9 +100,9 @@ class SpoolMixin:
         return sent
 
 
-def within(limit: int, make, body: str, attachments: list):
-    """``make(body, attachments)`` (a built mail) at most ``limit`` bytes long: the
-    attachments left out (the SVG first, then the largest) and, if that is not
+def within(limit: int, make, body: str, attachments: list) -> bytes:
+    """The bytes of ``make(body, attachments)`` (a built mail), at most ``limit`` long:
+    the attachments left out (the SVG first, then the largest) and, if that is not
     enough, the end of the text cut, each said at the end of the text."""
     kept, out = list(attachments), []
 
@@ -114,14 +114,14 @@ def within(limit: int, make, body: str, attachments: list):
             what.append(f"cut the last {cut:,} characters of the text")
         return (f"\n\n[The host {' and '.join(what)} to keep this mail under {limit:,} bytes; HISTORY shows "
                 "the events, STATUS where the game stands.]")
-    msg = make(body, kept)
-    while kept and len(bytes(msg)) > limit:
+    data = bytes(make(body, kept))
+    while kept and len(data) > limit:
         i = next((i for i, a in enumerate(kept) if "svg" in a.subtype),
                  max(range(len(kept)), key=lambda i: len(kept[i].data)))
         out.append(kept.pop(i).filename)
-        msg = make(body + note(), kept)
+        data = bytes(make(body + note(), kept))
     keep = len(body)
-    while len(bytes(msg)) > limit and keep > 0:
-        keep = min(keep - 1, keep * limit * 9 // (10 * len(bytes(msg))))
-        msg = make(body[:max(keep, 0)] + note(len(body) - max(keep, 0)), [])
-    return msg
+    while len(data) > limit and keep > 0:
+        keep = max(0, min(keep - 1, keep * limit * 9 // (10 * len(data))))
+        data = bytes(make(body[:keep] + note(len(body) - keep), []))
+    return data
