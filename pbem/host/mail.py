@@ -422,8 +422,6 @@ def build(sender: str, to: str, subject: str, body: str, *, message_id: str,
     return msg
 
 
-
-
 def recipients(data: bytes) -> list[str]:
     msg = BytesHeaderParser(policy=policy.default).parsebytes(data)
     out = []
