@@ -45,10 +45,11 @@ import msgspec
 
 from pbem.core import events as E
 from pbem.core import orders as O
-from pbem.log import EventLog, LogError, StaleHead, line_hash, GENESIS, private_lock, raw_envelope, write_private
+from pbem.log import (EventLog, LogError, StaleHead, line_hash, GENESIS, private_lock, raw_envelope, read_regular,
+                      write_private)
 from pbem.games import Ctx, Ruleset, ruleset_for
 from pbem.core.ruleset import dispatch
-from pbem.core.scenario import Scenario, ScenarioError, load, loads
+from pbem.core.scenario import SCENARIO_LIMIT, Scenario, ScenarioError, load, loads
 from pbem.core.state import GameState, copy_state, decode_state, encode_state, layout
 from pbem.verify import Verification, VerifyReport  # noqa: F401 - VerifyReport is part of the engine's API
 
@@ -168,9 +169,9 @@ class Game(Verification):
         self.game_id = created.game_id
         sc_path = self.dir / "scenario.toml"
         try:
-            raw = sc_path.read_bytes()
+            raw = read_regular(sc_path, SCENARIO_LIMIT)     # a FIFO or a device in its place: refused, never read
         except OSError as e:
-            raise EngineError(f"cannot read {sc_path}: {e.strerror}") from None
+            raise EngineError(f"cannot read {sc_path}: {e.strerror or e}") from None
         self.scenario: Scenario = loads(raw, str(sc_path), cache=self._scenario_cache_path)
         if self.scenario.sha256 != created.scenario_sha256:
             raise EngineError(f"{sc_path} has changed since the game was created (sha256 {self.scenario.sha256[:12]}... "
@@ -581,7 +582,7 @@ class Game(Verification):
             return sub, O.parse(text, self.rules.verbs)
         except O.OrderError as e:
             sub.refused = e
-            sub.not_applied = [ln.strip() for ln in text.splitlines() if ln.split("#", 1)[0].strip()]
+            sub.not_applied = [ln.strip() for ln in O.split_lines(text) if ln.split("#", 1)[0].strip()]
             sub.seq, sub.head = self.log.head()
             return sub, None
 

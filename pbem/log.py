@@ -193,6 +193,22 @@ def file_kind(mode: int) -> str:
     return "not a regular file"
 
 
+def open_regular(path: Path):
+    """``path`` opened for reading as a binary file, if it is a regular file (a symbolic
+    link to one will do); FileRefused (an OSError) for a FIFO, a device, a socket or a
+    folder, which is never waited on nor read.  FileNotFoundError as ``open`` raises it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise FileRefused(f"{path} is {file_kind(st.st_mode)}, not a regular file; it was not read")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_regular(path: Path, limit: int) -> bytes:
     """The bytes of ``path`` when it is a regular file (a symbolic link to one will do)
     of at most ``limit`` bytes; else FileRefused (an OSError) saying what it is.  The
@@ -298,7 +314,7 @@ class EventLog:
     def _count_newlines(self) -> int:
         # Only used to put a line number on errors found by head().
         n = 0
-        with open(self.path, "rb") as f:
+        with open_regular(self.path) as f:
             while chunk := f.read(1 << 20):
                 n += chunk.count(b"\n")
         return n
@@ -316,7 +332,7 @@ class EventLog:
         over each list saves a generator step per line.  Raises LogError on a torn
         last line, after the lines before it."""
         try:
-            f = open(self.path, "rb")
+            f = open_regular(self.path)
         except FileNotFoundError:
             return
         with f:
@@ -335,7 +351,7 @@ class EventLog:
         """The first line (without newline), reading no further than it; None
         if the log is missing or empty.  Raises LogError if it is torn."""
         try:
-            f = open(self.path, "rb")
+            f = open_regular(self.path)
         except FileNotFoundError:
             return None
         with f:
@@ -355,7 +371,7 @@ class EventLog:
         blocks from the end of the file: a caller that stops early reads only the
         tail.  Raises LogError on a torn last line, before yielding anything."""
         try:
-            f = open(self.path, "rb")
+            f = open_regular(self.path)
         except FileNotFoundError:
             return
         with f:
@@ -386,7 +402,8 @@ class EventLog:
         checked too. Raises LogError naming the first bad line.
         """
         try:
-            data = self.path.read_bytes()
+            with open_regular(self.path) as f:
+                data = f.read()
         except FileNotFoundError:
             return []
         lines = data.split(b"\n")
@@ -422,7 +439,7 @@ class EventLog:
         ``read()``); does refuse a torn or undecodable last line.
         """
         try:
-            f = open(self.path, "rb")
+            f = open_regular(self.path)
         except FileNotFoundError:
             return -1, GENESIS
         with f:

@@ -13,10 +13,10 @@ import msgspec
 
 from pbem.core import events as E
 from pbem.core import orders as O
-from pbem.core.scenario import ScenarioError, loads
+from pbem.core.scenario import SCENARIO_LIMIT, ScenarioError, loads
 from pbem.core.scenario import rewrite_cache as rewrite_scenario_cache
 from pbem.core.state import GameState, state_bytes
-from pbem.log import LogError
+from pbem.log import LogError, read_regular
 
 if TYPE_CHECKING:
     from pbem.engine import Entry
@@ -85,7 +85,7 @@ class Verification:
         something else is replaced, with a note."""
         sc_path = self.dir / "scenario.toml"
         try:
-            raw = sc_path.read_bytes()
+            raw = read_regular(sc_path, SCENARIO_LIMIT)
             fresh = loads(raw, str(sc_path))
         except (OSError, ScenarioError):
             return                                  # as opened: the file changed under us; nothing to compare

@@ -177,7 +177,8 @@ def read_seed(path: Path, commitment_hex: str | None = None) -> bytes:
     nobody can later audit against the commitment."""
     path = Path(path)
     try:
-        fd = os.open(path, os.O_RDONLY)
+        # Without blocking: a FIFO in the seed's place is refused below, never waited on.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except FileNotFoundError:
         raise DiceError(
             f"seed file {path} not found: only the host holding it can roll dice"

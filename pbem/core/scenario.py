@@ -451,6 +451,8 @@ def rewrite_cache(cache: Path, sc: Scenario) -> None:
     _from_files.pop(sc.sha256, None)
     _write_cached(Path(cache), sc)
 
+SCENARIO_LIMIT = 16 << 20     # bytes read of a game's scenario.toml at most (a real one is far smaller)
+
 
 def loads(raw: bytes, name: str = "<scenario>", cache: Path | None = None) -> Scenario:
     """Parse and check a scenario file's bytes; ScenarioError lists every schema problem.

@@ -15,7 +15,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pbem.referee import Chain, Line, last_reports, parting, read_chain
+from pbem.log import read_regular
+from pbem.referee import MAX_FILE_BYTES, Chain, Line, last_reports, parting, read_chain
 
 REFEREE = "referee"
 _CELL = 46                      # width of a value in the side-by-side table
@@ -68,7 +69,7 @@ def _side(label: str, path: Path) -> Side:
         s.game_id = created.game_id
         sides = list(created.players)
     try:
-        s.scenario = loads((path / "scenario.toml").read_bytes(), str(path / "scenario.toml"))
+        s.scenario = loads(read_regular(path / "scenario.toml", MAX_FILE_BYTES), str(path / "scenario.toml"))
         sides = s.scenario.side_ids()
     except Exception:                   # noqa: BLE001 - a copy without a usable scenario is worded less
         s.scenario = None
