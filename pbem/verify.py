@@ -174,7 +174,7 @@ class Verification:
                 while j < total and not isinstance(entries[j].event, (E.OrderGiven, E.SeedRevealed)):
                     j += 1
                 logged = [x.event for x in entries[i:j]]
-                recorded = [r for x in logged for r in getattr(x, "rolls", [])]
+                recorded = [r for x in logged for r in E.dice_of(x)]
                 salts = [x.salt for x in logged if isinstance(x, E.SecretRecorded)]
                 if self.created.dice_mode == "scripted" or seed is not None:
                     dice = self._dice(st, en.seq, lambda: seed)     # as submit rolled them
