@@ -270,7 +270,7 @@ def fight(ctx: Ctx) -> None:
     left: list[str] = [cb.target, cb.hex]
     left += hits(ctx, cb, cb.defenders, res.deff, res.def_red, ev.def_as, attacker=False,
                  choice=doc.get("hits", "hold"), before=before)
-    left += hits(ctx, cb, cb.attackers, res.att, res.att_red, ev.att_as, attacker=True, choice=cb.loss,
+    left += hits(ctx, cb, cb.attackers, res.att, res.att_red, ev.att_as, attacker=True, choice=cb.loss or "withdraw",
                  before=set())
     hq_alone(ctx, left)
     win = victory(res.att, res.deff, bool(live(st, cb.attackers)), bool(live(st, cb.defenders)))

@@ -21,9 +21,12 @@ class Combat(Struct, omit_defaults=True):
     attackers: list[str]           # participants chosen by the attacker (secret until the RbC decision, 5.3.4)
     defenders: list[str]           # every unit of the defending hex (7.1)
     stage: str = "rbc"
-    kind: str = "hasty"            # hasty | regular | prepared (7.1)
+    kind: str = ""                 # hasty | regular | prepared (7.1), set by CombatEscalated
+    # No non-empty string defaults here (pbem/games/README.md): msgspec omits a default by
+    # identity, so "withdraw" built by the rules and "withdraw" decoded from the log would
+    # encode differently and `pbem verify` would see two states.
     escalate: str = ""             # the attacker's inline answer: "" = ask, else hasty/regular/prepared
-    loss: str = "withdraw"         # the attacker's answer for remaining hits: hold | withdraw (7.4.2)
+    loss: str = ""                 # the attacker's answer for remaining hits: hold | withdraw (7.4.2)
     ooc_cost: int = 1              # AP multiplier: 2 when the attacking stack is out of command (5.8.3)
     rbc: str = ""                  # "" not tried | "failed" | "succeeded" | "not-allowed"
     bonus: int = 0                 # stage "bonus": the defender's Battle Victory APs left (7.4.3)
