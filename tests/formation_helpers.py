@@ -74,6 +74,8 @@ def scenario_text(units=None, *, game_data=None, victory=None, turns=4, rows=Non
                 "broken": {"leg": "2", "mot": "2", "hq": "2", "at_bonus": 1}},
         "road": {"leg": "1/2", "mot": "1/3", "hq": "1/3"}, "trail": {"leg": "1/2", "mot": "1/2", "hq": "1/2"},
         "snafu_first": "allied",
+        "crt_odds": {"clear": "1:2", "broken": "1:1"},
+        "hexside_cost": {"ridge": {}, "wadi": {}},       # no extra cost: a test crosses a ridge as clear
     }
     gd.update(game_data or {})
     vic = victory if victory is not None else {
@@ -95,7 +97,7 @@ def scenario_text(units=None, *, game_data=None, victory=None, turns=4, rows=Non
     out.append('\n[terrain]\nclear = { colour = "#eedcae" }\nbroken = { colour = "#cfb27a" }\n'
                'sea = { colour = "#9cc3dd", impassable = true }')
     out.append("\n[crt]")
-    out.append('columns = ["A", "B", "C", "D", "E", "F", "G", "H"]')
+    out.append('columns = ["A", "B", "C", "D", "E", "F", "G", "H"]\nmax_roll = 20')
     out.append("[crt.rows]")
     out += [f"{json.dumps(k)} = {_toml_value(v)}" for k, v in DEFAULT_ROWS.items()]
     rows = rows or ["." * 10] * 8

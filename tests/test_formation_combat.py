@@ -10,7 +10,7 @@ from pbem.games.formation.combat_math import (Fighter, armor_superiority, battle
 from pbem.games.formation.losses import first_loss, plan_rest, spread, victory
 from pbem.games.formation.retreats import retreat_losses, retreat_search
 
-CLEAR = crt.odds_row(None, "clear")
+CLEAR = crt.headings(crt.DEFAULT_ODDS["clear"])
 
 # The Combat Sequence Example's stacks (7.4).  Red attacks with Unit 16 (tank, 6 SP) and
 # Unit 13 (motorized infantry, 5 SP), both rated 5; Blue defends with Unit 11 (tank, 5 SP,
@@ -62,7 +62,7 @@ def test_example_drm_plus_2_natural_2_gives_2_1_both_red():
     assert parts == [-1, 0, 3, 0, -2, 2]
     drm = clamp_drm(parts)
     assert drm == 2 and modified_roll(2, drm) == 4
-    res = crt.lookup(None, crt.column(22, 16, CLEAR), 4)
+    res = crt.lookup(crt.DEFAULT_ROWS, crt.column(22, 16, CLEAR), 4)
     assert (res.att, res.deff, res.att_red, res.def_red) == (2, 1, True, True)   # the text's one CRT datum
 
 
@@ -188,9 +188,9 @@ def test_odds_round_down_cap_and_5_0():
     assert CLEAR[crt.column(7, 2, CLEAR)] == "3:1"
     assert CLEAR[crt.column(100, 1, CLEAR)] == "6:1"              # capped at the right
     assert crt.column(1, 3, CLEAR) is None                        # below 1:2
-    r = crt.lookup(None, None, 15)
+    r = crt.lookup(crt.DEFAULT_ROWS, None, 15)
     assert (r.att, r.deff) == (5, 0)
-    rough = crt.odds_row(None, "broken")
+    rough = crt.headings(crt.DEFAULT_ODDS["broken"])
     assert crt.column(1, 1, rough) == 0 and crt.column(2, 3, rough) is None
     assert crt.shift(len(CLEAR) - 1, 1, CLEAR) == len(CLEAR) - 1
 

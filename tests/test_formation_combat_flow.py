@@ -7,6 +7,8 @@ module's handlers with the Formation Series reducer (the engine's routing is
 the Ruleset's)."""
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from pbem.core import orders as O
@@ -25,9 +27,12 @@ T, A = "0404", "0405"            # the defending (Blue = Axis) and attacking (Re
 def scenario_text(units: list[tuple], *, extra: str = "") -> str:
     """A Mirages-rules scenario on an 8 x 8 clear map. ``units``: (id, side, hex, sp, ma, row)."""
     lines, data = [], []
+    support = {"BHQ": 4, "RHQ": 6}                  # an HQ's strength is its formation's support (3.3 g)
     for uid, side, h, sp, ma, row in units:
         where = f', hex = "{h}"' if h else ""
-        lines.append(f'  {{ id = "{uid}", side = "{side}", nationality = "x", type = "t", strength = {sp}, '
+        kind = row["category"] if row is not None else "hq"
+        sp = support.get(uid, sp)
+        lines.append(f'  {{ id = "{uid}", side = "{side}", nationality = "x", type = "{kind}", strength = {sp}, '
                      f'ma = {ma}{where} }},')
         if row is not None:
             data.append(f"[game_data.units.{uid}]\n" + "\n".join(
@@ -58,9 +63,13 @@ rows = {["........"] * 8!r}
 move_cost = 1
 [crt]
 columns = ["A", "B", "C", "D", "E", "F", "G", "H"]
+max_roll = 20
 reconstructed = true
 [crt.rows]
 {rows}
+[victory]
+hexes = [{{ hex = "0808", name = "Objective", in_command = 1 }}]
+ranges = {{ gt1 = [0, 9], gt2 = [0, 9] }}
 [game_data]
 schwerpunkt_drm = 2
 friendly_edges = {{ axis = "west", allied = "east" }}
@@ -69,7 +78,8 @@ max_initiatives_in_row = 2
 max_transfers_in_row = 2
 first_initiative = "allied"
 turn1_initiative_drm = 0
-initiative_ties = []
+initiative_ties = [{{ from_turn = 1, to_turn = 2, side = "allied" }}]
+crt_odds = {{ clear = "1:2" }}
 initiative_track = [2, 3, 4]
 action_costs = {{ move = 1, refit = 1, improve = 1, hasty = 1, regular = 2, prepared = 3, seize = 1 }}
 supply_sources = {{ axis = ["0101"], allied = ["0808"] }}
@@ -77,8 +87,8 @@ supply_sources = {{ axis = ["0101"], allied = ["0808"] }}
 allied = {{ total = 2, leg = 1 }}
 axis = {{ inf = 1, other = 2 }}
 [game_data.ap_table]
-black = {{ "1" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1] }}
-red = {{ "1" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1] }}
+black = {{ "1" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "2" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "3" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "4" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "5" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1] }}
+red = {{ "1" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "2" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "3" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "4" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "5" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1] }}
 [game_data.road]
 leg = "1/2"
 mot = "1/2"
@@ -97,6 +107,8 @@ hq = "BHQ"
 command_range = 6
 support = 4
 reaction = 5
+recovery = 1
+max_level = 5
 start_level = 3
 [game_data.formations.R]
 side = "allied"
@@ -104,6 +116,8 @@ hq = "RHQ"
 command_range = 4
 support = 6
 reaction = 5
+recovery = 1
+max_level = 5
 start_level = 3
 {chr(10).join(data)}
 {extra}
@@ -369,7 +383,8 @@ def test_hq_left_alone_is_displaced():
     # 7.4 / 5.3.3: the HQ goes to its formation's nearest unit, loses a support point and a level
     from pbem.games.formation.retreats import hq_alone, retreat
     b = retreat_board([("BHQ2", "axis", T, 0, 6, None)])
-    b.sc.game_data["formations"]["E"]["hq"] = "BHQ2"
+    b.sc = copy.deepcopy(b.sc)           # loads() shares one parsed scenario per text: never edit that one
+    b.sc.tables.data.formations["E"].hq = "BHQ2"
     ctx = ctx_of(b)
     retreat(ctx, ["X"], A, 1, forced=False)
     hq_alone(ctx, [T])
@@ -405,7 +420,8 @@ def game_scenario() -> str:
     extra = f'[game_data.schwerpunkt]\nsetup = "E"\n[map.features.road]\nhexes = [{roads}]\n'
     text = scenario_text(units, extra=extra)
     levels = ", ".join(f'"{i}" = [3, 3, 3, 3, 3, 3, 3, 3, 3, 3]' for i in range(8))
-    return text.replace('black = { "1" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1] }', "black = { " + levels + " }")
+    ones = ", ".join(f'"{i}" = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]' for i in range(1, 6))
+    return text.replace("black = { " + ones + " }", "black = { " + levels + " }")
 
 
 def test_combat_example_through_the_engine(tmp_path, monkeypatch):

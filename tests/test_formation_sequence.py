@@ -129,7 +129,7 @@ def test_automatic_victory_when_a_side_has_no_combat_unit(fm):
     # 16: every combat unit of a side eliminated: the game ends at once
     units = [hq("A-HQ", "axis", "0101", formation="A"), unit("A1", "axis", "0102", formation="A"),
              hq("B-HQ", "allied", "0705", formation="B"), unit("B1", "allied", None, formation="B", turn=3)]
-    t = fm(units, dice=[9] * 10)
+    t = fm(units, dice=[9] * 10, game_data={"reinforcements": [{"turn": 3, "side": "allied", "units": ["B1"]}]})
     assert t.state().result is None                                     # reinforcements ignored, none eliminated
 
 

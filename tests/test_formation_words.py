@@ -81,7 +81,8 @@ def test_the_report_shows_how_many_counters_lie_beneath_an_enemy_top_unit(tmp_pa
     # 5.3.4: the stack's height is in plain sight, its units are not
     from pbem.report.render import report_text
     units = [hq("A-HQ", "axis", "0203", formation="A"),
-             unit("Apz", "axis", "0304", formation="A"), unit("Zsecret", "axis", "0304", formation="A"),
+             unit("Apz", "axis", "0304", formation="A"),
+             unit("Zsecret", "axis", "0304", formation="A", category="tank", movement="mot"),
              hq("B-HQ", "allied", "0903", formation="B"), unit("B1", "allied", "0804", formation="B")]
     t = make(tmp_path, units, [9])
     g = t.game

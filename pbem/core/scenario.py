@@ -10,6 +10,10 @@ unknown keys, plus one schema per game for its ``[victory]`` and
 ``[game_data]`` tables -- and refuses it with every problem as a line naming
 its key path (``map.rows[3]: Expected str, got int``).  ``lint`` then checks
 what types cannot: hexes on the map, CRT rows complete, sides known.
+
+The rules read ``[victory]`` and ``[game_data]`` typed (``Scenario.tables``):
+converted once into the game's schema, so every key has one default -- the
+schema's -- or is required.
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import hashlib
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Literal, get_args, get_origin
+from typing import Annotated, Literal, NamedTuple, get_args, get_origin
 
 import msgspec
 from msgspec import Meta, Struct
@@ -179,6 +183,13 @@ class Scenario(Struct, forbid_unknown_fields=True, dict=True):
     def unit_defs(self) -> dict[str, UnitDef]:
         return {u.id: u for u in self.units}
 
+    @cached_property
+    def tables(self) -> "Tables":
+        """``[victory]`` and ``[game_data]`` as the game's schema types them (``Ruleset.scenario_schema``):
+        converted once per scenario and kept, so the rules read every default from the schema."""
+        vt, dt = _game_schema(self.game) or (GameTable, GameTable)
+        return Tables(msgspec.convert(self.victory, vt), msgspec.convert(self.game_data, dt))
+
     def side_ids(self) -> list[str]:
         return [s.id for s in self.sides]
 
@@ -187,8 +198,9 @@ class Scenario(Struct, forbid_unknown_fields=True, dict=True):
 
 
 # --- a game's own [victory] and [game_data] -------------------------------------------
-# The rules read these tables as plain dicts; each game declares their schema
-# (Ruleset.scenario_schema), checked here at load time: every key it reads, typed.
+# Each game declares their schema (Ruleset.scenario_schema), checked here at load
+# time: every key its rules read, typed, with its one default or required.  The
+# rules read them through Scenario.tables.
 
 class GameTable(Struct, forbid_unknown_fields=True, kw_only=True):
     """Base of the per-game tables: only keys the game's rules read."""
@@ -203,6 +215,19 @@ class Chart(Struct, forbid_unknown_fields=True, kw_only=True):
     reconstructed: bool = False
     notes: str = ""
 
+
+
+class Tables(NamedTuple):
+    """A scenario's own tables, typed by its game's schema."""
+    victory: Struct
+    data: Struct
+
+
+class Printed(str):
+    """A lint line about the scenario against the printed game, not about data its rules
+    would misread: an order of battle or a place of the printed map that differs, a value
+    the rulebook does not print left unmarked.  ``pbem scenario lint`` reports it like any
+    problem (the shipped files have none); ``pbem new`` accepts such a variant with a note."""
 
 
 def _game_schema(game) -> tuple[type, type] | None:

@@ -173,8 +173,8 @@ def seize_order(ctx: Ctx, args: list[str]) -> None:
         raise OrderError(f"no combat unit of {st.fm.active.formation} in {h}", "7.3.6")
     if h in st.fm.scored:
         raise OrderError(f"{h} was already scored this turn", "16")
-    if gd(sc).get("scorer", "allied") != ctx.side:
-        raise OrderError(f"only {sc.side_name(gd(sc).get('scorer', 'allied'))} earns victory points here", "16")
+    if gd(sc).scorer != ctx.side:
+        raise OrderError(f"only {sc.side_name(gd(sc).scorer)} earns victory points here", "16")
     pay(ctx, [mine[0].id], action_cost(sc, "seize"), "seize")
     seize(ctx, h, mine[0].id, during="ops")
 

@@ -37,13 +37,13 @@ def recovery(ctx: Ctx) -> None:
             continue
         row = fdata(sc, f)
         supplied = hq_in_supply(st, sc, f)
-        level = min(fr.level + int(row.get("recovery", 1)), int(row.get("max_level", 9))) if supplied else fr.level
+        level = min(fr.level + row.recovery, row.max_level) if supplied else fr.level
         ctx.emit(E.FormationRecovered(formation=f, in_supply=supplied, level=level))
     back = sorted(u.id for u in st.units.values() if alive(u) and u.disrupted
                   and (is_static(sc, u.id) or in_command(st, sc, u.id)))
     if back:
         ctx.emit(E.DisruptionRecovered(units=back))
-    nat = gd(sc).get("surrender", "")
+    nat = gd(sc).surrender
     if nat:
         for u in sorted(st.units.values(), key=lambda u: u.id):
             d = sc.unit_defs.get(u.id)
@@ -87,13 +87,11 @@ def schwerpunkt_owner(ctx: Ctx) -> None:
 
 def sp_owner(st: FormationState, sc) -> str:
     """The side owning the Schwerpunkt this turn ('none' when removed)."""
-    spec = gd(sc).get("schwerpunkt", {})
-    owner = ""
-    if spec.get("setup"):
-        owner = gd(sc).get("formations", {}).get(spec["setup"], {}).get("side", "")
-    for t in sorted(spec.get("turns", {}), key=int):
+    spec = gd(sc).schwerpunkt
+    owner = gd(sc).formations[spec.setup].side if spec.setup else ""    # lint: setup names a formation
+    for t in sorted(spec.turns, key=int):
         if int(t) <= st.turn:
-            owner = spec["turns"][t]
+            owner = spec.turns[t]
     return owner or "none"
 
 
@@ -101,13 +99,13 @@ def substitutes(ctx: Ctx) -> None:
     """9.4.4 / 16.1 / 16.4: substitute HQs from their turn on, when the old HQ is in supply
     (same hex) or out of play (placed on the entry hex)."""
     st, sc = ctx.state, ctx.sc
-    for sub in gd(sc).get("substitutes", []):
-        f = sub["formation"]
+    for sub in gd(sc).substitutes:
+        f = sub.formation
         fr = st.fm.formations.get(f)
-        if fr is None or fr.substituted or st.turn < sub.get("turn", 0):
+        if fr is None or fr.substituted or st.turn < sub.turn:
             continue
-        old = st.units.get(fdata(sc, f).get("hq", ""))
-        new = sub.get("hq") or fdata(sc, f).get("substitute_hq", "")
+        old = st.units.get(fdata(sc, f).hq)
+        new = sub.hq
         if old is None or new not in st.units:
             continue
         if old.hex is not None:
@@ -118,11 +116,10 @@ def substitutes(ctx: Ctx) -> None:
             if not _pending(st, sc, f) and not any(alive(u) and formation_of(sc, u.id) == f and not is_hq(sc, u.id)
                                                    for u in st.units.values()):
                 continue
-            where = sub.get("entry", "")
+            where = sub.entry or ""
         else:
             continue
-        top = int(fdata(sc, f).get("max_level", 9))
-        level = min(max(fr.level + int(sub.get("level_change", 0)), 0), top)
+        level = min(max(fr.level + sub.level_change, 0), fdata(sc, f).max_level)
         ctx.emit(E.SubstituteHQ(formation=f, old=old.id, new=new, hex=where, level=level))
 
 
@@ -131,9 +128,9 @@ def substitutes(ctx: Ctx) -> None:
 def due_reinforcements(st: FormationState, sc, side: str) -> list[str]:
     """Units of ``side`` that must enter this turn (9.4: never postponed)."""
     out = []
-    for r in gd(sc).get("reinforcements", []):
-        if r.get("side") == side and r.get("turn", 0) <= st.turn:
-            out += [u for u in r.get("units", []) if u in st.units and st.units[u].hex is None
+    for r in gd(sc).reinforcements:
+        if r.side == side and r.turn <= st.turn:
+            out += [u for u in r.units if u in st.units and st.units[u].hex is None
                     and not st.units[u].eliminated]
     out += [u for u, t in st.fm.off_map.items() if t <= st.turn and st.units[u].side == side]
     return sorted(set(out))
@@ -142,12 +139,12 @@ def due_reinforcements(st: FormationState, sc, side: str) -> list[str]:
 def entry_hexes(st: FormationState, sc, uid: str) -> list[str]:
     """9.4.1 / 14.1: the scenario's entry hexes of the unit, else the side's supply sources on
     a map edge (units back from an off-board area, 13.2.4.1)."""
-    for r in gd(sc).get("reinforcements", []):
-        if uid in r.get("units", []) and r.get("entry"):
-            return list(r["entry"])
+    for r in gd(sc).reinforcements:
+        if uid in r.units and r.entry:
+            return list(r.entry)
     side = st.units[uid].side
     grid = sc.board.grid
-    return [h for h in gd(sc).get("supply_sources", {}).get(side, [])
+    return [h for h in gd(sc).supply_sources.get(side, [])
             if any(grid.is_edge(h, e) for e in ("north", "south", "east", "west"))]
 
 
@@ -156,7 +153,7 @@ def legal_entries(st: FormationState, sc, uid: str) -> list[str]:
     strongpoint; with none, any hex of the friendly map edge not next to an enemy unit."""
     side = st.units[uid].side
     ez = zoc_hexes(st, sc, other(side))
-    banned = set(gd(sc).get("no_reinforcement", [])) | set(st.fm.blocked)
+    banned = set(gd(sc).no_reinforcement) | set(st.fm.blocked)
 
     def free(h: str) -> bool:
         return h not in banned and h not in ez and not any(u.side != side for u in stack(st, h))
@@ -164,7 +161,7 @@ def legal_entries(st: FormationState, sc, uid: str) -> list[str]:
     if ok:
         return ok
     grid = sc.board.grid
-    edge = gd(sc).get("friendly_edges", {}).get(side, "")
+    edge = gd(sc).friendly_edges.get(side, "")
     if not edge:
         return []
     return [h for h in grid.all_hexes() if grid.is_edge(h, edge) and free(h)

@@ -7,33 +7,39 @@ from fractions import Fraction
 
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
+from pbem.games.formation.schema import Formation, FormationData, Strongpoint, Terrain, UnitInfo
 from pbem.mechanics.pathcost import frac
 
 BARRIERS = ("ridge", "wadi")       # Mirages 13.2.2: hexsides blocking ZOC, RbC, retreat and (once) paths
 ROADS = ("road", "trail")          # Mirages 13.2.1: a trail is a road with its own cost
 
 
-def gd(sc: Scenario) -> dict:
-    return sc.game_data
+def gd(sc: Scenario) -> FormationData:
+    """The scenario's ``[game_data]``, typed by schema.py (each default is the schema's)."""
+    return sc.tables.data
 
 
-def udata(sc: Scenario, uid: str) -> dict:
-    """The unit's row of ``[game_data.units]`` ({} for an HQ)."""
-    return gd(sc).get("units", {}).get(uid, {})
+HQ_ROW = UnitInfo(er=0, er_disrupted=0)      # an HQ has no unit row: its ratings are its formation's (3.3)
 
 
-def fdata(sc: Scenario, f: str) -> dict:
-    return gd(sc).get("formations", {}).get(f, {})
+def udata(sc: Scenario, uid: str) -> UnitInfo:
+    """The unit's row of ``[game_data.units]`` (``HQ_ROW`` for an HQ)."""
+    return gd(sc).units.get(uid, HQ_ROW)
+
+
+def fdata(sc: Scenario, f: str) -> Formation | None:
+    """The formation's row (its HQ counter and FA marker), None for '' (a static unit)."""
+    return gd(sc).formations.get(f)
 
 
 def hq_formation(sc: Scenario, uid: str) -> str:
     """The formation whose HQ (or substitute HQ, 9.4.4) ``uid`` is, '' when none."""
-    for f, row in gd(sc).get("formations", {}).items():
-        if uid in (row.get("hq"), row.get("substitute_hq")):
+    for f, row in gd(sc).formations.items():
+        if uid in (row.hq, row.substitute_hq):
             return f
-    for s in gd(sc).get("substitutes", []):
-        if s.get("hq") == uid:
-            return s.get("formation", "")
+    for s in gd(sc).substitutes:
+        if s.hq == uid:
+            return s.formation
     return ""
 
 
@@ -48,25 +54,26 @@ def top_first(sc: Scenario, ids) -> list[str]:
 
 
 def formation_of(sc: Scenario, uid: str) -> str:
-    return udata(sc, uid).get("formation", "") or hq_formation(sc, uid)
+    return udata(sc, uid).formation or hq_formation(sc, uid)
 
 
 def is_static(sc: Scenario, uid: str) -> bool:
     d = udata(sc, uid)
-    return bool(d.get("static")) or (not is_hq(sc, uid) and not d.get("formation"))
+    return d.static or (not is_hq(sc, uid) and not d.formation)
 
 
 def is_motorized(sc: Scenario, uid: str) -> bool:
     if is_hq(sc, uid):
-        return fdata(sc, hq_formation(sc, uid)).get("hq_movement", "mot") != "leg"
-    return udata(sc, uid).get("movement", "leg") != "leg"
+        return fdata(sc, hq_formation(sc, uid)).hq_movement != "leg"
+    return udata(sc, uid).movement != "leg"
 
 
 def hq_unit(st: GameState, sc: Scenario, f: str) -> UnitState | None:
     """The formation's HQ counter in play (the substitute once it replaced the original)."""
     row = fdata(sc, f)
-    ids = [row.get("substitute_hq", "")] + [s.get("hq", "") for s in gd(sc).get("substitutes", [])
-                                            if s.get("formation") == f] + [row.get("hq", "")]
+    if row is None:
+        return None
+    ids = [row.substitute_hq] + [s.hq for s in gd(sc).substitutes if s.formation == f] + [row.hq]
     for uid in ids:
         u = st.units.get(uid)
         if u is not None and not u.eliminated and u.hex is not None:
@@ -95,8 +102,12 @@ def terrain(sc: Scenario, h: str) -> str:
     return sc.board.terrain.get(h, "")
 
 
-def tec(sc: Scenario, h: str) -> dict:
-    return gd(sc).get("tec", {}).get(terrain(sc, h), {})
+def tec(sc: Scenario, h: str) -> Terrain:
+    """The TEC row of the hex's terrain (lint: every terrain has one; the sea's is never entered)."""
+    return gd(sc).tec.get(terrain(sc, h), NO_TEC)
+
+
+NO_TEC = Terrain(prohibited_leg=True, prohibited_mot=True, prohibited_hq=True, zoc=False)   # off the TEC
 
 
 def barrier(sc: Scenario, a: str, b: str) -> bool:
@@ -116,15 +127,15 @@ def on_road(sc: Scenario, h: str) -> bool:
     return any(sc.board.has(h, r) for r in ROADS)
 
 
-def strongpoint(sc: Scenario, h: str) -> dict:
-    return gd(sc).get("strongpoints", {}).get(h, {})
+def strongpoint(sc: Scenario, h: str) -> Strongpoint | None:
+    return gd(sc).strongpoints.get(h)
 
 
 def functional_strongpoint(st, sc: Scenario, h: str) -> str:
     """The owning side of a functional (not depleted) strongpoint in h, '' when none (3.1.3)."""
     sp = strongpoint(sc, h)
-    if sp and h not in st.fm.depleted:
-        return sp.get("side", "")
+    if sp is not None and h not in st.fm.depleted:
+        return sp.side
     return ""
 
 
@@ -138,7 +149,7 @@ def projects_zoc(st, sc: Scenario, u: UnitState, h: str) -> bool:
         return True
     if not sc.board.grid.adjacent(u.hex, h) or barrier(sc, u.hex, h):
         return False
-    if tec(sc, h).get("zoc", True) is False:
+    if not tec(sc, h).zoc:
         return False
     sp = functional_strongpoint(st, sc, h)
     return not (sp and sp != u.side)
@@ -185,21 +196,23 @@ def step_cost(sc: Scenario, kinds: set[str], a: str, b: str, *, road_ok: bool) -
     None when prohibited.  The road rate applies along a road/trail (7.3.3)."""
     link = road_link(sc, a, b) if road_ok else ""
     if link:
-        table = gd(sc).get(link, {})
-        return max(frac(table.get(k, "1")) for k in kinds)
+        table = getattr(gd(sc), link)
+        return max(frac(getattr(table, k)) for k in kinds)
     t = tec(sc, b)
     if sc.terrain.get(terrain(sc, b)) is not None and sc.terrain[terrain(sc, b)].impassable:
         return None
     cost = Fraction(0)
     for k in kinds:
-        if t.get(f"prohibited_{k}"):
+        if getattr(t, f"prohibited_{k}"):
             return None
-        c = frac(t.get(k, sc.terrain[terrain(sc, b)].move_cost if terrain(sc, b) in sc.terrain else 1))
+        c = frac(getattr(t, k))
         for feat in sc.board.side_features(a, b):
-            extra = gd(sc).get("hexside_cost", {}).get(feat, {})
-            if extra.get(f"prohibited_{k}") or extra.get("prohibited"):
+            extra = gd(sc).hexside_cost.get(feat)
+            if extra is None:
+                continue                    # lint: every hexside feature of the map has its costs
+            if getattr(extra, f"prohibited_{k}") or extra.prohibited:
                 return None
-            c += frac(extra.get(k, "0"))
+            c += frac(getattr(extra, k))
         cost = max(cost, c)
     return cost
 
@@ -219,14 +232,13 @@ def stacking_count(sc: Scenario, units: list[UnitState]) -> dict[str, int]:
         if is_hq(sc, u.id):
             continue
         d = udata(sc, u.id)
-        if d.get("stack_letter"):
-            if d.get("formation", "") in seen:
+        if d.stack_letter:
+            if d.formation in seen:
                 continue
-            seen.add(d.get("formation", ""))
-        cat = d.get("category", "infantry")
-        if cat in INFANTRY:
+            seen.add(d.formation)
+        if d.category in INFANTRY:
             n["inf"] += 1
-            if d.get("movement", "leg") == "leg":
+            if d.movement == "leg":
                 n["leg"] += 1
         else:
             n["other"] += 1
@@ -236,17 +248,22 @@ def stacking_count(sc: Scenario, units: list[UnitState]) -> dict[str, int]:
 
 def overstacked(st, sc: Scenario, h: str, side: str) -> bool:
     """13.1.3: Commonwealth two units, at most one leg infantry; Axis one infantry and two
-    panzer/recce; one HQ free (5.3.3: two HQs overstack).  ``[game_data.stacking.SIDE]``
-    may set other limits (keys inf, leg, other, total)."""
+    panzer/recce; one HQ free (5.3.3: two HQs overstack): the limits are the scenario's
+    ``[game_data.stacking.SIDE]`` (keys inf, leg, other, total; lint: one row per side)."""
     here = [u for u in stack(st, h) if u.side == side]
     if sum(1 for u in here if is_hq(sc, u.id)) > 1:
         return True
-    n = stacking_count(sc, here)
-    default = {"inf": 1, "other": 2, "total": 3, "leg": 1} if side == "axis" else {"total": 2, "leg": 1}
-    lim = gd(sc).get("stacking", {}).get(side, default)
-    return any(n[k] > v for k, v in lim.items() if k in n)
+    return over_limit(stacking_count(sc, here), gd(sc).stacking.get(side)) != []
+
+
+def over_limit(n: dict[str, int], lim) -> list[str]:
+    """The limits of a ``Stacking`` row that the counts ``n`` exceed, as 'KEY N > LIMIT'."""
+    if lim is None:
+        return []
+    return [f"{k} {n[k]} > {v}" for k in ("total", "leg", "inf", "other")
+            if (v := getattr(lim, k)) is not None and n[k] > v]
 
 
 def action_cost(sc: Scenario, action: str) -> int:
     """7.0 Action Costs (and 7.3.6 seizing), from the scenario's ``action_costs``."""
-    return int(gd(sc).get("action_costs", {}).get(action, {"regular": 2, "prepared": 3}.get(action, 1)))
+    return getattr(gd(sc).action_costs, action)

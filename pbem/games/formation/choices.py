@@ -10,7 +10,8 @@ from pbem.games.formation.state import FormationState
 
 
 def _name(sc: Scenario, f: str) -> str:
-    return gd(sc).get("formations", {}).get(f, {}).get("name", f)
+    row = gd(sc).formations.get(f)
+    return row.name or f if row is not None else f
 
 
 def setup_choices(st: FormationState, sc: Scenario, side: str) -> list[str]:

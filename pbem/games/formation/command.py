@@ -58,7 +58,7 @@ def in_command(st: FormationState, sc: Scenario, uid: str, ezoc: set[str] | None
     hq = hq_unit(st, sc, f)
     if hq is None:
         return False
-    reach = int(fdata(sc, f).get("command_range", 0))
+    reach = fdata(sc, f).command_range
     if sc.board.grid.distance(hq.hex, u.hex) > reach:
         return False
     return trace(st, sc, u.side, hq.hex, u.hex, reach, ezoc)

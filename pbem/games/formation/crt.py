@@ -5,9 +5,9 @@ RECONSTRUCTED: the rulebook text prints no CRT.  Its one datum (Combat
 Sequence Example: Clear, 1:1, modified roll 4 -> 2/1, both numbers red) is
 kept; everything else is our reconstruction, following the designer's notes
 (higher rolls favour the attacker; each column has a band where black step
-losses give way to red results).  A scenario's ``[crt]`` holds the rows
-(read first); these constants are the same values, for the tests and as the
-fallback of a scenario without them.
+losses give way to red results).  The rules read a scenario's ``[crt]`` rows
+and ``[game_data.crt_odds]`` only (lint: complete); these constants are our
+reconstruction that scenarios/mirages_gen.py writes into the files.
 """
 from __future__ import annotations
 
@@ -88,10 +88,9 @@ def _ratio(h: str) -> Fraction:
 
 
 def odds_row(sc, terrain: str) -> list[str]:
-    """The odds headings of ``terrain``'s row: from the leftmost heading the scenario's
-    ``[game_data.crt_odds]`` gives it, else ours."""
-    table = (getattr(sc, "game_data", None) or {}).get("crt_odds") or {}
-    return headings(table.get(terrain) or DEFAULT_ODDS.get(terrain) or _CLEAR)
+    """The odds headings of ``terrain``'s row, from the leftmost heading the scenario's
+    ``[game_data.crt_odds]`` gives it (lint: one per terrain a unit may stand in)."""
+    return headings(sc.tables.data.crt_odds[terrain])
 
 
 def column(attack: int, defence: int, headings: list[str]) -> int | None:
@@ -112,14 +111,9 @@ def shift(col: int, shifts: int, headings: list[str]) -> int:
     return max(0, min(len(headings) - 1, col + shifts))
 
 
-def rows_of(sc) -> dict[str, list[str]]:
-    crt = getattr(sc, "crt", None)
-    rows = getattr(crt, "rows", None) or {}
-    return rows if len(rows) == 20 else DEFAULT_ROWS
-
-
-def lookup(sc, col: int | None, modified: int) -> Result:
-    """The result in column ``col`` for a modified roll (None: the "5/0" below the table)."""
+def lookup(rows: dict[str, list[str]], col: int | None, modified: int) -> Result:
+    """The result in column ``col`` of the CRT ``rows`` (the scenario's ``crt.rows``, lint:
+    modified rolls 1..20) for a modified roll (None: the "5/0" below the table)."""
     if col is None:
         return parse_result(BELOW)
-    return parse_result(rows_of(sc)[str(max(1, min(20, modified)))][col])
+    return parse_result(rows[str(max(1, min(20, modified)))][col])

@@ -13,10 +13,10 @@ def rating(ctx_or_st, sc, uid: str) -> int:
     st = ctx_or_st.state if isinstance(ctx_or_st, Ctx) else ctx_or_st
     u = st.units[uid]
     d = udata(sc, uid)
-    er = int(d.get("er_disrupted", d.get("er", 0))) if u.disrupted else int(d.get("er", 0))
-    sp = strongpoint(sc, u.hex) if u.hex else {}
-    if sp and (u.hex in st.fm.depleted or sp.get("side") == u.side):
-        er += int(sp.get("ec_bonus", 0))
+    er = d.er_disrupted if u.disrupted else d.er
+    sp = strongpoint(sc, u.hex) if u.hex else None
+    if sp is not None and (u.hex in st.fm.depleted or sp.side == u.side):
+        er += sp.ec_bonus
     return er
 
 

@@ -130,11 +130,11 @@ def displace_hq(ctx: Ctx, f: str, reason: str) -> None:
 def screen_allowed(st: FormationState, sc, h: str, side: str) -> tuple[bool, int, int]:
     """7.3.4: tank points in the hex (undisrupted) at least twice the printed tank + AT
     points of the undisrupted enemy units exerting a ZOC into it."""
-    mine = sum(int(udata(sc, u.id).get("tank", 0)) for u in combat_units(st, sc, h, side) if not u.disrupted)
+    mine = sum(udata(sc, u.id).tank for u in combat_units(st, sc, h, side) if not u.disrupted)
     theirs = 0
     for u in st.units.values():
         if u.side != side and alive(u) and projects_zoc(st, sc, u, h):
             d = udata(sc, u.id)
-            theirs += int(d.get("tank", 0)) + int(d.get("at", 0))
+            theirs += d.tank + d.at
     return mine > 0 and mine >= 2 * theirs, mine, theirs
 

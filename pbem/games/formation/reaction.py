@@ -58,7 +58,7 @@ def doctrine_answer(st: FormationState, sc, side: str, units: list[str], cands: 
     named = [t for t in toks if t not in ("always", "armour", "armor")]
     if named:
         pool = [f for f in cands if f in named or f.lower() in [n.lower() for n in named]]
-    if ("armour" in toks or "armor" in toks) and not any(udata(sc, u).get("afv") for u in units):
+    if ("armour" in toks or "armor" in toks) and not any(udata(sc, u).afv for u in units):
         pool = []
     return ("react", pool[0]) if pool else ("pass", "")
 
@@ -93,7 +93,7 @@ def attempt(ctx: Ctx, f: str, units: list[str], at: str, doctrine: str = "") -> 
     from pbem.games.formation.sequence import activate
     st, sc = ctx.state, ctx.sc
     fr = st.fm.formations[f]
-    rating = int(fdata(sc, f).get("reaction", 0))
+    rating = fdata(sc, f).reaction
     v, rolls = d10(ctx, fr.side, "reaction", lambda x: x <= rating)
     ok = v <= rating
     ctx.emit(E.ReactionAttempted(side=fr.side, formation=f, at=at, rolls=rolls, rating=rating, success=ok,

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pbem.core.reduce import no_reducer
 from pbem.core.scenario import Scenario
 from pbem.games.formation import events as E
-from pbem.games.formation.board import hq_formation
+from pbem.games.formation.board import formation_of, gd, hq_formation
 from pbem.games.formation.combat import COMBAT_REDUCERS
 from pbem.games.formation.state import Activation, FormationState, Paused, other
 
@@ -69,7 +69,7 @@ def activated(st: FormationState, ev: E.FormationActivated, sc: Scenario) -> Non
     act = Activation(formation=ev.formation, side=ev.side, ap=ev.ap, reaction=ev.reaction)
     if ev.marker >= 0:
         # 6.4.1 optional: drawn markers stay out; at two left the cup is refilled
-        n = len(sc.game_data.get("ap_markers", {}).get(ev.side, []))
+        n = len(gd(sc).ap_markers.get(ev.side, []))
         cup = [i for i in (fm.cups.get(ev.side) or list(range(n))) if i != ev.marker]
         fm.cups[ev.side] = cup if len(cup) > 2 else list(range(n))
     if ev.reaction:
@@ -81,8 +81,8 @@ def activated(st: FormationState, ev: E.FormationActivated, sc: Scenario) -> Non
 def activation_ended(st: FormationState, ev: E.ActivationEnded, sc: Scenario) -> None:
     fm = st.fm
     # 3.1.3: a friendly strongpoint left unoccupied at the end of a friendly activation is depleted
-    for h, sp in sc.game_data.get("strongpoints", {}).items():
-        if sp.get("side") == ev.side and h not in fm.depleted and \
+    for h, sp in gd(sc).strongpoints.items():
+        if sp.side == ev.side and h not in fm.depleted and \
                 not any(u.hex == h and u.side == ev.side and not u.eliminated for u in st.units.values()):
             fm.depleted.append(h)
             fm.depleted.sort()
@@ -136,7 +136,7 @@ def stack_moved(st: FormationState, ev: E.StackMoved, sc: Scenario) -> None:
 def _blocks(st: FormationState, sc: Scenario, units: list[str], h: str) -> None:
     """5.7.3: an enemy ending a Movement Action on a supply source blocks it."""
     side = st.units[units[0]].side
-    if h in sc.game_data.get("supply_sources", {}).get(other(side), []) and h not in st.fm.blocked:
+    if h in gd(sc).supply_sources.get(other(side), []) and h not in st.fm.blocked:
         st.fm.blocked.append(h)
         st.fm.blocked.sort()
 
@@ -144,8 +144,7 @@ def _blocks(st: FormationState, sc: Scenario, units: list[str], h: str) -> None:
 def _unblock(st: FormationState, sc: Scenario, units: list[str], h: str) -> None:
     """5.7.3: a friendly unit entering clears the marker (not Bardia's, lost for good: Mirages 15)."""
     side = st.units[units[0]].side
-    if h in st.fm.blocked and h in sc.game_data.get("supply_sources", {}).get(side, []) \
-            and h not in sc.game_data.get("bardia", []):
+    if h in st.fm.blocked and h in gd(sc).supply_sources.get(side, []) and h not in gd(sc).bardia:
         st.fm.blocked.remove(h)
 
 
@@ -153,8 +152,8 @@ def _deplete(st: FormationState, sc: Scenario, units: list[str], path: list[str]
     """3.1.3: a strongpoint entered by an enemy unit is depleted for good."""
     side = st.units[units[0]].side
     for h in path:
-        sp = sc.game_data.get("strongpoints", {}).get(h)
-        if sp and sp.get("side") != side and h not in st.fm.depleted:
+        sp = gd(sc).strongpoints.get(h)
+        if sp is not None and sp.side != side and h not in st.fm.depleted:
             st.fm.depleted.append(h)
             st.fm.depleted.sort()
 
@@ -251,13 +250,13 @@ def entered(st: FormationState, ev: E.ReinforcementEntered, sc: Scenario) -> Non
     u.waiting = ""
     u.entered_turn = st.turn
     back = st.fm.off_map.pop(ev.unit, None) is not None
-    f = sc.game_data.get("units", {}).get(ev.unit, {}).get("formation", "") or hq_formation(sc, ev.unit)
+    f = formation_of(sc, ev.unit)
     fr = st.fm.formations.get(f)
     if fr is not None and fr.removed:
         fr.removed = False
     if fr is not None and not back and hq_formation(sc, ev.unit) == f:
         # 9.4.3 / 14.2: a new reinforcing formation's marker starts on its maximum
-        fr.level = int(sc.game_data.get("formations", {}).get(f, {}).get("max_level", fr.level))
+        fr.level = gd(sc).formations[f].max_level
 
 
 def substitute(st: FormationState, ev: E.SubstituteHQ, sc: Scenario) -> None:

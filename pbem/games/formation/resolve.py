@@ -17,12 +17,12 @@ from pbem.games.formation.snafu import d10
 def fighter(st, sc, uid: str) -> Fighter:
     u = st.units[uid]
     d = B.udata(sc, uid)
-    f = d.get("formation", "")
+    f = d.formation
     fr = st.fm.formations.get(f)
-    return Fighter(id=uid, sp=u.strength, er=int(d.get("er", 0)), er_disrupted=int(d.get("er_disrupted", 0)),
-                   disrupted=u.disrupted, tank=int(d.get("tank", 0)), at=int(d.get("at", 0)),
-                   category=d.get("category", "infantry"), formation=f, motorized=B.is_motorized(sc, uid),
-                   static=B.is_static(sc, uid), oos=bool(fr and fr.oos), no_ca=bool(d.get("no_ca")))
+    return Fighter(id=uid, sp=u.strength, er=d.er, er_disrupted=d.er_disrupted,
+                   disrupted=u.disrupted, tank=d.tank, at=d.at,
+                   category=d.category, formation=f, motorized=B.is_motorized(sc, uid),
+                   static=B.is_static(sc, uid), oos=bool(fr and fr.oos), no_ca=d.no_ca)
 
 
 def live(st, ids: list[str]) -> list[str]:
@@ -87,7 +87,8 @@ def resolve(ctx: Ctx, cb: Combat, att_chit_roll: int, def_chit_roll: int, armour
     if col is not None:
         n, shifts = ca_shift(combined_arms(atk), combined_arms(dfn))
         for feat in sorted(sc.board.side_features(cb.hex, cb.target)):
-            k = int(B.gd(sc).get("hexside_cost", {}).get(feat, {}).get("column_shift", 0))
+            row = B.gd(sc).hexside_cost.get(feat)
+            k = row.column_shift if row is not None else 0
             if k:                  # the scenario's TEC: an attack across this hexside (reconstructed data)
                 n += k
                 shifts.append(f"attack across a {feat}: {k:+d} column(s) (TEC)")
@@ -122,15 +123,15 @@ def resolve(ctx: Ctx, cb: Combat, att_chit_roll: int, def_chit_roll: int, armour
             drms.append(f"HQ attack support ({cb.kind}): {v:+d} (7.4.1.4 B)")
     # C. Armor Superiority
     t = B.tec(sc, cb.target)
-    at_bonus = int(t.get("at_bonus", 0))
+    at_bonus = t.at_bonus
     spd = B.strongpoint(sc, cb.target)
-    if spd and (cb.target in st.fm.depleted or spd.get("side") == dside):
-        at_bonus += int(spd.get("at_bonus", 0))
-    arm: Armor = armor_superiority(atk, dfn, tank_mod=int(t.get("tank_mod", 0)), at_bonus=at_bonus, mode=armour_mode)
+    if spd is not None and (cb.target in st.fm.depleted or spd.side == dside):
+        at_bonus += spd.at_bonus
+    arm: Armor = armor_superiority(atk, dfn, tank_mod=t.tank_mod, at_bonus=at_bonus, mode=armour_mode)
     parts.append(arm.drm)
     drms.append(arm.text)
     # D. Schwerpunkt
-    n = int(B.gd(sc).get("schwerpunkt_drm", 2))
+    n = B.gd(sc).schwerpunkt_drm
     spf = st.fm.schwerpunkt
     if spf and any(f.formation == spf and in_command(st, sc, f.id) for f in atk):
         parts.append(n)
@@ -145,7 +146,7 @@ def resolve(ctx: Ctx, cb: Combat, att_chit_roll: int, def_chit_roll: int, armour
     drm = clamp_drm(parts)
     die, rolls = d10(ctx, cb.side, "combat", lambda v: v >= 6)
     mod = modified_roll(die, drm)
-    res = crt.lookup(sc, col, mod)
+    res = crt.lookup(sc.crt.rows, col, mod)
     ctx.emit(CE.CombatResolved(target=cb.target, attackers=[f.id for f in atk], defenders=[f.id for f in dfn],
                                attack=cb.kind, att_detail=a_lines, def_detail=d_lines, attack_strength=a_str,
                                defence_strength=d_str, terrain=terr, odds=heads[col] if col is not None else "-",

@@ -60,8 +60,8 @@ def retreat_losses(ezoc_entered: int, blocked: int, forced: bool) -> int:
 def _goal_fn(st, sc, side: str) -> Callable[[str], int]:
     """Distance to the nearest friendly supply source or friendly map edge (7.4.2.2)."""
     grid = sc.board.grid
-    goals = set(B.gd(sc).get("supply_sources", {}).get(side, []))
-    edge = B.gd(sc).get("friendly_edges", {}).get(side, "")
+    goals = set(B.gd(sc).supply_sources.get(side, []))
+    edge = B.gd(sc).friendly_edges.get(side, "")
     if edge:
         goals |= set(grid.edge_hexes(edge))
     goals = {g for g in goals if grid.contains(g)}
@@ -109,7 +109,7 @@ def retreat(ctx: Ctx, units: list[str], combat_hex: str, hexes: int, forced: boo
         sc.board.grid, start, combat_hex, hexes, forced=forced, allowed=_allowed_fn(st, sc, side, live[0]),
         ezoc=lambda h: h in ez, goal=_goal_fn(st, sc, side),
         full=lambda h: _would_overstack(st, sc, h, side, live))
-    edge = B.gd(sc).get("friendly_edges", {}).get(side, "")
+    edge = B.gd(sc).friendly_edges.get(side, "")
     if edge and (blocked or (forced and n_ezoc)):
         walked = [start] + path
         for i, h in enumerate(walked):
@@ -131,10 +131,7 @@ def retreat(ctx: Ctx, units: list[str], combat_hex: str, hexes: int, forced: boo
 def _would_overstack(st, sc, h: str, side: str, movers: list[str]) -> bool:
     """Would ``movers`` overstack ``h`` (13.1.3; the limits as board.overstacked reads them)?"""
     here = [u for u in B.stack(st, h) if u.side == side and u.id not in movers] + [st.units[m] for m in movers]
-    n = B.stacking_count(sc, here)
-    default = {"inf": 1, "other": 2, "total": 3, "leg": 1} if side == "axis" else {"total": 2, "leg": 1}
-    lim = B.gd(sc).get("stacking", {}).get(side, default)
-    return any(n[k] > v for k, v in lim.items() if k in n and v is not None)
+    return B.over_limit(B.stacking_count(sc, here), B.gd(sc).stacking.get(side)) != []
 
 
 def lose(ctx: Ctx, uid: str, sp: int, why: str, rule: str) -> None:

@@ -66,11 +66,10 @@ class MiragesRules(Ruleset):
         for u in sc.units:
             st.units[u.id] = UnitState(id=u.id, side=u.side, hex=u.hex, strength=u.strength, ma=u.ma,
                                        waiting=f"turn {u.entry_turn}" if u.entry_turn else "")
-        for f, row in gd(sc).get("formations", {}).items():
-            st.fm.formations[f] = Formation(side=row["side"], level=int(row.get("start_level", 0)),
-                                            support=int(row.get("support", 0)))
-        st.fm.schwerpunkt = gd(sc).get("schwerpunkt", {}).get("setup", "")
-        st.fm.snafu = gd(sc).get("snafu_first", ALLIED)
+        for f, row in gd(sc).formations.items():
+            st.fm.formations[f] = Formation(side=row.side, level=row.start_level, support=row.support)
+        st.fm.schwerpunkt = gd(sc).schwerpunkt.setup
+        st.fm.snafu = gd(sc).snafu_first
         st.score = {AXIS: 0, ALLIED: 0}
         return st
 
@@ -79,11 +78,9 @@ class MiragesRules(Ruleset):
         first activation's initiative (no roll)."""
         ops = next(i for i, p in enumerate(sc.sequence) if p.name == "ops")
         out: list[E.Event] = [E.PhaseStarted(turn=1, phase=ops, side=sc.sequence[ops].side, name="ops")]
-        first = gd(sc).get("first_initiative", "")
-        if first:
-            track = gd(sc).get("initiative_track", [2]) or [2]
-            out.append(E.InitiativeDetermined(cycle=1, winner=first, reason="scenario", drm_side=other(first),
-                                              drm=int(track[0])))
+        first = gd(sc).first_initiative
+        out.append(E.InitiativeDetermined(cycle=1, winner=first, reason="scenario", drm_side=other(first),
+                                          drm=gd(sc).initiative_track[0]))
         return out
 
     def reduce(self, st: FormationState, ev: E.Event, sc: Scenario) -> None:

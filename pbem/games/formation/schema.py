@@ -1,13 +1,15 @@
 """The schema of a Formation Series scenario's [victory] and [game_data] tables:
-every key the rules read, with its type; an unknown key is refused (pbem scenario lint).
+every key the rules read, with its type and its one default, or required; an unknown
+key or a value out of range is refused (pbem scenario lint).  The rules read these
+structs (board.gd, terms.victory), never the raw tables.
 
 ``reconstructed = true`` on a row or table marks values the rulebook text does not
 print (lint.py insists on it wherever the text is silent)."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from msgspec import Struct, field
+from msgspec import Meta, Struct, field
 
 from pbem.core.scenario import GameTable, Hex, UnitId
 
@@ -21,13 +23,13 @@ Category = Literal["infantry", "mot-infantry", "motorcycle", "machinegun", "oasi
 
 class UnitInfo(Struct, forbid_unknown_fields=True):
     """One combat or static unit's printed ratings (3.2); the HQ's are in its formation."""
-    er: int                        # Effectiveness Rating, undisrupted side (3.2 e)
-    er_disrupted: int              # the lower rating printed on the disrupted side (5.6.3)
+    er: Rating                     # Effectiveness Rating, undisrupted side (3.2 e)
+    er_disrupted: Rating           # the lower rating printed on the disrupted side (5.6.3)
     formation: str = ""            # "" = a static unit, permanently independent (3.2.1)
     category: Category = "infantry"
     movement: Movement = "leg"     # white (leg) or red (motorized) MA hexagon (3.2 h)
-    tank: int = 0                  # Tank Points (yellow box, 3.2 g)
-    at: int = 0                    # Anti-Tank Points (white box)
+    tank: Count = 0                # Tank Points (yellow box, 3.2 g)
+    at: Count = 0                  # Anti-Tank Points (white box)
     afv: bool = False              # AFV type (armoured cars are AFVs with AT Points, 3.2 g)
     static: bool = False
     stack_letter: Literal["", "A", "B", "C"] = ""   # 13.1.1 stacking indicator
@@ -35,18 +37,24 @@ class UnitInfo(Struct, forbid_unknown_fields=True):
     reconstructed: bool = False
 
 
+Rating = Annotated[int, Meta(ge=0, le=10)]       # a d10 rating (0: never succeeds)
+Count = Annotated[int, Meta(ge=0)]
+Positive = Annotated[int, Meta(ge=1)]
+
+
 class Formation(Struct, forbid_unknown_fields=True):
-    """A formation: its HQ counter's ratings (3.3) and its Formation Activation marker (3.4)."""
+    """A formation: its HQ counter's ratings (3.3) and its Formation Activation marker (3.4),
+    all printed on the counters, so all required."""
     side: SideId
     hq: UnitId
+    reaction: Rating               # Reaction Rating (3.3 e)
+    command_range: Count           # 3.3 f
+    support: Count                 # Attack Support Points (3.3 g); the HQ unit's strength is the same
+    recovery: Count                # Recovery Rating on the FA marker (9.1.1)
+    max_level: Positive            # maximum Activation Level (9.1.1)
+    start_level: Count             # where the FA marker starts (set-up)
     name: str = ""
-    reaction: int = 5              # Reaction Rating (3.3 e)
-    command_range: int = 4         # 3.3 f
-    support: int = 0               # Attack Support Points (3.3 g); the HQ unit's strength is the same
     hq_movement: Movement = "mot"  # 3.3 a
-    recovery: int = 1              # Recovery Rating on the FA marker (9.1.1)
-    max_level: int = 5             # maximum Activation Level (9.1.1)
-    start_level: int = 5           # where the FA marker starts (set-up)
     substitute_hq: str = ""        # 9.4.4: the substitute HQ counter, if the scenario has one
     reconstructed: bool = False
 
@@ -144,28 +152,28 @@ class Stacking(Struct, forbid_unknown_fields=True):
 
 class ActionCosts(Struct, forbid_unknown_fields=True):
     """7.0 Action Costs per unit/stack; 7.3.6 seizing a victory location."""
-    move: int
-    refit: int
-    improve: int
-    hasty: int
-    regular: int
-    prepared: int
-    seize: int
+    move: Positive
+    refit: Positive
+    improve: Positive
+    hasty: Positive
+    regular: Positive
+    prepared: Positive
+    seize: Positive
 
 
 class FormationData(GameTable):
     scorer: SideId                                  # 16: the side earning Victory Points
-    max_initiatives_in_row: int                     # 6.1.1
-    max_transfers_in_row: int                       # 6.2
+    max_initiatives_in_row: Positive                # 6.1.1
+    max_transfers_in_row: Count                     # 6.2
     first_initiative: SideId                        # wins the first activation of turn 1
     turn1_initiative_drm: int                       # that side's extra DRM in turn 1
     initiative_ties: list[InitiativeTie]
-    initiative_track: list[int]                     # 6.1: the Initiative +DRM spaces, first is +2
+    initiative_track: Annotated[list[int], Meta(min_length=1)]   # 6.1: the Initiative +DRM spaces, first is +2
     schwerpunkt_drm: int                            # 5.9 "n", 7.4.1.4 D
     action_costs: ActionCosts
-    stacking: dict[str, Stacking]
-    supply_sources: dict[str, list[Hex]]            # 3.1.5
-    friendly_edges: dict[str, str]                  # 13.2.3
+    stacking: dict[SideId, Stacking]                # 13.1.3 (lint: a row for each side)
+    supply_sources: dict[SideId, list[Hex]]         # 3.1.5
+    friendly_edges: dict[SideId, Literal["north", "south", "east", "west"]]   # 13.2.3
     ap_table: ApTable
     formations: dict[str, Formation]
     units: dict[str, UnitInfo]
@@ -191,8 +199,8 @@ class VictoryHex(Struct, forbid_unknown_fields=True):
     """13.3.1: a victory hex marker: VPs in command / out of command."""
     hex: Hex
     name: str
-    in_command: int = 0
-    out_of_command: int = 0
+    in_command: Count = 0
+    out_of_command: Count = 0
     automatic: bool = False        # 16.1: Bardia, an automatic victory
 
 

@@ -25,10 +25,10 @@ def activations_left(st: FormationState, sc, side: str) -> list[str]:
 
 
 def tie_winner(sc, turn: int) -> str:
-    for t in gd(sc).get("initiative_ties", []):
-        if t.get("from_turn", 1) <= turn <= t.get("to_turn", 999):
-            return t["side"]
-    return gd(sc).get("first_initiative", ALLIED)
+    for t in gd(sc).initiative_ties:
+        if t.from_turn <= turn <= t.to_turn:
+            return t.side
+    return gd(sc).first_initiative             # lint: the ties cover every turn
 
 
 def next_cycle(ctx: Ctx) -> None:
@@ -42,7 +42,7 @@ def next_cycle(ctx: Ctx) -> None:
     if not left[AXIS] and not left[ALLIED]:
         ctx.emit(E.OpsPhaseEnded(side="", reason="no formation can be activated (6.1.2)"))
         return
-    most = int(g.get("max_initiatives_in_row", 99))
+    most = g.max_initiatives_in_row
     for s in (AXIS, ALLIED):
         if not left[other(s)]:
             # 6.1.1 / 6.1.2: the other side has no activation left
@@ -53,8 +53,8 @@ def next_cycle(ctx: Ctx) -> None:
             drm_side, drm = _marker(fm, s, sc)
             ctx.emit(E.InitiativeDetermined(cycle=cycle, winner=s, reason="no-activations", drm_side=drm_side, drm=drm))
             return
-    if st.turn == 1 and fm.cycle == 0 and g.get("first_initiative"):
-        s = g["first_initiative"]
+    if st.turn == 1 and fm.cycle == 0:
+        s = g.first_initiative
         ctx.emit(E.InitiativeDetermined(cycle=cycle, winner=s, reason="scenario", drm_side=other(s), drm=2))
         return
     if fm.in_row_side and fm.in_row >= most:
@@ -64,11 +64,11 @@ def next_cycle(ctx: Ctx) -> None:
     roll_initiative(ctx, cycle)
 
 
-def _marker(fm, winner: str, sc=None) -> tuple[str, int]:
+def _marker(fm, winner: str, sc) -> tuple[str, int]:
     """6.1 a/b: the marker moves one space on when it already shows the Reaction side, else
     flips to the Reaction side on +2 (the first space of the scenario's track)."""
     reaction = other(winner)
-    track = [int(x) for x in (gd(sc).get("initiative_track", [2]) if sc is not None else [2])] or [2]
+    track = gd(sc).initiative_track            # lint: its first space is +2
     if fm.init_drm_side == reaction and fm.init_drm > 0:
         later = [x for x in track if x > fm.init_drm]
         return reaction, later[0] if later else fm.init_drm
@@ -82,8 +82,8 @@ def roll_initiative(ctx: Ctx, cycle: int) -> None:
     drm = {AXIS: 0, ALLIED: 0}
     if fm.init_drm_side:
         drm[fm.init_drm_side] += fm.init_drm
-    if st.turn == 1 and g.get("first_initiative"):
-        drm[g["first_initiative"]] += int(g.get("turn1_initiative_drm", 0))
+    if st.turn == 1:
+        drm[g.first_initiative] += g.turn1_initiative_drm
     tie = tie_winner(sc, st.turn)
     rolls: list[int] = []
     die = {}
@@ -132,7 +132,7 @@ def transfer(ctx: Ctx) -> None:
                          "6.2")
     if not activations_left(st, sc, to):
         raise OrderError(f"{sc.side_name(to)} has no formation left to activate (6.1.2): act or end", "6.1.2")
-    most = int(gd(sc).get("max_transfers_in_row", 99))
+    most = gd(sc).max_transfers_in_row
     if fm.transfer_side == to and fm.transfers >= most:
         raise OrderError(f"already {most} initiative(s) transferred in a row to {sc.side_name(to)} "
                          "(scenario limit): you must act", "6.2")
@@ -153,11 +153,10 @@ def end_ops(ctx: Ctx) -> None:
 
 def ap_value(sc, level: int, die: int, table: str) -> int:
     """6.4.1: the AP table (black: activation, red: reaction) for a level and a d10."""
-    t = gd(sc).get("ap_table", {}).get(table, {})
-    levels = sorted(int(k) for k in t) or [0]
+    t = getattr(gd(sc).ap_table, table)
+    levels = sorted(int(k) for k in t)         # lint: a column for every level up to the highest max_level
     key = str(min(max(level, levels[0]), levels[-1]))
-    row = t.get(key, [0] * 10)
-    return int(row[die - 1])
+    return t[key][die - 1]
 
 
 def activate(ctx: Ctx, f: str, *, reaction: bool = False) -> None:
@@ -168,8 +167,8 @@ def activate(ctx: Ctx, f: str, *, reaction: bool = False) -> None:
     fr = fm.formations[f]
     supplied = hq_in_supply(st, sc, f)
     marker = -1
-    values = gd(sc).get("ap_markers", {}).get(fr.side, [])
-    if gd(sc).get("ap_markers_on") and values and not reaction:
+    values = gd(sc).ap_markers.get(fr.side, [])
+    if gd(sc).ap_markers_on and values and not reaction:
         # 6.4.1 optional: a marker drawn blind from the side's cup (a roll over what is left)
         cup = fm.cups.get(fr.side) or list(range(len(values)))
         v = ctx.dice.roll(len(cup))

@@ -15,7 +15,7 @@ from pbem.games.formation.state import FormationState, other
 
 def sources(st: FormationState, sc: Scenario, side: str) -> set[str]:
     """The side's supply sources not blocked (5.7.3, Mirages 15: a lost source stays lost)."""
-    return {h for h in gd(sc).get("supply_sources", {}).get(side, []) if h not in st.fm.blocked}
+    return {h for h in gd(sc).supply_sources.get(side, []) if h not in st.fm.blocked}
 
 
 def _road_reaches(st, sc, side: str, starts: set[str], goals: set[str], ezoc: set[str]) -> bool:
@@ -50,10 +50,10 @@ def hq_in_supply(st: FormationState, sc: Scenario, f: str) -> bool:
         return False
     ezoc = zoc_hexes(st, sc, other(side))
     row = fdata(sc, f)
-    if row.get("hq_movement", "mot") == "leg":
+    if row.hq_movement == "leg":
         starts = {h for h in near if on_road(sc, h)}
         return bool(starts) and _road_reaches(st, sc, side, starts, goals, ezoc)
-    reach = int(row.get("command_range", 0))
+    reach = row.command_range
     starts: set[str] = set()
     todo = deque([(hq.hex, 0, 0)])
     seen = {(hq.hex, 0)}

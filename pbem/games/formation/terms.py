@@ -8,29 +8,31 @@ from pbem.core.ruleset import Ctx
 from pbem.games.formation import events as E
 from pbem.games.formation.board import alive, combat_units, gd, is_hq, is_static
 from pbem.games.formation.command import in_command
+from pbem.games.formation.schema import FormationVictory, VictoryHex
 from pbem.games.formation.state import ALLIED, AXIS, FormationState, other
 
 
-def victory(sc) -> dict:
-    return sc.victory
+def victory(sc) -> FormationVictory:
+    """The scenario's ``[victory]``, typed by schema.py."""
+    return sc.tables.victory
 
 
-def vp_hex(sc, h: str) -> dict | None:
-    return next((r for r in victory(sc).get("hexes", []) if r.get("hex") == h), None)
+def vp_hex(sc, h: str) -> VictoryHex | None:
+    return next((r for r in victory(sc).hexes if r.hex == h), None)
 
 
 def scorer(sc) -> str:
-    return gd(sc).get("scorer", victory(sc).get("scorer", ALLIED))
+    return gd(sc).scorer
 
 
 def seize(ctx: Ctx, h: str, unit: str, *, during: str) -> None:
     """Score a VP hex held by ``unit`` (once per turn, 16)."""
     st, sc = ctx.state, ctx.sc
     row = vp_hex(sc, h)
-    if row is None or row.get("automatic") or h in st.fm.scored:
+    if row is None or row.automatic or h in st.fm.scored:
         return
     ic = in_command(st, sc, unit)
-    vp = int(row.get("in_command", 0)) if ic or during == "ops" else int(row.get("out_of_command", 0))
+    vp = row.in_command if ic or during == "ops" else row.out_of_command
     ctx.emit(E.VPScored(hex=h, side=st.units[unit].side, vp=vp, in_command=ic or during == "ops", unit=unit,
                         total=st.fm.vp + vp))
 
@@ -55,20 +57,20 @@ def end_of_turn_victory(ctx: Ctx) -> bool:
     st, sc = ctx.state, ctx.sc
     v = victory(sc)
     side = scorer(sc)
-    if v.get("kind", "points") == "hold":
+    if v.kind == "hold":
         return _hold(ctx, v)
-    for row in v.get("hexes", []):
-        h = row["hex"]
+    for row in v.hexes:
+        h = row.hex
         held = [u for u in combat_units(st, sc, h, side) if alive(u)]
         if not held:
             continue
-        if row.get("automatic"):
+        if row.automatic:
             ctx.emit(E.GameEnded(winner=side, reason=f"automatic victory: {sc.side_name(side)} combat unit in "
                                                      f"{sc.board.label(h)} at the End of Turn Phase", rule="16"))
             return True
         best = max(held, key=lambda u: in_command(st, sc, u.id))
         seize(ctx, h, best.id, during="end")
-    rng = v.get("ranges", {}).get(f"gt{st.turn}")
+    rng = v.ranges.get(f"gt{st.turn}")      # lint: one range per game turn
     if rng:
         lo, hi = rng
         vp = st.fm.vp
@@ -86,18 +88,18 @@ def end_of_turn_victory(ctx: Ctx) -> bool:
     return False
 
 
-def _hold(ctx: Ctx, v: dict) -> bool:
+def _hold(ctx: Ctx, v: FormationVictory) -> bool:
     """16.3: a side's combat unit in the hex on a given turn wins (in command or any)."""
     st, sc = ctx.state, ctx.sc
-    for row in v.get("hold", []):
-        if row.get("turn") != st.turn:
+    for row in v.hold:
+        if row.turn != st.turn:
             continue
-        units = [u for u in combat_units(st, sc, row["hex"], row["side"]) if alive(u)]
-        if row.get("command", "any") == "in":
+        units = [u for u in combat_units(st, sc, row.hex, row.side) if alive(u)]
+        if row.command == "in":
             units = [u for u in units if in_command(st, sc, u.id)]
         if units:
-            ctx.emit(E.GameEnded(winner=row["side"], reason=f"{row.get('result', 'victory')}: "
-                                 f"{sc.side_name(row['side'])} combat unit in {sc.board.label(row['hex'])} on game "
+            ctx.emit(E.GameEnded(winner=row.side, reason=f"{row.result}: "
+                                 f"{sc.side_name(row.side)} combat unit in {sc.board.label(row.hex)} on game "
                                  f"turn {st.turn}", rule="16"))
             return True
     if st.turn >= sc.turns:
@@ -110,14 +112,13 @@ def _hold(ctx: Ctx, v: dict) -> bool:
 def map_marks(st: FormationState, sc) -> dict:
     """What decides the game, for the map (Ruleset.map_marks)."""
     v = victory(sc)
-    if v.get("kind", "points") == "hold":
-        objs = [{"hex": r["hex"], "vp": 0, "label": f"turn {r['turn']}: {r.get('result', 'victory')} (16)"}
-                for r in v.get("hold", [])]
+    if v.kind == "hold":
+        objs = [{"hex": r.hex, "vp": 0, "label": f"turn {r.turn}: {r.result} (16)"} for r in v.hold]
         return {"objectives": objs}
-    objs = [{"hex": r["hex"], "vp": 0 if r.get("automatic") else int(r.get("in_command", 0)),
-             "label": f"{r.get('name', '')}: " + ("automatic victory" if r.get("automatic")
-                                                  else f"{r.get('in_command', 0)}/{r.get('out_of_command', 0)} VP")}
-            for r in v.get("hexes", [])]
-    rng = v.get("ranges", {}).get(f"gt{st.turn}")
+    objs = [{"hex": r.hex, "vp": 0 if r.automatic else r.in_command,
+             "label": f"{r.name}: " + ("automatic victory" if r.automatic
+                                       else f"{r.in_command}/{r.out_of_command} VP")}
+            for r in v.hexes]
+    rng = v.ranges.get(f"gt{st.turn}")
     score = f"{sc.side_name(scorer(sc))} {st.fm.vp} VP" + (f" (turn {st.turn} range {rng[0]}-{rng[1]})" if rng else "")
     return {"objectives": objs, "score": score}
