@@ -362,6 +362,22 @@ PZ_TERRAIN = {
 PZ_LEGEND = {".": "clear", "C": "city", "P": "port", "t": "town", "f": "forest", "m": "marsh", "h": "highlands",
              "c": "coast", "~": "sea"}
 PZ_TURNS = {"dunkerque": 6, "kharkov": 8, "operation-compass": 5}
+# Every [victory] and [game_data] key is required (panzer_corps/schema.py): a test scenario
+# gets these neutral values (nothing scored, no port, no face-down unit, the edges as
+# printed) under the ones the test gives.
+PZ_VICTORY = {
+    "dunkerque": {"german_points_needed": 35, "points_per_allied_cs": 0, "points_per_german_cs": 0, "ports": [],
+                  "port_capacity": 5},
+    "kharkov": {"sudden_death": [], "city_vp": 0, "charge_vp": 0, "elimination_vp": 0, "tank_elimination_vp": 0,
+                "railroad_vp": {}, "tie_winner": "draw"},
+    "operation-compass": {"british_losses_per_vp": 99, "tie_winner": "draw"},
+}
+PZ_DATA = {
+    "dunkerque": {"hidden_reinforcements": [], "hidden_slots": [], "map_edges": {"west": "west", "south": "south"}},
+    "kharkov": {"areas": []},
+    "operation-compass": {"s_units": [], "footholds": {}, "supply": {"british": ["0808"], "italian": ["0101"]},
+                          "bombardment": [0] * 6, "bombardment_reach": 1},
+}
 SHUFFLE = [1, 1, 1, 1, 1, 1]          # Dunkerque: six shuffle rolls (d7 ... d2) of the R draw
 
 
@@ -417,8 +433,8 @@ def pz_scenario_data(game: str, units: list[dict], *, rows: list[str] | None = N
         "sequence": [{"side": s, "name": n, "rule": "5.0"} for s, n in PZ_SEQUENCE[game]],
         "turn_track": [{"turn": t, "label": f"turn {t}"} for t in range(1, nturns + 1)],
         "units": units,
-        "victory": victory or {},
-        "game_data": game_data or {},
+        "victory": {**PZ_VICTORY[game], **(victory or {})},
+        "game_data": {**PZ_DATA[game], **(game_data or {})},
         "terrain": terrain,
         "crt": {"columns": columns, "rows": {str(d): [r] * len(columns) for d, r in row_of.items()}},
         "map": {"first_col": 1, "last_col": len(rows[0]), "first_row": 1, "last_row": len(rows),

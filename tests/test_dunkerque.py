@@ -45,8 +45,10 @@ def r_units(ma: int = 4) -> list[dict]:
 SLOTS = [2, 3, 3, 4, 4, 5, 5]                   # 3.0(4): one on turn 2, two on each of turns 3 to 5
 HIDDEN = {"hidden_reinforcements": R_UNITS, "hidden_slots": SLOTS}
 # The victory values printed in 4.0-4.2, which a scenario's [victory] table gives (the code holds none).
+# A test map names the ports it has (lint: each port of victory.ports is a place of the map).
 VICTORY = {"german_points_needed": 35, "points_per_allied_cs": 1, "points_per_german_cs": -2,
-           "ports": ["Boulogne", "Calais", "Dunkerque", "Ostende", "Antwerpen"], "port_capacity": 5}
+           "ports": [], "port_capacity": 5}
+PORT = {"places": [("Dunkerque", ["0505"])], "victory": {"ports": ["Dunkerque"]}}   # a port in 0505
 
 
 # ============================================================================
@@ -105,7 +107,8 @@ def test_8_3_terrain_costs(pz_game, terrain, cost):
     # 8.3(1)/(2): clear, city, coast, port 1 MP; forest, marsh, highlands 2 MP.
     rows = ["." * 8] * 8
     rows[4] = "...." + terrain + "..."                 # hex 0505
-    t = pz_game("dunkerque", [G("G", 4, 4, "0404"), F("A", 2, 4, "0808")], rows=rows)
+    t = pz_game("dunkerque", [G("G", 4, 4, "0404"), F("A", 2, 4, "0808")], rows=rows,
+                **(PORT if terrain == "P" else {}))
     assert one(t.ok("german", "move G 0505"), E.UnitMoved).mp == cost
 
 
@@ -138,7 +141,8 @@ def test_7_0_7_1_no_stacking_at_the_end_of_the_movement_phase(pz_game):
 def test_9_3_city_and_port_double_the_defender(pz_game, terrain):
     rows = ["." * 8] * 8
     rows[4] = "...." + terrain + "..."
-    t = pz_game("dunkerque", [G("G", 6, 4, "0404"), F("A", 3, 4, "0505")], rows=rows, dice=[6])
+    t = pz_game("dunkerque", [G("G", 6, 4, "0404"), F("A", 3, 4, "0505")], rows=rows, dice=[6],
+                **(PORT if terrain == "P" else {}))
     t.goto(1, GER_COMBAT)
     t.ok("german", "attack 0505 with G")
     c = one(t.ok("german", "end"), E.CombatResolved)
@@ -424,7 +428,8 @@ def test_4_2_evacuation_through_ports_up_to_five_cs(pz_game):
     # evacuated, 2 CS are lost and count for the Germans.
     rows = ["." * 8, "." * 8, "." * 8, "...~~~..", "...~P~..", "...~.~..", "...~.~..", "...~~~.."]
     units = [F("A1", 4, 4, "0506"), F("A2", 3, 4, "0507"), G("G", 2, 4, "0202")]
-    t = pz_game("dunkerque", units, rows=rows, places=[("Dunkerque", ["0505"])], victory=VICTORY)
+    t = pz_game("dunkerque", units, rows=rows, places=[("Dunkerque", ["0505"])],
+                victory={**VICTORY, "ports": ["Dunkerque"]})
     evs = _last_turn(t)
     lines = {e.subject: e for e in only(evs, E.ConnectingLine)}
     assert lines["A1"].traced and lines["A2"].traced
@@ -432,6 +437,19 @@ def test_4_2_evacuation_through_ports_up_to_five_cs(pz_game):
     assert not only(evs, E.UnitEliminated)
     assert [p.points for p in only(evs, E.PointsScored)] == [2]
     assert t.state().score == {"german": 2}
+
+
+def test_4_2_2_cs_over_a_ports_capacity_scores_as_the_scenario_scores_an_eliminated_cs(pz_game):
+    # 4.2(2): the excess is "considered eliminated", so it scores the scenario's points per
+    # Allied CS eliminated (4.0(1)), and the capacity is the scenario's: here 3 CS a port, 2 a CS.
+    rows = ["." * 8, "." * 8, "." * 8, "...~~~..", "...~P~..", "...~.~..", "...~.~..", "...~~~.."]
+    units = [F("A1", 4, 4, "0506"), F("A2", 3, 4, "0507"), G("G", 2, 4, "0202")]
+    t = pz_game("dunkerque", units, rows=rows, places=[("Dunkerque", ["0505"])],
+                victory={**VICTORY, "ports": ["Dunkerque"], "points_per_allied_cs": 2, "port_capacity": 3})
+    evs = _last_turn(t)
+    # the strongest first: A1 gets 3 of its 4 CS away, 1 CS lost; the port is full for A2, cut off
+    assert [(p.points, p.rule) for p in only(evs, E.PointsScored)] == [(1 * 2, "4.2(2)"), (3 * 2, "4.0(1)")]
+    assert t.state().score == {"german": 8}
 
 
 def test_4_0_thirty_five_points_win(pz_game):

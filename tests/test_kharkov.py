@@ -149,7 +149,8 @@ def test_7_3_excess_units_are_removed_as_eliminated(pz_game):
     # 7.1/7.3: at the end of the movement phase a hex over the limit loses the excess; the owner
     # chooses which; the removal counts as an elimination (4.3: +1 VP to the Germans).
     t = pz_game("kharkov", [G("G", 2, 4, "0101"), S("S1", 2, 4, "0505"), S("S2", 3, 4, "0505"),
-                            S("S3", 1, 4, "0505")], victory=VP)
+                            S("S3", 1, 4, "0506")], victory=VP)
+    t.ok("soviet", "move S3 0505")                  # moving through or into a full hex is fine (7.1)
     evs = t.ok("soviet", "end")
     d = one(evs, E.DecisionRequired)
     assert (d.side, d.decision, d.units, d.distance, d.rule) == ("soviet", "stack-loss", ["S1", "S2", "S3"], 1, "7.3")
@@ -346,6 +347,7 @@ def test_9_6_1_no_advance_after_an_exchange(pz_game):
 # ============================================================================
 
 REIN = {"areas": [{"name": "A", "hexes": ["0101", "0102", "0103"], "units": ["R1", "R2", "R3"]}]}
+REIN_R1 = {"areas": [{"name": "A", "hexes": ["0101", "0102", "0103"], "units": ["R1"]}]}
 
 
 def test_10_0_reinforcements_enter_at_their_letter_with_full_ma(pz_game):
@@ -372,7 +374,7 @@ def test_10_0_4_blocked_entry_is_a_forced_delay(pz_game):
     # 10.0(4): not between two enemy units; stacking applies; when no hex is open the unit waits.
     # S1 (0201) and S2 (0103)... 0102 lies between 0101 (N) and 0103 (S); 0101 and 0103 hold Soviets.
     t = pz_game("kharkov", [S("S1", 2, 4, "0101"), S("S2", 2, 4, "0103"), G("R1", 4, 4, entry_turn=2)],
-                game_data=REIN)
+                game_data=REIN_R1)
     t.goto(2, GER_REIN)
     assert "no legal hex" in t.awaiting()[0]["options"][0]
     t.refuse("german", "enter R1 0102", rule="10.0(4)", match="between two enemy units")
@@ -381,7 +383,7 @@ def test_10_0_4_blocked_entry_is_a_forced_delay(pz_game):
 
 
 def test_10_0_4_entry_in_an_ezoc_pins_the_unit(pz_game):
-    t = pz_game("kharkov", [S("S1", 2, 4, "0202"), G("R1", 4, 4, entry_turn=2)], game_data=REIN)
+    t = pz_game("kharkov", [S("S1", 2, 4, "0202"), G("R1", 4, 4, entry_turn=2)], game_data=REIN_R1)
     t.goto(2, GER_REIN)
     ent = one(t.ok("german", "enter R1 0103"), E.ReinforcementEntered)
     assert ent.pinned

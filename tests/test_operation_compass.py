@@ -128,7 +128,7 @@ def test_3_1_four_units_on_4_to_6_and_all_when_too_few(pz_game):
              I("SA", 3, 6, type="armour", entry_turn=0), B("B1", 4, 4, entry_turn=0)]
     t2 = pz_game("operation-compass", units, rows=COAST, dice=[5], name="five",
                  features={"town": ["0703"], "british_entry": ENTRY},
-                 game_data={"s_units": ["SA"], "footholds": {}, "supply": {}, **BOMBARD})
+                 game_data={"s_units": ["SA"], "footholds": {}, **BOMBARD})
     t2.ok("italian", "place SA 0703")
     d = t2.state().decision
     assert (d.kind, d.distance, len(d.units)) == ("bombardment", 4, 5)
@@ -250,7 +250,7 @@ def test_9_7_4_disrupted_units_may_be_attacked(pz_game):
     units = [I("I1", 2, 4, "0304"), I("SA", 3, 6, type="armour", entry_turn=0), B("B1", 6, 4, entry_turn=0)]
     t = pz_game("operation-compass", units, rows=COAST, dice=[2, 3],
                 features={"foothold": ["0606"], "british_entry": ["0404", "0808", "0807", "0708", "0707", "0608"]},
-                game_data={"s_units": ["SA"], "footholds": {"0606": 1}, "supply": {}, **BOMBARD})
+                game_data={"s_units": ["SA"], "footholds": {"0606": 1}, **BOMBARD})
     t.ok("italian", "place SA 0606")
     assert t.unit("I1").disrupted                                      # the only unit in reach
     t.ok("british", "place B1 0404")
@@ -307,7 +307,7 @@ def test_4_2_half_the_british_units_eliminated_fractions_dropped(pz_game):
         units = [I("I1", 9, 4, "0303"), I("I2", 9, 4, "0503"), I("I3", 9, 4, "0703"),
                  B("B1", 1, 4, "0304"), B("B2", 1, 4, "0504"), B("B3", 1, 4, "0704")]
         t = pz_game("operation-compass", units, dice=[1] * n, turns=1, name=name,
-                    game_data={"footholds": {}, "supply": {}}, victory=VICTORY)
+                    game_data={"footholds": {}}, victory=VICTORY)
         t.goto(1, ITAL_COMBAT)
         t.ok("italian", "\n".join(f"attack {h} with I{i} no-advance"
                                    for i, h in enumerate(["0304", "0504", "0704"][:n], start=1)))

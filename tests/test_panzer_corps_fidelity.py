@@ -13,7 +13,6 @@ Small maps: ``make_game`` (El Alamein) and ``pz_game`` (the sister games; test C
 """
 from __future__ import annotations
 
-import copy
 
 import ast
 import re
@@ -22,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from conftest import AXIS_COMBAT, U, one, only, pz_units
-from pbem.core.scenario import load
+from pbem.core.scenario import SCENARIO_DIR as SCENARIOS
+from pbem.core.scenario import ScenarioError, load, loads
 from pbem.games import ruleset_for
 from pbem.games.panzer_corps import events as E
 
@@ -113,36 +113,35 @@ def test_no_hex_number_is_written_in_the_family_code():
     assert not found, found
 
 
+def _code_names(path) -> set[str]:
+    """Attribute names and string constants of a module's code (what it may read a key by)."""
+    tree = ast.parse(path.read_text())
+    return {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} | set(_code_strings(path))
+
+
 @pytest.mark.parametrize("game", GAMES)
-def test_the_schema_declares_exactly_the_keys_the_code_reads(game):
-    # Every [victory] and [game_data] key of the schema is one the game declares it reads, and
-    # the game's module names each of them (through vic/data, which refuse any other key).
-    rules = ruleset_for(game)
-    victory, data = rules.scenario_schema
-    fields = lambda tp: set(tp.__struct_fields__) - {"reconstructed"}     # noqa: E731
-    assert fields(victory) == set(rules.victory_keys)
-    assert fields(data) == set(rules.game_data_keys)
-    strings = set(_code_strings(FAMILY / f"{MODULES[game]}.py"))
-    assert (set(rules.victory_keys) | set(rules.game_data_keys)) <= strings
-    with pytest.raises(KeyError):
-        rules.vic(load(game), "no_such_key")
+def test_the_code_reads_every_key_the_schema_declares(game):
+    # The schema is the one declaration of the [victory] and [game_data] keys (each required
+    # there): a key it holds that the game's module never names would be data that does nothing.
+    victory, data = ruleset_for(game).scenario_schema
+    fields = (set(victory.__struct_fields__) | set(data.__struct_fields__)) - {"reconstructed"}
+    assert fields <= _code_names(FAMILY / f"{MODULES[game]}.py")
+    sc = load(game)
+    assert type(ruleset_for(game).vic(sc)) is victory and type(ruleset_for(game).data(sc)) is data
 
 
-def test_lint_reports_a_key_the_code_does_not_read():
-    # A key the schema lets through but the code never reads is data that does nothing (as
-    # Khar'kov's victory.sudden_death was while the hexes sat in the code): the lint says so;
-    # so it does of a key the code reads and the file lacks.
-    sc = load("kharkov")
-    rules = ruleset_for("kharkov")
-    assert rules.lint(sc) == []
-    narrow = type("NarrowKharkov", (type(rules),), {"victory_keys": rules.victory_keys - {"charge_vp"}})()
-    assert narrow.lint(sc) == ["victory.charge_vp: the kharkov rules do not read this key"]
-    sc = copy.deepcopy(sc)               # load() shares one parsed scenario per file: never edit that one
-    sc.victory["stray"] = 1
-    del sc.game_data["areas"]
-    problems = rules.lint(sc)
-    assert "victory.stray: the kharkov rules do not read this key" in problems
-    assert "game_data.areas: missing; the kharkov rules read it" in problems
+def test_a_missing_or_unknown_victory_key_is_refused_at_load():
+    # issue 25 item 5: a Khar'kov file without a key its rules read played with 0 VP for it;
+    # a key no rule reads did nothing.  Both are refused with their key path.
+    text = (SCENARIOS / "kharkov.toml").read_text()
+    short = text.replace("charge_vp = 1 ", "", 1)
+    with pytest.raises(ScenarioError) as e:
+        loads(short.encode())
+    assert ("victory.charge_vp", "missing") in e.value.problems
+    stray = text.replace("[victory]\n", "[victory]\nstray = 1\n", 1)
+    with pytest.raises(ScenarioError) as e:
+        loads(stray.encode())
+    assert e.value.problems[0][0] == "victory.stray" and "unknown key" in e.value.problems[0][1]
 
 
 def test_shipped_scenarios_hold_the_printed_values():

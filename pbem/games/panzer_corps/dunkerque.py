@@ -20,7 +20,7 @@ from __future__ import annotations
 from pbem.games.panzer_corps.schema import DunkerqueData, DunkerqueVictory
 from pbem.games.panzer_corps import events as E
 from pbem.core.orders import HEX_RE, OrderError
-from pbem.core.scenario import Scenario
+from pbem.core.scenario import Printed, Scenario
 from pbem.core.state import GameState, UnitState
 from pbem.core.ruleset import Ctx, secret_commitment
 from pbem.games.panzer_corps.common import max_flow, verb, verb_args
@@ -47,23 +47,19 @@ class Dunkerque(PanzerCorps):
         doubling_hexsides=frozenset({"river"}),   # 9.3(1)
         reinforcement_mp=1,                  # 10.0(5)
     )
-    victory_keys = frozenset({"german_points_needed", "points_per_allied_cs", "points_per_german_cs", "ports",
-                              "port_capacity"})
-    game_data_keys = frozenset({"hidden_reinforcements", "hidden_slots", "map_edges"})
-
 
     # --- scenario data ------------------------------------------------------
 
     def hidden_units(self, sc: Scenario) -> list[str]:
-        return list(self.data(sc, "hidden_reinforcements", []))
+        return list(self.data(sc).hidden_reinforcements)
 
     def slots(self, sc: Scenario) -> list[int]:
         """The turn of each face-down slot (3.0(4): one on 2, two on each of 3 to 5)."""
-        return [int(t) for t in self.data(sc, "hidden_slots", [])]
+        return [int(t) for t in self.data(sc).hidden_slots]
 
     def edge(self, sc: Scenario, printed: str) -> str:
         """The grid edge of the printed map's ``printed`` edge (west, south, ...)."""
-        return self.data(sc, "map_edges", {}).get(printed, printed)
+        return self.data(sc).map_edges.get(printed, printed)
 
     def known_features(self) -> set[str]:
         return set()
@@ -73,7 +69,7 @@ class Dunkerque(PanzerCorps):
 
     def ports(self, sc: Scenario) -> list[str]:
         """The port hexes of the places 4.2(1) names (victory.ports)."""
-        named = set(self.vic(sc, "ports", []))
+        named = set(self.vic(sc).ports)
         return sorted({h for p in sc.map.places if p.name in named for h in p.hexes
                        if sc.board.terrain.get(h) == "port"})
 
@@ -185,7 +181,8 @@ class Dunkerque(PanzerCorps):
         sc = ctx.sc
         cs = sc.unit_defs[u.id].strength
         allied = u.side == "allied"
-        points = cs * int(self.vic(sc, "points_per_allied_cs" if allied else "points_per_german_cs", 0))
+        v = self.vic(sc)
+        points = cs * (v.points_per_allied_cs if allied else v.points_per_german_cs)
         if points:
             ctx.emit(E.PointsScored(side="german", points=points,
                                     reason=f"{'Allied' if allied else 'German'} {u.id} eliminated ({cs} CS)",
@@ -233,7 +230,7 @@ class Dunkerque(PanzerCorps):
                 p = trace_line(sc.board, [u.hex], {port}, open_hex=lambda h, port=port: h == port or open_hex(h))
                 if p is not None and (port == u.hex or open_hex(port)):
                     stranded[u.id][port] = p
-        capacity = int(self.vic(sc, "port_capacity", 0))
+        capacity = self.vic(sc).port_capacity
         flow = max_flow({uid: st.units[uid].strength for uid in stranded},
                         {port: capacity for port in self.ports(sc)},
                         {uid: list(ports) for uid, ports in stranded.items()})
@@ -250,16 +247,16 @@ class Dunkerque(PanzerCorps):
                     note += f"; {lost} CS over the ports' capacity of {capacity} each are lost"
                 ctx.emit(E.ConnectingLine(subject=uid, start=u.hex, traced=True, to=sc.board.label(port),
                                           path=ports[port], note=note, rule="4.2(1)"))
-                if lost:
-                    ctx.emit(E.PointsScored(side="german", points=lost, reason=f"{lost} CS of {uid} cannot be "
-                                            f"evacuated", rule="4.2(2)"))
+                if lost:            # 4.2(2): "considered eliminated", so scored as 4.0(1) scores an Allied CS
+                    ctx.emit(E.PointsScored(side="german", points=lost * self.vic(sc).points_per_allied_cs,
+                                            reason=f"{lost} CS of {uid} cannot be evacuated", rule="4.2(2)"))
             else:
                 why = ("no line to the west or south edge, and every port it reaches is full" if ports
                        else "no line to the west or south edge nor to a port")
                 ctx.emit(E.ConnectingLine(subject=uid, start=u.hex, traced=False, note=why, rule="4.1(1)"))
                 self._eliminate(ctx, uid, "cut off at the end of the game: no connecting line", "4.1(1)")
         points = ctx.state.score.get("german", 0)
-        need = int(self.vic(sc, "german_points_needed", 0))
+        need = self.vic(sc).german_points_needed
         if points >= need:
             ctx.emit(E.GameEnded(winner="german", reason=f"the German forces have {points} points, "
                                  f"{need} or more are needed", rule="4.0"))
@@ -274,7 +271,7 @@ class Dunkerque(PanzerCorps):
         10.0(3): the printed south edge while face-down units wait to enter (which unit is
         which stays hidden); 4.0: the German points against the need; north is to the left."""
         places = {h: p.name for p in sc.map.places for h in p.hexes}
-        cap = int(self.vic(sc, "port_capacity", 0))
+        cap = self.vic(sc).port_capacity
         marks: dict = {"objectives": [{"hex": h, "vp": 0, "side": "",
                                        "label": f"{places.get(h, h)}: port, evacuates up to {cap} CS (4.2)"}
                                       for h in self.ports(sc)],
@@ -287,7 +284,7 @@ class Dunkerque(PanzerCorps):
             land = [h for h, t in kinds if t is not None and not t.impassable]
             marks["areas"] = [{"label": f"{sc.side_name(d.side)} reinforcements enter (10.0(3))",
                                "hexes": land, "side": d.side}]
-        need = int(self.vic(sc, "german_points_needed", 0))
+        need = self.vic(sc).german_points_needed
         marks["score"] = (f"{sc.side_name('german')} {state.score.get('german', 0)} points "
                           f"({need} or more win at the end, 4.0)")
         return marks
@@ -313,11 +310,11 @@ class Dunkerque(PanzerCorps):
             if u.hex is None and u.id not in hidden:
                 errs.append(f"units[{u.id}]: off the map but not an R unit; Dunkerque has no other reinforcements")
         grid_edges = {"north", "south", "east", "west"}
-        for printed, e in sc.game_data.get("map_edges", {}).items():
-            if e not in grid_edges or printed not in grid_edges:
-                errs.append(f"game_data.map_edges.{printed}: {e!r} is not a map edge")
+        for printed in ("west", "south"):                         # 4.1(2), 10.0(3): the edges the rules name
+            if printed not in self.data(sc).map_edges:
+                errs.append(f"game_data.map_edges.{printed}: missing; the printed {printed} edge is read (4.1(2))")
         names = {p.name: p.hexes for p in sc.map.places}
-        for port in self.vic(sc, "ports", []):                      # 4.2(1)
+        for port in self.vic(sc).ports:                      # 4.2(1)
             if port not in names:
                 errs.append(f"victory.ports: the port {port} (4.2(1)) is not in map.places")
             elif not any(sc.board.terrain.get(h) == "port" for h in names[port]):
@@ -326,7 +323,7 @@ class Dunkerque(PanzerCorps):
         if stray:
             errs.append(f"map: port hexes {', '.join(stray)} belong to no port of victory.ports (4.2(1))")
         if "Leuven" not in names:
-            errs.append("map.places: Leuven (a city by the Dunkerque errata) is missing")
+            errs.append(Printed("map.places: Leuven (a city by the Dunkerque errata) is missing"))
         elif any(sc.board.terrain.get(h) != "city" for h in names["Leuven"]):
-            errs.append("map.places[Leuven]: Leuven must be a city (Dunkerque errata)")
+            errs.append(Printed("map.places[Leuven]: Leuven must be a city (Dunkerque errata)"))
         return errs

@@ -25,14 +25,12 @@ class ElAlamein(PanzerCorps):
         first_turn_halved="british",         # 8.4
         doubling_terrain=frozenset({"highlands", "village"}),             # 9.3
     )
-    victory_keys = frozenset({"objective_hexes", "alam_halfa_positions", "axis_check_after", "break_side",
-                              "break_edge", "default_winner"})
 
 
     def break_off(self, ctx: Ctx, u: UnitState, path: list[str], mp: int, ma: int, ezoc: set[str]) -> None:
         sc = ctx.sc
-        edge = self.vic(sc, "break_edge", "")
-        if not edge or u.side != self.vic(sc, "break_side"):
+        edge = self.vic(sc).break_edge
+        if not edge or u.side != self.vic(sc).break_side:
             raise OrderError("units may not leave the map", "8.1(5)")
         last = path[-1] if path else u.hex
         if not sc.board.grid.is_edge(last, edge):
@@ -48,10 +46,10 @@ class ElAlamein(PanzerCorps):
 
     def victory_after_combat(self, ctx: Ctx, side: str) -> bool:
         st, sc = ctx.state, ctx.sc
-        if side != self.vic(sc, "axis_check_after"):
+        if side != self.vic(sc).axis_check_after:
             return False
-        ridge = self.vic(sc, "alam_halfa_positions", [])
-        goal = set(self.vic(sc, "objective_hexes", [])) | set(ridge)
+        ridge = self.vic(sc).alam_halfa_positions
+        goal = set(self.vic(sc).objective_hexes) | set(ridge)
         holders = sorted((u.hex, u.id) for u in st.units.values()
                          if u.side != side and u.hex in goal and not u.eliminated)
         if holders:
@@ -65,24 +63,24 @@ class ElAlamein(PanzerCorps):
 
     def game_over(self, ctx: Ctx) -> None:
         st, sc = ctx.state, ctx.sc
-        ctx.emit(E.GameEnded(winner=self.vic(sc, "default_winner", ""),
+        ctx.emit(E.GameEnded(winner=self.vic(sc).default_winner,
                              reason=f"turn {st.turn} ended without an Axis victory", rule="4.2(4)"))
 
     def map_marks(self, state, sc: Scenario, viewer: str) -> dict:
         """4.1: an Axis unit on an objective hex or an Alam Halfa position wins."""
-        objs = [{"hex": h, "vp": 0, "label": "objective (4.1)"} for h in self.vic(sc, "objective_hexes", [])]
+        objs = [{"hex": h, "vp": 0, "label": "objective (4.1)"} for h in self.vic(sc).objective_hexes]
         objs += [{"hex": h, "vp": 0, "label": "Alam Halfa position (4.1)"}
-                 for h in self.vic(sc, "alam_halfa_positions", [])]
+                 for h in self.vic(sc).alam_halfa_positions]
         return {"objectives": objs}
 
     def lint_game(self, sc: Scenario) -> list[str]:
         errs = []
         for key in ("objective_hexes", "alam_halfa_positions"):       # 4.1
-            for h in self.vic(sc, key, []):
+            for h in getattr(self.vic(sc), key):
                 if not sc.board.grid.contains(h):
                     errs.append(f"victory.{key}: hex {h} is not on the map")
         sides = set(sc.side_ids())
         for key in ("axis_check_after", "break_side", "default_winner"):   # 4.1, 4.2
-            if self.vic(sc, key, "") not in sides:
-                errs.append(f"victory.{key}: {self.vic(sc, key, '')!r} is not a side")
+            if getattr(self.vic(sc), key) not in sides:
+                errs.append(f"victory.{key}: {getattr(self.vic(sc), key)!r} is not a side")
         return errs

@@ -65,15 +65,13 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
     ruleset_version = "1"
     state_type = PanzerCorpsState
     params: GameParams
-    # The [victory] and [game_data] keys this game's code reads (through ``vic`` and ``data``):
-    # the schema declares the same keys, and the lint reports any other key of a scenario.
-    victory_keys: frozenset[str] = frozenset()
-    game_data_keys: frozenset[str] = frozenset()
 
     def __init__(self):
         self.p = type(self).params
         self.game = self.p.game
         self.result_codes = self.p.result_codes
+        # 7.0: where a hex holds more than one unit, so may a set-up hex (lint checks the limit)
+        self.setup_stacking = max(self.p.stacking.values()) > 1
 
     # ===================================================================
     # Hooks: a game module overrides what its rules add.
@@ -177,18 +175,16 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
     # Scenario data: every per-scenario value comes from the scenario file
     # ===================================================================
 
-    def vic(self, sc: Scenario, key: str, default=None):
-        """The scenario's ``[victory]`` value ``key`` (``default`` if the file lacks it; the
-        lint reports a missing key).  Only keys in ``victory_keys`` may be read."""
-        if key not in self.victory_keys:
-            raise KeyError(f"{self.game} declares no victory key {key!r} (victory_keys)")
-        return sc.victory.get(key, default)
+    @staticmethod
+    def vic(sc: Scenario):
+        """The scenario's ``[victory]``, typed by the game's schema (``scenario_schema``, where
+        every key is required): the rules read it, never the raw table."""
+        return sc.tables.victory
 
-    def data(self, sc: Scenario, key: str, default=None):
-        """The scenario's ``[game_data]`` value ``key``, as ``vic``."""
-        if key not in self.game_data_keys:
-            raise KeyError(f"{self.game} declares no game_data key {key!r} (game_data_keys)")
-        return sc.game_data.get(key, default)
+    @staticmethod
+    def data(sc: Scenario):
+        """The scenario's ``[game_data]``, as ``vic``."""
+        return sc.tables.data
 
     # ===================================================================
     # The Ruleset contract
@@ -215,8 +211,7 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
         reducer.reduce(self.game, st, ev)
 
     def lint(self, sc: Scenario) -> list[str]:
-        reads = {"victory": self.victory_keys, "game_data": self.game_data_keys}
-        return lint_family(self.p, self.known_features(), reads, sc) + self.lint_game(sc)
+        return lint_family(self.p, self.known_features(), sc) + self.lint_game(sc)
 
     def describe_event(self, ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
         if isinstance(ev, E.CombatChosen):

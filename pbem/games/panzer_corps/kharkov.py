@@ -19,9 +19,9 @@ area's hexes and the units that set up or enter there.
 """
 from __future__ import annotations
 
-from pbem.games.panzer_corps.schema import KharkovData, KharkovVictory
+from pbem.games.panzer_corps.schema import Area, KharkovData, KharkovVictory
 from pbem.games.panzer_corps import events as E
-from pbem.core.scenario import Scenario
+from pbem.core.scenario import Printed, Scenario
 from pbem.core.state import GameState, UnitState
 from pbem.core.ruleset import Ctx
 from pbem.games.panzer_corps.family import PanzerCorps
@@ -52,31 +52,27 @@ class Kharkov(PanzerCorps):
         lines_ignore_hexsides=True,          # 8.3(5)
         declare_rule="9.1(6)",
     )
-    victory_keys = frozenset({"sudden_death", "city_vp", "charge_vp", "elimination_vp", "tank_elimination_vp",
-                              "railroad_vp", "tie_winner"})
-    game_data_keys = frozenset({"areas"})
-
 
     # --- scenario data ------------------------------------------------------
 
     def known_features(self) -> set[str]:
         return {"railroad", "railroad_branch"}
 
-    def areas(self, sc: Scenario) -> dict[str, dict]:
-        return {a["name"]: a for a in self.data(sc, "areas", [])}
+    def areas(self, sc: Scenario) -> dict[str, Area]:
+        return {a.name: a for a in self.data(sc).areas}
 
     def vp(self, sc: Scenario, key: str) -> int:
-        return int(self.vic(sc, key, 0))
+        return getattr(self.vic(sc), key)
 
     def area_of(self, sc: Scenario, uid: str) -> str:
         for name, a in self.areas(sc).items():
-            if uid in a.get("units", []):
+            if uid in a.units:
                 return name
         return ""
 
     def area_hexes(self, sc: Scenario, uid: str) -> list[str]:
         a = self.areas(sc).get(self.area_of(sc, uid))
-        return list(a["hexes"]) if a else []
+        return list(a.hexes) if a else []
 
     @staticmethod
     def set_up_units(sc: Scenario) -> list[str]:
@@ -156,7 +152,7 @@ class Kharkov(PanzerCorps):
                                             f"into {sc.board.label(h)} for the first time", rule="4.2(1)",
                                             mark=f"charged:{h}"))
         if u.side == SOVIET:
-            for h in self.vic(sc, "sudden_death", []):                       # 4.5
+            for h in self.vic(sc).sudden_death:                       # 4.5
                 if st.control.get(h) == SOVIET:
                     ctx.emit(E.GameEnded(winner=SOVIET, reason=f"{u.id} takes {sc.board.label(h)}", rule="4.5"))
                     return
@@ -165,7 +161,7 @@ class Kharkov(PanzerCorps):
             board = sc.board
             level, where, line = 0, "", ""
             for h in hexes:                             # the most valuable railroad cut, first hex on a tie
-                for feat, vp in self.vic(sc, "railroad_vp", {}).items():
+                for feat, vp in self.vic(sc).railroad_vp.items():
                     if board.has(h, feat) and vp > level:
                         level, where, line = vp, h, RAIL_WORDS.get(feat, feat.replace("_", " "))
             mark = f"rail:{st.turn}"
@@ -198,7 +194,7 @@ class Kharkov(PanzerCorps):
         s, g = st.score.get(SOVIET, 0), st.score.get(GERMAN, 0)
         tally = f"Soviet {s} VP, German {g} VP"
         if s == g:
-            ctx.emit(E.GameEnded(winner=self.vic(sc, "tie_winner", "") or "draw", reason=f"{tally}: equal",
+            ctx.emit(E.GameEnded(winner=self.vic(sc).tie_winner, reason=f"{tally}: equal",
                                  rule="4.0"))
         else:
             ctx.emit(E.GameEnded(winner=SOVIET if s > g else GERMAN, reason=tally, rule="4.0"))
@@ -211,7 +207,7 @@ class Kharkov(PanzerCorps):
         3.0(4): the Soviet set-up areas during the set-up; 10.0(3): the entry areas of the
         units due in a reinforcement phase; the VP so far (4.0); north is to the left."""
         city, charge = self.vp(sc, "city_vp"), self.vp(sc, "charge_vp")
-        sudden = set(self.vic(sc, "sudden_death", []))
+        sudden = set(self.vic(sc).sudden_death)
         objs = []
         for h in self.cities(sc):
             label = f"{sc.board.label(h)}: city (4.1)"
@@ -233,7 +229,7 @@ class Kharkov(PanzerCorps):
             name, side = self.area_of(sc, uid), state.units[uid].side
             if name in areas and name not in [a["name"] for a in shown]:
                 shown.append({"name": name, "label": f"{sc.side_name(side)} {what} area {name} ({rule})",
-                              "hexes": list(areas[name]["hexes"]), "side": side})
+                              "hexes": list(areas[name].hexes), "side": side})
         if shown:
             marks["areas"] = [{k: v for k, v in a.items() if k != "name"} for a in shown]
         held = {s: sum(1 for h in self.cities(sc) if state.control.get(h) == s) for s in (SOVIET, GERMAN)}
@@ -249,27 +245,27 @@ class Kharkov(PanzerCorps):
     def lint_game(self, sc: Scenario) -> list[str]:
         errs = []
         grid = sc.board.grid
-        for h in self.vic(sc, "sudden_death", []):
+        for h in self.vic(sc).sudden_death:
             if sc.board.terrain.get(h) != "city":
                 errs.append(f"victory.sudden_death: hex {h} ({sc.board.label(h)}, 4.5) must be a city")
-        for feat in self.vic(sc, "railroad_vp", {}):
+        for feat in self.vic(sc).railroad_vp:
             if feat not in self.p.line_features:
                 errs.append(f"victory.railroad_vp.{feat}: not a railroad feature of the map (4.4)")
-        tie = self.vic(sc, "tie_winner", "")
+        tie = self.vic(sc).tie_winner
         if tie not in set(sc.side_ids()) | {"draw"}:
             errs.append(f"victory.tie_winner: {tie!r} is neither a side nor 'draw' (4.0)")
         kh = next((p.hexes for p in sc.map.places if p.name == "Khar'kov"), [])
         if len(kh) != 4 or any(sc.board.terrain.get(h) != "city" for h in kh):
-            errs.append("map.places: Khar'kov must be four city hexes (4.1(1))")
+            errs.append(Printed("map.places: Khar'kov must be four city hexes (4.1(1))"))
         areas = self.areas(sc)
         placed: dict[str, str] = {}
         for name, a in areas.items():
-            for h in a.get("hexes", []):
+            for h in a.hexes:
                 if not grid.contains(h):
                     errs.append(f"game_data.areas[{name}]: hex {h} is not on the map")
                 elif not any(grid.is_edge(h, e) for e in ("north", "south", "east", "west")):
                     errs.append(f"game_data.areas[{name}]: hex {h} is not on a map edge (10.0(3))")
-            for uid in a.get("units", []):
+            for uid in a.units:
                 if uid not in sc.unit_defs:
                     errs.append(f"game_data.areas[{name}]: unknown unit {uid!r}")
                 if uid in placed:

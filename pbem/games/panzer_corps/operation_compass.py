@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pbem.games.panzer_corps.schema import CompassData, CompassVictory
 from pbem.games.panzer_corps import events as E
-from pbem.core.scenario import Scenario
+from pbem.core.scenario import Printed, Scenario
 from pbem.core.state import GameState, UnitState
 from pbem.core.ruleset import Ctx
 from pbem.games.panzer_corps.family import PanzerCorps
@@ -53,9 +53,6 @@ class OperationCompass(PanzerCorps):
         line_features={"road": 1, "lane": 1},    # 8.3(1)
         declare_rule="9.1(6)",
     )
-    victory_keys = frozenset({"british_losses_per_vp", "tie_winner"})
-    game_data_keys = frozenset({"s_units", "footholds", "supply", "bombardment", "bombardment_reach"})
-
 
     # --- scenario data --------------------------------------------------------
 
@@ -63,7 +60,7 @@ class OperationCompass(PanzerCorps):
         return {"road", "lane", "battle_position", "foothold", "town", "british_entry"}
 
     def s_units(self, sc: Scenario) -> list[str]:
-        return list(self.data(sc, "s_units", []))
+        return list(self.data(sc).s_units)
 
     @staticmethod
     def feature(sc: Scenario, name: str) -> list[str]:
@@ -71,10 +68,10 @@ class OperationCompass(PanzerCorps):
         return list(f.hexes) if f else []
 
     def footholds(self, sc: Scenario) -> dict[str, int]:
-        return {h: int(v) for h, v in self.data(sc, "footholds", {}).items()}
+        return dict(self.data(sc).footholds)
 
     def supply(self, sc: Scenario, side: str) -> list[str]:
-        return list(self.data(sc, "supply", {}).get(side, []))
+        return list(self.data(sc).supply.get(side, []))
 
     def waiting_label(self, sc: Scenario, uid: str) -> str:
         return "set-up (S)" if uid in self.s_units(sc) else "enters at set-up (3.2)"
@@ -116,7 +113,7 @@ class OperationCompass(PanzerCorps):
         """Italian units within two hexes of a coast hex, counting their own hex and not the coast (3.1(2))."""
         grid = sc.board.grid
         coast = [h for h, t in sc.board.terrain.items() if t == "coast"]
-        reach = int(self.data(sc, "bombardment_reach", 0))
+        reach = self.data(sc).bombardment_reach
         out = []
         for u in sorted(self.on_map(st, ITALIAN), key=lambda x: x.id):
             if any(grid.distance(u.hex, c) <= reach for c in coast):
@@ -127,7 +124,7 @@ class OperationCompass(PanzerCorps):
         st, sc = ctx.state, ctx.sc
         if kind == "set-up":
             die = ctx.dice.roll(sc.die)
-            table = self.data(sc, "bombardment", [])
+            table = self.data(sc).bombardment
             count = int(table[die - 1]) if die <= len(table) else 0
             ctx.emit(E.BombardmentRolled(rolls=[die], count=count, rule="3.1(1)"))
             targets = self.bombard_targets(st, sc)
@@ -192,8 +189,8 @@ class OperationCompass(PanzerCorps):
             ctx.emit(E.PointsScored(side=side, points=vp, reason=f"controls the foothold {label} with a "
                                     f"connecting line", rule="4.1(1)"))
         lost = len(self.eliminated(st, BRITISH))
-        per = int(self.vic(sc, "british_losses_per_vp", 0))
-        if per and lost // per:
+        per = self.vic(sc).british_losses_per_vp
+        if lost // per:
             share = "half of them" if per == 2 else f"one VP per {per}"
             ctx.emit(E.PointsScored(side=ITALIAN, points=lost // per, reason=f"{lost} British units eliminated, "
                                     f"{share}, fractions dropped", rule="4.2"))
@@ -202,7 +199,7 @@ class OperationCompass(PanzerCorps):
         if b != i:
             ctx.emit(E.GameEnded(winner=BRITISH if b > i else ITALIAN, reason=tally, rule="4.0"))
         else:
-            tie = self.vic(sc, "tie_winner", "") or "draw"
+            tie = self.vic(sc).tie_winner
             words = "a draw" if tie == "draw" else f"a tie goes to the {sc.side_name(tie)}s"
             ctx.emit(E.GameEnded(winner=tie, reason=f"{tally}: {words}", rule="4.0"))
 
@@ -230,7 +227,7 @@ class OperationCompass(PanzerCorps):
             return marks
         held = {s: sum(vp for h, vp in holds.items() if state.control.get(h) == s) for s in (BRITISH, ITALIAN)}
         lost = len(self.eliminated(state, BRITISH))
-        per = int(self.vic(sc, "british_losses_per_vp", 0))
+        per = self.vic(sc).british_losses_per_vp
         marks["score"] = (f"footholds held: {b} {held[BRITISH]} VP, {i} {held[ITALIAN]} VP; "
                           f"{lost} {b} units lost" + (f" ({i} +{lost // per} VP, 4.2)" if per else ""))
         return marks
@@ -252,17 +249,15 @@ class OperationCompass(PanzerCorps):
             for h in hexes:
                 if not grid.contains(h):
                     errs.append(f"game_data.supply.{side}: hex {h} is not on the map")
-        table = self.data(sc, "bombardment", [])
+        table = self.data(sc).bombardment
         if len(table) != sc.die or any(n < 0 for n in table):
             errs.append(f"game_data.bombardment: one count of units for each die roll 1 to {sc.die} (3.1(1))")
-        if int(self.data(sc, "bombardment_reach", 0)) < 1:
-            errs.append("game_data.bombardment_reach: how far from the coast a target may be (3.1(2))")
-        tie = self.vic(sc, "tie_winner", "")
+        tie = self.vic(sc).tie_winner
         if tie not in {BRITISH, ITALIAN, "draw"}:
             errs.append(f"victory.tie_winner: {tie!r} is neither a side nor 'draw' (4.0)")
         entry = self.feature(sc, "british_entry")
         if len(entry) != 6:
-            errs.append(f"map.features.british_entry: {len(entry)} hexes, 3.2(1) names six")
+            errs.append(Printed(f"map.features.british_entry: {len(entry)} hexes, 3.2(1) names six"))
         for uid in self.s_units(sc):
             d = sc.unit_defs.get(uid)
             if d is None or d.side != ITALIAN or d.hex is not None or d.type not in self.p.tank_types:
