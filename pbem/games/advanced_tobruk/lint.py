@@ -8,11 +8,12 @@ from __future__ import annotations
 import re
 
 from pbem.core.hexgrid import EDGES
-from pbem.core.scenario import Scenario
+from pbem.core.scenario import Scenario, problems_in
 from pbem.games.advanced_tobruk.artillery import CALIBRES
 from pbem.games.advanced_tobruk.facing import SPINES
 from pbem.games.advanced_tobruk.fire_ap_tables import HEAVY_TANK_MODIFIER, HEAVY_TANKS
 from pbem.games.advanced_tobruk.notes import HIDE_TERRAIN
+from pbem.games.advanced_tobruk.schema import Gun
 from pbem.games.advanced_tobruk.spotting import RANGES, SUP_FOW
 
 NEEDS = {"afv": ("mp", "armour", "guns"), "apc": ("mp",), "truck": ("mp",),
@@ -32,6 +33,8 @@ def lint(sc: Scenario) -> list[str]:
         for k in NEEDS[c]:
             if k not in t:
                 errs.append(f"game_data.types.{name}.{k}: missing (a {c} needs it)")
+        if "guns" in t:            # the fire package reads each gun's keys: a malformed one is refused here
+            errs += [f"{where}: {msg}" for where, msg in problems_in(t["guns"], list[Gun], f"game_data.types.{name}.guns")]
     ids = set(sc.unit_defs)
     for u in sc.units:
         if u.type not in types:

@@ -15,6 +15,24 @@ class Objective(Struct, forbid_unknown_fields=True):
     held_by: str = ""              # who holds it when nobody (or both) stands in it
 
 
+class Gun(Struct, forbid_unknown_fields=True):
+    """One HPT weapon of a vehicle's ``guns`` (13.1, 13.91: the first is the main armament),
+    as the fire package reads it; lint.py checks every ``types.*.guns`` entry against it."""
+    name: str
+    rating: str                    # 13.22 the gun rating column (A, B, ...)
+    size: int                      # calibre in mm (13.12, 16.11)
+    mount: str                     # turret | hull | sponson | coax | aa | bow (13.613, 16.444)
+    pen: str = ""                  # the penetration table row (17.1)
+    rof: int = 1                   # 13.8
+    he: int = 0                    # HE firepower, 0 = none (17.72)
+    ap: bool = True                # fires AP
+    alt: list[str] = []            # 17.24 alternate ammunition: APCR, HEAT
+    bot: bool = True               # may double ROF on a BOT (13.46)
+    semi: bool = False             # semi-automatic (16.2)
+    smoke: bool = False            # 19: fires smoke
+    max: int = 0                   # the longest range, 0 = the table's
+
+
 class TobrukVictory(GameTable):
     destroyed: dict[str, int] = {}          # VP per unit class destroyed (2.45); captured double (11.86)
     exit_edge: dict[str, list[str]] = {}    # side -> map edges it exits by (2.46)
