@@ -99,7 +99,7 @@ def scenario_lint(ref: str) -> None:
         rules = ruleset_for(sc.game)
     except UnknownGame as e:
         _fail(f"{sc.path}: {e}")
-    problems = S.lint(sc, set(rules.result_codes), stacking=rules.setup_stacking) + rules.lint(sc)
+    problems = rules.scenario_problems(sc)
     if problems:
         for p in problems:
             click.echo(f"{sc.path}: {p}")
@@ -143,6 +143,9 @@ def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id) -> None:
                     dice=_parse_dice(dice), game_id=game_id)
     seq, head = g.head()
     click.echo(f"created game {g.game_id} ({g.scenario.title}) in {game_dir}")
+    if g.variant:
+        click.echo(f"note: a variant: {len(g.variant)} difference(s) from the printed game "
+                   f"(`pbem scenario lint {scenario_ref}` lists them)")
     if g.created.dice_mode == "seeded":
         click.echo(f"dice: seeded; the seed is in {Path(game_dir) / 'seed'} (mode 0600, keep it secret); "
                    f"commitment {g.created.seed_commitment}")

@@ -49,7 +49,7 @@ from pbem.log import (EventLog, LogError, StaleHead, line_hash, GENESIS, private
                       write_private)
 from pbem.games import Ctx, Ruleset, ruleset_for
 from pbem.core.ruleset import dispatch
-from pbem.core.scenario import SCENARIO_LIMIT, Scenario, ScenarioError, load, loads
+from pbem.core.scenario import SCENARIO_LIMIT, Printed, Scenario, ScenarioError, load, loads
 from pbem.core.state import GameState, copy_state, decode_state, encode_state, layout
 from pbem.verify import Verification, VerifyReport  # noqa: F401 - VerifyReport is part of the engine's API
 
@@ -180,13 +180,17 @@ class Game(Verification):
         if self.rules.ruleset_version != created.ruleset_version:
             raise EngineError(f"the log was written under {created.game} ruleset version {created.ruleset_version}, "
                               f"this pbem has version {self.rules.ruleset_version}; install the matching pbem to replay it")
+        self.variant: list[str] = []        # filled by create: the scenario's differences from the printed game
 
     # --- creation --------------------------------------------------------
 
     @classmethod
     def create(cls, path: Path, scenario_ref: str, players: dict[str, str] | None = None,
                seed_hex: str | None = None, dice: list[int] | None = None,
-               game_id: str | None = None, at: str | None = None) -> "Game":
+               game_id: str | None = None, at: str | None = None, lint: bool = True) -> "Game":
+        """A new game in ``path``.  The scenario must pass ``pbem scenario lint`` (``lint=False``
+        only for tests that set up a position its set-up rules forbid); ``variant`` of the game
+        returned lists the scenario's differences from the printed game."""
         from pbem.core import dice as D
         path = Path(path)
         taken = EngineError(f"{path} already holds a game; choose a new directory")
@@ -197,6 +201,13 @@ class Game(Verification):
         except ScenarioError as e:
             raise EngineError(str(e)) from None
         rules = ruleset_for(sc.game)
+        # The checks of `pbem scenario lint`: a game never starts from data its rules would
+        # misread.  A difference from the printed game only (S.Printed) makes a variant, noted.
+        problems = rules.scenario_problems(sc) if lint else []
+        refused = [p for p in problems if not isinstance(p, Printed)]
+        if refused:
+            raise EngineError(f"{sc.path}: {len(refused)} problem(s) found by `pbem scenario lint`; "
+                              "the game is not created:\n" + "\n".join(f"{sc.path}: {p}" for p in refused))
         players = dict(players or {})
         for side in players:
             if side not in sc.side_ids():
@@ -254,7 +265,9 @@ class Game(Verification):
                 D.write_seed(seed_file, seed)
             log.append_many([(E.kind_of(e), E.body_of(e)) for e in evs], at=at or now_utc(),
                             expect_head=GENESIS, locked=True)
-        return cls(path)
+        game = cls(path)
+        game.variant = [p for p in problems if isinstance(p, Printed)]
+        return game
 
     # --- reading ---------------------------------------------------------
 

@@ -22,7 +22,7 @@ def game(tmp_path, dice, notes) -> Table:
     text = scenario_text(units) + SSR
     p = tmp_path / "mines.toml"
     p.write_text(text)
-    t = Table(Game.create(tmp_path / "g", str(p), {}, dice=[2, 1, *dice, *[2, 1] * 6]))   # first rolls: the Germans
+    t = Table(Game.create(tmp_path / "g", str(p), {}, dice=[2, 1, *dice, *[2, 1] * 6], lint=False))   # first rolls: the Germans
     t.ok("british", "\n".join([*notes, "pass"]))
     t.ok("german", "pass")
     assert t.phase() == (1, MOVEMENT) and t.state().step.to_act == "german"
@@ -78,7 +78,7 @@ def test_31_174_a_tank_forcing_a_visible_minefield_lays_a_lane_and_moves_on(tmp_
     units = [U("B9", "british", "aus-squad", None), U("P", "german", "pz3g", "0507", facing="NNE")]
     p = tmp_path / "lane.toml"
     p.write_text(scenario_text(units) + SSR)
-    t = Table(Game.create(tmp_path / "g", str(p), {}, dice=[2, 1, 5, *[2, 1] * 6]))
+    t = Table(Game.create(tmp_path / "g", str(p), {}, dice=[2, 1, 5, *[2, 1] * 6], lint=False))
     t.ok("british", "note mine 0505 2\npass")
     t.ok("german", "pass")
     evs = t.ok("german", "assault P 0506 0505 0504")
@@ -95,7 +95,7 @@ def test_31_172_a_pivot_in_a_visible_enemy_minefield_is_refused_when_the_move_is
     units = [U("B9", "british", "aus-squad", None), U("P", "german", "pz3g", "0507", facing="NNE")]
     p = tmp_path / "pivot.toml"
     p.write_text(scenario_text(units) + SSR)
-    t = Table(Game.create(tmp_path / "g", str(p), {}, dice=[2, 1, *[2, 1] * 6]))
+    t = Table(Game.create(tmp_path / "g", str(p), {}, dice=[2, 1, *[2, 1] * 6], lint=False))
     t.ok("british", "note mine 0505 2\npass")
     t.ok("german", "pass")
     t.refuse("german", "assault P 0506 0505 face NNW", rule="31.172", match="covered arc")

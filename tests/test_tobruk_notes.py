@@ -81,7 +81,7 @@ def scenario(tmp_path) -> str:
 
 
 def game(tmp_path, dice=(7, 6) + (1, 2) * 20) -> Table:
-    return Table(Game.create(tmp_path / "g", scenario(tmp_path), {}, dice=list(dice)))
+    return Table(Game.create(tmp_path / "g", scenario(tmp_path), {}, dice=list(dice), lint=False))   # a position (tobruk_kit)
 
 
 BRITISH_SETUP = ["roll", "note fo BTY1 FO1", "note crew H2 C2", "note crew H3 C3", "note hide H1+HC1 0704 SSE",

@@ -12,6 +12,7 @@ from pbem.core import events as E
 from pbem.core.events import Event
 from pbem.core.orders import Order, OrderError, Press, Secret, Unveil
 from pbem.core.scenario import GameTable, Scenario
+from pbem.core.scenario import lint as core_lint
 from pbem.core.reduce import no_reducer, reduce_core, secret_commitment  # noqa: F401 - games import it from here
 from pbem.core.state import GameState, UnitState
 
@@ -223,7 +224,13 @@ class Ruleset:
     # --- data ---------------------------------------------------------------------------
 
     def lint(self, sc: Scenario) -> list[str]:
+        """The game's own scenario checks beyond its schema: problems as lines with their key path."""
         return []
+
+    def scenario_problems(self, sc: Scenario) -> list[str]:
+        """Everything ``pbem scenario lint`` reports of ``sc``: the core checks, then the game's.
+        ``pbem new`` refuses a scenario with any (a game never starts from data its rules misread)."""
+        return core_lint(sc, set(self.result_codes), stacking=self.setup_stacking) + self.lint(sc)
 
 
 def core_help(state: GameState, sc: Scenario, side: str) -> list[str]:

@@ -332,8 +332,9 @@ def check_data(data: dict) -> list[tuple[str, str]]:
     out = problems_in(data, Scenario)
     schemas = _game_schema(data.get("game"))
     for key, tp in zip(("victory", "game_data"), schemas or ()):
-        if isinstance(data.get(key), dict):
-            found = problems_in(data[key], tp, key)
+        table = data.get(key, {})           # a table left out is empty: its required keys are missing
+        if isinstance(table, dict):
+            found = problems_in(table, tp, key)
             out += found
             if not found and not out:
                 units = {u["id"] for u in data["units"]}

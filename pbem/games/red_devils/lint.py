@@ -3,7 +3,7 @@ costs (4.9), entry hexes (10.1), drop zones (9.0, 9.1), the set-up (1.1, 1.2),
 the Polish brigade (9.7), command points (8.5), the Air Landing Table (9.9)."""
 from __future__ import annotations
 
-from pbem.core.scenario import Scenario
+from pbem.core.scenario import Printed, Scenario
 from pbem.games.red_devils.airborne import landing_hexes
 from pbem.games.red_devils.terrain import FERRY, MINOR, RAIL_BRIDGE, RIJN, ROADS, entry_letter, gd, info
 from pbem.mechanics.pathcost import is_mp
@@ -58,14 +58,15 @@ def lint(sc: Scenario) -> list[str]:
                     errs.append(f"units[{u.id}]: drop zone {dz} has no valid landing hex within three (9.1)")
         if u.side == "german" and u.hex is None and not unit.get("entry"):
             errs.append(f"units[{u.id}]: a German reinforcement needs an entry hex or letter (10.0)")
+    # the printed order of battle: a variant may differ (Printed, a note at `pbem new`)
     first = [u for u in sc.units if u.side == "british" and u.entry_turn == 1]
     if len(first) != 14:
-        errs.append(f"units: {len(first)} British units land on turn 1; 1.2 gives fourteen")
+        errs.append(Printed(f"units: {len(first)} British units land on turn 1; 1.2 gives fourteen"))
     start = [u for u in sc.units if u.side == "german" and u.hex is not None]
     if len(start) != 4:
-        errs.append(f"units: {len(start)} German units start on the map; 1.1 gives four")
+        errs.append(Printed(f"units: {len(start)} German units start on the map; 1.1 gives four"))
     if len(data.get("polish_units", [])) != 4:
-        errs.append("game_data.polish_units: 9.7 gives four Polish units")
+        errs.append(Printed("game_data.polish_units: 9.7 gives four Polish units"))
     for name in sc.map.features:
         if name not in ("road",):
             errs.append(f"map.features.{name}: not a feature the Red Devils rules know")
