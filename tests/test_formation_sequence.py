@@ -133,6 +133,48 @@ def test_automatic_victory_when_a_side_has_no_combat_unit(fm):
     assert t.state().result is None                                     # reinforcements ignored, none eliminated
 
 
+def _last_on_the_map_eliminated(t, *, back_from_off_map: str = ""):
+    """A Ctx where B1, the Allies' only combat unit on the map, has just been eliminated."""
+    from formation_helpers import direct
+    from pbem.games.formation.terms import automatic_victory
+    ctx = direct(t, "axis")
+    b1 = ctx.state.units["B1"]
+    b1.hex, b1.eliminated = None, True
+    if back_from_off_map:                   # 13.2.4.1: on the turn track, back as a reinforcement
+        u = ctx.state.units[back_from_off_map]
+        u.hex, u.waiting = None, "turn 2"
+        ctx.state.fm.off_map[u.id] = 2
+    return automatic_victory(ctx), ctx.events
+
+
+def test_16_automatic_victory_ignores_a_reinforcement_still_to_come(fm):
+    # 16: every combat unit of a side eliminated ends the game at once; "ignore any
+    # reinforcements": B2, due on turn 2, does not keep the lost game going
+    units = [hq("A-HQ", "axis", "0101", formation="A"), unit("A1", "axis", "0102", formation="A"),
+             hq("B-HQ", "allied", "0705", formation="B"), unit("B1", "allied", "0706", formation="B"),
+             unit("B2", "allied", None, formation="B", turn=2)]
+    t = fm(units, game_data={"reinforcements": [{"turn": 2, "side": "allied", "units": ["B2"]}]})
+    ended, evs = _last_on_the_map_eliminated(t)
+    assert ended and (one(evs, E.GameEnded).winner, one(evs, E.GameEnded).rule) == ("axis", "16")
+
+
+def test_16_automatic_victory_ignores_a_unit_back_on_the_turn_track(fm):
+    # 16 with 13.2.4.1: a unit that retreated off the map waits as a reinforcement: ignored too
+    units = [hq("A-HQ", "axis", "0101", formation="A"), unit("A1", "axis", "0102", formation="A"),
+             hq("B-HQ", "allied", "0705", formation="B"), unit("B1", "allied", "0706", formation="B"),
+             unit("B3", "allied", "1004", formation="B")]
+    ended, evs = _last_on_the_map_eliminated(fm(units), back_from_off_map="B3")
+    assert ended and one(evs, E.GameEnded).winner == "axis"
+
+
+def test_16_no_automatic_victory_while_a_combat_unit_is_on_the_map(fm):
+    units = [hq("A-HQ", "axis", "0101", formation="A"), unit("A1", "axis", "0102", formation="A"),
+             hq("B-HQ", "allied", "0705", formation="B"), unit("B1", "allied", "0706", formation="B"),
+             unit("B3", "allied", "1004", formation="B")]
+    ended, evs = _last_on_the_map_eliminated(fm(units))
+    assert not ended and not evs
+
+
 def test_italian_surrender_in_the_recovery_segment(fm):
     # 16.1: no path to an Axis source: an EC; failing it the unit surrenders
     units = [hq("A-HQ", "axis", "0101", formation="A"),

@@ -38,14 +38,16 @@ def seize(ctx: Ctx, h: str, unit: str, *, during: str) -> None:
 
 
 def automatic_victory(ctx: Ctx) -> bool:
-    """16: the game ends at once when every combat unit of one side is eliminated
-    (reinforcements not yet in play are ignored)."""
+    """16: the game ends at once when every combat unit of one side is eliminated.  Units
+    not in play are ignored as the text says of reinforcements: those still to come and
+    those back on the turn track after a retreat off the map (13.2.4.1), so a side whose
+    every combat unit on the map has been eliminated has lost (it must have lost one)."""
     st, sc = ctx.state, ctx.sc
     if st.result is not None or st.phase < 0:
         return False
     for side in (AXIS, ALLIED):
         mine = [u for u in st.units.values() if u.side == side and not is_hq(sc, u.id) and not is_static(sc, u.id)]
-        if mine and all(u.eliminated for u in mine):
+        if any(u.eliminated for u in mine) and not any(alive(u) for u in mine):
             ctx.emit(E.GameEnded(winner=other(side), reason=f"automatic victory: every {sc.side_name(side)} "
                                                             "combat unit is eliminated", rule="16"))
             return True
