@@ -254,3 +254,20 @@ def test_supply_source_blocked_by_an_enemy_ending_its_move_there(fm):
     t.ok("axis", "activate A")
     t.ok("axis", "move A1 0804 0904 1004 1005")
     assert t.state().fm.blocked == ["1005"]
+
+
+def test_16_the_state_score_is_the_victory_points_at_every_moment(played_example):
+    # `pbem state --json` shows st.score: after each VPScored it holds the scorer's running total
+    # (it stayed 0/0 while the VPs accrued)
+    from click.testing import CliRunner
+    import json
+    from pbem.cli import main
+    ex = played_example("mirages-brevity")
+    g = ex.game()
+    scored = [en for en in g.entries() if isinstance(en.event, E.VPScored)]
+    assert len(scored) >= 2
+    for en in (scored[0], scored[-1]):
+        out = CliRunner().invoke(main, ["state", str(ex.dir), "--json", "--at", str(en.seq)])
+        assert out.exit_code == 0, out.output
+        score = json.loads(out.output)["score"]
+        assert score[en.event.side] == en.event.total and sum(score.values()) == en.event.total

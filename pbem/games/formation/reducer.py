@@ -216,6 +216,7 @@ def improved(st: FormationState, ev: E.ImprovedDefense, sc: Scenario) -> None:
 
 def vp_scored(st: FormationState, ev: E.VPScored, sc: Scenario) -> None:
     st.fm.vp = ev.total
+    st.score[ev.side] = ev.total             # 16: only the scorer earns VPs; the score at every moment
     if ev.hex not in st.fm.scored:
         st.fm.scored.append(ev.hex)
 
