@@ -338,7 +338,7 @@ def check_data(data: dict) -> list[tuple[str, str]]:
             out += found
             if not found and not out:
                 units = {u["id"] for u in data["units"]}
-                out += [(where, f"no unit {uid!r} in [units]") for where, uid in _unit_ids(data[key], tp, key)
+                out += [(where, f"no unit {uid!r} in [units]") for where, uid in _unit_ids(table, tp, key)
                         if uid not in units]
     return out
 
