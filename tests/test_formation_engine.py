@@ -149,6 +149,21 @@ def test_improved_defense_and_its_removal(fm):
     assert one(evs, E.ImprovedDefense).on is False
 
 
+def test_7_6_another_unit_ending_its_move_in_the_hex_removes_the_marker_in_the_log(fm):
+    # 7.6: "another unit ends a Movement Action ... in the hex": the marker goes, and the log
+    # and the report say so (the reducer took it off silently)
+    t = fm(dice=[9])
+    t.ok("allied", "doctrine reaction never")
+    t.ok("axis", "activate A")
+    t.ok("axis", "improve 0304")
+    evs = t.ok("axis", "move A2 0304")
+    off = one(evs, E.ImprovedDefense)
+    assert (off.hex, off.on, off.reason) == ("0304", False, "another unit ends its move in the hex")
+    assert evs.index(off) == evs.index(one(evs, E.StackMoved)) + 1 and t.state().fm.improved == []
+    words = t.game.rules.describe_event(off, t.game.scenario)
+    assert words == "Improved Defense in 0304 removed (another unit ends its move in the hex) (7.6)."
+
+
 def test_seize_a_victory_location_for_one_ap(fm):
     # 7.3.6 / 13.3.1: one AP, the in-command value, once per turn
     units = [hq("A-HQ", "axis", "0101", formation="A"), unit("A1", "axis", "0102", formation="A"),

@@ -52,6 +52,23 @@ def test_no_doctrine_pauses_the_move_and_pass_resumes_it(fm):
     assert not only(evs, E.ReactionPaused)                             # one attempt per Movement Action
 
 
+def test_7_6_a_move_stopped_by_a_reaction_in_a_marked_hex_removes_the_marker(fm):
+    # 6.5.3 with 7.6: the stopped move ends in 0705, where A1 dug in: another unit ended a
+    # Movement Action in the hex, so its marker goes (the stopped unit's own marker would stay)
+    units = units_()
+    units[0] = hq("A-HQ", "axis", "0504", formation="A")                 # A1 in command there
+    units[1] = unit("A1", "axis", "0705", formation="A", category="tank", movement="mot", tank=3, afv=True, ma=8)
+    t = fm(units, dice=[9, 5, 6])
+    t.ok("axis", "activate A")
+    t.ok("axis", "improve 0705")
+    t.ok("axis", "move A2 " + PATH)
+    evs = t.ok("allied", "react B")
+    stop = one(evs, E.MoveStopped)
+    off = one(evs, E.ImprovedDefense)
+    assert (off.hex, off.on) == ("0705", False) and evs.index(off) == evs.index(stop) + 1
+    assert t.state().fm.improved == []
+
+
 def test_successful_reaction_stops_the_mover_and_the_formation_reacts(fm):
     # 6.5.2: d10 <= reaction rating; red APs; level down; 6.5.3: the mover stops, its action
     # ends; after the reaction the Initiative player's activation resumes

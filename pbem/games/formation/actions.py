@@ -100,11 +100,13 @@ def continue_move(ctx: Ctx, units: list[str], here: str, path: list[str], mp_lef
     spent0 = ma - left
     barred: list[str] = []
     if path:
-        _clear_improved(ctx, here, "a unit leaves the hex (7.6)")   # not before: 6.5.3 keeps it on a stop
+        _clear_improved(ctx, here, "a unit leaves the hex")   # not before: 6.5.3 keeps it on a stop
     for i, h in enumerate(path):
         ctx.emit(E.StackMoved(side=st.units[units[0]].side, units=units, path=[h],
                               mp=fmt(costs[i] - (costs[i - 1] if i else spent0)), ma=fmt(ma), screen=screen,
                               ends=i == len(path) - 1))
+        if i == len(path) - 1:
+            ended_in(ctx, h)
         barred += displace_adjacent_hqs(ctx, units, h)
         if trigger(ctx, units, h, path[i + 1:], fmt(ma - costs[i]), leaving=False, screen=screen,
                    barred=barred) != "go":
@@ -114,6 +116,12 @@ def continue_move(ctx: Ctx, units: list[str], here: str, path: list[str], mp_lef
 def _clear_improved(ctx: Ctx, h: str, reason: str) -> None:
     if h in ctx.state.fm.improved:
         ctx.emit(E.ImprovedDefense(hex=h, on=False, reason=reason))
+
+
+def ended_in(ctx: Ctx, h: str) -> None:
+    """7.6: another unit ends a Movement Action in ``h`` (a move, a reinforcement's free move,
+    a move stopped by a reaction): the hex's Improved Defense marker goes, in the log."""
+    _clear_improved(ctx, h, "another unit ends its move in the hex")
 
 
 def refit(ctx: Ctx, args: list[str]) -> None:
@@ -130,7 +138,7 @@ def refit(ctx: Ctx, args: list[str]) -> None:
     if not in_command(st, sc, u.id):
         raise OrderError(f"{u.id} is out of command: no refit", "7.1, 5.8.3")
     pay(ctx, [u.id], action_cost(sc, "refit"), "refit")
-    _clear_improved(ctx, u.hex, "a unit in the hex acts (7.6)")
+    _clear_improved(ctx, u.hex, "a unit in the hex acts")
     ec(ctx, u.id, "refit")
 
 
@@ -201,4 +209,5 @@ def enter(ctx: Ctx, args: list[str]) -> None:
     ctx.emit(E.ReinforcementEntered(unit=u.id, hex=h))
     if path:
         ctx.emit(E.StackMoved(side=ctx.side, units=[u.id], path=path, mp="", ma=str(u.ma), free=True))
+        ended_in(ctx, path[-1])
 

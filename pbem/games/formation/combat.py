@@ -121,7 +121,7 @@ def handle_attack(ctx: Ctx, order: O.Attack) -> None:
     if act.ap + avail < cost + EXTRA.get(escalate, 0):
         raise OrderError(f"{act.formation} has {act.ap} AP; this attack needs {cost + EXTRA.get(escalate, 0)}", "7.0")
     if here in st.fm.improved:
-        ctx.emit(E.ImprovedDefense(hex=here, on=False, reason="a unit in the hex attacks (7.6)"))
+        ctx.emit(E.ImprovedDefense(hex=here, on=False, reason="a unit in the hex attacks"))
     ctx.emit(E.APSpent(formation=act.formation, ap=cost, action="hasty attack", bonus=bonus))
     ctx.emit(CE.CombatDeclared(side=ctx.side, formation=act.formation, hex=here, target=order.target,
                                attackers=ids, defenders=defenders, escalate=escalate, loss=choice, ooc_cost=cost))
@@ -346,7 +346,7 @@ def _bonus_refit(ctx: Ctx, cb: Combat, uid: str = "") -> None:
     here = st.units[cb.bonus_units[0]].hex if cb.bonus_units else None
     if left > 0 and not uid and here and here not in st.fm.improved \
             and not any(u.disrupted for u in B.combat_units(st, ctx.sc, here, st.units[cb.bonus_units[0]].side)):
-        ctx.emit(E.ImprovedDefense(hex=here, on=True, reason="Battle Victory bonus AP (7.4.3, 7.6)"))
+        ctx.emit(E.ImprovedDefense(hex=here, on=True, reason="Battle Victory bonus AP, 7.4.3"))
         left -= 1
     if uid and left > 0:
         ctx.emit(CE.BonusSpent(ap=cb.bonus - left))
@@ -393,7 +393,7 @@ def handle_combat(ctx: Ctx, order: O.Order) -> None:
             here = st.units[cb.bonus_units[0]].hex
             if any(u.disrupted for u in B.combat_units(st, sc, here, dside)) or here in st.fm.improved:
                 raise OrderError(f"no Improved Defense in {here} now (a unit is disrupted, or it has one)", "7.6")
-            ctx.emit(E.ImprovedDefense(hex=here, on=True, reason="Battle Victory bonus AP (7.4.3, 7.6)"))
+            ctx.emit(E.ImprovedDefense(hex=here, on=True, reason="Battle Victory bonus AP, 7.4.3"))
             ctx.emit(CE.BonusSpent(ap=1) if cb.bonus > 1 else CE.CombatEnded())
         else:
             raise OrderError("bonus refit UNIT | bonus improve | bonus pass", "7.4.3")

@@ -83,12 +83,13 @@ def trigger(ctx: Ctx, units: list[str], at: str, rest: list[str], mp_left: str, 
         ctx.emit(E.ReactionPaused(side=side, units=units, at=at, rest=rest, formations=cands, leaving=leaving,
                                   mp_left=mp_left, screen=screen))
         return "paused"
-    return "stopped" if attempt(ctx, f, units, at, doctrine=text) else "go"
+    return "stopped" if attempt(ctx, f, units, at, doctrine=text, leaving=leaving) else "go"
 
 
-def attempt(ctx: Ctx, f: str, units: list[str], at: str, doctrine: str = "") -> bool:
+def attempt(ctx: Ctx, f: str, units: list[str], at: str, doctrine: str = "", *, leaving: bool = False) -> bool:
     """6.5.2: a d10 not above the HQ's reaction rating succeeds: the mover stops (6.5.3)
     and the formation reacts with the AP table's red value (sequence.activate)."""
+    from pbem.games.formation.actions import ended_in
     from pbem.games.formation.retreats import overstack
     from pbem.games.formation.sequence import activate
     st, sc = ctx.state, ctx.sc
@@ -100,6 +101,8 @@ def attempt(ctx: Ctx, f: str, units: list[str], at: str, doctrine: str = "") -> 
                                  doctrine=doctrine))
     if ok:
         ctx.emit(E.MoveStopped(side=other(fr.side), units=units, at=at))
+        if not leaving:            # 7.6: its move ends in a hex it entered (6.5.3: its own marker stays)
+            ended_in(ctx, at)
         # 6.5.3 / 5.3.2: a stack stopped in a hex it only meant to pass suffers its overstacking
         overstack(ctx, at, other(fr.side), arrived=[])
         activate(ctx, f, reaction=True)
@@ -124,7 +127,7 @@ def answer(ctx: Ctx, word: str, args: list[str]) -> None:
         f = find_formation(st, args[0])
         if f not in p.formations:
             raise OrderError(f"{f} may not react here; eligible: {', '.join(p.formations)}", "6.5.1")
-        if attempt(ctx, f, p.units, p.at):
+        if attempt(ctx, f, p.units, p.at, leaving=p.leaving):
             return
     units, at, rest, left, screen = list(p.units), p.at, list(p.rest), p.mp_left, p.screen
     ctx.emit(E.MoveResumed(side=other(p.side), units=units, at=at))

@@ -128,8 +128,7 @@ def stack_moved(st: FormationState, ev: E.StackMoved, sc: Scenario) -> None:
     _deplete(st, sc, ev.units, ev.path)
     for h in ev.path:
         _unblock(st, sc, ev.units, h)
-    if ev.ends:
-        _leave(st, ev.path[-1], "entered")     # 7.6: another unit ends a move in the hex
+    if ev.ends:                                # 7.6: the rules log the marker it removes (ImprovedDefense)
         _blocks(st, sc, ev.units, ev.path[-1])
 
 
