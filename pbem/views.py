@@ -29,8 +29,9 @@ def viewer(game: Game, side: str | None) -> str:
 
 
 def result_text(sc, result: dict) -> str:
-    """A ``state_view`` result in words: "Axis wins (reason, rule R)"."""
-    return f"{sc.side_name(result['winner'])} wins ({result['reason']}, rule {result['rule']})"
+    """A ``state_view`` result in words: "Axis wins (reason, rule R)", "a draw (reason, rule R)"."""
+    who = "a draw" if result["winner"] == "draw" else f"{sc.side_name(result['winner'])} wins"
+    return f"{who} ({result['reason']}, rule {result['rule']})"
 
 
 def score_text(sc, score: dict) -> str:

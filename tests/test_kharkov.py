@@ -485,3 +485,23 @@ def test_example_game_is_decided_and_verifies(played_example):
     results = {e.event.result for e in g.entries() if isinstance(e.event, E.CombatResolved)}
     assert "EX" in results
     assert g.verify().ok
+
+
+def test_wording_a_charge_worth_nothing_and_orders_after_a_draw(pz_game):
+    # issue 25 item 8: a scenario whose charge is worth 0 VP logs the charge (its mark counts,
+    # 4.2(3)) without "+0 point(s)"; after a draw, orders are refused without "draw won"
+    from pbem.core.orders import OrderError, parse_line
+    from pbem.core.ruleset import Ctx
+    from pbem.core.state import Result, copy_state
+    t = pz_game("kharkov", [S("S", 2, 6, "0304"), G("G", 2, 6, "0503")], rows=cities("0505"),
+                victory={**VP, "charge_vp": 0})
+    p = one(t.ok("soviet", "move S 0404 0505"), E.PointsScored)
+    words = t.game.rules.describe_event(p, t.game.scenario)
+    assert "+0" not in words and words == "S charges into 0505 for the first time: no points for Soviet (4.2(1))."
+    st = copy_state(t.state())
+    st.result = Result(winner="draw", reason="Soviet 3 VP, German 3 VP: equal", rule="4.0")
+    with pytest.raises(OrderError) as e:
+        t.game.rules.handle(Ctx(t.game.rules, st, t.game.scenario, "soviet", None), parse_line("end"))
+    assert str(e.value) == "the game is over: a draw (Soviet 3 VP, German 3 VP: equal)"
+    from pbem.views import result_text                  # the state and STATUS lines: not "draw wins"
+    assert result_text(t.game.scenario, {"winner": "draw", "reason": "equal", "rule": "4.0"}) == "a draw (equal, rule 4.0)"

@@ -237,7 +237,8 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
     def handle(self, ctx: Ctx, order: O.Order) -> None:
         st, sc = ctx.state, ctx.sc
         if st.result is not None:
-            raise OrderError(f"the game is over: {sc.side_name(st.result.winner)} won ({st.result.reason})")
+            over = "a draw" if st.result.winner == "draw" else f"{sc.side_name(st.result.winner)} won"
+            raise OrderError(f"the game is over: {over} ({st.result.reason})")
         self.before_order(ctx)
         if st.decision is not None:
             self._answer(ctx, order)

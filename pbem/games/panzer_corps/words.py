@@ -50,6 +50,8 @@ def own_words(ev: E.Event, sc: Scenario) -> str | None:
         case E.UnitsDisrupted():
             return f"Disrupted by {ev.reason}: {', '.join(ev.units)} ({ev.rule})."
         case E.PointsScored():
+            if not ev.points:                  # a fact the scenario gives no points (its mark still counts)
+                return f"{ev.reason[:1].upper()}{ev.reason[1:]}: no points for {name(ev.side)} ({ev.rule})."
             return f"{name(ev.side)} {ev.points:+d} point(s): {ev.reason} ({ev.rule})."
         case E.HexControlled():
             marker = f"; marker: {ev.marker}" if ev.marker else ""
