@@ -17,7 +17,7 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset
 from pbem.core.scenario import loads
 from pbem.core.state import UnitState
-from pbem.games.formation import combat, combat_events as CE, combat_words, crt, reducer
+from pbem.games.formation import bonus, combat, combat_events as CE, combat_words, crt, reducer
 from pbem.games.formation import events as E
 from pbem.games.formation.state import Activation, Formation, FormationState
 
@@ -175,7 +175,9 @@ class Board:
 
     def order(self, side: str, order) -> list:
         ctx = Ctx(self.rules, self.st, self.sc, side, self.dice)
-        if self.st.fm.combat is None:
+        if self.st.fm.combat is None and isinstance(order, O.GameVerb) and order.word == "bonus":
+            bonus.answer(ctx, list(order.args))              # a winning defender's bonus (7.4.3)
+        elif self.st.fm.combat is None:
             combat.handle_attack(ctx, order)
         else:
             combat.handle_combat(ctx, order)
@@ -208,7 +210,7 @@ def test_combat_sequence_example_number_for_number():
     assert combat.combat_awaiting(b.st, b.sc)[0]["kind"] == "attack escalation"
     # C. Red escalates to a Regular Attack (+1 AP)
     b.order("allied", verb("escalate", "regular"))
-    assert b.st.fm.active.ap == 1
+    assert b.st.fm.interrupted[-1].ap == 1              # (Blue won the battle below: its bonus actions now)
     # D-G
     res = b.of(CE.CombatResolved)[0]
     assert (res.attack_strength, res.defence_strength, res.odds) == (22, 16, "1:1")
@@ -234,12 +236,14 @@ def test_combat_sequence_example_number_for_number():
     # Battle Victory: Blue had fewer hits; its formation has the Schwerpunkt: two bonus APs
     end = b.of(CE.CombatEnded)[0]
     assert (end.winner, end.bonus, sorted(end.units)) == ("axis", 2, ["11", "7"])
-    assert combat.combat_awaiting(b.st, b.sc)[0]["kind"] == "battle victory bonus"
+    assert bonus.awaiting(b.st)[0]["kind"] == "battle victory bonus" and b.st.fm.combat is None
+    assert b.st.fm.active.defender and b.st.fm.interrupted[-1].formation == "R"
     b.order("axis", verb("bonus", "refit", "7"))
     assert not b.st.units["7"].disrupted
     b.order("axis", verb("bonus", "improve"))
-    assert T in b.st.fm.improved and b.st.fm.combat is None
-    assert b.dice.position == 10
+    assert T in b.st.fm.improved
+    assert [(e.action, e.ap, e.bonus) for e in b.of(E.APSpent)][-2:] == [("refit", 1, 1), ("improved defense", 1, 1)]
+    assert b.st.fm.active.bonus == 0 and b.dice.position == 10
 
 
 def test_rbc_success_moves_the_stack_and_ends_the_combat():
@@ -269,9 +273,10 @@ def test_rbc_may_not_end_next_to_the_attacker_and_doctrine_never():
     # two black hits on the attacker: the first on 16, the second a voluntary retreat (withdraw)
     assert [(e.unit, e.strength) for e in b2.of(CE.StepLost)] == [("16", 5)]
     assert [(r.forced, r.owed) for r in b2.of(CE.CombatRetreated)] == [(False, 1)]
-    # the defender wins; its doctrine passes the bonus; the combat is over
-    assert [(e.winner, e.bonus) for e in b2.of(CE.CombatEnded)] == [("axis", 2), ("", 0)]
-    assert b2.st.fm.combat is None and b2.dice.position == 3
+    # the defender wins; its doctrine passes the bonus (7.4.3); the attacker's activation goes on
+    assert [(e.winner, e.bonus) for e in b2.of(CE.CombatEnded)] == [("axis", 2)]
+    assert [(e.side, e.lost, e.reason) for e in b2.of(CE.BonusActionsEnded)] == [("axis", 2, "standing order")]
+    assert b2.st.fm.combat is None and b2.st.fm.active.formation == "R" and b2.dice.position == 3
 
 
 def test_disrupted_defender_may_not_retreat_before_combat():
@@ -500,7 +505,8 @@ def test_out_of_command_attack_costs_two_and_stays_hasty():
     with pytest.raises(OrderError, match="hasty"):
         b.order("allied", O.Attack(target=T, attackers=["16", "13", "regular"]))
     b.order("allied", O.Attack(target=T, attackers=["16", "13"]))
-    assert b.of(CE.CombatDeclared)[0].ooc_cost == 2 and b.st.fm.active.ap == 1
+    assert b.of(CE.CombatDeclared)[0].ooc_cost == 2
+    assert b.st.fm.active.defender and b.st.fm.interrupted[-1].ap == 1       # Blue won: its bonus waits
     assert [(e.attack, e.by) for e in b.of(CE.CombatEscalated)] == [("hasty", "rules")]
 
 
@@ -548,3 +554,79 @@ def test_rbc_doctrine_always_takes_a_one_hex_free_move():
     assert len(moved.path) == 1 and not b.sc.board.grid.adjacent(moved.path[0], A)
     assert b.st.units["11"].hex == moved.path[0] and b.st.fm.combat is None
     assert combat.combat_defaults(b.st, b.sc, "allied") == []
+
+
+# --- 7.4.3: the winning defender's bonus: any Action with the units that won -------------
+
+def _defender_won(tmp_path, monkeypatch, *extra_dice):
+    """The combat example through the engine up to Blue's Battle Victory (two bonus APs for
+    11 and 7, the Schwerpunkt's); the Allies react whenever they can."""
+    from pbem.engine import Game
+    monkeypatch.setenv("PBEM_CLOCK", "2024-01-01T00:00:00Z")
+    path = tmp_path / "sc.toml"
+    path.write_text(game_scenario(), encoding="utf-8")
+    g = Game.create(tmp_path / "g", str(path), {"axis": "", "allied": ""},
+                    dice=[5, 7, 3, 1, 2, 2, 3, 9, 8, 2, *extra_dice])
+    for side, text in (("allied", "doctrine reaction always"), ("allied", "activate R"),
+                       ("allied", "attack 0404 with 16 13"), ("axis", "rbc 0403"), ("allied", "escalate regular")):
+        assert g.submit(side, text).refused is None, text
+    return g
+
+
+def test_7_4_3_the_winning_defender_moves_with_its_bonus_and_triggers_no_reaction(tmp_path, monkeypatch):
+    g = _defender_won(tmp_path, monkeypatch)
+    item = g.rules.awaiting(g.state(), g.scenario)[0]
+    assert (item["side"], item["kind"], sorted(item["units"]), item["bonus"]["ap"]) == \
+        ("axis", "battle victory bonus", ["11", "7"], 2)
+    assert "move UNIT" in item["order"] and "attack HEX" in item["order"]
+    assert g.rules.default_orders(g.state(), g.scenario, "axis") == ["bonus pass"]
+    assert "waits for Axis's Battle Victory bonus" in str(g.submit("allied", "end").refused)
+    assert "not of the winners" in str(g.submit("axis", "move S 0505").refused)          # S only supported
+    assert "disrupted" in str(g.submit("axis", "move 7 0504").refused)                  # 5.6.3
+    sub = g.submit("axis", "move 11 0504")          # next to Red's units: no reaction (7.4.3)
+    assert sub.refused is None
+    evs = [e for a in sub.applied for e in a.events]
+    assert [(e.action, e.ap, e.bonus) for e in evs if isinstance(e, E.APSpent)] == [("move", 1, 1)]
+    assert not [e for e in evs if isinstance(e, (E.ReactionPaused, E.ReactionAttempted, E.ReactionDeclined))]
+    sub = g.submit("axis", "bonus pass")
+    ended = [e for a in sub.applied for e in a.events if isinstance(e, CE.BonusActionsEnded)]
+    assert [(e.side, e.lost, e.reason) for e in ended] == [("axis", 1, "pass")]
+    st = g.state()
+    assert st.fm.active.formation == "R" and not st.fm.active.defender and not st.fm.interrupted   # Red goes on
+    assert g.rules.awaiting(st, g.scenario)[0]["side"] == "allied"
+    assert g.verify().ok
+
+
+def test_7_4_3_the_winning_defenders_second_ap_escalates_its_attack():
+    # the second bonus AP "to escalate a Hasty Attack to a Regular Attack": Blue's 11 attacks the
+    # disrupted Red unit D next to it (no retreat before combat for a disrupted unit)
+    b = Board(example_units(), [7, 3, 1, 2, 2, 3, 9, 8, 2] + [5] * 12)
+    b.order("allied", O.Attack(target=T, attackers=["16", "13"]))
+    b.order("axis", verb("rbc", "0403"))
+    b.order("allied", verb("escalate", "regular"))
+    assert b.st.fm.active.defender and b.st.fm.active.bonus == 2
+    b.order("axis", O.Attack(target="0304", attackers=["11"]))
+    decl = b.of(CE.CombatDeclared)[-1]
+    assert (decl.side, decl.attackers, decl.defenders) == ("axis", ["11"], ["D"])
+    assert combat.combat_awaiting(b.st, b.sc)[0]["side"] == "axis"          # escalation asked: 1 bonus AP left
+    b.order("axis", verb("escalate", "regular"))
+    spent = [(e.action, e.ap, e.bonus) for e in b.of(E.APSpent)][-2:]
+    assert spent == [("hasty attack", 1, 1), ("regular attack", 1, 1)]
+    assert b.of(CE.CombatEscalated)[-1].attack == "regular"
+
+
+@pytest.mark.parametrize("use, refits, improved, lost", [("refit", ["7"], True, 0), ("improve", [], False, 2),
+                                                         ("pass", [], False, 2)])
+def test_7_4_3_standing_orders_for_the_defenders_bonus(use, refits, improved, lost):
+    # doctrine combat ... bonus refit (the disrupted winners, then dig in), improve (7 is
+    # disrupted: 7.6 allows no marker, so nothing is spent and the rest is lost), pass
+    b = Board(example_units(), [7, 3, 1, 2, 2, 3, 9, 8, 2, 4])
+    b.st.fm.doctrines["axis"] = {"combat": f"bonus {use}"}
+    b.order("allied", O.Attack(target=T, attackers=["16", "13"]))
+    b.order("axis", verb("rbc", "0403"))
+    b.order("allied", verb("escalate", "regular"))
+    assert [e.unit for e in b.of(E.ECRolled) if e.why == "refit"] == refits
+    assert (T in b.st.fm.improved) == improved
+    ended = b.of(CE.BonusActionsEnded)
+    assert ([(e.lost, e.reason) for e in ended] == [(lost, "standing order")]) if lost else not ended
+    assert combat.parse_doctrine("combat", f"hold bonus {use}") == {"hits": "hold", "bonus": use}

@@ -8,8 +8,8 @@ from fractions import Fraction
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.games.formation import events as E
-from pbem.games.formation.board import (action_cost, combat_units, formation_of, functional_strongpoint, gd, is_hq,
-                                        overstacked)
+from pbem.games.formation.board import (acting, action_cost, combat_units, formation_of, functional_strongpoint, gd,
+                                        is_hq, may_act, overstacked)
 from pbem.games.formation.command import in_command
 from pbem.games.formation.effectiveness import ec
 from pbem.games.formation.movement import (check_movers, displace_adjacent_hqs, parse_stack,
@@ -26,6 +26,8 @@ def must_act(ctx: Ctx) -> None:
         raise OrderError("no formation of yours is active: actions come after 'activate FORMATION' (or a "
                          "successful reaction)", "6.4, 7.2")
     if act.side != ctx.side:
+        if act.defender:
+            raise OrderError(f"the game waits for {ctx.sc.side_name(act.side)}'s Battle Victory bonus actions", "7.4.3")
         raise OrderError(f"{ctx.sc.side_name(act.side)}'s formation {act.formation} is acting now", "7.2")
 
 
@@ -125,14 +127,20 @@ def ended_in(ctx: Ctx, h: str) -> None:
 
 
 def refit(ctx: Ctx, args: list[str]) -> None:
-    """7.5: one disrupted unit of the formation in command range: an EC; a pass recovers it."""
+    """7.5: ``refit UNIT``: one disrupted unit of the formation in command range."""
     must_act(ctx)
-    st, sc = ctx.state, ctx.sc
     if len(args) != 1:
         raise OrderError("refit needs one unit: refit UNIT", "7.5")
-    u = find_unit(ctx, args[0], ctx.side, on_map=True)
-    if formation_of(sc, u.id) != st.fm.active.formation or is_hq(sc, u.id):
-        raise OrderError(f"{u.id} is not a combat unit of the active formation", "7.5")
+    refit_unit(ctx, find_unit(ctx, args[0], ctx.side, on_map=True).id)
+
+
+def refit_unit(ctx: Ctx, uid: str) -> None:
+    """7.5: an EC; a pass recovers the unit.  For the acting side (a standing order may act
+    for the winning defender, 7.4.3, within the attacker's order)."""
+    st, sc = ctx.state, ctx.sc
+    u = st.units[uid]
+    if not may_act(st, sc, u.id) or is_hq(sc, u.id):
+        raise OrderError(f"{u.id} is not a combat unit of {acting(st)}", "7.5")
     if not u.disrupted:
         raise OrderError(f"{u.id} is not disrupted", "7.5")
     if not in_command(st, sc, u.id):
@@ -143,22 +151,27 @@ def refit(ctx: Ctx, args: list[str]) -> None:
 
 
 def improve(ctx: Ctx, args: list[str]) -> None:
-    """7.6: every unit in the hex of the active formation, in command, undisrupted; not in a
-    functional friendly strongpoint (always improved there)."""
+    """7.6: ``improve HEX``."""
     must_act(ctx)
-    st, sc = ctx.state, ctx.sc
     if len(args) != 1:
         raise OrderError("improve needs the hex: improve HEX", "7.6")
-    h = args[0]
+    dig_in(ctx, args[0])
+
+
+def dig_in(ctx: Ctx, h: str) -> None:
+    """7.6: every unit in the hex of the acting formation (or the winning defender's units,
+    7.4.3), in command, undisrupted; not in a functional friendly strongpoint (always
+    improved there)."""
+    st, sc = ctx.state, ctx.sc
+    side = st.fm.active.side
     here = combat_units(st, sc, h)
-    act = st.fm.active
-    if not here or any(u.side != ctx.side for u in here):
+    if not here or any(u.side != side for u in here):
         raise OrderError(f"no combat unit of yours in {h}", "7.6")
-    if any(formation_of(sc, u.id) != act.formation for u in here):
-        raise OrderError(f"every unit in {h} must be of {act.formation}", "7.6")
+    if any(not may_act(st, sc, u.id) for u in here) or len({formation_of(sc, u.id) for u in here}) > 1:
+        raise OrderError(f"every unit in {h} must be of {acting(st)}, and of one formation", "7.6")
     if any(u.disrupted or not in_command(st, sc, u.id) for u in here):
         raise OrderError(f"every unit in {h} must be undisrupted and in command", "7.6")
-    if functional_strongpoint(st, sc, h) == ctx.side:
+    if functional_strongpoint(st, sc, h) == side:
         raise OrderError(f"{h} is a functional friendly strongpoint: always in Improved Defense already", "7.6")
     if h in st.fm.improved:
         raise OrderError(f"{h} already has an Improved Defense marker", "7.6")
@@ -176,9 +189,9 @@ def seize_order(ctx: Ctx, args: list[str]) -> None:
     h = args[0]
     if vp_hex(sc, h) is None:
         raise OrderError(f"{h} is not a victory location of this scenario", "7.3.6")
-    mine = [u for u in combat_units(st, sc, h, ctx.side) if formation_of(sc, u.id) == st.fm.active.formation]
+    mine = [u for u in combat_units(st, sc, h, ctx.side) if may_act(st, sc, u.id)]
     if not mine:
-        raise OrderError(f"no combat unit of {st.fm.active.formation} in {h}", "7.3.6")
+        raise OrderError(f"no combat unit of {acting(st)} in {h}", "7.3.6")
     if h in st.fm.scored:
         raise OrderError(f"{h} was already scored this turn", "16")
     if gd(sc).scorer != ctx.side:

@@ -57,6 +57,21 @@ def formation_of(sc: Scenario, uid: str) -> str:
     return udata(sc, uid).formation or hq_formation(sc, uid)
 
 
+def may_act(st, sc: Scenario, uid: str) -> bool:
+    """The unit may take part in an Action now: one of the active formation's (5.5.1), or in a
+    winning defender's bonus actions one of the units that won (7.4.3)."""
+    act = st.fm.active
+    if act is None:
+        return False
+    return uid in act.bonus_units if act.defender else formation_of(sc, uid) == act.formation
+
+
+def acting(st) -> str:
+    """Who acts, for refusals: the formation, or the winning defender's units (7.4.3)."""
+    act = st.fm.active
+    return f"the winners {', '.join(act.bonus_units)}" if act.defender else f"the active formation {act.formation}"
+
+
 def is_static(sc: Scenario, uid: str) -> bool:
     d = udata(sc, uid)
     return d.static or (not is_hq(sc, uid) and not d.formation)

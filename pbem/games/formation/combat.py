@@ -14,9 +14,9 @@ Decisions, each an answer, a standing order or a wait (documented defaults):
 - the escalation: the inline word, else the game waits for ``escalate KIND``
   (hasty at once when no AP is left for more, or the stack is out of command);
 - the defender's hits: ``doctrine combat hold|withdraw [armour tank|at|best]
-  [bonus pass|refit]`` (default hold, best armour choice);
-- the defender's Battle Victory bonus (7.4.3): ``bonus refit UNIT|improve|pass``
-  or the doctrine's ``bonus``; with none the game waits.
+  [bonus pass|refit|improve|ask]`` (default hold, best armour choice);
+- the defender's Battle Victory bonus (7.4.3): any action with the winning units
+  (bonus.py), or the doctrine's ``bonus``; with none the game waits.
 """
 from __future__ import annotations
 
@@ -36,19 +36,20 @@ from pbem.games.formation.losses import first_loss, plan_rest, spread, victory
 from pbem.games.formation.resolve import draw_chit, fighter, live, resolve
 from pbem.games.formation.retreats import hq_alone, lose, retreat, retreat_search
 from pbem.games.formation.snafu import d10
-from pbem.games.formation.state import FormationState, other
+from pbem.games.formation.state import Activation, FormationState, other
 
 KINDS = ("hasty", "regular", "prepared")
 EXTRA = {"hasty": 0, "regular": 1, "prepared": 2}           # 7.1: escalation costs
 CHOICES = ("hold", "withdraw")
 COMBAT_VERBS = frozenset({"rbc", "escalate", "bonus"})
+BONUS_USES = ("pass", "refit", "improve", "ask")            # doctrine combat ... bonus USE (7.4.3)
 
 
 # --- standing orders ----------------------------------------------------------------
 
 def parse_doctrine(topic: str, text: str) -> dict[str, str]:
     """``doctrine rbc never|always|ask`` and ``doctrine combat [hold|withdraw] [armour
-    tank|at|best] [bonus pass|refit|ask]``; raises OrderError on anything else."""
+    tank|at|best] [bonus pass|refit|improve|ask]``; raises OrderError on anything else."""
     toks = text.lower().split()
     if topic == "rbc":
         if toks not in (["never"], ["always"], ["ask"]):
@@ -62,15 +63,16 @@ def parse_doctrine(topic: str, text: str) -> dict[str, str]:
             out["hits"] = t
         elif t in ("armour", "armor") and i + 1 < len(toks) and toks[i + 1] in ("tank", "at", "best"):
             out["armour"], i = toks[i + 1], i + 1
-        elif t == "bonus" and i + 1 < len(toks) and toks[i + 1] in ("pass", "refit", "ask"):
+        elif t == "bonus" and i + 1 < len(toks) and toks[i + 1] in BONUS_USES:
             out["bonus"], i = toks[i + 1], i + 1
         else:
-            raise OrderError("doctrine combat [hold|withdraw] [armour tank|at|best] [bonus pass|refit|ask]", "7.4.2")
+            raise OrderError("doctrine combat [hold|withdraw] [armour tank|at|best] "
+                             "[bonus pass|refit|improve|ask]", "7.4.2, 7.4.3")
         i += 1
     return out
 
 
-def _doctrine(st: FormationState, side: str, topic: str) -> dict[str, str]:
+def doctrine_of(st: FormationState, side: str, topic: str) -> dict[str, str]:
     text = st.fm.doctrines.get(side, {}).get(topic, "")
     try:
         return parse_doctrine(topic, text) if text else {}
@@ -108,8 +110,8 @@ def handle_attack(ctx: Ctx, order: O.Attack) -> None:
     for u in ids:
         if B.is_hq(sc, u) or B.is_static(sc, u):
             raise OrderError(f"{u} may not attack (HQs and static units never do)", "3.2.1, 3.3")
-        if B.formation_of(sc, u) != act.formation:
-            raise OrderError(f"{u} is not of the active formation {act.formation}", "5.5.1")
+        if not B.may_act(st, sc, u):
+            raise OrderError(f"{u} is not of {B.acting(st)}", "7.4.3" if act.defender else "5.5.1")
         if st.units[u].disrupted:
             raise OrderError(f"{u} is disrupted and may not attack", "5.6.3")
     ooc = any(not in_command(st, sc, u) for u in ids)
@@ -123,7 +125,7 @@ def handle_attack(ctx: Ctx, order: O.Attack) -> None:
     if here in st.fm.improved:
         ctx.emit(E.ImprovedDefense(hex=here, on=False, reason="a unit in the hex attacks"))
     ctx.emit(E.APSpent(formation=act.formation, ap=cost, action="hasty attack", bonus=bonus))
-    ctx.emit(CE.CombatDeclared(side=ctx.side, formation=act.formation, hex=here, target=order.target,
+    ctx.emit(CE.CombatDeclared(side=ctx.side, formation=B.formation_of(sc, ids[0]), hex=here, target=order.target,
                                attackers=ids, defenders=defenders, escalate=escalate, loss=choice, ooc_cost=cost))
     proceed(ctx)
 
@@ -218,7 +220,7 @@ def proceed(ctx: Ctx) -> None:
         if why:
             ctx.emit(CE.RbCDecided(side=dside, attempt=False, reason="; ".join(why), by="rules"))
         else:
-            doc = _doctrine(st, dside, "rbc").get("rbc", "ask")
+            doc = doctrine_of(st, dside, "rbc").get("rbc", "ask")
             if doc == "ask":
                 return                                       # the game waits for the defender
             rbc_answer(ctx, cb, _default_rbc_path(st, sc, cb) if doc == "always" else None, "doctrine")
@@ -232,12 +234,6 @@ def proceed(ctx: Ctx) -> None:
         if cb.ooc_cost > 1 or act is None or act.ap + _bonus_for(act, cb.attackers) < 1:
             return escalate(ctx, "hasty", "rules")
         return                                               # the game waits for the attacker
-    if cb.stage == "bonus":
-        doc = _doctrine(st, st.units[cb.defenders[0]].side, "combat").get("bonus", "ask")
-        if doc == "pass":
-            ctx.emit(CE.CombatEnded())
-        elif doc == "refit":
-            _bonus_refit(ctx, cb)
 
 
 def escalate(ctx: Ctx, kind: str, by: str) -> None:
@@ -263,7 +259,7 @@ def fight(ctx: Ctx) -> None:
     st, sc = ctx.state, ctx.sc
     cb = st.fm.combat
     dside = st.units[cb.defenders[0]].side
-    doc = _doctrine(st, dside, "combat")
+    doc = doctrine_of(st, dside, "combat")
     before = {u for u in cb.defenders if st.units[u].disrupted}
     res = resolve(ctx, cb, draw_chit(ctx), draw_chit(ctx), doc.get("armour", "best"))
     ev = next(e for e in reversed(ctx.events) if isinstance(e, CE.CombatResolved))
@@ -280,11 +276,10 @@ def fight(ctx: Ctx) -> None:
     if units:
         bonus = 2 if st.fm.schwerpunkt and any(B.formation_of(sc, u) == st.fm.schwerpunkt for u in units) else 1
     side = cb.side if win == "attacker" else dside
+    ctx.emit(CE.CombatEnded(winner=side if bonus else "", bonus=bonus, units=units))
     if win == "defender" and bonus:
-        ctx.emit(CE.CombatEnded(winner=side, bonus=bonus, units=units))   # the defender spends it now (stage bonus)
-        proceed(ctx)
-    else:
-        ctx.emit(CE.CombatEnded(winner=side if bonus else "", bonus=bonus, units=units))
+        from pbem.games.formation.bonus import standing       # bonus.py acts through actions.py, which imports us
+        standing(ctx)                                          # 7.4.3: the defender spends it now
 
 
 def hits(ctx: Ctx, cb: Combat, ids: list[str], n: int, red: bool, as_unit: str, *, attacker: bool, choice: str,
@@ -331,31 +326,8 @@ def hits(ctx: Ctx, cb: Combat, ids: list[str], n: int, red: bool, as_unit: str, 
     return left
 
 
-# --- the defender's Battle Victory bonus (7.4.3) ---------------------------------------------------
-
-def _bonus_refit(ctx: Ctx, cb: Combat, uid: str = "") -> None:
-    """Our default use of ``bonus refit``: refit the disrupted winners (one AP each, 7.5),
-    then an Improved Defense (7.6) with an AP left and no unit disrupted."""
-    st = ctx.state
-    left = cb.bonus
-    for u in ([uid] if uid else [u for u in cb.bonus_units if st.units[u].disrupted]):
-        if left <= 0:
-            break
-        ec(ctx, u, "refit")
-        left -= 1
-    here = st.units[cb.bonus_units[0]].hex if cb.bonus_units else None
-    if left > 0 and not uid and here and here not in st.fm.improved \
-            and not any(u.disrupted for u in B.combat_units(st, ctx.sc, here, st.units[cb.bonus_units[0]].side)):
-        ctx.emit(E.ImprovedDefense(hex=here, on=True, reason="Battle Victory bonus AP, 7.4.3"))
-        left -= 1
-    if uid and left > 0:
-        ctx.emit(CE.BonusSpent(ap=cb.bonus - left))
-        return
-    ctx.emit(CE.CombatEnded())
-
-
 def handle_combat(ctx: Ctx, order: O.Order) -> None:
-    """Answers while a combat is open: ``rbc``, ``escalate``, ``bonus``."""
+    """Answers while a combat is open: ``rbc``, ``escalate``."""
     st, sc = ctx.state, ctx.sc
     cb = st.fm.combat
     word = order.word if isinstance(order, O.GameVerb) else ""
@@ -378,26 +350,6 @@ def handle_combat(ctx: Ctx, order: O.Order) -> None:
             raise OrderError(f"the combat at {cb.target} waits for {sc.side_name(cb.side)}: "
                              "escalate hasty|regular|prepared", "7.4.1 C")
         return escalate(ctx, args[0], "answer")
-    if cb.stage == "bonus":
-        if ctx.side != dside or word != "bonus" or not args:
-            raise OrderError(f"the combat at {cb.target} waits for {sc.side_name(dside)}: "
-                             "bonus refit UNIT | bonus improve | bonus pass", "7.4.3")
-        if args[0] == "pass":
-            ctx.emit(CE.CombatEnded())
-        elif args[0] == "refit" and len(args) == 2:
-            u = find_unit(ctx, args[1], dside, on_map=True).id
-            if u not in cb.bonus_units or not st.units[u].disrupted:
-                raise OrderError(f"{u} is not a disrupted unit of this combat", "7.4.3, 7.5")
-            _bonus_refit(ctx, cb, u)
-        elif args[0] == "improve":
-            here = st.units[cb.bonus_units[0]].hex
-            if any(u.disrupted for u in B.combat_units(st, sc, here, dside)) or here in st.fm.improved:
-                raise OrderError(f"no Improved Defense in {here} now (a unit is disrupted, or it has one)", "7.6")
-            ctx.emit(E.ImprovedDefense(hex=here, on=True, reason="Battle Victory bonus AP, 7.4.3"))
-            ctx.emit(CE.BonusSpent(ap=1) if cb.bonus > 1 else CE.CombatEnded())
-        else:
-            raise OrderError("bonus refit UNIT | bonus improve | bonus pass", "7.4.3")
-        return
     raise OrderError("the combat is being resolved")
 
 
@@ -415,19 +367,14 @@ def combat_awaiting(st: FormationState, sc) -> list[dict]:
     if cb.stage == "escalate":
         return [{"side": cb.side, "kind": "attack escalation", "rule": "7.4.1 C", "combat": cb.target,
                  "order": "escalate hasty|regular|prepared (+0/+1/+2 AP)"}]
-    if cb.stage == "bonus":
-        return [{"side": dside, "kind": "battle victory bonus", "rule": "7.4.3", "combat": cb.target,
-                 "units": list(cb.bonus_units), "order": f"bonus refit UNIT | bonus improve | bonus pass "
-                 f"({cb.bonus} AP)"}]
     return []
 
 
 def combat_defaults(st: FormationState, sc, side: str) -> list[str]:
-    """Deadline defaults: no retreat before combat, a hasty attack, the bonus unspent."""
+    """Deadline defaults: no retreat before combat, a hasty attack."""
     for item in combat_awaiting(st, sc):
         if item["side"] == side:
-            return {"retreat before combat": ["rbc no"], "attack escalation": ["escalate hasty"],
-                    "battle victory bonus": ["bonus pass"]}[item["kind"]]
+            return {"retreat before combat": ["rbc no"], "attack escalation": ["escalate hasty"]}[item["kind"]]
     return []
 
 
@@ -503,19 +450,24 @@ def _displaced(st: FormationState, ev: CE.UnitDisplaced, sc) -> None:
 
 
 def _ended(st: FormationState, ev: CE.CombatEnded, sc) -> None:
-    cb = st.fm.combat
-    act = st.fm.active
-    if ev.bonus and act is not None and cb is not None and ev.winner == cb.side:
+    fm = st.fm
+    cb, act = fm.combat, fm.active
+    fm.combat = None
+    if not ev.bonus or cb is None or act is None:
+        return
+    if ev.winner == cb.side:
         act.bonus, act.bonus_units = ev.bonus, list(ev.units)     # 7.4.3: a new victory replaces an unspent bonus
-        st.fm.combat = None
-    elif ev.bonus and cb is not None:
-        cb.stage, cb.bonus, cb.bonus_units = "bonus", ev.bonus, list(ev.units)
-    else:
-        st.fm.combat = None
+        return
+    # 7.4.3: the winning defender spends its bonus now, with the units that won: its own short
+    # "activation" of bonus APs only, then the interrupted activation goes on
+    fm.interrupted.append(act)
+    fm.active = Activation(formation=B.formation_of(sc, ev.units[0]), side=ev.winner, ap=0, bonus=ev.bonus,
+                           bonus_units=list(ev.units), defender=True)
 
 
-def _bonus_spent(st: FormationState, ev: CE.BonusSpent, sc) -> None:
-    st.fm.combat.bonus -= ev.ap
+def _bonus_ended(st: FormationState, ev: CE.BonusActionsEnded, sc) -> None:
+    fm = st.fm
+    fm.active = fm.interrupted.pop() if fm.interrupted else None
 
 
 def _nothing(st, ev, sc) -> None:
@@ -526,5 +478,5 @@ COMBAT_REDUCERS = {
     CE.CombatDeclared: _declared, CE.RbCDecided: _rbc_decided, CE.RbCRolled: _rbc_rolled, CE.RbCMoved: _rbc_moved,
     CE.CombatEscalated: _escalated, CE.ChitsDrawn: _nothing, CE.CombatResolved: _nothing, CE.StepLost: _step_lost,
     CE.CombatRetreated: _retreated, CE.OverstackDisrupted: _disrupted, CE.UnitDisplaced: _displaced,
-    CE.CombatEnded: _ended, CE.BonusSpent: _bonus_spent,
+    CE.CombatEnded: _ended, CE.BonusActionsEnded: _bonus_ended,
 }

@@ -128,11 +128,14 @@ class CombatEnded(Event, tag="CombatEnded"):
     retreated: bool = False        # the defender left by retreat before combat
 
 
-class BonusSpent(Event, tag="BonusSpent"):
-    """7.4.3: the defender spent some of its Battle Victory bonus APs (more are left)."""
-    ap: int
+class BonusActionsEnded(Event, tag="BonusActionsEnded"):
+    """7.4.3: a winning defender's bonus actions are over (the interrupted activation goes
+    on); bonus APs not spent are lost."""
+    side: str
+    lost: int = 0
+    reason: str = ""               # "spent" | "pass" | "end" | "standing order" | "no unit can act"
 
 
 COMBAT_EVENTS = (CombatDeclared, RbCDecided, RbCRolled, RbCMoved, CombatEscalated, ChitsDrawn, CombatResolved,
                  StepLost, CombatRetreated, OverstackDisrupted, UnitDisplaced, CombatEnded,
-                 BonusSpent)
+                 BonusActionsEnded)

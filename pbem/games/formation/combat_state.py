@@ -12,7 +12,6 @@ class Combat(Struct, omit_defaults=True):
     ``rbc``      the defender: try Retreat before Combat or not (7.4.1.1)
     ``escalate`` the attacker: hasty, regular or prepared (7.4.1 C)
     ``fight``    chits, resolution and hits (within one order)
-    ``bonus``    the defender spends its Battle Victory bonus APs (7.4.3)
     ``done``     resolved (the reducer then clears ``fm.combat``)."""
     side: str                      # the attacker
     formation: str                 # the attacking (activated or reacting) formation
@@ -22,12 +21,10 @@ class Combat(Struct, omit_defaults=True):
     defenders: list[str]           # every unit of the defending hex (7.1)
     stage: str = "rbc"
     kind: str = ""                 # hasty | regular | prepared (7.1), set by CombatEscalated
-    # No non-empty string defaults here (pbem/games/README.md): msgspec omits a default by
-    # identity, so "withdraw" built by the rules and "withdraw" decoded from the log would
-    # encode differently and `pbem verify` would see two states.
+    # No non-empty string default for a value copied from an event (pbem/games/README.md):
+    # msgspec omits a default by identity, so "withdraw" built by the rules and "withdraw"
+    # decoded from the log would encode differently and `pbem verify` would see two states.
     escalate: str = ""             # the attacker's inline answer: "" = ask, else hasty/regular/prepared
     loss: str = ""                 # the attacker's answer for remaining hits: hold | withdraw (7.4.2)
     ooc_cost: int = 1              # AP multiplier: 2 when the attacking stack is out of command (5.8.3)
     rbc: str = ""                  # "" not tried | "failed" | "succeeded" | "not-allowed"
-    bonus: int = 0                 # stage "bonus": the defender's Battle Victory APs left (7.4.3)
-    bonus_units: list[str] = []    # the units that may spend them

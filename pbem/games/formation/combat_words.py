@@ -74,6 +74,9 @@ def describe(ev, sc) -> str | None:
             return (f"Battle Victory for {sc.side_name(ev.winner)}: {ev.bonus} bonus AP for "
                     f"{', '.join(ev.units)} (7.4.3)")
         return "the combat is over (7.4.3)"
-    if isinstance(ev, CE.BonusSpent):
-        return f"{ev.ap} Battle Victory bonus AP spent (7.4.3)"
+    if isinstance(ev, CE.BonusActionsEnded):
+        how = {"spent": "spent", "pass": "passed", "end": "ended", "standing order": "passed by standing order",
+               "no unit can act": "over: no winning unit can act"}.get(ev.reason, ev.reason)
+        lost = f"; {ev.lost} bonus AP lost" if ev.lost else ""
+        return f"{sc.side_name(ev.side)}'s Battle Victory bonus {how}{lost}: the activation goes on (7.4.3)"
     return None

@@ -50,7 +50,7 @@ def known(k: FormationState, st: FormationState, sc: Scenario, viewer: str) -> N
             top = top_unit(st, sc, cb.hex, cb.side)
             cb.attackers = [top] if top else []
         cb.escalate, cb.loss = _DEFAULT.escalate, _DEFAULT.loss
-    for act in (fm.active, fm.suspended):
+    for act in (fm.active, fm.suspended, *fm.interrupted):
         if act is not None and act.side != viewer:
             act.bonus_units = []
 
@@ -62,7 +62,7 @@ def check_stop(before: FormationState, after: FormationState, events: list[Event
     if p is not None and p.side == side:
         return "the rest of the paused move is the mover's own plan (6.5.1)"
     act = before.fm.active
-    reactable = act is not None and act.side == side and not act.reaction
+    reactable = act is not None and act.side == side and not act.reaction and not act.defender   # 7.4.3
     grid = sc.board.grid
     enemy = {u.hex for u in before.units.values() if u.side != side and u.hex and not u.eliminated}
     for ev in events:

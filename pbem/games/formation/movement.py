@@ -9,7 +9,7 @@ from fractions import Fraction
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.games.formation import events as E
-from pbem.games.formation.board import (alive, combat_units, formation_of, is_hq, is_static, move_type,
+from pbem.games.formation.board import (acting, alive, combat_units, formation_of, is_hq, is_static, may_act, move_type,
                                         projects_zoc, stack, step_cost, top_first, udata, zoc_hexes)
 from pbem.games.formation.state import FormationState, other
 from pbem.mechanics.pathcost import fmt
@@ -85,8 +85,8 @@ def check_movers(ctx: Ctx, units: list[str]) -> None:
     st, sc = ctx.state, ctx.sc
     act = st.fm.active
     for u in units:
-        if formation_of(sc, u) != act.formation:
-            raise OrderError(f"{u} is not of the active formation {act.formation}", "5.5.1")
+        if not may_act(st, sc, u):
+            raise OrderError(f"{u} is not of {acting(st)}", "7.4.3" if act.defender else "5.5.1")
         if is_static(sc, u):
             raise OrderError(f"{u} is a static unit and never moves", "3.2.1")
         if st.units[u].disrupted:

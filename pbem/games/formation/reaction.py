@@ -68,8 +68,9 @@ def trigger(ctx: Ctx, units: list[str], at: str, rest: list[str], mp_left: str, 
     """A possible reaction at ``at``: 'go' (move on), 'stopped' (a reaction succeeded) or 'paused'."""
     st, sc = ctx.state, ctx.sc
     act = st.fm.active
-    if act is None or act.reaction or st.fm.reacted:
-        return "go"                             # 6.5.3: no counter-reaction; one attempt per Movement Action
+    if act is None or act.reaction or act.defender or st.fm.reacted:
+        return "go"                             # 6.5.3: no counter-reaction; one attempt per Movement Action;
+                                                # 7.4.3: a winning defender's bonus moves trigger none
     side = other(act.side)
     cands = eligible(st, sc, at, side, barred)
     if not cands:

@@ -27,7 +27,7 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.formation import actions, admin, choices, intel, reaction, reducer, sequence, terms, words
+from pbem.games.formation import actions, admin, bonus, choices, intel, reaction, reducer, sequence, terms, words
 from pbem.games.formation import known as knowing
 from pbem.games.formation import events as E
 from pbem.games.formation.board import gd
@@ -43,7 +43,7 @@ TOPICS = ("reaction", "snafu", "rbc", "combat")
 
 class MiragesRules(Ruleset):
     game = "mirages"
-    ruleset_version = "1"
+    ruleset_version = "2"           # 2: a winning defender's bonus actions (7.4.3), Improved Defense removals logged (7.6)
     state_type = FormationState
     # 7.4.2: a result is hits on the attacker / the defender, each "*" when printed red (EC)
     result_codes = frozenset(f"{a}{x}/{d}{y}" for a in range(10) for d in range(10) for x in ("", "*") for y in ("", "*"))
@@ -136,6 +136,8 @@ class MiragesRules(Ruleset):
             raise OrderError("the Initiative player chooses: activate FORMATION | transfer | end", "6.2")
 
     def _action(self, ctx: Ctx, word: str, order: O.Order, args: list[str]) -> None:
+        if ctx.state.fm.active.defender:
+            actions.must_act(ctx)              # 7.4.3: only the winning defender acts now
         if word == "move":
             if order.off:
                 raise OrderError("units leave the map only by retreating into an off-board area", "13.2.4")
@@ -156,8 +158,12 @@ class MiragesRules(Ruleset):
         elif word == "end":
             actions.must_act(ctx)
             sequence.end_activation(ctx)
+        elif word == "bonus":
+            bonus.answer(ctx, args)
         else:
             a = ctx.state.fm.active
+            if a.defender:
+                raise OrderError(f"the winners' Battle Victory bonus: {bonus.ORDERS}", "7.4.3")
             raise OrderError(f"{a.formation} is active ({a.ap} AP left): its actions are move | screen | refit | "
                              f"improve | seize | attack, or end to stop the activation", "7.1")
 
@@ -190,6 +196,8 @@ class MiragesRules(Ruleset):
             return [{"side": s, "kind": "initiative", "rule": "6.2", "cycle": fm.cycle, "formations": left,
                      "options": [f"formations able to activate: {', '.join(left) or 'none'}"],
                      "order": " | ".join(opts)}]
+        if fm.step == "actions" and fm.active is not None and fm.active.defender:
+            return bonus.awaiting(st)
         if fm.step == "actions" and fm.active is not None:
             a = fm.active
             item = {"side": a.side, "kind": "reaction actions" if a.reaction else "actions", "rule": "7",
@@ -217,6 +225,8 @@ class MiragesRules(Ruleset):
                     out.append(f"activate {item['formations'][0]}")
             elif k in ("actions", "reaction actions"):
                 out.append("end")
+            elif k == "battle victory bonus":
+                out.append("bonus pass")            # 7.4.3: the winners' bonus unspent
             elif k == "reaction":
                 out.append("pass")
             elif k == "admin":
@@ -249,7 +259,9 @@ class MiragesRules(Ruleset):
             "screen UNIT[+UNIT...] HEX    screen movement from one EZOC into another (7.3.4)",
             "refit UNIT | improve HEX | seize HEX    refit (7.5), Improved Defense (7.6), victory location (7.3.6)",
             "attack HEX with UNIT ... [hasty|regular|prepared] [hold|withdraw]    a Combat Action (7.4)",
-            "rbc HEX ... | rbc no | escalate KIND | bonus ...    answers in a combat (7.4.1.1, 7.4.1 C, 7.4.3)",
+            "rbc HEX ... | rbc no | escalate KIND    answers in a combat (7.4.1.1, 7.4.1 C)",
+            "bonus pass | bonus refit UNIT | bonus improve    a winning defender's bonus AP, or any action above with "
+            "the units that won (7.4.3)",
             "react FORMATION | pass    answer a move that may trigger your reaction (6.5)",
             "doctrine reaction|snafu|rbc|combat TEXT    standing orders applied without asking (6.5, 5.2, 7.4)",
             "schwerpunkt FORMATION | enter UNIT HEX [HEX ...]    Admin Phase (9.2, 9.4)",

@@ -212,6 +212,9 @@ def end_activation(ctx: Ctx, reason: str = "end") -> None:
     act = ctx.state.fm.active
     if act is None:
         raise OrderError("no formation is active")
+    if act.defender:               # 7.4.3: the winning defender's bonus is over; the interrupted one goes on
+        ctx.emit(E.BonusActionsEnded(side=act.side, lost=act.bonus, reason=reason))
+        return
     ctx.emit(E.ActivationEnded(formation=act.formation, side=act.side, reason=reason, lost=act.ap + act.bonus))
 
 
@@ -224,6 +227,7 @@ def after_order(ctx: Ctx) -> None:
     hands back to the suspended activation, a new Ops Cycle begins, the Admin and End of
     Turn Phases run; the game may end."""
     from pbem.games.formation.admin import admin_step, end_of_turn, hq_removals   # admin imports this module
+    from pbem.games.formation.bonus import can_act as bonus_can_act
     from pbem.games.formation.terms import automatic_victory
     st = ctx.state
     for _ in range(200):
@@ -239,9 +243,9 @@ def after_order(ctx: Ctx) -> None:
         if fm.step == "actions" and fm.active is not None:
             act = fm.active
             if act.ap <= 0 and act.bonus <= 0:
-                end_activation(ctx, "no APs left")
+                end_activation(ctx, "spent" if act.defender else "no APs left")
                 continue
-            if not units_can_act(st, ctx.sc, act.formation):
+            if not (bonus_can_act(st) if act.defender else units_can_act(st, ctx.sc, act.formation)):
                 end_activation(ctx, "no unit can act")
                 continue
             return

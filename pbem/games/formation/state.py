@@ -41,6 +41,7 @@ class Activation(Struct, omit_defaults=True):
     moves: int = 0                 # Movement Actions begun so far (one reaction attempt per move, 6.5.1)
     bonus: int = 0                 # Battle Victory bonus APs still to spend (7.4.3)
     bonus_units: list[str] = []    # the only units that may spend them
+    defender: bool = False         # a winning defender's bonus actions (7.4.3): bonus APs only, no reaction
 
 
 class Paused(Struct, omit_defaults=True):
@@ -74,6 +75,7 @@ class Book(Struct, omit_defaults=True):
     by_transfer: bool = False      # ``initiative`` received it by transfer: must act or end (6.2, 6.3)
     active: Activation | None = None        # the activation spending APs
     suspended: Activation | None = None     # the Initiative player's activation while a reaction runs (6.5.3)
+    interrupted: list[Activation] = []      # activations a winning defender's bonus actions interrupt (7.4.3)
     paused: Paused | None = None
     reacted: bool = False          # a reaction attempt was made in the current Movement Action (6.5.1)
     snafu: str = ""                # side holding the SNAFU/Schlachtenglueck marker (5.2)
