@@ -7,14 +7,25 @@ features ("dune", "contour" with its ``up`` hex)."""
 from __future__ import annotations
 
 from pbem.core.scenario import Scenario
+from pbem.games.advanced_tobruk.schema import TobrukData, TobrukVictory
 
 VEHICLES = ("afv", "apc", "truck")
 PERSONNEL = ("squad", "crew", "leader")
 SP = {"squad": 3, "crew": 2, "leader": 1}          # 4.31 stacking points (a half-squad is 2)
 
 
+def gd(sc: Scenario) -> TobrukData:
+    """The scenario's ``[game_data]``, typed by schema.py (each default is the schema's)."""
+    return sc.tables.data
+
+
+def vic(sc: Scenario) -> TobrukVictory:
+    """The scenario's ``[victory]``, typed by schema.py."""
+    return sc.tables.victory
+
+
 def types(sc: Scenario) -> dict:
-    return sc.game_data.get("types", {})
+    return gd(sc).types
 
 
 def utype(sc: Scenario, uid: str) -> dict:
@@ -24,7 +35,7 @@ def utype(sc: Scenario, uid: str) -> dict:
 
 def extra(sc: Scenario, uid: str) -> dict:
     """The unit's own set-up data ([game_data.units.<id>])."""
-    return sc.game_data.get("units", {}).get(uid, {})
+    return gd(sc).units.get(uid, {})
 
 
 def cls(sc: Scenario, uid: str) -> str:
@@ -73,9 +84,9 @@ def terrain(sc: Scenario, h: str) -> str:
 
 def friendly_edges(sc: Scenario, side: str) -> list[str]:
     """6.1: the side's friendly map edges (from the scenario card)."""
-    return list(sc.game_data.get("friendly_edge", {}).get(side, []))
+    return list(gd(sc).friendly_edge.get(side, []))
 
 
 def exit_edges(sc: Scenario, side: str) -> list[str]:
     """2.46: the map edges a side may exit units from for victory points."""
-    return list(sc.victory.get("exit_edge", {}).get(side, []))
+    return list(vic(sc).exit_edge.get(side, []))

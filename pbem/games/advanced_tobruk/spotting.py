@@ -33,11 +33,11 @@ LEVELS = {"hillock": 5, "hillock10": 10, "hillock20": 20}
 
 def active(sc: Scenario) -> bool:
     """32 is in force (the scenario's SSR)."""
-    return bool(sc.game_data.get("limited_intelligence", False))
+    return data.gd(sc).limited_intelligence
 
 
 def condition(sc: Scenario) -> str:
-    return sc.game_data.get("conditions", "") or "optimal"
+    return data.gd(sc).conditions or "optimal"
 
 
 def range_for(sc: Scenario, letter: str, fow_or_sup: bool = False) -> int:

@@ -12,7 +12,7 @@ from pbem.games.advanced_tobruk.state import TobrukState
 
 
 def unit_value(sc: Scenario, uid: str) -> int:
-    return int(sc.victory.get("destroyed", {}).get(data.cls(sc, uid), 0))
+    return data.vic(sc).destroyed.get(data.cls(sc, uid), 0)
 
 
 def holder(st: TobrukState, sc: Scenario, h: str, default: str) -> str:
@@ -42,18 +42,18 @@ def count(st: TobrukState, sc: Scenario) -> tuple[dict[str, int], list[str]]:
         elif p.surrendered:
             vp[other[u.side]] += 2 * v
             items.append(f"{uid} captured: {2 * v} to {sc.side_name(other[u.side])} (11.86)")
-    for obj in sc.victory.get("hexes", []):
-        side = holder(st, sc, obj["hex"], obj.get("held_by", ""))
+    for obj in data.vic(sc).hexes:
+        side = holder(st, sc, obj.hex, obj.held_by)
         if side:
-            vp[side] += int(obj["vp"])
-            items.append(f"{obj['hex']} held by {sc.side_name(side)}: {obj['vp']}")
+            vp[side] += obj.vp
+            items.append(f"{obj.hex} held by {sc.side_name(side)}: {obj.vp}")
     return vp, items
 
 
 def _winner(sc: Scenario, vp: dict[str, int]) -> str:
     a, b = sc.side_ids()
     if vp[a] == vp[b]:
-        return sc.victory.get("tie", "draw")
+        return data.vic(sc).tie
     return a if vp[a] > vp[b] else b
 
 

@@ -42,11 +42,11 @@ def map_marks(st: TobrukState, sc: Scenario, viewer: str) -> dict:
     there with unbroken units, else the card's holder), the victory points so far, and during the
     set-up the viewer's own set-up hexes (the card fixes them; the set-up only faces, 2.48)."""
     objs = []
-    for o in sc.victory.get("hexes", []):
-        h, default = o["hex"], o.get("held_by", "")
-        side = terms.holder(st, sc, h, default)
-        objs.append({"hex": h, "vp": int(o["vp"]), "side": side,
-                     "label": f"{sc.board.label(h)}: {o['vp']} VP to its holder at the end (2.45)"})
+    for o in data.vic(sc).hexes:
+        h = o.hex
+        side = terms.holder(st, sc, h, o.held_by)
+        objs.append({"hex": h, "vp": o.vp, "side": side,
+                     "label": f"{sc.board.label(h)}: {o.vp} VP to its holder at the end (2.45)"})
     vp, _ = terms.count(st, sc)
     score = "victory points " + ", ".join(f"{sc.side_name(s)} {vp[s]}" for s in sc.side_ids())
     if st.result is None:
@@ -96,7 +96,7 @@ def unit_row(st: TobrukState, sc: Scenario, unit: UnitState, row: dict, viewer: 
     if not spotting.active(sc):
         return row
     if hidden.is_hidden(st, uid) or unit.hex is None and not unit.eliminated and not unit.gone \
-            and uid in sc.game_data.get("hidden", {}).get(unit.side, []):
+            and uid in data.gd(sc).hidden.get(unit.side, []):
         return None                         # hidden, or still to be set up hidden (32.22): not there for the enemy
     status = [m for m in row.get("status", []) if not m.startswith(SECRET_MARKS)]
     if unit.gone == "dummy":
@@ -207,7 +207,7 @@ def _pregame_order(st: TobrukState, sc: Scenario, it: dict, viewer: str) -> str:
         return "its battery and mortar registrations (sealed notes, after all set-up), then pass"
     n = notes.notes_of(st, side)
     left = []
-    for x, count in sc.game_data.get("registrations", {}).items():
+    for x, count in data.gd(sc).registrations.items():
         if notes.owner(sc, x) == side and notes.reg_kind(sc, x) != "weapon":
             k = count - len(n.registrations.get(x, []))
             if k > 0:
