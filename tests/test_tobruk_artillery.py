@@ -4,6 +4,8 @@ with and without a registration, concentrations (7 hexes, 7 direct-hit rolls), b
 sight, counter-battery timing and the words of the report - all with scripted dice."""
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from pbem.core.orders import OrderError
@@ -341,8 +343,9 @@ def test_a_leader_calls_one_battery_a_turn():
 def test_the_ssr_tables_are_checked():
     ctx = aworld([FO], [])
     assert artillery.ssr_problems(ctx.sc) == []
-    ctx.sc.game_data["artillery"]["BAD"] = {"side": "french", "battery": "big", "fire": ["napalm"], "supply": "lots",
-                                            "colour": "red"}
-    probs = "\n".join(artillery.ssr_problems(ctx.sc))
+    sc = copy.deepcopy(ctx.sc)            # loads() shares one parsed scenario per text: never edit that one
+    sc.tables.data.artillery["BAD"] = {"side": "french", "battery": "big", "fire": ["napalm"], "supply": "lots",
+                                       "colour": "red"}         # the rules read the typed table (Scenario.tables)
+    probs = "\n".join(artillery.ssr_problems(sc))
     for word in ("'colour'", "'french'", "'big'", "'napalm'", "'lots'"):
         assert word in probs

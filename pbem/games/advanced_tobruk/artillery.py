@@ -33,7 +33,7 @@ CALIBRES = {"25pdr": 88, "18pdr": 84, "4.5in": 114, "5.5in": 140, "6in": 152}   
 # --- the SSR ------------------------------------------------------------------------------------
 
 def ssr(sc: Scenario) -> dict[str, dict]:
-    return sc.game_data.get("artillery") or {}
+    return data.gd(sc).artillery
 
 
 def calibre(spec: dict) -> int:

@@ -203,7 +203,7 @@ def _fired(st, ev: IndirectFired, sc: Scenario) -> None:
         p = st.pieces[ev.source]
         if p.bot != ev.final:
             p.bot, p.bot_turn = "", 0                    # 13.461 another target: its BOT marker goes
-    ssr = sc.game_data.get("artillery") or {}
+    ssr = sc.tables.data.artillery
     if ev.source not in ssr:
         return
     b = _battery(st, ev.source)

@@ -617,7 +617,7 @@ def ammo_modifier(sc: Scenario, side: str) -> int:
     """17.23: the Alternate Ammunition table's modifier for ``side``: the scenario's SSR
     ([game_data.apcr]) plus the note's bonus when the enemy fields a Grant or a Matilda
     (a unit type whose key or name says so; reconstructed)."""
-    mod = int(sc.game_data.get("apcr", {}).get(side, 0))
+    mod = data.gd(sc).apcr.get(side, 0)
     for u in sc.units:
         names = f"{u.type} {data.utype(sc, u.id).get('name', '')}".lower()
         if u.side != side and any(t in names for t in T.HEAVY_TANKS):
@@ -628,7 +628,7 @@ def ammo_modifier(sc: Scenario, side: str) -> int:
 def is_command(st: TobrukState, sc: Scenario, uid: str) -> bool:
     """24.01: the unit is its side's command tank (armour command control in force)."""
     side = st.units[uid].side
-    return side in sc.game_data.get("command_control", []) and notes.notes_of(st, side).command == uid
+    return side in data.gd(sc).command_control and notes.notes_of(st, side).command == uid
 
 
 def command_refusal(st: TobrukState, sc: Scenario, uid: str, by: str) -> str:
@@ -641,7 +641,7 @@ def command_refusal(st: TobrukState, sc: Scenario, uid: str, by: str) -> str:
 
 def command_lost(st: TobrukState, sc: Scenario, side: str) -> str:
     """24.05: the side's command tank if it is K- or M-KILLed ('' otherwise)."""
-    if side not in sc.game_data.get("command_control", []):
+    if side not in data.gd(sc).command_control:
         return ""
     cmd = notes.notes_of(st, side).command
     p = st.pieces.get(cmd)

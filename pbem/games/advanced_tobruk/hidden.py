@@ -127,7 +127,7 @@ def may_hide(st: TobrukState, sc: Scenario, side: str, units: list[str], hex: st
     from pbem.games.advanced_tobruk import fow, spotting
     if not spotting.active(sc):
         return "this scenario has no limited intelligence: no hidden set-up (32)"
-    allowed = sc.game_data.get("hidden", {}).get(side)
+    allowed = data.gd(sc).hidden.get(side)
     for uid in units:
         if uid not in st.units or st.units[uid].side != side:
             return f"{uid} is not a {sc.side_name(side)} unit"

@@ -146,7 +146,7 @@ def rolled_subject(what: str) -> str:
 
 def due_crew(sc: Scenario, side: str, w: str) -> str:
     """A crew note still due (9.12); a gun that may be the side's dummy needs none (32.24)."""
-    may_dummy = sc.game_data.get("dummies", {}).get(side, {}).get("counters", [])
+    may_dummy = data.gd(sc).dummies.get(side, {}).get("counters", [])
     dummy = f"; none if it is the dummy: note dummy {w}, 32.24" if w in may_dummy else ""
     return f"note crew {w} CREW (9.12{dummy})"
 

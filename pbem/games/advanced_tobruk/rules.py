@@ -237,7 +237,7 @@ class AdvancedTobruk(Ruleset):
         if name not in HELP:
             return []
         order = HELP[name]
-        if name == "movement" and sc.game_data.get("mines"):
+        if name == "movement" and data.gd(sc).mines:
             order = order.replace(", or pass", ", search UNIT (31.211), or pass")
         return [{"side": st.step.to_act, "kind": name, "rule": RULE[name], "order": order}]
 
@@ -261,7 +261,7 @@ class AdvancedTobruk(Ruleset):
             own.append("call BATTERY at HEX [concentration|barrage [line DIR]|rolling|smoke] [by UNIT] | fire MORTAR "
                        "at HEX [by LEADER] | smoke UNIT at HEX | counter-battery BATTERY at ENEMY | cease BATTERY    "
                        "Indirect Fire Phase (18-20)")
-        if sc.game_data.get("mines"):
+        if data.gd(sc).mines:
             own.append("search UNIT    a personnel unit that has not moved spends the Movement Segment searching: "
                        "adjacent hidden enemy minefields are placed (31.211)")
         if notes.in_use(sc):
