@@ -35,6 +35,7 @@ from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import data
 from pbem.games.advanced_tobruk.note_events import NoteRolled
+from pbem.games.advanced_tobruk.schema import TobrukData
 from pbem.games.advanced_tobruk.facing import SPINES, spine
 from pbem.games.advanced_tobruk.mines_state import Minefield
 from pbem.games.advanced_tobruk.notes_state import Notes
@@ -109,12 +110,12 @@ def open_all(ctx: Ctx) -> None:
 
 # --- what may be written, and when ----------------------------------------------------------
 
-def _gd(sc: Scenario) -> dict:
-    return sc.game_data
+def _gd(sc: Scenario) -> TobrukData:
+    return data.gd(sc)
 
 
 def batteries(sc: Scenario, side: str) -> list[str]:
-    return sorted(b for b, spec in _gd(sc).get("artillery", {}).items() if spec.get("side") == side)
+    return sorted(b for b, spec in _gd(sc).artillery.items() if spec.get("side") == side)
 
 
 def _is_mortar(sc: Scenario, uid: str) -> bool:
@@ -124,14 +125,14 @@ def _is_mortar(sc: Scenario, uid: str) -> bool:
 
 def reg_kind(sc: Scenario, x: str) -> str:
     """What a registration belongs to: "battery" (18.51), "mortar" (19.6) or "weapon" (18.54)."""
-    if x in _gd(sc).get("artillery", {}):
+    if x in _gd(sc).artillery:
         return "battery"
     return "mortar" if x in sc.unit_defs and _is_mortar(sc, x) else "weapon"
 
 
 def owner(sc: Scenario, x: str) -> str:
-    if x in _gd(sc).get("artillery", {}):
-        return _gd(sc)["artillery"][x].get("side", "")
+    if x in _gd(sc).artillery:
+        return _gd(sc).artillery[x].get("side", "")
     return sc.unit_defs[x].side if x in sc.unit_defs else ""
 
 
@@ -151,7 +152,7 @@ def rolls_due(sc: Scenario, side: str) -> list[tuple[str, str]]:
     """The secret pre-game rolls of ``side``: ("ffe", battery) per battery (18.12) and
     ("ammo", "APCR"|"HEAT") per alternate ammunition its units carry (17.23) - only in a
     scenario with the issue's SSR tables (so older cards keep their event stream)."""
-    if not any(k in _gd(sc) for k in ("artillery", "apcr")):
+    if not (_gd(sc).artillery or _gd(sc).apcr):
         return []
     out = [("ffe", b) for b in batteries(sc, side)]
     out += [("ammo", k) for k in ("APCR", "HEAT") if _alt_units(sc, side, k)]
@@ -160,7 +161,7 @@ def rolls_due(sc: Scenario, side: str) -> list[tuple[str, str]]:
 
 def in_use(sc: Scenario) -> bool:
     """The scenario has side notes (any of the issue's SSR tables)."""
-    return any(_gd(sc).get(k) for k in ("artillery", "registrations", "hidden", "dummies", "mines",
+    return any(getattr(_gd(sc), k) for k in ("artillery", "registrations", "hidden", "dummies", "mines",
                                          "command_control", "elite", "apcr", "limited_intelligence"))
 
 
@@ -181,7 +182,7 @@ def _crewless(st: TobrukState, sc: Scenario, side: str) -> list[str]:
 
 
 def _unplaced_hidden(st: TobrukState, sc: Scenario, side: str) -> list[str]:
-    return [u for u in _gd(sc).get("hidden", {}).get(side, [])
+    return [u for u in _gd(sc).hidden.get(side, [])
             if u in st.units and st.units[u].hex is None and not st.pieces[u].hidden_at
             and sc.unit_defs[u].entry_turn == 0]
 
@@ -193,12 +194,12 @@ def missing(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     if not rolled(st, sc, side):
         out.append("roll (the secret pre-game rolls: 18.12, 17.23)")
     for b in batteries(sc, side):
-        if b not in n.fo and not _gd(sc)["artillery"][b].get("fo_hex"):        # 18.1031 an off-board FO
+        if b not in n.fo and not _gd(sc).artillery[b].get("fo_hex"):        # 18.1031 an off-board FO
             out.append(f"note fo {b} FO (18.82)")
     from pbem.games.advanced_tobruk.notes_words import due_crew, due_hide      # it imports this module
     out += [due_crew(sc, side, w) for w in _crewless(st, sc, side)]
     out += [due_hide(sc, u) for u in _unplaced_hidden(st, sc, side)]
-    if side in _gd(sc).get("command_control", []) and not n.command:
+    if side in _gd(sc).command_control and not n.command:
         out.append("note command AFV (24.01)")
     return out
 
@@ -206,7 +207,7 @@ def missing(st: TobrukState, sc: Scenario, side: str) -> list[str]:
 def can_register(st: TobrukState, sc: Scenario, side: str) -> bool:
     """In the ``register`` phase: the side still has a battery or mortar registration to record."""
     n = notes_of(st, side)
-    for x, count in _gd(sc).get("registrations", {}).items():
+    for x, count in _gd(sc).registrations.items():
         if owner(sc, x) == side and reg_kind(sc, x) != "weapon" and len(n.registrations.get(x, [])) < count:
             return True
     return False
@@ -286,7 +287,7 @@ def _roll(ctx: Ctx, args: list[str]) -> None:
         r = ctx.dice.roll(10)
         ctx.emit(NoteRolled(side=ctx.side, what=f"{what} {x}", rolls=[r]))
         if what == "ffe":
-            spec = _gd(sc)["artillery"][x]
+            spec = _gd(sc).artillery[x]
             supply = {"high": 1, "low": -1}.get(str(spec.get("supply", "")), 0)
             n = max(1, r // 2) + supply                              # 18.12 halved, min 1, then +/-1
             _seal(ctx, "ffe", f"ffe {x} {max(1, n)} roll {r}")
@@ -325,10 +326,10 @@ def _register(ctx: Ctx, args: list[str]) -> str:
     st: TobrukState = ctx.state
     sc = ctx.sc
     _argc(args, 2, "register")
-    x = next((k for k in (*_gd(sc).get("artillery", {}), *st.units) if k.lower() == args[0].lower()), args[0])
-    allowed = int(_gd(sc).get("registrations", {}).get(x, 0))
+    x = next((k for k in (*_gd(sc).artillery, *st.units) if k.lower() == args[0].lower()), args[0])
+    allowed = _gd(sc).registrations.get(x, 0)
     if not allowed or owner(sc, x) != ctx.side:
-        mine = [k for k in _gd(sc).get("registrations", {}) if owner(sc, k) == ctx.side]
+        mine = [k for k in _gd(sc).registrations if owner(sc, k) == ctx.side]
         raise OrderError(f"{x} has no registration in this scenario" +
                          (f"; yours: {', '.join(mine)}" if mine else ""), "18.52")
     h = _hex(ctx, args[1], "18.51")
@@ -375,7 +376,7 @@ def _op(ctx: Ctx, args: list[str]) -> str:
         raise OrderError(f"{v.id} is not an AFV", "18.91")
     if _taken(ctx, "op", f.id):
         raise OrderError(f"{f.id} already rides in an AFV", "18.91")
-    if ctx.side in _gd(sc).get("command_control", []) and notes_of(ctx.state, ctx.side).command != v.id:
+    if ctx.side in _gd(sc).command_control and notes_of(ctx.state, ctx.side).command != v.id:
         raise OrderError("with armour command control an FO with the tanks rides in the command tank: "
                          "note command AFV first, then note op FO with that AFV", "24.04")
     return f"op {f.id} {v.id}"
@@ -431,12 +432,12 @@ def _afv_note(kind: str) -> Callable[[Ctx, list[str]], str]:
             raise OrderError(f"{u.id} is not an AFV", RULES[kind])
         n = notes_of(st, ctx.side)
         if kind == "command":
-            if ctx.side not in _gd(sc).get("command_control", []):
+            if ctx.side not in _gd(sc).command_control:
                 raise OrderError("armour command control is not in force for your side in this scenario", "24.01")
             if n.command:
                 raise OrderError("your command tank is noted; it may not be changed", "24.01")
         else:
-            allowed = int(_gd(sc).get("elite", {}).get(ctx.side, 0))
+            allowed = _gd(sc).elite.get(ctx.side, 0)
             if u.id in n.elite:
                 raise OrderError(f"{u.id} already carries an elite commander", "24.07")
             if len(n.elite) >= allowed:
@@ -447,10 +448,10 @@ def _afv_note(kind: str) -> Callable[[Ctx, list[str]], str]:
 
 def _area(sc: Scenario, side: str, key: str = "") -> list[str]:
     if key:
-        a = _gd(sc).get("mines", {}).get(side, {}).get("area")
+        a = _gd(sc).mines.get(side, {}).get("area")
         if a:
             return list(a)
-    return list(_gd(sc).get("setup_area", {}).get(side, []))
+    return list(_gd(sc).setup_area.get(side, []))
 
 
 def _hide(ctx: Ctx, args: list[str]) -> str:
@@ -458,7 +459,7 @@ def _hide(ctx: Ctx, args: list[str]) -> str:
     sc = ctx.sc
     if len(args) not in (2, 3):
         raise OrderError(f"write: {SYNTAX['hide']}", "32.22")
-    allowed = _gd(sc).get("hidden", {}).get(ctx.side, [])
+    allowed = _gd(sc).hidden.get(ctx.side, [])
     units = [_unit(ctx, n, "32.22").id for n in args[0].split("+")]
     for u in units:
         if u not in allowed:
@@ -490,7 +491,7 @@ def _dummy(ctx: Ctx, args: list[str]) -> str:
     st: TobrukState = ctx.state
     sc = ctx.sc
     _argc(args, 1, "dummy")
-    spec = _gd(sc).get("dummies", {}).get(ctx.side, {})
+    spec = _gd(sc).dummies.get(ctx.side, {})
     u = _unit(ctx, args[0], "32.24")
     if u.id not in spec.get("counters", []):
         raise OrderError(f"{u.id} may not be a dummy in this scenario", "32.24")
@@ -503,7 +504,7 @@ def _dummy(ctx: Ctx, args: list[str]) -> str:
 def _mine(ctx: Ctx, args: list[str]) -> str:
     st: TobrukState = ctx.state
     sc = ctx.sc
-    spec = _gd(sc).get("mines", {}).get(ctx.side)
+    spec = _gd(sc).mines.get(ctx.side)
     if not spec:
         raise OrderError("your side has no minefields in this scenario", "31.14")
     if len(args) not in (2, 3):

@@ -19,7 +19,7 @@ def choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
         return []
     out = [f"required: {m}" for m in missing(st, sc, side)] if name == "setup" else []
     n = notes_of(st, side)
-    for x, count in _gd(sc).get("registrations", {}).items():
+    for x, count in _gd(sc).registrations.items():
         if owner(sc, x) != side:
             continue
         kind = reg_kind(sc, x)
@@ -29,7 +29,7 @@ def choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
                 out.append(f"may: note register {x} HEX  ({left} left; {RULES['register']})")
     if name == "setup":
         for k, spec_key in (("elite", "elite"),):
-            left = int(_gd(sc).get(spec_key, {}).get(side, 0)) - len(n.elite)
+            left = getattr(_gd(sc), spec_key).get(side, 0) - len(n.elite)
             if left > 0:
                 out.append(f"may: note elite AFV  ({left} left, 24.07)")
         for k in ("APCR", "HEAT"):
@@ -38,14 +38,14 @@ def choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
                 if n.ammo[k] > given:
                     out.append(f"may: note {k.lower()} UNIT ROUNDS  ({n.ammo[k] - given} of {n.ammo[k]} left; "
                                f"{', '.join(_alt_units(sc, side, k))})")
-        spec = _gd(sc).get("mines", {}).get(side)
+        spec = _gd(sc).mines.get(side)
         if spec:
             mine = [m for m in st.minefields.values() if m.side == side]
             left = int(spec.get("factors", 0)) - sum(m.density for m in mine)
             out.append(f"may: note mine HEX DENSITY [hidden] | note mine HEX dummy  ({left} mine factors left, "
                        f"{int(spec.get('hidden', 0)) - sum(m.hidden for m in mine)} hidden, "
                        f"{dummies_left(spec, mine)})")
-        d = _gd(sc).get("dummies", {}).get(side)
+        d = _gd(sc).dummies.get(side)
         if d:
             out.append(f"may: note dummy UNIT  (one of {', '.join(d.get('counters', []))}; {d.get('count', 0)} in all)")
         area = _area(sc, side)
@@ -64,7 +64,7 @@ def default_lines(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     fos = [u.id for u in sc.units if u.side == side and data.utype(sc, u.id).get("fo")
            and u.id not in n.fo.values()]
     for b in batteries(sc, side):
-        if b not in n.fo and fos and not _gd(sc)["artillery"][b].get("fo_hex"):
+        if b not in n.fo and fos and not _gd(sc).artillery[b].get("fo_hex"):
             out.append(f"note fo {b} {fos.pop(0)}")
     crews = [u.id for u in sc.units if u.side == side and data.cls(sc, u.id) == "crew"
              and not any(p.holder == u.id for p in st.pieces.values())]
@@ -80,7 +80,7 @@ def default_lines(st: TobrukState, sc: Scenario, side: str) -> list[str]:
         if spots:
             faced = data.is_vehicle(sc, u) or data.is_heavy(sc, u)
             out.append(f"note hide {u} {spots[0]}" + (" NNE" if faced else ""))
-    if side in _gd(sc).get("command_control", []) and not n.command:
+    if side in _gd(sc).command_control and not n.command:
         afv = next((u.id for u in sc.units if u.side == side and data.is_afv(sc, u.id)), None)
         if afv:
             out.append(f"note command {afv}")
