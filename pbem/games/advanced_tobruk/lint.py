@@ -34,7 +34,8 @@ def lint(sc: Scenario) -> list[str]:
             if k not in t:
                 errs.append(f"game_data.types.{name}.{k}: missing (a {c} needs it)")
         if "guns" in t:            # the fire package reads each gun's keys: a malformed one is refused here
-            errs += [f"{where}: {msg}" for where, msg in problems_in(t["guns"], list[Gun], f"game_data.types.{name}.guns")]
+            errs += [f"{where}: {msg}"
+                     for where, msg in problems_in(t["guns"], list[Gun], f"game_data.types.{name}.guns")]
     ids = set(sc.unit_defs)
     for u in sc.units:
         if u.type not in types:

@@ -90,7 +90,7 @@ def trigger(ctx: Ctx, units: list[str], at: str, rest: list[str], mp_left: str, 
 def attempt(ctx: Ctx, f: str, units: list[str], at: str, doctrine: str = "", *, leaving: bool = False) -> bool:
     """6.5.2: a d10 not above the HQ's reaction rating succeeds: the mover stops (6.5.3)
     and the formation reacts with the AP table's red value (sequence.activate)."""
-    from pbem.games.formation.actions import ended_in
+    from pbem.games.formation.actions import ended_in      # actions imports this module
     from pbem.games.formation.retreats import overstack
     from pbem.games.formation.sequence import activate
     st, sc = ctx.state, ctx.sc

@@ -43,7 +43,7 @@ TOPICS = ("reaction", "snafu", "rbc", "combat")
 
 class MiragesRules(Ruleset):
     game = "mirages"
-    ruleset_version = "2"           # 2: a winning defender's bonus actions (7.4.3), Improved Defense removals logged (7.6)
+    ruleset_version = "2"          # 2: a winning defender's bonus actions (7.4.3), 7.6 removals logged
     state_type = FormationState
     # 7.4.2: a result is hits on the attacker / the defender, each "*" when printed red (EC)
     result_codes = frozenset(f"{a}{x}/{d}{y}" for a in range(10) for d in range(10) for x in ("", "*") for y in ("", "*"))

@@ -227,7 +227,7 @@ def after_order(ctx: Ctx) -> None:
     hands back to the suspended activation, a new Ops Cycle begins, the Admin and End of
     Turn Phases run; the game may end."""
     from pbem.games.formation.admin import admin_step, end_of_turn, hq_removals   # admin imports this module
-    from pbem.games.formation.bonus import can_act as bonus_can_act
+    from pbem.games.formation.bonus import can_act as bonus_can_act    # bonus imports this module
     from pbem.games.formation.terms import automatic_victory
     st = ctx.state
     for _ in range(200):
