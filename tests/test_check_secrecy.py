@@ -128,7 +128,7 @@ PAIRS = [
                                                            "attack 1609 with 2RB regular"),),
          orders=("rbc no", "rbc 1608")),
     Pair("mirages-brevity", 4, "axis", "beneath-strength", mutate=beneath_strength, orders=("rbc no",)),
-    Pair("mirages-brevity", 22, "axis", "stack", mutate=beneath_strength,
+    Pair("mirages-brevity", 21, "axis", "stack", mutate=beneath_strength,
          orders=("attack 1609 with IPz8 prepared", "attack 1609 with IPz8"),
          expect=(("attack 1609 with IPz8", "shows you the whole defending stack"),)),
     Pair("mirages-compass", 3, "axis", "paused-plan", mutate=paused_plan, orders=("pass",),
