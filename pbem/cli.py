@@ -117,6 +117,16 @@ def _parse_players(items: tuple[str, ...]) -> dict[str, str]:
     return players
 
 
+def _parse_keys(items: tuple[str, ...]) -> dict[str, str]:
+    keys = {}
+    for it in items:
+        side, sep, key = it.partition("=")
+        if not sep or not side.strip() or not key.strip():
+            raise click.BadParameter(f"{it!r}: write SIDE=\"ssh-ed25519 AAAA...\"", param_hint="--key")
+        keys[side.strip()] = key.strip()
+    return keys
+
+
 def _parse_dice(text: str | None) -> list[int] | None:
     if text is None:
         return None
@@ -136,11 +146,20 @@ def _parse_dice(text: str | None) -> list[int] | None:
 @click.option("--seed", "seed_hex", metavar="HEX", help="Dice seed (64 hex digits); default: a fresh random seed.")
 @click.option("--dice", "dice", metavar="1,6,3,...", help="Scripted dice instead of a seed (tests, teaching; flagged in every report).")
 @click.option("--id", "game_id", help="Game id used in mail subjects and dice derivation (default: directory name).")
-def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id) -> None:
+@click.option("--key", "keys", multiple=True, metavar="SIDE=PUBKEY",
+              help="The SSH public key a side signs its orders with ('axis=ssh-ed25519 AAAA...'); repeat per side.")
+@click.option("--require-signatures", is_flag=True, help="Every order must be signed with its side's key.")
+@click.option("--dice-scheme", type=click.Choice(["1", "2"]), default="2", show_default=True,
+              help="2: each turn's dice checkable when the turn is over; 1: one seed revealed at the end.")
+@click.option("--contributions", is_flag=True,
+              help="The players contribute to the dice first (scheme 2: entropy commit / reveal, before any roll).")
+def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id, keys, require_signatures, dice_scheme,
+            contributions) -> None:
     """Create a game in GAME_DIR from a scenario."""
     from pbem.engine import Game
     g = Game.create(Path(game_dir), scenario_ref, _parse_players(players), seed_hex=seed_hex,
-                    dice=_parse_dice(dice), game_id=game_id)
+                    dice=_parse_dice(dice), game_id=game_id, dice_scheme=int(dice_scheme),
+                    keys=_parse_keys(keys), require_signatures=require_signatures, contributions=contributions)
     seq, head = g.head()
     click.echo(f"created game {g.game_id} ({g.scenario.title}) in {game_dir}")
     if g.variant:
@@ -149,6 +168,10 @@ def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id) -> None:
     if g.created.dice_mode == "seeded":
         click.echo(f"dice: seeded; the seed is in {Path(game_dir) / 'seed'} (mode 0600, keep it secret); "
                    f"commitment {g.created.seed_commitment}")
+        if g.created.dice_scheme == 2:
+            click.echo(f"dice scheme 2: each turn's seed is revealed when the turn is over; chain head "
+                       f"{g.created.dice_chain}" + ("; no die is rolled before the players' contributions are in "
+                                                    "(entropy commit / reveal)" if g.created.entropy else ""))
     else:
         click.echo("dice: SCRIPTED (tests/teaching) - every report will say so")
     click.echo(f"head {head} (seq {seq})")

@@ -144,6 +144,22 @@ REVEALED = ("the dice seed of this game has been revealed, so every future roll 
             "no order may be applied any more (the host reveals the seed when the game is over)")
 
 
+def _trust_fields(sc: Scenario, keys: dict[str, str], required: bool) -> dict:
+    """GameCreated's keys and signature setting, each key checked (pbem.trust.sshsig)."""
+    from pbem.trust.sshsig import SigError, parse_public_key
+    out: dict = {}
+    for side, key in keys.items():
+        if side not in sc.side_ids():
+            raise EngineError(f"--key {side}=...: {sc.id} has no side {side!r}; sides: {', '.join(sc.side_ids())}")
+        try:
+            out.setdefault("keys", {})[side] = parse_public_key(key).line
+        except SigError as e:
+            raise EngineError(f"--key for {side}: {e}") from None
+    if required:
+        out["signatures"] = "required"
+    return out
+
+
 def _safe_id(name: str) -> str:
     gid = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
     return gid or "game"
@@ -187,10 +203,16 @@ class Game(Verification):
     @classmethod
     def create(cls, path: Path, scenario_ref: str, players: dict[str, str] | None = None,
                seed_hex: str | None = None, dice: list[int] | None = None,
-               game_id: str | None = None, at: str | None = None, lint: bool = True) -> "Game":
+               game_id: str | None = None, at: str | None = None, lint: bool = True, dice_scheme: int = 1,
+               keys: dict[str, str] | None = None, require_signatures: bool = False,
+               contributions: bool = False) -> "Game":
         """A new game in ``path``.  The scenario must pass ``pbem scenario lint`` (``lint=False``
         only for tests that set up a position its set-up rules forbid); ``variant`` of the game
-        returned lists the scenario's differences from the printed game."""
+        returned lists the scenario's differences from the printed game.  Seeded dice follow
+        ``dice_scheme`` (2: per-turn chains, pbem/core/chain.py; 1: one seed revealed at the
+        end); ``contributions`` opens the players' exchange of contributions to the dice
+        (scheme 2); ``keys``: side -> SSH public key its orders are signed with;
+        ``require_signatures``: every order must be signed."""
         from pbem.core import dice as D
         path = Path(path)
         taken = EngineError(f"{path} already holds a game; choose a new directory")
@@ -221,8 +243,13 @@ class Game(Verification):
                 raise EngineError(f"--player {side}={addr!r}: not a plain e-mail address")
         for side in sc.side_ids():
             players.setdefault(side, "")
+        trust = _trust_fields(sc, dict(keys or {}), require_signatures)
         if seed_hex is not None and dice is not None:
             raise EngineError("give either --seed or --dice, not both")
+        if dice_scheme not in (1, 2):
+            raise EngineError(f"dice scheme {dice_scheme} does not exist (1 or 2)")
+        if contributions and (dice is not None or dice_scheme != 2):
+            raise EngineError("contributions to the dice need seeded dice of scheme 2")
         seed = None
         if dice is not None:
             for v in dice:
@@ -246,10 +273,15 @@ class Game(Verification):
         except FileExistsError:
             pass                                    # a folder the user made: its mode is theirs
         gid = _safe_id(game_id or path.resolve().name)
+        if seed is not None and dice_scheme == 2:
+            from pbem.core import chain
+            trust.update(chain.genesis(seed, gid, sc.side_ids(), sc.turns + chain.SPARE_TURNS))
+            if contributions:
+                trust["entropy"] = "exchange"
         created = E.GameCreated(game_id=gid, scenario_id=sc.id, scenario_sha256=sc.sha256, game=sc.game,
                                 engine_version=E.ENGINE_VERSION, ruleset_version=rules.ruleset_version,
                                 players=players, dice_mode=mode, seed_commitment=commit,
-                                scripted_dice=list(dice or []))
+                                scripted_dice=list(dice or []), **trust)
         evs = [created] + rules.initial_events(sc)
         log = EventLog(path / "log.jsonl")
         # Two `pbem new` into one folder at once: the lock serialises them, the
@@ -325,6 +357,11 @@ class Game(Verification):
         st.players = dict(c.players)
         st.dice_mode = c.dice_mode
         st.seed_commitment = c.seed_commitment
+        if c.keys:
+            st.keys = dict(c.keys)
+        if c.dice_scheme == 2:
+            from pbem.core.chain import new_chain
+            st.chain = new_chain(c)
         return st
 
     def replay(self, entries: Iterable[Entry], upto: int | None = None) -> GameState:
@@ -487,7 +524,15 @@ class Game(Verification):
         from pbem.core import dice as D
         if self.created.dice_mode == "scripted":
             return D.ScriptedWithSalt(self.created.scripted_dice, st.scripted_pos, self.game_id, event_seq)
+        if self.created.dice_scheme == 2:
+            from pbem.core.chain import ChainDice
+            return ChainDice(self.chain_keys(seed_of or self.seed), self.game_id, event_seq)
         return D.LazySeeded(seed_of or self.seed, self.game_id, event_seq)
+
+    def chain_keys(self, master_of=None, known=None):
+        """Scheme 2's chain seeds: from the host's seed (``master_of``), else ``known`` ones."""
+        from pbem.core.chain import Keys
+        return Keys(self.game_id, self.created.dice_turns, master_of, known)
 
     def secret_records(self, entries: list[Entry] | None = None) -> dict[str, E.SecretRecorded]:
         """Sealed secrets with their payloads, by "side:name" (the host's copy of the log).
@@ -606,10 +651,13 @@ class Game(Verification):
         return sub
 
     def submit(self, side: str, text: str, expect_head: str | None = None, at: str | None = None,
-               by: str = "") -> Submission:
+               by: str = "", signed: str = "", signature: str = "") -> Submission:
         """Apply a batch of orders from ``side``, order by order, up to the first refusal.
 
-        ``by="deadline"`` marks orders the host applied as the documented default."""
+        ``by="deadline"`` marks orders the host applied as the documented default.  A
+        ``signature`` (SSH, armored) over ``signed`` (the exact text, whose order lines are
+        ``text``'s) must be by the side's registered key; the log keeps both with the
+        batch's first order (pbem/trust/signed.py)."""
         self._side_of(side)
         sub, lines = self._parse(text)
         if lines is None:
@@ -624,6 +672,14 @@ class Game(Verification):
             if work.seed and lines:
                 sub.seq, sub.head = seq, head
                 return self._revealed(sub, lines)
+            if signature and lines:
+                from pbem.trust.signed import refusal
+                why = refusal(self, work, side, signed, signature, lines)
+                if why:
+                    sub.refused = O.OrderError(why, line=lines[0].number, text=lines[0].text)
+                    sub.not_applied = [x.text for x in lines]
+                    sub.seq, sub.head = seq, head
+                    return sub
             # The host's sealed payloads, kept beside the state cache (O(1) in the log's length);
             # decoded only if an order needs them, then kept up to date with this batch's own.
             sealed: dict[str, E.SecretRecorded] | None = None
@@ -644,9 +700,12 @@ class Game(Verification):
                     if sealed is None:
                         sealed = _decode_sealed(known)
                     given = dict(sealed)
+                mark = ({"signed": signed, "signature": signature} if i == 0 else {"signed_in": seq + 1}) \
+                    if signature else {}
                 try:
-                    trial, events = self._adjudicate(work, E.OrderGiven(side=side, text=ln.text, by=by), ln.order,
-                                                     self._dice(work, next_seq, seed_of), given)
+                    trial, events = self._adjudicate(work, E.OrderGiven(side=side, text=ln.text, by=by, **mark),
+                                                     ln.order, self._dice(work, next_seq, seed_of), given)
+                    events += self._kernel_after(work.turn, trial, seed_of)
                 except O.OrderError as e:
                     e.line, e.text = ln.number, ln.text
                     sub.refused = e
@@ -674,6 +733,20 @@ class Game(Verification):
                 sub.seq, sub.head = seq, head
         return sub
 
+    def _kernel_after(self, before_turn: int, st: GameState, seed_of) -> list[E.Event]:
+        """What the kernel appends after an order, applied to ``st``: scheme 2's reveal
+        of every turn the order ended (pbem/core/chain.py)."""
+        if st.chain is None:
+            return []
+        from pbem.core import chain
+        plan = chain.reveal_plan(before_turn, st)
+        if not plan:
+            return []
+        evs = chain.reveals(plan, self.chain_keys(seed_of))
+        for ev in evs:
+            self.rules.apply(st, ev, self.scenario)
+        return evs
+
     def _adjudicate(self, st: GameState, given: E.OrderGiven, order: O.Order, dice,
                     sealed: dict[str, E.SecretRecorded], copy: bool = True) -> tuple[GameState, list[E.Event]]:
         """One order on a copy of ``st`` (on ``st`` itself with ``copy=False``: verify, which
@@ -681,10 +754,33 @@ class Game(Verification):
         (the OrderGiven first).  Raises OrderError/DiceError."""
         trial = copy_state(st) if copy else st
         ctx = Ctx(self.rules, trial, self.scenario, given.side, dice)
+        if hasattr(dice, "bind"):                   # scheme 2: a roll reads the turn it is made in
+            dice.bind(trial)
         ctx.secret_records = sealed
         ctx.emit(given)
         dispatch(self.rules, ctx, order)
         return trial, ctx.events
+
+    def register_key(self, side: str, key: str, at: str | None = None, force: bool = False) -> str:
+        """Append KeyRegistered: ``side``'s orders are signed with ``key`` from now on.
+        Before the first order only, unless ``force`` (a lost key: audits flag the change)."""
+        from pbem.trust.sshsig import SigError, parse_public_key
+        self._side_of(side)
+        try:
+            pub = parse_public_key(key)
+        except SigError as e:
+            raise EngineError(f"the key for {side}: {e}") from None
+        with self.log.lock():
+            if not force and any(isinstance(en.event, E.OrderGiven) for en in self.iter_entries(verify=False)):
+                raise EngineError("the game has begun: a key is registered before the first order "
+                                  "(the host may replace a lost key with --force; audits show the change)")
+            _, _, st, sealed = self._at_head()
+            ev = E.KeyRegistered(side=side, key=pub.line)
+            rec = self.log.append(E.kind_of(ev), E.body_of(ev), at=at or now_utc(), locked=True)
+            self.rules.apply(st, ev, self.scenario)
+            st.seq = rec.seq
+            self._write_cache(rec.hash, st, sealed)
+        return pub.fingerprint
 
     def reveal(self, at: str | None = None) -> str:
         """Append SeedRevealed: from now on anyone can re-derive every roll."""

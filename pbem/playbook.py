@@ -4,6 +4,7 @@ The folder holds ``playbook.toml``::
 
     scenario = "SCENARIO-ID"            # see `pbem scenarios`
     seed = "64 hex digits"          # fixed so the example plays the same way every time
+    dice_scheme = 1                 # the default: the seed revealed at the end (2: per-turn chains)
     players = { axis = "a@example.org", british = "b@example.org" }
     steps = ["01-axis.txt", "02-british.txt", ...]   # each file: orders of the side named after the dash
 
@@ -71,8 +72,10 @@ def play(folder: Path, into: Path, echo=print, reveal: bool = True, maps: bool =
         raise PlaybookError(f"{book_path}: {e}") from None
     if (into / "log.jsonl").exists():
         raise PlaybookError(f"{into} already holds a game; give a new directory (or delete it)")
+    # The examples keep dice scheme 1 (the golden logs are theirs, byte for byte): a playbook
+    # names scheme 2 (dice_scheme = 2) to play under it.
     game = Game.create(into, book["scenario"], book.get("players", {}), seed_hex=book.get("seed"),
-                       dice=book.get("dice"), game_id=book.get("id"))
+                       dice=book.get("dice"), game_id=book.get("id"), dice_scheme=int(book.get("dice_scheme", 1)))
     reports = into / "reports"
     write_reports(game, reports, "00-start", maps=maps)
     sides = game.scenario.side_ids()

@@ -139,8 +139,11 @@ class Verification:
                 if not D.check_reveal(seed, self.created.seed_commitment):
                     problems.append(f"seq {en.seq}: the revealed seed does not match the commitment in GameCreated")
                     seed = None
+        chained = self.created.dice_scheme == 2 and self.created.dice_mode == "seeded"
         if self.created.dice_mode == "scripted":
             notes.append("scripted dice: this game's rolls were fixed in advance (tests, teaching)")
+        elif chained and seed is None and not (self.dir / "seed").exists():
+            pass                                    # said below, with what the turn seeds checked
         elif seed is None:
             if not (self.dir / "seed").exists():    # e.g. an auditor's copy of the log
                 notes.append("dice not checked: the seed is not revealed yet; rules were checked with the recorded rolls")
@@ -164,6 +167,10 @@ class Verification:
         total = len(entries)
         replay_ok = True
         sealed: dict[str, E.SecretRecorded] = {}
+        if chained:
+            from pbem.core import chain as C
+            keys = self.chain_keys((lambda: seed) if seed is not None else None, C.revealed_keys(entries))
+            derived = recorded_only = 0
         while i < total and replay_ok:
             en = entries[i]
             ev = en.event
@@ -171,12 +178,19 @@ class Verification:
                 progress(i, total)
             if isinstance(ev, E.OrderGiven):
                 j = i + 1
-                while j < total and not isinstance(entries[j].event, (E.OrderGiven, E.SeedRevealed)):
+                while j < total and not isinstance(entries[j].event, (E.OrderGiven, *E.STANDALONE)):
                     j += 1
-                logged = [x.event for x in entries[i:j]]
+                kernel = j
+                while kernel > i + 1 and isinstance(entries[kernel - 1].event, E.KERNEL_AFTER):
+                    kernel -= 1
+                after = [x.event for x in entries[kernel:j]]
+                logged = [x.event for x in entries[i:kernel]]
                 recorded = [r for x in logged for r in E.dice_of(x)]
                 salts = [x.salt for x in logged if isinstance(x, E.SecretRecorded)]
-                if self.created.dice_mode == "scripted" or seed is not None:
+                before_turn = st.turn
+                if chained:
+                    dice = C.ChainDice(keys, self.game_id, en.seq, recorded, salts)
+                elif self.created.dice_mode == "scripted" or seed is not None:
                     dice = self._dice(st, en.seq, lambda: seed)     # as submit rolled them
                 else:
                     dice = D.RecordedDice(recorded, salts)
@@ -199,9 +213,25 @@ class Verification:
                 for x in logged:
                     if isinstance(x, E.SecretRecorded):
                         sealed[f"{x.side}:{x.name}"] = x
+                if chained:
+                    derived += sum(1 for u in dice.used if u[2])
+                    recorded_only += sum(1 for u in dice.used if not u[2])
+                    why = self._check_kernel(before_turn, st, after)
+                    if why:
+                        problems.append(f"seq {entries[kernel].seq if after else en.seq}: {why}")
+                        replay_ok = False
+                        break
+                elif after:
+                    problems.append(f"seq {entries[kernel].seq}: {E.kind_of(after[0])} in a game of dice scheme 1")
+                    replay_ok = False
+                    break
                 i = j
-            elif isinstance(ev, E.SeedRevealed):
-                self.rules.apply(st, ev, sc)
+            elif isinstance(ev, E.STANDALONE):
+                try:
+                    self.rules.apply(st, ev, sc)
+                except ValueError as e:
+                    problems.append(f"seq {en.seq}: {e}")
+                    replay_ok = False
                 i += 1
             else:
                 problems.append(f"seq {en.seq}: {en.kind} does not follow from any order")
@@ -216,6 +246,50 @@ class Verification:
                     self._audit_state_cache(head, st, replayed, sealed, notes)
             except LogError as e:
                 problems.append(str(e))
+        if chained and replay_ok:
+            notes.append(_chain_note(st, seed is not None, derived, recorded_only))
+        self._check_signatures(entries, problems, notes)
         if progress:
             progress(total, total)
         return VerifyReport(not problems, total, head, problems, notes)
+
+    def _check_kernel(self, before_turn: int, st: GameState, after: list) -> str:
+        """Scheme 2: the reveals after an order are the ones due (chain.reveal_plan), and
+        each seed hashes to the chain (the reducer checks it while applying them)."""
+        from pbem.core import chain as C
+        want = C.reveal_plan(before_turn, st)
+        if C.plan_of(after) != want:
+            turns = ", ".join(str(t) for t, _ in want) or "none"
+            return f"the dice reveals after this order are not the ones due (turns due: {turns})"
+        for ev in after:
+            try:
+                self.rules.apply(st, ev, self.scenario)
+            except ValueError as e:
+                return str(e)
+        return ""
+
+    def _check_signatures(self, entries, problems: list[str], notes: list[str]) -> None:
+        """Every order's signature against the side's registered key (pbem/trust/findings.py)."""
+        from pbem.trust import findings as F
+        rows = F.order_signatures(self.created, entries)
+        required = self.created.signatures == "required"
+        for r in rows:
+            if r.status in F.PROBLEMS or (required and r.status == "unsigned"):
+                problems.append(f"seq {r.seq}: order {r.text!r} of {r.side} is {F.describe(r)}")
+        n = F.counts(rows)
+        if n.get("signed") or n.get("unbound") or n.get("key-changed") or required or self.created.keys:
+            parts = [f"{n[k]} {k}" for k in ("signed", "unbound", "key-changed", "unsigned", "deadline") if n.get(k)]
+            notes.append("order signatures: " + (", ".join(parts) or "no orders yet")
+                         + ("; signatures are required in this game" if required else ""))
+        for r in rows:
+            if r.status in F.WARNINGS:
+                notes.append(f"seq {r.seq}: order {r.text!r} is {F.describe(r)}")
+
+
+def _chain_note(st: GameState, whole: bool, derived: int, recorded: int) -> str:
+    ch = st.chain
+    upto = f"turns up to {ch.revealed}" if ch.revealed >= 0 else "no turn yet"
+    if whole:
+        return f"dice scheme 2: every roll re-derived from the seed ({derived} rolls); the revealed turn seeds ({upto}) hash to the chain"
+    return (f"dice scheme 2: {derived} rolls re-derived from the revealed turn seeds ({upto}; each hashes to the chain "
+            f"GameCreated committed to); {recorded} rolls of turns not over or of secrets not open taken as recorded")

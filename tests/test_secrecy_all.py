@@ -103,6 +103,7 @@ def test_no_cli_output_to_a_side_gives_away_a_secret_of_another(example, tmp_pat
     for side, addr in book.get("players", {}).items():
         args += ["--player", f"{side}={addr}"]
     args += ["--seed", book["seed"]] if book.get("seed") else ["--dice", ",".join(map(str, book["dice"]))]
+    args += ["--dice-scheme", str(book.get("dice_scheme", 1))]     # the examples' dice (playbook.py)
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
     sides = Game(gdir).scenario.side_ids()

@@ -242,6 +242,7 @@ def check_by_cli(folder: Path, tmp: Path, only: str = "") -> int:
     for side, addr in book.get("players", {}).items():
         args += ["--player", f"{side}={addr}"]
     args += ["--seed", book["seed"]] if book.get("seed") else ["--dice", ",".join(map(str, book["dice"]))]
+    args += ["--dice-scheme", str(book.get("dice_scheme", 1))]     # the examples' dice (playbook.py)
     r = run(main, args)
     assert r.exit_code == 0, r.output
     players = Game(gdir).scenario.side_ids()

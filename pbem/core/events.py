@@ -42,6 +42,14 @@ class GameCreated(Event, tag="GameCreated"):
     dice_mode: str                 # "seeded" | "scripted"
     seed_commitment: str           # sha256(seed) hex; "" for scripted dice
     scripted_dice: list[int] = []  # the whole script, public by nature
+    # Trust (pbem/trust, pbem/core/chain.py); every default keeps an older log's bytes:
+    keys: dict[str, str] = {}      # side -> the SSH public key ("TYPE BASE64") its orders are signed with
+    signatures: str = ""           # "required": every order a side gives must be signed with its key
+    dice_scheme: int = 1           # 1: HMAC(seed, ...) revealed at the end; 2: per-turn hash chains (chain.py)
+    dice_chain: str = ""           # scheme 2: the head of the turn chain, sha256 of turn 0's seed
+    dice_turns: int = 0            # scheme 2: the last turn the chains cover
+    dice_sides: dict[str, str] = {}    # scheme 2: each owner's secret-roll chain head (the sides and "referee")
+    entropy: str = ""              # scheme 2: "exchange" when the players contribute to the dice first
 
 
 class SeedRevealed(Event, tag="SeedRevealed"):
@@ -55,6 +63,9 @@ class OrderGiven(Event, tag="OrderGiven"):
     side: str
     text: str
     by: str = ""                   # "" = the side itself; "deadline" = the host applied the documented default
+    signed: str = ""               # the exact text the player signed (on the first order of a signed batch)
+    signature: str = ""            # its SSH signature (armored, namespace "pbem")
+    signed_in: int = 0             # a later order of a signed batch: seq of the OrderGiven holding the signature
 
 
 class PhaseStarted(Event, tag="PhaseStarted"):
@@ -168,6 +179,46 @@ class SecretRevealed(Event, tag="SecretRevealed"):
     payload: str
 
 
+# --- trust: keys, the dice chains' reveals, the players' contributions (no order causes these) ----
+
+class KeyRegistered(Event, tag="KeyRegistered"):
+    """``side``'s orders are signed with ``key`` from now on (registered and confirmed by mail)."""
+    side: str
+    key: str                       # "TYPE BASE64" (pbem.trust.sshsig.PublicKey.line)
+
+
+class SideSeed(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    owner: str                     # a side, or "referee"
+    turn: int
+    seed: str                      # hex: that owner's secret-roll chain at that turn
+
+
+class TurnDiceRevealed(Event, tag="TurnDiceRevealed"):
+    """Dice scheme 2: the kernel ends turn ``turn`` by revealing its seed (and the
+    secret-roll seeds whose secrets are all open); sha256 of ``seed`` is the turn before's."""
+    turn: int
+    seed: str
+    secret: list[SideSeed] = []
+
+
+class EntropyCommitted(Event, tag="EntropyCommitted"):
+    """A side's commitment to its contribution to the dice: sha256 of 32 random bytes."""
+    side: str
+    commitment: str
+
+
+class EntropyRevealed(Event, tag="EntropyRevealed"):
+    side: str
+    value: str                     # hex; sha256 of it is the side's commitment
+
+
+class EntropyStage(Event, tag="EntropyStage"):
+    """The exchange moves on: "reveal" (every commitment is in, or the deadline passed)
+    or "closed" (the dice are fixed: ``digest`` of the revealed contributions)."""
+    stage: str
+    digest: str = ""
+
+
 # --- press: players' messages to each other --------------------------------------
 
 class PressSent(Event, tag="PressSent"):
@@ -198,7 +249,14 @@ def register(*types: type[Event]) -> None:
 
 register(GameCreated, SeedRevealed, OrderGiven, PhaseStarted, GameEnded, UnitMoved, AttackDeclared,
          DeclarationsClosed, CombatResolved, DecisionRequired, UnitRetreated, UnitEliminated, UnitAdvanced,
-         AdvanceDeclined, CombatFinished, UnitsRecovered, SecretRecorded, SecretRevealed, PressSent)
+         AdvanceDeclined, CombatFinished, UnitsRecovered, SecretRecorded, SecretRevealed, PressSent, KeyRegistered,
+         TurnDiceRevealed, EntropyCommitted, EntropyRevealed, EntropyStage)
+
+# Events no order causes (the host appends them on its own), and events the kernel
+# appends after an order's own effects: verify and explain cut the log at the first
+# and leave the second out of what an order is re-run against.
+STANDALONE: tuple[type[Event], ...] = (SeedRevealed, KeyRegistered, EntropyStage)
+KERNEL_AFTER: tuple[type[Event], ...] = (TurnDiceRevealed,)
 
 
 def _event_type(kind: str) -> type[Event]:

@@ -10,6 +10,7 @@
     secret NAME TEXT ...             # a sealed note: others see only its commitment
     unveil NAME                      # open it; the commitment proves it was not changed
     press TEXT ...                   # a message to the other sides, public, in the log
+    entropy commit HASH | reveal VALUE | none   # a contribution to the dice (scheme 2, chain.py)
 
 Parsing is syntax only; whether an order is legal is for the rules.
 
@@ -133,6 +134,12 @@ class Press(Order, tag="press"):
     text: str
 
 
+class Entropy(Order, tag="entropy"):
+    """A side's part in the exchange of contributions to the dice (pbem/core/chain.py)."""
+    action: str                    # commit | reveal | none
+    value: str = ""                # 64 hex digits: the commitment, or the value revealed
+
+
 PRESS_MAX = 2000                                  # characters of one press line
 
 
@@ -210,6 +217,13 @@ def parse_line(text: str, verbs: frozenset[str] = frozenset()) -> Order | None:
         if len(said) > PRESS_MAX:
             raise OrderError(f"a press line holds at most {PRESS_MAX} characters; send several")
         return Press(text=said)
+    if verb == "entropy":
+        act = args[0].lower() if args else ""
+        if act == "none" and len(args) == 1:
+            return Entropy(action="none")
+        if act in ("commit", "reveal") and len(args) == 2 and re.fullmatch(r"[0-9a-fA-F]{64}", args[1]):
+            return Entropy(action=act, value=args[1].lower())
+        raise OrderError("write: entropy commit SHA256 | entropy reveal VALUE (64 hex digits each) | entropy none")
     if verb == "end":
         if args:
             raise OrderError("end takes no arguments")

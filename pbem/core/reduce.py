@@ -35,9 +35,13 @@ def _seed(st: GameState, ev: E.SeedRevealed) -> None:
 
 def _sealed(st: GameState, ev: E.SecretRecorded) -> None:
     st.secrets[f"{ev.side}:{ev.name}"] = ev.commitment
+    if st.chain is not None:                    # scheme 2: the owner's secret-roll seed waits for it
+        st.chain.sealed_turn[f"{ev.side}:{ev.name}"] = st.turn
 
 
 def _opened(st: GameState, ev: E.SecretRevealed) -> None:
+    if st.chain is not None:
+        st.chain.sealed_turn.pop(f"{ev.side}:{ev.name}", None)
     want = st.secrets.pop(f"{ev.side}:{ev.name}", None)
     if want is not None and secret_commitment(ev.salt, ev.payload) != want:
         raise ValueError(f"the opened secret {ev.name} does not match its commitment")
@@ -48,6 +52,20 @@ def _decision(st: GameState, ev: E.DecisionRequired) -> None:
                            distance=ev.distance, options=[list(o) for o in ev.options], rule=ev.rule)
 
 
+def _key(st: GameState, ev: E.KeyRegistered) -> None:
+    st.keys[ev.side] = ev.key
+
+
+def _chain(st: GameState, ev: E.Event) -> None:
+    from pbem.core import chain
+    if st.chain is None:
+        raise ValueError(f"{E.kind_of(ev)} in a game of dice scheme 1")
+    if isinstance(ev, E.TurnDiceRevealed):
+        chain.apply_reveal(st.chain, ev)
+    else:
+        chain.apply_entropy(st.chain, ev)
+
+
 def _nothing(st: GameState, ev: E.Event) -> None:
     """The order itself changes nothing: its effects are the events after it."""
 
@@ -55,6 +73,8 @@ def _nothing(st: GameState, ev: E.Event) -> None:
 CORE: dict[type, Callable[[GameState, E.Event], None]] = {
     E.PhaseStarted: _phase, E.GameEnded: _ended, E.SeedRevealed: _seed, E.SecretRecorded: _sealed,
     E.SecretRevealed: _opened, E.DecisionRequired: _decision, E.OrderGiven: _nothing, E.PressSent: _nothing,
+    E.KeyRegistered: _key, E.TurnDiceRevealed: _chain, E.EntropyCommitted: _chain, E.EntropyRevealed: _chain,
+    E.EntropyStage: _chain,
 }
 
 

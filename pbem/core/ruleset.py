@@ -10,7 +10,7 @@ from typing import Protocol
 
 from pbem.core import events as E
 from pbem.core.events import Event
-from pbem.core.orders import Order, OrderError, Press, Secret, Unveil
+from pbem.core.orders import Entropy, Order, OrderError, Press, Secret, Unveil
 from pbem.core.scenario import GameTable, Scenario
 from pbem.core.scenario import lint as core_lint
 from pbem.core.reduce import no_reducer, reduce_core, secret_commitment  # noqa: F401 - games import it from here
@@ -49,6 +49,9 @@ def dispatch(rules: "Ruleset", ctx: "Ctx", order: Order) -> None:
     if isinstance(order, Press):
         ctx.emit(E.PressSent(side=ctx.side, text=order.text))
         return
+    if isinstance(order, Entropy):
+        from pbem.core.chain import handle_entropy
+        return handle_entropy(ctx, order)
     if isinstance(order, (Secret, Unveil)):
         rules.check_sealed(ctx, order)      # a game may limit what, when and how a secret is sealed/opened
     if isinstance(order, Secret):
@@ -86,8 +89,35 @@ class Ctx:
         self.events.append(ev)
         self.rules.apply(self.state, ev, self.sc)
 
+    def secret_roll(self, sides: int, owner: str | None = None) -> int:
+        """A die rolled for a secret of ``owner`` (this side by default, or "referee"):
+        under dice scheme 2 it comes from that owner's own chain, revealed only when
+        its secrets are open (pbem/core/chain.py); otherwise it is ``dice.roll``."""
+        f = getattr(self.dice, "secret_roll", None)
+        return f(sides, owner or self.side) if f is not None else self.dice.roll(sides)
+
     def refuse(self, message: str, rule: str = "") -> None:
         raise OrderError(message, rule)
+
+
+def _kernel_awaiting(f):
+    def awaiting(self, state, sc):
+        if state.chain is not None and state.chain.entropy:
+            from pbem.core.chain import exchange_waits
+            return exchange_waits(state, sc.side_ids())
+        return f(self, state, sc)
+    awaiting.__doc__, awaiting.__wrapped__ = f.__doc__, f
+    return awaiting
+
+
+def _kernel_defaults(f):
+    def default_orders(self, state, sc, side):
+        if state.chain is not None and state.chain.entropy:
+            from pbem.core.chain import exchange_waits
+            return ["entropy none"] if any(w["side"] == side for w in exchange_waits(state, sc.side_ids())) else []
+        return f(self, state, sc, side)
+    default_orders.__doc__, default_orders.__wrapped__ = f.__doc__, f
+    return default_orders
 
 
 class Ruleset:
@@ -107,6 +137,16 @@ class Ruleset:
     scenario_schema: tuple[type, type] = (GameTable, GameTable)   # its [victory] and [game_data] tables
     order_example = "move UNIT HEX HEX ...  |  attack HEX with UNIT ...  |  end"   # the report footer's hint
     setup_stacking = False         # True: several units may set up in one hex (the game's lint checks its limits)
+
+    def __init_subclass__(cls, **kw):
+        """The kernel's waits come first: while the players exchange their contributions
+        to the dice (scheme 2, pbem/core/chain.py), a game waits for that alone, and a
+        missed deadline contributes nothing.  No game needs to know."""
+        super().__init_subclass__(**kw)
+        for name, wrap in (("awaiting", _kernel_awaiting), ("default_orders", _kernel_defaults)):
+            f = cls.__dict__.get(name)
+            if f is not None:
+                setattr(cls, name, wrap(f))
 
     # --- the game's start -------------------------------------------------------
 
@@ -233,6 +273,10 @@ class Ruleset:
         return core_lint(sc, set(self.result_codes), stacking=self.setup_stacking) + self.lint(sc)
 
 
+Ruleset.awaiting = _kernel_awaiting(Ruleset.awaiting)
+Ruleset.default_orders = _kernel_defaults(Ruleset.default_orders)
+
+
 def core_help(state: GameState, sc: Scenario, side: str) -> list[str]:
     """The core verbs' lines, each with an example from ``state``: one of ``side``'s
     units on the map, a hex next to it, an enemy hex next to it where there is one."""
@@ -259,4 +303,5 @@ def core_help(state: GameState, sc: Scenario, side: str) -> list[str]:
         "secret NAME TEXT ...    a sealed note: the others see only its fingerprint",
         "unveil NAME    open a sealed note; the fingerprint proves it unchanged",
         "press TEXT ...    a message to the other side (public, kept in the log)",
-    ]
+    ] + (["entropy commit HASH | reveal VALUE | none    your contribution to the dice (pbem dice contribute)"]
+         if state.chain is not None and state.chain.entropy else [])

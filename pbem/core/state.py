@@ -74,6 +74,23 @@ class Result(Struct):
     rule: str
 
 
+class ChainState(Struct, omit_defaults=True):
+    """Dice scheme 2 (pbem/core/chain.py): the chains' heads and what is revealed of
+    them, and the players' contributions.  None in a game of scheme 1."""
+    head: str                      # sha256 of turn 0's seed (GameCreated.dice_chain)
+    turns: int
+    sides: dict[str, str]          # owner -> its secret-roll chain's head
+    entropy: str = ""              # the exchange's open stage: "commit" | "reveal"; "" = none or closed
+    digest: str = ""               # C, once the dice are fixed
+    commits: dict[str, str] = {}   # side -> commitment ("" = no contribution)
+    values: dict[str, str] = {}    # side -> revealed value ("" = withdrawn)
+    revealed: int = -1             # the last turn whose seed is revealed
+    turn_seed: str = ""            # that seed
+    secret_turn: dict[str, int] = {}   # owner -> the last turn of its chain revealed
+    secret_seed: dict[str, str] = {}
+    sealed_turn: dict[str, int] = {}   # "side:name" -> the turn a still sealed secret was sealed in
+
+
 class GameState(Struct, omit_defaults=True):
     game_id: str
     scenario_id: str
@@ -95,6 +112,8 @@ class GameState(Struct, omit_defaults=True):
     score: dict[str, int] = {}
     secrets: dict[str, str] = {}   # "side:name" -> commitment, for secrets not yet unveiled
     control: dict[str, str] = {}   # hex -> side controlling it (cities, footholds)
+    keys: dict[str, str] = {}      # side -> the SSH key its orders are signed with (GameCreated, KeyRegistered)
+    chain: ChainState | None = None    # dice scheme 2 only
 
 
 # A game keeps its own state in a subclass of GameState (Ruleset.state_type) with

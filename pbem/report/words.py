@@ -53,4 +53,24 @@ def core_words(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
             return f"{name(ev.side)} revealed the secret {ev.name}: {ev.payload}"
         case E.PressSent():
             return f"{name(ev.side)} writes: {ev.text}"
+        case E.KeyRegistered():
+            from pbem.trust.sshsig import SigError, parse_public_key
+            try:
+                fp = parse_public_key(ev.key).fingerprint
+            except SigError:
+                fp = "(an unreadable key)"
+            return f"{name(ev.side)} registered the SSH key {fp}: its orders are signed with it."
+        case E.TurnDiceRevealed():
+            more = "".join(f"; {name(s.owner) if s.owner != 'referee' else 'the referee'}'s secret rolls up to turn "
+                           f"{s.turn} too" for s in ev.secret)
+            return f"Turn {ev.turn} is over: its dice seed {ev.seed[:16]}... is revealed, so every roll of it checks{more}."
+        case E.EntropyCommitted():
+            return (f"{name(ev.side)} commits to a contribution to the dice ({ev.commitment[:16]}...)." if ev.commitment
+                    else f"{name(ev.side)} makes no contribution to the dice.")
+        case E.EntropyRevealed():
+            return (f"{name(ev.side)} reveals its contribution to the dice: {ev.value}." if ev.value
+                    else f"{name(ev.side)} withdraws its contribution to the dice.")
+        case E.EntropyStage():
+            return ("Every commitment to the dice is in: now each side reveals its value." if ev.stage == "reveal"
+                    else f"The dice are fixed: contributions digest {ev.digest[:16]}...")
     return type(ev).__name__

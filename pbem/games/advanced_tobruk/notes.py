@@ -284,7 +284,7 @@ def _roll(ctx: Ctx, args: list[str]) -> None:
     if rolled(st, sc, ctx.side):
         raise OrderError("your secret pre-game rolls are made; they may not be rolled again", "18.12")
     for what, x in due:
-        r = ctx.dice.roll(10)
+        r = ctx.secret_roll(10)                                      # the side's own chain (dice scheme 2)
         ctx.emit(NoteRolled(side=ctx.side, what=f"{what} {x}", rolls=[r]))
         if what == "ffe":
             spec = _gd(sc).artillery[x]

@@ -82,7 +82,7 @@ class Dunkerque(PanzerCorps):
             return
         rolls = []
         for i in range(len(pool) - 1, 0, -1):       # Fisher-Yates with the seeded dice
-            r = ctx.dice.roll(i + 1)
+            r = ctx.secret_roll(i + 1, "referee")  # the referee's own chain (dice scheme 2)
             rolls.append(r)
             pool[i], pool[r - 1] = pool[r - 1], pool[i]
         slots = self.slots(sc)[:len(pool)]
