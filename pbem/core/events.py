@@ -255,7 +255,7 @@ register(GameCreated, SeedRevealed, OrderGiven, PhaseStarted, GameEnded, UnitMov
 # Events no order causes (the host appends them on its own), and events the kernel
 # appends after an order's own effects: verify and explain cut the log at the first
 # and leave the second out of what an order is re-run against.
-STANDALONE: tuple[type[Event], ...] = (SeedRevealed, KeyRegistered, EntropyStage)
+STANDALONE: tuple[type[Event], ...] = (SeedRevealed, KeyRegistered)
 KERNEL_AFTER: tuple[type[Event], ...] = (TurnDiceRevealed,)
 
 
