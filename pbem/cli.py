@@ -376,3 +376,4 @@ def play_cmd(script, into, no_reveal) -> None:
 from pbem.cli_mail import register as _register_mail  # noqa: E402 - pbem host|mail|orders|serve|deadline
 _register_mail(main)
 from pbem.cli_referee import register as _register_referee; _register_referee(main)
+from pbem.cli_trust import register as _register_trust; _register_trust(main)  # noqa: E402,E702 - receipt|dice|key

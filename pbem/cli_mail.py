@@ -290,14 +290,22 @@ def orders_grp() -> None:
 
 @orders_grp.command("sign")
 @click.argument("orders", type=click.File("rb"), default="-")
-@click.option("--game", "game_id", required=True, help="The game id (as in [pbem GAME-ID]).")
-@click.option("--side", required=True, help="Your side.")
-@click.option("--head", required=True, help="The head hash of your latest report.")
+@click.option("--game", "game_id", help="The game id (as in [pbem GAME-ID]).")
+@click.option("--side", help="Your side.")
+@click.option("--head", help="The head hash of your latest report.")
 @click.option("--secret-file", type=click.Path(exists=True, dir_okay=False), help="File holding your secret (else $PBEM_SECRET).")
-def orders_sign(orders, game_id, side, head, secret_file) -> None:
+@click.option("--key", "key_path", type=click.Path(exists=True, dir_okay=False),
+              help="Sign with your SSH private key instead (namespace pbem): alone, the signature of FILE exactly "
+                   "as `ssh-keygen -Y sign -n pbem FILE` writes it; with --game/--side/--head, a whole mail body.")
+def orders_sign(orders, game_id, side, head, secret_file, key_path) -> None:
     """Print a mail body: your orders (FILE or - for standard input) with
     Game/Side/Head lines and a Signature: line.  The secret itself is not
-    in it; the host checks the signature with its copy."""
+    in it; the host checks the signature with its copy.  With --key: an SSH
+    signature instead (see --key)."""
+    if key_path:
+        return _ssh_sign(orders.read(), key_path, game_id, side, head)
+    if not (game_id and side and head):
+        _fail("give --game, --side and --head (or --key PATH to sign with your SSH key)", 2)
     from pbem.host.mail import signed_body
     if secret_file:
         secret = _utf8(Path(secret_file).read_bytes(), f"the secret file {secret_file}").strip()
@@ -310,6 +318,24 @@ def orders_sign(orders, game_id, side, head, secret_file) -> None:
         _fail("--head must be the head hash from your report (at least 12 hex digits)", 2)
     text = _utf8(orders.read(), "the orders")
     click.echo(signed_body(secret, game_id, side, head, text), nl=False)
+
+
+def _ssh_sign(data: bytes, key_path: str, game_id, side, head) -> None:
+    """``pbem orders sign --key``: the SSH signature of the orders (pbem.trust)."""
+    from pbem.trust import signed, sshsig
+    try:
+        key = Path(key_path).read_bytes()
+        if not (game_id or side or head):
+            click.echo(sshsig.sign(data, key, signed.NAMESPACE), nl=False)   # ssh-keygen's .sig, byte for byte
+            return
+        if not (game_id and side and head):
+            _fail("with --key give all of --game, --side and --head, or none (the signature of FILE alone)", 2)
+        text = f"Game: {game_id}\nSide: {side}\nHead: {head.strip().lower()}\n\n" + _utf8(data, "the orders").strip() + "\n"
+        click.echo(text + sshsig.sign(text.encode("utf-8"), key, signed.NAMESPACE), nl=False)
+    except sshsig.SigError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot read {key_path}: {e.strerror}")
 
 
 def _utf8(data: bytes, what: str) -> str:

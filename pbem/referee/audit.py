@@ -48,7 +48,7 @@ _FILES = {LOG_NAME: MAX_LOG_BYTES, "log.head": 4096, "seed": 4096, "scenario.tom
 class Finding:
     severity: str                # error | warning | note
     code: str                    # chain, anchor, rules, scenario, ruleset, seed, secret, dice, deadline,
-    text: str                    # result, duplicate, log, engine
+    text: str                    # result, duplicate, log, engine, signature
     seq: int | None = None
 
 
@@ -180,6 +180,8 @@ def _audit(path: Path, row: GameAudit) -> None:
     _check_dice(created, row)
     _check_reveal(ch, created, row)
     _check_secrets(ch, row)
+    if ch.intact:
+        _check_signatures(ch, created, row)
     _check_deadlines(path, ch, row)
     if not ch.intact:
         row.add(NOTE, "rules", "the rules were not re-run: the log is not one unbroken chain")
@@ -355,6 +357,25 @@ def _check_secrets(ch: Chain, row: GameAudit) -> None:
                                 "the other side cannot check them against their commitments")
 
 
+def _check_signatures(ch: Chain, created, row: GameAudit) -> None:
+    """Every order's SSH signature against the side's registered key (pbem/trust/findings.py):
+    wrongly signed orders are errors; unsigned ones where signatures are required, a key
+    replaced after the game began and a signed text bound to no head are warnings."""
+    from pbem.engine import Entry
+    from pbem.trust import findings as F
+    rows = F.order_signatures(created, [Entry(ln.index, ln.hash, ln.at, ln.event) for ln in ch.lines])
+    required = created.signatures == "required"
+    for r in rows:
+        if r.status in F.PROBLEMS:
+            row.add(ERROR, "signature", f"order {_cut(r.text)!r} of {r.side}: {F.describe(r)}", r.seq)
+        elif r.status in F.WARNINGS or (required and r.status == "unsigned"):
+            row.add(WARNING, "signature", f"order {_cut(r.text)!r} of {r.side}: {F.describe(r)}"
+                    + (" (signatures are required in this game)" if r.status == "unsigned" else ""), r.seq)
+    n = F.counts(rows)
+    if created.keys or required or n.get("signed"):
+        row.add(NOTE, "signature", "orders: " + ", ".join(f"{v} {k}" for k, v in sorted(n.items())))
+
+
 def _check_deadlines(path: Path, ch: Chain, row: GameAudit) -> None:
     """deadline.json (hosted games) keeps the running deadlines only: for each decision
     still awaited when the host last looked, since when and until when (see
@@ -466,12 +487,17 @@ def _verify_findings(rep, problems: list[str], ch: Chain, row: GameAudit) -> Non
     """Game.verify's problems and notes, sorted into findings.  Chain, anchor and seed-reveal
     problems are left out: this module checks those itself, from the stored lines."""
     for n in rep.notes:
+        if n.startswith("order signatures:") or " is signed by " in n or "a key " in n and "registered after" in n:
+            continue                        # _check_signatures words them
         if "revealed seed" in n:
             row.dice_checked = "revealed seed"
         elif "host's seed file" in n:
             row.dice_checked = "host's seed file"
         elif "dice not checked" in n:
             row.dice_checked = "recorded rolls only"
+        elif n.startswith("dice scheme 2"):
+            row.dice_checked = "seed" if "from the seed" in n else "revealed turn seeds"
+            row.add(NOTE, "dice", n)
         elif "log.head" in n or "--head" in n or "scripted dice" in n:
             continue                        # checked here from the stored lines and GameCreated
         elif "did not match" in n:          # a derived cache that disagreed with the log: verify rebuilt it
@@ -484,6 +510,8 @@ def _verify_findings(rep, problems: list[str], ch: Chain, row: GameAudit) -> Non
         seq = (int(m[1]) - (0 if m.re is _SEQ else 1)) if m else None
         if "log.head" in p or "--head" in p or "revealed seed does not match" in p:
             continue
+        if " is WRONGLY SIGNED" in p or (" is not signed" in p and p.startswith("seq ")):
+            continue                        # _check_signatures says so
         if p.startswith("seed file") or "seed file" in p and "commitment" in p:
             row.add(ERROR, "seed", p)
             continue

@@ -84,15 +84,25 @@ def derive_roll(seed: bytes, game_id: str, n: int, k: int, sides: int) -> dict:
 
 
 class _Tracing:
-    """Replays the recorded rolls and notes how many faces the rules asked for."""
+    """Replays the recorded rolls and notes how many faces the rules asked for, and
+    (dice scheme 2) the turn each roll was made in and whose chain it came from."""
 
     def __init__(self, inner: D.RecordedDice):
         self.inner = inner
         self.sides: list[int] = []
+        self.where: list[tuple[int, str]] = []      # (turn, owner: "" for the turn chain)
+        self.state = None
 
-    def roll(self, sides: int) -> int:
+    def bind(self, state) -> None:
+        self.state = state
+
+    def roll(self, sides: int, owner: str = "") -> int:
         self.sides.append(sides)
+        self.where.append((self.state.turn if self.state is not None else 0, owner))
         return self.inner.roll(sides)
+
+    def secret_roll(self, sides: int, owner: str) -> int:
+        return self.roll(sides, owner)
 
     def salt(self) -> str:
         return self.inner.salt()
@@ -159,17 +169,17 @@ class Explainer:
         """(n, m): the OrderGiven at or before ``seq`` and the last event it produced;
         None for the opening events and for SeedRevealed (no order caused them)."""
         ents = self.entries
-        if isinstance(ents[seq].event, E.SeedRevealed):
+        if isinstance(ents[seq].event, E.STANDALONE):
             return None
         n = seq
         while n >= 0 and not isinstance(ents[n].event, E.OrderGiven):
-            if isinstance(ents[n].event, E.SeedRevealed):
+            if isinstance(ents[n].event, E.STANDALONE):
                 return None
             n -= 1
         if n < 0:
             return None
         m = n + 1
-        while m < len(ents) and not isinstance(ents[m].event, (E.OrderGiven, E.SeedRevealed)):
+        while m < len(ents) and not isinstance(ents[m].event, (E.OrderGiven, *E.STANDALONE)):
             m += 1
         return n, m - 1
 
@@ -179,7 +189,7 @@ class Explainer:
         out: list[tuple[int, int]] = []
         start = 0
         for en in self.entries[1:]:
-            if isinstance(en.event, (E.OrderGiven, E.SeedRevealed)):
+            if isinstance(en.event, (E.OrderGiven, *E.STANDALONE)):
                 out.append((start, en.seq - 1))
                 start = en.seq
         out.append((start, self.entries[-1].seq))
@@ -231,8 +241,10 @@ class Explainer:
             return [], ""
         salts = [ev.salt for ev in logged if isinstance(ev, E.SecretRecorded)]
         tracer = _Tracing(D.RecordedDice(list(recorded), salts))
+        self._where = tracer.where
         try:
             ctx = Ctx(self.rules, copy_state(self.states([n - 1])[n - 1]), self.sc, given.side, tracer)
+            tracer.bind(ctx.state)
             ctx.secret_records = self.game.secret_records(self.entries[:n])
             ctx.emit(given)
             dispatch(self.rules, ctx, O.parse_line(given.text, self.rules.verbs))
@@ -279,6 +291,8 @@ class Explainer:
             script = self.game.created.scripted_dice
             row["script_position"] = pos
             row["checked"] = pos < len(script) and script[pos] == value
+        elif self.game.created.dice_scheme == 2:
+            self._chain_row(row, k, before)
         elif src.seed is not None:
             d = derive_roll(src.seed, self.game.game_id, n, k, row["sides"])
             row["derivation"] = d
@@ -286,6 +300,32 @@ class Explainer:
         else:
             row["checked"] = None
         return row
+
+    def _chain_row(self, row: dict, k: int, before: GameState) -> None:
+        """Scheme 2: the roll's turn and chain, the chain seed (revealed in the log, or
+        from the host's seed for the referee), the roll's key, then scheme 1's steps."""
+        from pbem.core import chain as C
+        where = getattr(self, "_where", [])
+        turn, owner = where[k] if k < len(where) else (before.turn, "")
+        src = self.seed_source()
+        known = C.revealed_keys(self.entries)
+        keys = self.game.chain_keys((lambda: src.seed) if src.seed is not None else None, known)
+        seed = keys.seed(owner, turn)
+        digest = before.chain.digest if before.chain else ""
+        at = next((en.seq for en in self.entries if isinstance(en.event, E.TurnDiceRevealed)
+                   and ((not owner and en.event.turn >= turn)
+                        or any(x.owner == owner and x.turn >= turn for x in en.event.secret))), None)
+        row["chain"] = {"turn": turn, "owner": owner or "turn", "digest": digest,
+                        "seed": seed.hex() if seed is not None else "",
+                        "from": (f"revealed at seq {at}" if at is not None else "the host's seed") if seed else ""}
+        if seed is None:
+            row["checked"] = None
+            return
+        key = C.roll_key(seed, digest)
+        row["chain"]["key"] = key.hex()
+        d = derive_roll(key, self.game.game_id, row["order"], k, row["sides"])
+        row["derivation"] = d
+        row["checked"] = d["face"] == row["value"]
 
     # rules, lookups, state -----------------------------------------------------------------
 
@@ -474,8 +514,16 @@ class Explainer:
     def _order(self, sp: tuple[int, int]) -> dict:
         n, m = sp
         given = visible_event(self.entries[n].event, self.viewer, self.rules)
+        from pbem.trust.findings import describe as sig_words, order_signatures
+        if not hasattr(self, "_sigs"):
+            self._sigs = {r.seq: r for r in order_signatures(self.game.created, self.entries)}
+        sig = self._sigs.get(n)
+        c = self.game.created
+        if sig is not None and sig.status in ("unsigned", "deadline") and not c.keys and c.signatures != "required":
+            sig = None                              # a game without keys: nothing to say
         return {"seq": n, "side": given.side, "side_name": self.sc.side_name(given.side), "text": given.text,
                 "by": given.by, "last": m, "head_before": self.entries[n - 1].hash,
+                "signature": sig_words(sig) if sig else "", "signer": sig.fingerprint if sig else "",
                 "events": [{"seq": s, "kind": self.entries[s].kind,
                             "text": describe(self.entries[s].event, self.sc, self.viewer, self.origin(s))}
                            for s in range(n, m + 1)]}
@@ -486,6 +534,8 @@ class Explainer:
         ev = self.entries[seq].event
         if isinstance(ev, E.SeedRevealed):
             return "the host revealed the dice seed (pbem reveal); no order"
+        if isinstance(ev, E.KeyRegistered):
+            return "the host registered the side's SSH key (pbem new --key, pbem key register, a KEY mail); no order"
         return "the game's creation from its scenario (pbem new); no order"
 
 
@@ -509,16 +559,29 @@ def roll_lines(r: dict) -> list[str]:
     if "script_position" in r:
         out.append(f"  scripted die #{r['script_position']} of the script in GameCreated: {ok[r['checked']]}")
         return out
+    ch = r.get("chain")
+    if ch:
+        whose = "the turn chain" if ch["owner"] == "turn" else f"{ch['owner']}'s secret-roll chain"
+        if not ch["seed"]:
+            out.append(f"  dice scheme 2: {whose}, turn {ch['turn']}: its seed is revealed when the turn is over"
+                       + ("" if ch["owner"] == "turn" else " and the owner's secrets are open (or at the end)")
+                       + f"; {ok[None]}")
+            return out
+        out.append(f"  dice scheme 2: {whose}, turn {ch['turn']}: seed {ch['seed']} ({ch['from']}; hashed once per "
+                   "turn down to the head in GameCreated)")
+        out.append(f'  key = HMAC-SHA256(seed, "pbem-dice-2:key:{ch["digest"]}") = {ch["key"]}'
+                   "  (the text after 'key:' is the digest of the players' contributions)")
     d = r.get("derivation")
     if d is None:
         out.append(f'  HMAC-SHA256(seed, "{r["message"]}"): {ok[None]}')
         return out
+    seedname = "key" if ch else "seed"
     sd = r["sides"]
     out.append(f"  limit = floor(2^32 / {sd}) * {sd} = {d['limit']}; values >= limit are rejected (no modulo bias)")
     seen = None
     for st in d["steps"]:
         if st["message"] != seen:
-            out.append(f'  HMAC-SHA256(seed, "{st["message"]}") = {st["block"]}')
+            out.append(f'  HMAC-SHA256({seedname}, "{st["message"]}") = {st["block"]}')
             seen = st["message"]
         verdict = "accepted" if st["accepted"] else "rejected"
         out.append(f"    bytes {st['offset']}..{st['offset'] + 3}: v = {st['v']} "
@@ -540,6 +603,8 @@ def explain_text(x: dict, sc, events: bool = True) -> str:
         by = " (applied by the host at the deadline)" if o["by"] == "deadline" else ""
         lines.append(f"order: seq {o['seq']}, given by {o['side_name']}{by}: {o['text']}")
         lines.append(f"  written against head {o['head_before']}")
+        if o.get("signature"):
+            lines.append(f"  signature: {o['signature']}")
         lines.append(f"  its events: seq {o['seq']}..{o['last']}")
         for e in o["events"] if events else []:
             mark = ">" if e["seq"] == x["seq"] else " "
