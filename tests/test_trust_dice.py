@@ -296,3 +296,21 @@ def test_a_committed_value_that_is_never_revealed_is_dropped_at_the_deadline(tmp
     assert g.rules.default_orders(g.state(), g.scenario, second) == ["entropy none"]
     assert deadline_step(g)
     assert g.state().chain.digest == C.digest({first: a})
+
+
+def test_explain_shows_a_scheme2_roll_derived_step_by_step_once_its_turn_is_over(tmp_path):
+    from pbem.referee.explain import explain, explain_text
+    g = Game.create(tmp_path / "g", "eben-emael-12-1", seed_hex=SEED, dice_scheme=2)
+    side = g.scenario.side_ids()[1]
+    while not any(getattr(en.event, "rolls", None) for en in g.entries()):
+        assert deadline_step(g)
+    rolled = next(en.seq for en in g.entries() if getattr(en.event, "rolls", None))
+    assert g.state().chain.revealed < 1                  # turn 1 is not over: not checkable yet
+    out = explain_text(explain(players_copy(g, tmp_path / "before"), rolled, side), g.scenario)
+    assert "turn 1: its seed is revealed when the turn is over" in out and "not checkable" in out
+    while g.state().chain.revealed < 1:
+        assert deadline_step(g)
+    reveal = next(en.seq for en in g.entries() if isinstance(en.event, E.TurnDiceRevealed))
+    out = explain_text(explain(players_copy(g, tmp_path / "after"), rolled, side), g.scenario)
+    assert "dice scheme 2: the turn chain, turn 1: seed" in out and f"revealed at seq {reveal}" in out
+    assert 'key = HMAC-SHA256(seed, "pbem-dice-2:key:' in out and "matches the log" in out
