@@ -36,7 +36,8 @@ def split(body: str) -> tuple[str, str]:
 def fields(text: str) -> dict[str, str]:
     """The ``Key: value`` lines of a signed text (game, side, head), first of each."""
     out: dict[str, str] = {}
-    for ln in text.splitlines():
+    from pbem.core.orders import split_lines
+    for ln in split_lines(text):
         m = _KEY_RE.match(ln)
         if m:
             out.setdefault(m.group(1).lower(), m.group(2))
@@ -46,8 +47,10 @@ def fields(text: str) -> dict[str, str]:
 def order_lines(text: str) -> list[str]:
     """The order lines of a signed text as the engine records them (OrderGiven.text):
     comments cut, ends stripped, blank and ``Key:`` lines left out."""
+    from pbem.core.orders import clean, split_lines
     out = []
-    for ln in text.splitlines():
+    for ln in split_lines(text):
+        ln = clean(ln)
         if _KEY_RE.match(ln):
             continue
         body = ln.split("#", 1)[0].strip()
