@@ -174,6 +174,9 @@ class IngestMixin:
             return self._refuse(name, inc, key, rec, problem, quarantine=True, game_id=gid, side=side)
         # authenticated: sort the lines, record what will be applied, on which head, before touching the log
         req = mailcmd.read(inc.orders, inc.subject, game)
+        if game.created.signatures == "required" and not inc.ssh_signature and (req.has_orders or req.press.strip()):
+            from pbem.host.trustmail import UNSIGNED
+            return self._refuse(name, inc, key, rec, UNSIGNED, quarantine=False, game_id=gid, side=side)
         too_much = mailcmd.press_problem(self.cfg, game, side, req)
         if too_much:                                # bounded press: no mail to the other side can swell
             return self._refuse(name, inc, key, rec, too_much, quarantine=False, game_id=gid, side=side)
@@ -181,6 +184,8 @@ class IngestMixin:
         job = self._plan(game, side, req)
         # orders sent to be applied replace what was staged (a FINAL's staged text is in the journal)
         job["drop_staged"] = job["mode"] == "final" or (job["mode"] == "apply" and req.has_orders)
+        if inc.ssh_signature and job["mode"] == "apply":          # the log keeps what the key signed
+            job.update(signed=inc.ssh_signed, signature=inc.ssh_signature)
         rec = dict(rec, status="applying", kind="orders", game=gid, side=side, seq_before=seq, head_before=head,
                    expect=inc.fields.get("head", "").lower(), by="", commands=req.commands, ignored=req.ignored,
                    **job)
@@ -240,6 +245,9 @@ class IngestMixin:
                 return _no_longer(game, inc.sender, gone)
             return (f"this message comes from {inc.sender}, which is not the address registered for "
                     f"{game.scenario.side_name(side)} in game {game.game_id}; nothing was applied")
+        if inc.ssh_signature:                       # signed with the player's own key: no token needed
+            from pbem.host.trustmail import ssh_auth
+            return ssh_auth(game, side, inc)
         secret = self.secrets_of(game).get(side)
         if not secret:
             return f"the host holds no secret for {side} in game {game.game_id}; ask the host to run `pbem host add`"
@@ -362,6 +370,9 @@ class IngestMixin:
                          final_note=note,
                          empty=bool(sub) and not sub.applied and sub.refused is None and mode == "apply"
                          and not commands, **ctx)
+        if changed:                                 # the host's signed receipt (pbem.trust.receipt)
+            from pbem.host.trustmail import receipt
+            body += receipt(self.cfg.root, game, sub, rec["text"])
         answers = [Answer(inc.sender or self._players(game).get(side, ""), side, "answer",
                           self._reply_subject(inc, gid), body, atts, in_reply_to=inc.message_id,
                           references=inc.references or self._refs(game, side), outcome=outcome, head=head,
@@ -382,7 +393,7 @@ class IngestMixin:
         # no order text here: this goes to host.log, and an order may be a sealed secret
         detail = (f"{len(sub.applied) if sub else 0} order(s) applied" + (f"; {stale}" if stale else "") +
                   (f"; line {sub.refused.line} refused" if sub and sub.refused else ""))
-        rec = {k: v for k, v in rec.items() if k not in ("check", "stage")}     # order texts stay out of the journal
+        rec = {k: v for k, v in rec.items() if k not in ("check", "stage", "signed")}   # order texts stay out of the journal
         self._done(key, rec, outcome=outcome, filed="processed", applied=len(sub.applied) if sub else 0,
                    seq_after=st.seq)
         crash.checkpoint("recorded")
@@ -402,6 +413,9 @@ class IngestMixin:
                 out.append({"title": f"HISTORY {arg}".strip(), "lines": mailcmd.history_lines(game, side, arg)})
             elif name == "absent":
                 out.append({"title": f"ABSENT {arg}".strip(), "lines": [self._absent(game, side, arg)]})
+            elif name == "key":
+                from pbem.host.trustmail import key_command
+                out.append({"title": "KEY", "lines": key_command(game, side, self._players(game).get(side, ""), arg)})
         if mailcmd.MAP_SVG in commands:
             out.append({"title": "MAP SVG", "lines": [
                 "A refusal carries no map; send MAP SVG again with your next mail." if refused else
@@ -457,7 +471,8 @@ class IngestMixin:
                               f"to head {head} (seq {seq}); read the report below and send them again")
             full = head
         try:
-            sub = game.submit(rec["side"], rec["text"], expect_head=full, at=rec["at"], by=rec.get("by", ""))
+            sub = game.submit(rec["side"], rec["text"], expect_head=full, at=rec["at"], by=rec.get("by", ""),
+                              signed=rec.get("signed", ""), signature=rec.get("signature", ""))
         except StaleHead:
             seq, head = game.head()
             return None, (f"the game moved on while your orders were being applied; it is now at head {head} "
@@ -484,7 +499,8 @@ class IngestMixin:
                 scratch = Game(d)
                 if scratch.head()[1] != rec["head_before"]:
                     return None
-                sub = scratch.submit(rec["side"], rec["text"], at=rec["at"], by=rec.get("by", ""))
+                sub = scratch.submit(rec["side"], rec["text"], at=rec["at"], by=rec.get("by", ""),
+                                     signed=rec.get("signed", ""), signature=rec.get("signature", ""))
             except EngineError:
                 return None
             new = list(scratch.log.iter_lines())[n + 1:]

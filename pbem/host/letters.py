@@ -5,6 +5,7 @@ of a new state to every side, and the welcome of a new game (which also
 registers it and gives every side its secret)."""
 from __future__ import annotations
 
+from pbem.host.trustmail import head_receipt, welcome_lines
 from pbem.host.common import REFEREE, Answer, fmt_duration
 from pbem.host.journal import job_key
 
@@ -62,7 +63,7 @@ class LettersMixin:
                 continue
             text, atts = self._report(game, side, st, entries, head)
             body = self._tpl("report", report=text, note=headline.get(side, headline.get("*", "")),
-                             **self._context(game, side, st, head))
+                             **self._context(game, side, st, head)) + head_receipt(self.cfg.root, game, st.seq, head)
             subj = f"[pbem {game.game_id}] {sc.side_name(side)}: " + _when(game, st)
             out.append(Answer(addr, side, kind, subj, body, atts, references=self._refs(game, side), head=head,
                               seq=st.seq, slug=f"{side}-{kind}", in_reply_to=""))
@@ -103,7 +104,8 @@ class LettersMixin:
                     body = self._tpl("welcome", report=text, secret=sec[side],
                                      orders_help=[row for x in game.rules.order_help(st, game.scenario, side)
                                                   for row in align(x)],
-                                     commitment=game.created.seed_commitment, dice_mode=game.created.dice_mode, **ctx)
+                                     commitment=game.created.seed_commitment, dice_mode=game.created.dice_mode,
+                                     trust=welcome_lines(self.cfg.root, game, side), **ctx)
                     answers.append(Answer(addr, side, "welcome",
                                           f"[pbem {game.game_id}] welcome: you play {game.scenario.side_name(side)} "
                                           f"in {game.scenario.title}", body, atts, head=head, seq=st.seq,

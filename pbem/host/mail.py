@@ -70,6 +70,8 @@ class Incoming:
     orders: str = ""                     # the text without the Key: lines
     subject_game: str = ""               # the game named by a [pbem GAME] subject tag
     digest: str = ""                     # sha256 of the text: a re-delivery has the same one
+    ssh_signed: str = ""                 # the text above an SSH signature (pbem.trust.signed), as sent
+    ssh_signature: str = ""              # that signature, armored
 
     @property
     def game(self) -> str:
@@ -187,6 +189,10 @@ def parse(raw: bytes, max_bytes: int = 0) -> Incoming:
         inc.problem = problem
         inc.digest = body_digest
         return inc
+    from pbem.trust.signed import split as split_signed
+    before, armored = split_signed(text)         # an SSH signature covers the text above it, as sent
+    if armored:
+        inc.ssh_signed, inc.ssh_signature, text = before.replace("\r\n", "\n"), armored, before
     inc.text = strip_reply(text)
     inc.fields, inc.orders = split_fields(inc.text)
     inc.digest = hashlib.sha256(inc.text.encode("utf-8", "replace")).hexdigest()

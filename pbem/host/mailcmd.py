@@ -28,7 +28,7 @@ from pbem.core import orders as O
 from pbem.host.common import fmt_duration, iso, parse_time
 
 MODES = ("check", "final", "draft")
-COMMANDS = ("help", "status", "history", "absent")
+COMMANDS = ("help", "status", "history", "absent", "key")
 SUBJECT_WORDS = {"CHECK", "FINAL", "DRAFT", "HELP", "STATUS", "SVG"}
 MAP_SVG = ["map", "svg"]                  # the command a line `MAP SVG` (or the subject word SVG) gives
 HISTORY_DEFAULT, HISTORY_MAX = 10, 200

@@ -89,10 +89,11 @@ def _row(game_id: str, keys, changed, batches, seq: int, ev: E.OrderGiven, head:
 
 
 def _match(row: OrderSig, lines: list[str]) -> OrderSig:
-    """The batch's orders are its signed text's order lines, in order."""
-    if not lines or lines[0] != row.text:
-        row.status, row.why = "bad", (f"the order {row.text!r} is not the next line the signature covers"
-                                      + (f" ({lines[0]!r})" if lines else ""))
+    """The batch's orders are lines of its signed text, in order (signed.covers)."""
+    while lines and lines[0] != row.text:
+        lines.pop(0)
+    if not lines:
+        row.status, row.why = "bad", f"the order {row.text!r} is not a line the signature covers (after the ones before it)"
         return row
     lines.pop(0)
     return row

@@ -59,6 +59,13 @@ def order_lines(text: str) -> list[str]:
     return out
 
 
+def covers(signed_lines: list[str], batch: list[str]) -> bool:
+    """Every line of the batch is a line of the signed text, in the same order (a
+    signed mail's commands, HELP or STATUS, are among its lines but are no orders)."""
+    it = iter(signed_lines)
+    return all(any(x == b for x in it) for b in batch)
+
+
 def check(key_line: str, text: str, signature: str) -> sshsig.PublicKey:
     """The signature over ``text`` must verify and be by ``key_line``'s key (SigError if not)."""
     pub = sshsig.verify(text.encode("utf-8"), signature, NAMESPACE)
@@ -96,6 +103,6 @@ def refusal(game, st, side: str, text: str, signature: str, lines) -> str:
     why = binding(text, game.game_id, side, game.log.head()[1])
     if why:
         return why
-    if order_lines(text) != [ln.text for ln in lines]:
+    if not covers(order_lines(text), [ln.text for ln in lines]):
         return "the orders are not the lines the signature covers"
     return ""

@@ -1,0 +1,107 @@
+"""A game played by mail with every order signed by the players' own SSH keys (made
+here with ssh-keygen), keys registered by KEY mails, the host's receipts checked."""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mail_helpers import AXIS, BRITISH, answers, deliver, make_host, message, secret, text_of
+from pbem.cli import main
+from pbem.engine import Game
+from pbem.trust import sshsig
+from test_trust_signatures import SSH_KEYGEN, keygen, ssh_sign
+
+CLOCK = "2024-01-01T00:00:00Z"
+pytestmark = pytest.mark.skipif(SSH_KEYGEN is None, reason="ssh-keygen (OpenSSH) is not installed")
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch):
+    monkeypatch.setenv("PBEM_CLOCK", CLOCK)
+    monkeypatch.delenv("PBEM_HOST", raising=False)
+
+
+def answer_of(host, mid: str) -> str:
+    got = answers(host, mid)
+    assert got, f"no answer to {mid}"
+    return text_of(got[-1])
+
+
+def signed_mail(game, side: str, key: Path, orders: str, folder: Path, mid: str, sender: str) -> bytes:
+    text = f"Game: {game.game_id}\nSide: {side}\nHead: {game.head()[1]}\n\n{orders}"
+    f = folder / f"{mid}.txt"
+    f.write_text(text)
+    return message(sender, text + ssh_sign(key, f), mid=mid)
+
+
+def test_a_game_by_mail_with_every_order_signed_by_the_players_ssh_keys(tmp_path):
+    host = make_host(tmp_path / "host")
+    g = Game.create(host.cfg.games_dir / "g1", "el-alamein", {"axis": AXIS, "british": BRITISH}, seed_hex="11" * 32,
+                    game_id="g1", at=CLOCK, dice_scheme=2, require_signatures=True)
+    host.welcome(g)
+    keys = {"axis": keygen(tmp_path, "axis"), "british": keygen(tmp_path, "british", "rsa", 2048)}
+    addr = {"axis": AXIS, "british": BRITISH}
+    # KEY: asked with the token, confirmed by a reply from the same address
+    for side in ("axis", "british"):
+        pub = Path(str(keys[side]) + ".pub").read_text().strip()
+        deliver(host, message(addr[side], f"Token: {secret(g, side)}\nKEY {pub}\n", mid=f"key-{side}@x"))
+        host.poll()
+        code = re.search(r"KEY CONFIRM ([0-9a-f]{16})", answer_of(host, f"key-{side}@x"))[1]
+        deliver(host, message(addr[side], f"Token: {secret(g, side)}\nKEY CONFIRM {'0' * 16}\n", mid=f"bad-{side}@x"))
+        host.poll()
+        assert "No key waits for that code" in answer_of(host, f"bad-{side}@x")
+        deliver(host, message(addr[side], f"Token: {secret(g, side)}\nKEY CONFIRM {code}\n", mid=f"ok-{side}@x"))
+        host.poll()
+        assert "Registered" in answer_of(host, f"ok-{side}@x")
+    assert set(Game(g.dir).state().keys) == {"axis", "british"}
+    # an unsigned order is refused in this game
+    deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nend\n", mid="unsigned@x"))
+    host.poll()
+    assert "requires every order to be signed" in answer_of(host, "unsigned@x")
+    # the turn's four phases, each side's two by one signed mail; an answer holds the host's receipt
+    host_pub = (host.cfg.root / "host-key.pub").read_text()
+    n = 0
+    for side in ("axis", "british", "axis", "british"):
+        n += 1
+        mid = f"orders{n}@x"
+        deliver(host, signed_mail(Game(g.dir), side, keys[side], "end\nend  # no attacks\n", tmp_path, mid, addr[side]))
+        host.poll()
+        body = answer_of(host, mid)
+        assert "RECEIPT" in body, body
+        rfile = tmp_path / f"{mid}.receipt"
+        rfile.write_text(body)
+        r = CliRunner().invoke(main, ["receipt", "check", str(rfile), "--host-key", host_pub, "--game", str(g.dir)])
+        assert r.exit_code == 0, r.output
+    game = Game(g.dir)
+    given = [en.event for en in game.entries() if type(en.event).__name__ == "OrderGiven"]
+    assert len(given) == 8 and all(ev.signature or ev.signed_in for ev in given)
+    rep = game.verify()
+    assert rep.ok, rep.problems
+    assert any("order signatures: 8 signed" in x for x in rep.notes), rep.notes
+    assert game.state().chain.revealed >= 1                      # the turn is over: its dice are out
+
+
+def test_a_signed_mail_by_another_key_or_changed_on_the_way_is_refused(tmp_path):
+    host = make_host(tmp_path / "host")
+    axis_key, other = keygen(tmp_path, "axis"), keygen(tmp_path, "other")
+    g = Game.create(host.cfg.games_dir / "g1", "el-alamein", {"axis": AXIS, "british": BRITISH}, seed_hex="11" * 32,
+                    game_id="g1", at=CLOCK, dice_scheme=2,
+                    keys={"axis": Path(str(axis_key) + ".pub").read_text()})
+    host.welcome(g)
+    deliver(host, signed_mail(g, "axis", other, "end\n", tmp_path, "m1@x", AXIS))
+    host.poll()
+    assert "signed by another key" in answer_of(host, "m1@x")
+    raw = signed_mail(g, "axis", axis_key, "end\n", tmp_path, "m2@x", AXIS).replace(b"\nend\n", b"\nend\nend\n", 1)
+    deliver(host, raw)
+    host.poll()
+    assert "the text or the signature was changed" in answer_of(host, "m2@x")
+    before = Game(g.dir).head()[0]
+    assert before == 1                                           # nothing applied: GameCreated, PhaseStarted
+    # the same, signed rightly: applied, without a token
+    deliver(host, signed_mail(g, "axis", axis_key, "end\n", tmp_path, "m3@x", AXIS))
+    host.poll()
+    assert "RECEIPT" in answer_of(host, "m3@x") and Game(g.dir).head()[0] > before
