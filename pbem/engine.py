@@ -144,22 +144,6 @@ REVEALED = ("the dice seed of this game has been revealed, so every future roll 
             "no order may be applied any more (the host reveals the seed when the game is over)")
 
 
-def _trust_fields(sc: Scenario, keys: dict[str, str], required: bool) -> dict:
-    """GameCreated's keys and signature setting, each key checked (pbem.trust.sshsig)."""
-    from pbem.trust.sshsig import SigError, parse_public_key
-    out: dict = {}
-    for side, key in keys.items():
-        if side not in sc.side_ids():
-            raise EngineError(f"--key {side}=...: {sc.id} has no side {side!r}; sides: {', '.join(sc.side_ids())}")
-        try:
-            out.setdefault("keys", {})[side] = parse_public_key(key).line
-        except SigError as e:
-            raise EngineError(f"--key for {side}: {e}") from None
-    if required:
-        out["signatures"] = "required"
-    return out
-
-
 def _safe_id(name: str) -> str:
     gid = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
     return gid or "game"
@@ -243,7 +227,8 @@ class Game(Verification):
                 raise EngineError(f"--player {side}={addr!r}: not a plain e-mail address")
         for side in sc.side_ids():
             players.setdefault(side, "")
-        trust = _trust_fields(sc, dict(keys or {}), require_signatures)
+        from pbem.trust.signed import creation_fields
+        trust = creation_fields(sc, dict(keys or {}), require_signatures, EngineError)
         if seed_hex is not None and dice is not None:
             raise EngineError("give either --seed or --dice, not both")
         if dice_scheme not in (1, 2):

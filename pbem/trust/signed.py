@@ -106,3 +106,18 @@ def refusal(game, st, side: str, text: str, signature: str, lines) -> str:
     if not covers(order_lines(text), [ln.text for ln in lines]):
         return "the orders are not the lines the signature covers"
     return ""
+
+
+def creation_fields(sc, keys: dict[str, str], required: bool, error=ValueError) -> dict:
+    """GameCreated's ``keys`` (each checked, recorded as ``TYPE BASE64``) and ``signatures``."""
+    out: dict = {}
+    for side, key in keys.items():
+        if side not in sc.side_ids():
+            raise error(f"--key {side}=...: {sc.id} has no side {side!r}; sides: {', '.join(sc.side_ids())}")
+        try:
+            out.setdefault("keys", {})[side] = sshsig.parse_public_key(key).line
+        except sshsig.SigError as e:
+            raise error(f"--key for {side}: {e}") from None
+    if required:
+        out["signatures"] = "required"
+    return out
