@@ -63,7 +63,10 @@ def core_words(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
         case E.TurnDiceRevealed():
             more = "".join(f"; {name(s.owner) if s.owner != 'referee' else 'the referee'}'s secret rolls up to turn "
                            f"{s.turn} too" for s in ev.secret)
-            return f"Turn {ev.turn} is over: its dice seed {ev.seed[:16]}... is revealed, so every roll of it checks{more}."
+            # The reducer has refused a seed that does not hash to the committed chain, so that
+            # much is checked here; the rolls themselves are re-derived by verify (the whole replay).
+            return (f"Turn {ev.turn} is over: its dice seed {ev.seed[:16]}... is revealed and hashes to the chain "
+                    f"committed at the start{more}; every roll of the turn can now be checked (pbem verify).")
         case E.EntropyCommitted():
             return (f"{name(ev.side)} commits to a contribution to the dice ({ev.commitment[:16]}...)." if ev.commitment
                     else f"{name(ev.side)} makes no contribution to the dice.")
