@@ -75,10 +75,12 @@ def host_grp() -> None:
 @click.option("--games", default="games", show_default=True, help="Folder for new games, relative to HOST_DIR.")
 @click.option("--imap", metavar="SERVER[:PORT]", help="Read orders from this IMAP server instead of the Maildir HOST_DIR/inbox.")
 @click.option("--imap-user", help="IMAP login (default: the host address).")
-@click.option("--imap-security", type=click.Choice(["tls", "starttls", "none"]), default="tls", show_default=True)
+@click.option("--imap-security", type=click.Choice(["tls", "starttls", "none"]),
+              help="Default: tls; \"none\" for a server on loopback (127.0.0.1, localhost).")
 @click.option("--smtp", metavar="SERVER[:PORT]", help="Send mail through this SMTP server instead of writing .eml files to HOST_DIR/outbox.")
-@click.option("--smtp-user", help="SMTP login (default: the host address).")
-@click.option("--smtp-security", type=click.Choice(["starttls", "tls", "none"]), default="starttls", show_default=True)
+@click.option("--smtp-user", help="SMTP login (default: the host address; none for a server on loopback).")
+@click.option("--smtp-security", type=click.Choice(["starttls", "tls", "none"]),
+              help="Default: starttls; \"none\" for a server on loopback (127.0.0.1, localhost).")
 @click.option("--ask-passwords", is_flag=True, help="Ask for the IMAP/SMTP passwords and keep them in credentials.toml (mode 0600).")
 @click.option("--deadline", "period", default="72h", show_default=True, help="Time for each decision ('off' = no deadlines).")
 @click.option("--reminder", default="24h", show_default=True, help="Remind the late side this long before a deadline.")
@@ -90,8 +92,15 @@ def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_sec
     (kept in credentials.toml, mode 0600) or in the environment variables
     PBEM_IMAP_PASSWORD and PBEM_SMTP_PASSWORD."""
     from pbem.host import init_host
+    from pbem.host.mail import LOOPBACK
     incoming = outgoing = None
     passwords = {}
+    # a test server on loopback speaks no TLS and takes mail without a login: propose that
+    local = {k: bool(v) and _server(v, 0)[0].strip("[]") in LOOPBACK for k, v in (("imap", imap), ("smtp", smtp))}
+    imap_security = imap_security or ("none" if local["imap"] else "tls")
+    smtp_security = smtp_security or ("none" if local["smtp"] else "starttls")
+    if smtp_user is None and local["smtp"] and smtp_security == "none":
+        smtp_user = ""
     srv = _server(imap, 993 if imap_security == "tls" else 143)
     if srv:
         incoming = {"kind": "imap", "server": srv[0], "port": srv[1], "security": imap_security,
@@ -102,8 +111,8 @@ def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_sec
     srv = _server(smtp, 465 if smtp_security == "tls" else 587)
     if srv:
         outgoing = {"kind": "smtp", "server": srv[0], "port": srv[1], "security": smtp_security,
-                    "user": smtp_user or address}
-        if ask_passwords:
+                    "user": address if smtp_user is None else smtp_user}
+        if ask_passwords and outgoing["user"]:
             passwords["smtp"] = click.prompt(f"SMTP password for {smtp_user or address}", hide_input=True)
     cfg = init_host(Path(host_dir), address, name=name, referee=referee, games=games, incoming=incoming,
                     outgoing=outgoing, period=period, reminder=reminder, passwords=passwords or None)
@@ -114,10 +123,12 @@ def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_sec
         click.echo(f"  orders come into the Maildir {cfg.root / cfg.incoming.get('maildir', 'inbox')} "
                    "(deliver there with getmail, fetchmail or your mail server)")
     if cfg.outgoing.get("kind") == "smtp":
-        click.echo(f"  mail goes out through SMTP {cfg.outgoing['server']}:{cfg.outgoing['port']}")
+        o = cfg.outgoing
+        login = f"as {o['user']}" if o.get("user") else "without a login"
+        click.echo(f"  mail goes out through SMTP {o['server']}:{o['port']} ({o['security']}, {login})")
     else:
         click.echo(f"  mail goes out as .eml files into {cfg.root / cfg.outgoing.get('outbox', 'outbox')}")
-    if (imap or smtp) and not ask_passwords:
+    if (imap or (smtp and cfg.outgoing.get("user"))) and not ask_passwords:
         click.echo("  passwords: set PBEM_IMAP_PASSWORD / PBEM_SMTP_PASSWORD, or put them in "
                    f"{cfg.root / 'credentials.toml'} (mode 0600, [imap] and [smtp] password = \"...\")")
     games = cfg.games_dir
@@ -235,9 +246,11 @@ def mail_ingest(files, host_dir) -> None:
     h = _host(host_dir)
     outcomes = h.ingest_files([Path(f) for f in files])
     _print_outcomes(outcomes)
+    for line in h.flush_problems:
+        click.echo(f"pbem: {line}", err=True)
     if h.pending():
-        click.echo(f"{h.pending()} mail(s) wait in the spool (see {h.logfile})")
-    if any(oc.status == "error" for oc in outcomes):
+        click.echo(f"{h.pending()} mail(s) wait in the spool: `pbem host status` shows why (and {h.logfile})")
+    if any(oc.status == "error" for oc in outcomes) or h.flush_problems:
         sys.exit(1)
 
 
@@ -248,10 +261,26 @@ def mail_poll(host_dir) -> None:
     h = _host(host_dir)
     outcomes = h.poll()
     _print_outcomes(outcomes)
-    if not outcomes:
+    if not _poll_said(h, outcomes):
+        sys.exit(1)
+
+
+def _poll_said(h, outcomes) -> bool:
+    """What a poll did besides reading mail, and what went wrong (on standard error);
+    False when something did (so cron, which mails a failing job's output, notices)."""
+    rep = h.last_poll
+    if not outcomes and not any(p.startswith("inbox:") for p in rep.problems):
         click.echo("inbox empty")
+    for line in rep.did:
+        click.echo(line)
+    if rep.sent:
+        click.echo(f"sent {rep.sent} mail(s)")
+    for line in rep.problems:
+        click.echo(f"pbem: {line}", err=True)
     if h.pending():
-        click.echo(f"{h.pending()} mail(s) wait in the spool (see {h.logfile})")
+        click.echo(f"{h.pending()} mail(s) wait in the spool: `pbem host status` shows why (and {h.logfile})",
+                   err=bool(rep.problems))
+    return not rep.problems
 
 
 @mail_grp.command("quarantine")
@@ -361,6 +390,11 @@ def serve_cmd(host_dir, interval, once) -> None:
         h.serve(interval=interval, once=once)
     except (HostError, MailError) as e:
         _fail(str(e))
+    if once:                                    # as `pbem mail poll`: a problem is exit 1
+        for line in h.last_poll.problems:
+            click.echo(f"pbem: {line}", err=True)
+        if h.last_poll.problems:
+            sys.exit(1)
 
 
 @click.command("deadline")

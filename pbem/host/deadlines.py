@@ -31,6 +31,10 @@ class DeadlinesMixin:
                 pass
         return self.cfg.period
 
+    def deadlines_on(self, game) -> bool:
+        """Do this game's decisions get deadlines at all?"""
+        return self._period(game) is not None
+
     @staticmethod
     def _deadlines(game) -> dict:
         try:

@@ -613,7 +613,9 @@ class SmtpSender:
         try:
             refused = self.conn.sendmail(self.envelope_from, to, data)
         except smtplib.SMTPRecipientsRefused as e:
-            raise Undeliverable(f"{name}: every recipient was refused ({_brief(e)})") from None
+            why = "; ".join(f"{r}: {c} {m.decode('utf-8', 'replace') if isinstance(m, bytes) else m}"
+                            for r, (c, m) in e.recipients.items())
+            raise Undeliverable(f"{name}: every recipient was refused ({_brief(Exception(why))})") from None
         except smtplib.SMTPDataError as e:
             if e.smtp_code >= 500:
                 raise Undeliverable(f"{name}: the server refused the message ({_brief(e)})") from None

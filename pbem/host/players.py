@@ -62,6 +62,12 @@ class PlayersMixin:
                 out[side] = a
         return out
 
+    def unplayed(self, game) -> list[str]:
+        """The sides with no player address: nobody is mailed their reports, and their steps
+        are left to the deadlines (`pbem new` warns, `pbem host status` shows them)."""
+        players = self._players(game)
+        return [s for s in game.scenario.side_ids() if s not in players]
+
     # --- player changes: a side's new address, replaced secrets ------------------------
     #
     # The log's GameCreated keeps the addresses the game began with; the host

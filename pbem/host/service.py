@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import threading
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
@@ -29,6 +30,17 @@ from pbem.host.journal import JournalMixin
 from pbem.host.letters import LettersMixin
 from pbem.host.players import PlayersMixin
 from pbem.host.spool import SpoolMixin
+
+
+@dataclass
+class PollReport:
+    """One poll: the messages read, what else it did (reports, reminders, deadlines: one
+    line each), how many mails went out, and what went wrong (inbox, delivery, a message
+    the host could not handle): `pbem mail poll` prints it all and exits 1 on a problem."""
+    outcomes: list[Outcome] = field(default_factory=list)
+    did: list[str] = field(default_factory=list)
+    sent: int = 0
+    problems: list[str] = field(default_factory=list)
 
 
 class Host(IngestMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, JournalMixin):
@@ -48,6 +60,8 @@ class Host(IngestMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, 
         self.quarantine_dir = r / "mail" / "quarantine"
         self.logfile = r / "host.log"
         self._locked = False
+        self.flush_problems: list[str] = []     # what the last flush could not deliver (spool)
+        self.last_poll = PollReport()
 
     @classmethod
     def open(cls, root: Path, **kw) -> "Host":
@@ -167,8 +181,10 @@ class Host(IngestMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, 
     # --- inbox ------------------------------------------------------------------
 
     def poll(self) -> list[Outcome]:
-        """Deal with every message waiting in the inbox, then deadlines, then deliver."""
+        """Deal with every message waiting in the inbox, then deadlines, then deliver.
+        What it did besides reading mail, and what went wrong, is in ``last_poll``."""
         outcomes: list[Outcome] = []
+        self.last_poll = report = PollReport()
         with self.locked():
             kind = self.cfg.incoming.get("kind", "maildir")
             if kind == "imap":
@@ -189,8 +205,11 @@ class Host(IngestMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, 
                                      "it stays in the inbox")
                         crash.checkpoint("filed")
                     outcomes.append(oc)
-            self.tick()
-            self.flush()
+            report.did = self.tick()
+            report.sent = self.flush()
+            report.problems += self.flush_problems
+        report.outcomes = outcomes
+        report.problems += [oc.line() for oc in outcomes if oc.status == "error"]
         return outcomes
 
     def _poll_imap(self) -> list[Outcome]:
@@ -212,6 +231,7 @@ class Host(IngestMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, 
                         crash.checkpoint("filed")
                     outcomes.append(oc)
         except M.MailError as e:
+            self.last_poll.problems.append(f"inbox: {e}")
             self.log(f"inbox: {e}")
         return outcomes
 
@@ -290,9 +310,11 @@ class Host(IngestMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, 
                     if outcomes:
                         self.log(f"poll: {len(outcomes)} message(s)")
                 except (HostError, M.MailError, OSError) as e:
+                    self.last_poll = PollReport(problems=[f"poll failed: {e}"])
                     self.log(f"poll failed: {e}")
                 except Exception as e:         # noqa: BLE001 - keep serving; the next poll retries
-                    self.log(f"poll failed: internal error {type(e).__name__}: {e}")
+                    self.last_poll = PollReport(problems=[f"poll failed: internal error {type(e).__name__}: {e}"])
+                    self.log(self.last_poll.problems[0])
                 cycles += 1
                 if once:
                     break
@@ -325,15 +347,33 @@ def after_new(game, echo: Callable[[str], None] = print) -> None:
         told = host.welcome(game)
     except (HostError, M.MailError, OSError) as e:
         raise EngineError(f"game created, but the host could not welcome the players: {e}") from None
+    tell_welcomes(host, game, told, echo, f"host {root}: ")
+
+
+def tell_welcomes(host: "Host", game, told: list[str], echo: Callable[[str], None], prefix: str = "") -> None:
+    """Say which welcomes went out and which wait in the spool (with the reason), and
+    warn of a side nobody plays: `pbem new` and `pbem host add`."""
     where = host.outbox_path if host.cfg.outgoing.get("kind", "outbox") == "outbox" else host.cfg.outgoing.get("server")
+    waiting = {m["to"].lower(): m for m in host.stuck() if m["game"] == game.game_id and m["kind"] == "welcome"}
+    sent = [t for t in told if t.rsplit("<", 1)[-1].rstrip(">").lower() not in waiting]
+    if sent:
+        echo(f"{prefix}welcome mailed to {', '.join(sent)} (via {where})")
+    for t in told:
+        m = waiting.get(t.rsplit("<", 1)[-1].rstrip(">").lower())
+        if m:
+            state = "could not be delivered and was set aside" if m["state"] == "set aside" else \
+                "was NOT sent: it waits in the spool"
+            echo(f"{prefix}the welcome to {t} {state} ({m['error'] or 'not tried yet'}); "
+                 "`pbem mail poll` retries, `pbem host status` shows it")
     if told:
-        echo(f"host {root}: welcome mailed to {', '.join(told)} (via {where})")
         echo(f"player secrets: {game.dir / SECRETS_NAME} (mode 0600)")
     else:
-        echo(f"host {root}: game registered; no player has an address, so no welcome was sent")
-    left = host.pending()
-    if left:
-        echo(f"{left} mail(s) wait in the spool; `pbem mail poll` retries (see {host.logfile})")
+        echo(f"{prefix}game registered; no player has an address, so no welcome was sent")
+    for side in host.unplayed(game):
+        echo(f"warning: side {side} ({game.scenario.side_name(side)}) has no player: nobody gets its mail, and "
+             + ("its steps run on the deadline defaults" if host.deadlines_on(game) else
+                "with no deadlines the game waits for it for ever") + f" (`pbem host rotate-secret {game.dir} "
+             f"{side} --email ADDRESS` gives it one)")
 
 
 def add_game(root: Path, game_dir: Path, echo: Callable[[str], None] = print) -> None:
@@ -341,4 +381,5 @@ def add_game(root: Path, game_dir: Path, echo: Callable[[str], None] = print) ->
     host = Host.open(root)
     game = Game(Path(game_dir))
     told = host.welcome(game)
-    echo(f"game {game.game_id} hosted from {game.dir}; welcome mailed to: {', '.join(told) or 'nobody'}")
+    echo(f"game {game.game_id} hosted from {game.dir}")
+    tell_welcomes(host, game, told, echo)

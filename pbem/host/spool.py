@@ -3,17 +3,25 @@ state/spool/building/JOB and renames the folder to state/spool/ready/JOB in
 one step; ``flush`` delivers them, oldest job first, through the outbox
 folder or SMTP, and removes each file only after the transport took it.  A
 mail no transport will ever take is set aside in state/spool/failed/.  No mail
-is larger than ``[outgoing] max_bytes`` (``within``)."""
+is larger than ``[outgoing] max_bytes`` (``within``).
+
+What went wrong is kept beside the mails (state/spool/errors.json: per mail
+its first and last failed try, how many, the last error), so `pbem host
+status` can show a stuck mail with its reason, and ``flush_problems`` says
+what this flush could not do (`pbem mail poll` prints it and exits 1)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
+from email import policy
+from email.parser import BytesHeaderParser
 
 from pbem.host import crash
 from pbem.host import mail as M
-from pbem.host.common import Answer
+from pbem.host.common import Answer, iso
 from pbem.host.config import password
 
 
@@ -69,7 +77,9 @@ class SpoolMixin:
         return sum(1 for d in self.spool_ready.iterdir() for _ in d.glob("*.eml")) if self.spool_ready.is_dir() else 0
 
     def flush(self) -> int:
-        """Deliver the spool, oldest job first; what cannot go now stays for the next try."""
+        """Deliver the spool, oldest job first; what cannot go now stays for the next try
+        (its error kept for `pbem host status`, and said in ``flush_problems``)."""
+        self.flush_problems = []
         jobs = sorted(d for d in self.spool_ready.iterdir() if d.is_dir()) if self.spool_ready.is_dir() else []
         if not any(any(d.glob("*.eml")) for d in jobs):
             for d in jobs:
@@ -77,27 +87,91 @@ class SpoolMixin:
                     d.rmdir()
             return 0
         sent = 0
+        errors = self._spool_errors()
         try:
             with self._transport() as t:
                 for d in jobs:
                     for f in sorted(d.glob("*.eml")):
+                        name = f"{d.name}/{f.name}"
                         try:
                             where = t.send(f"{d.name}-{f.stem}", f.read_bytes())
                         except M.Undeliverable as e:
                             self.spool_failed.mkdir(parents=True, exist_ok=True)
                             os.replace(f, self.spool_failed / f"{d.name}-{f.name}")
-                            self.log(f"mail {d.name}/{f.name} cannot be delivered, set aside in "
-                                     f"{self.spool_failed}: {e}")
+                            _tried(errors.pop(name, None), errors, f"failed/{d.name}-{f.name}", str(e), self.now())
+                            self.flush_problems.append(f"mail {name} cannot be delivered, set aside in "
+                                                       f"{self.spool_failed}: {e}")
+                            self.log(self.flush_problems[-1])
                             continue
                         crash.checkpoint("sent")
                         f.unlink()
+                        errors.pop(name, None)
                         sent += 1
-                        self.log(f"sent {d.name}/{f.name} to {where}")
+                        self.log(f"sent {name} to {where}")
                     with contextlib.suppress(OSError):
                         d.rmdir()
         except M.MailError as e:
-            self.log(f"delivery failed, {self.pending()} mail(s) wait in the spool: {e}")
+            for d in jobs:
+                for f in sorted(d.glob("*.eml")):
+                    name = f"{d.name}/{f.name}"
+                    _tried(errors.get(name), errors, name, str(e), self.now())
+            self.flush_problems.append(f"delivery failed, {self.pending()} mail(s) wait in the spool: {e}")
+            self.log(self.flush_problems[-1])
+        self._save_spool_errors(errors)
         return sent
+
+    # --- what went wrong, per mail ------------------------------------------------
+
+    @property
+    def _errors_path(self):
+        return self.spool_ready.parent / "errors.json"
+
+    def _spool_errors(self) -> dict:
+        try:
+            data = json.loads(self._errors_path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _save_spool_errors(self, errors: dict) -> None:
+        live = {k: v for k, v in errors.items()
+                if (self.spool_ready / k).exists() or (k.startswith("failed/") and
+                                                       (self.spool_failed / k[len("failed/"):]).exists())}
+        if live or self._errors_path.exists():
+            with contextlib.suppress(OSError):
+                M.write_atomic(self._errors_path, json.dumps(live, indent=1, sort_keys=True).encode(), 0o600)
+
+    def stuck(self) -> list[dict]:
+        """Every mail not delivered: in the spool (waiting for the next try) or set aside
+        (no transport will take it), with its game, kind, recipients, when it was made
+        and what went wrong the last time (``error`` "" when no try has failed yet)."""
+        errors = self._spool_errors()
+        parser = BytesHeaderParser(policy=policy.default)
+        out = []
+        places = [("waiting", self.spool_ready, "*/*.eml"), ("set aside", self.spool_failed, "*.eml")]
+        for state, where, pattern in places:
+            if not where.is_dir():
+                continue
+            for f in sorted(where.glob(pattern)):
+                name = f"{f.parent.name}/{f.name}" if state == "waiting" else f"failed/{f.name}"
+                try:
+                    h = parser.parsebytes(f.read_bytes())
+                except OSError:
+                    continue
+                e = errors.get(name) or {}
+                out.append({"mail": name, "state": state, "game": str(h["X-pbem-Game"] or ""),
+                            "kind": str(h["X-pbem-Kind"] or ""), "to": str(h["To"] or ""),
+                            "made": str(h["Date"] or ""), "tries": int(e.get("tries", 0)),
+                            "first_error": e.get("first", ""), "last_try": e.get("at", ""),
+                            "error": e.get("error", "")})
+        return out
+
+
+def _tried(before: dict | None, errors: dict, name: str, error: str, now) -> None:
+    """One more failed try of mail ``name``, recorded in ``errors``."""
+    e = dict(before or {})
+    e.setdefault("first", iso(now))
+    errors[name] = dict(e, at=iso(now), tries=int(e.get("tries", 0)) + 1, error=error[:500])
 
 
 def within(limit: int, make, body: str, attachments: list) -> bytes:

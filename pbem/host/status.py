@@ -13,7 +13,7 @@ as waiting in the spool.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from email import policy
 from email.parser import BytesHeaderParser
@@ -37,6 +37,8 @@ class Row:
     spooled: int               # mails written but not delivered yet
     quarantined: int
     problem: str = ""          # a game that cannot be read says why
+    no_player: list[str] = field(default_factory=list)     # sides nobody plays (their steps go by deadline)
+    undelivered: list[dict] = field(default_factory=list)  # mails stuck in the spool or set aside (SpoolMixin.stuck)
 
 
 def _journal(host) -> list[dict]:
@@ -101,7 +103,8 @@ def _coarse(secs: int) -> int:
     return secs
 
 
-def _game_row(gid: str, path: Path, jobs: list[dict], spooled: dict, quarantined: dict, now: datetime) -> Row:
+def _game_row(host, gid: str, path: Path, jobs: list[dict], spooled: dict, quarantined: dict,
+              now: datetime) -> Row:
     from pbem.engine import Game
     mine = [r for r in jobs if r.get("game") == gid and r.get("at")]
     ins = [r["at"] for r in mine if not str(r.get("key", "")).startswith("host job ")]
@@ -116,6 +119,7 @@ def _game_row(gid: str, path: Path, jobs: list[dict], spooled: dict, quarantined
         return row
     sc = game.scenario
     row.scenario, row.turn = sc.id, st.turn
+    row.no_player = host.unplayed(game)
     if st.result is not None:
         row.phase = "game over"
         row.waiting_for = []
@@ -149,11 +153,22 @@ def board(host) -> tuple[list[dict], str]:
     now = host.now()
     jobs = _journal(host)
     spooled, quarantined = _spooled(host), _quarantined(host)
-    rows = [_game_row(gid, path, jobs, spooled, quarantined, now) for gid, path in sorted(host.games().items())]
-    return [asdict(r) for r in rows], text(rows, now, quarantined.get("", 0))
+    rows = [_game_row(host, gid, path, jobs, spooled, quarantined, now) for gid, path in sorted(host.games().items())]
+    stuck = host.stuck()
+    for r in rows:
+        r.undelivered = [m for m in stuck if m["game"] == r.game]
+    others = [m for m in stuck if m["game"] not in {r.game for r in rows}]
+    return [asdict(r) for r in rows], text(rows, now, quarantined.get("", 0), others)
 
 
-def text(rows: list[Row], now: datetime, unnamed: int = 0) -> str:
+def _undelivered_line(m: dict) -> str:
+    tried = (f"{m['tries']} tr{'y' if m['tries'] == 1 else 'ies'} since {m['first_error']}, the last at "
+             f"{m['last_try']}; last error: {m['error']}" if m["tries"] else "not tried yet")
+    where = "set aside (no server will take it)" if m["state"] == "set aside" else "waiting in the spool"
+    return f"  {m['game'] or '-'}  {m['kind'] or 'mail'} to {m['to']}: {where}, {tried}  [{m['mail']}]"
+
+
+def text(rows: list[Row], now: datetime, unnamed: int = 0, others: list[dict] = ()) -> str:
     """The board as a table a mail client shows well (fixed width, no tabs)."""
     head = ["game", "scenario", "turn", "phase", "waiting for", "deadline", "left", "last in", "last out",
             "quarantined"]
@@ -171,6 +186,13 @@ def text(rows: list[Row], now: datetime, unnamed: int = 0) -> str:
         lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip())
     if unnamed:
         lines += ["", f"{unnamed} quarantined message(s) name no hosted game (pbem mail quarantine lists them)."]
+    alone = [(r, s) for r in rows for s in r.no_player]
+    if alone:
+        lines += ["", "Sides with no player (nobody gets their mail; their steps wait for the deadline defaults):"]
+        lines += [f"  {r.game}  {s}" for r, s in alone]
+    stuck = [m for r in rows for m in r.undelivered] + list(others)
+    if stuck:
+        lines += ["", f"Mail not delivered ({len(stuck)}):"] + [_undelivered_line(m) for m in stuck]
     return "\n".join(lines) + "\n"
 
 
