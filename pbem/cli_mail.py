@@ -84,8 +84,13 @@ def host_grp() -> None:
 @click.option("--ask-passwords", is_flag=True, help="Ask for the IMAP/SMTP passwords and keep them in credentials.toml (mode 0600).")
 @click.option("--deadline", "period", default="72h", show_default=True, help="Time for each decision ('off' = no deadlines).")
 @click.option("--reminder", default="24h", show_default=True, help="Remind the late side this long before a deadline.")
+@click.option("--clock", metavar="HH:MM", help="Deadlines fall at this time of day (e.g. 23:30).")
+@click.option("--days", metavar="MASK", help="...on these days, Sunday first, '-' for none: -MTWTF- is Monday to Friday.")
+@click.option("--minimum", metavar="DURATION", help="A deadline is never less than this after the decision arises.")
+@click.option("--grace", metavar="DURATION", help="After a deadline: the late side is named to all; the default after this.")
+@click.option("--zone", metavar="ZONE", help="The time zone the clock and days are read in (default UTC), e.g. Europe/Berlin.")
 def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_security, smtp, smtp_user,
-              smtp_security, ask_passwords, period, reminder) -> None:
+              smtp_security, ask_passwords, period, reminder, clock, days, minimum, grace, zone) -> None:
     """Create a host in HOST_DIR: pbem-host.toml, inbox Maildir, outbox, games folder.
 
     Passwords never go into pbem-host.toml: give them with --ask-passwords
@@ -114,8 +119,10 @@ def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_sec
                     "user": address if smtp_user is None else smtp_user}
         if ask_passwords and outgoing["user"]:
             passwords["smtp"] = click.prompt(f"SMTP password for {smtp_user or address}", hide_input=True)
+    ck = {k: v for k, v in (("clock", clock), ("days", days), ("minimum", minimum), ("grace", grace),
+                            ("zone", zone)) if v is not None}
     cfg = init_host(Path(host_dir), address, name=name, referee=referee, games=games, incoming=incoming,
-                    outgoing=outgoing, period=period, reminder=reminder, passwords=passwords or None)
+                    outgoing=outgoing, period=period, reminder=reminder, passwords=passwords or None, clock=ck)
     click.echo(f"host created in {cfg.root} for {cfg.address}")
     if cfg.incoming.get("kind") == "imap":
         click.echo(f"  orders come from IMAP {cfg.incoming['server']}:{cfg.incoming['port']} ({cfg.incoming['folder']})")
@@ -401,9 +408,18 @@ def serve_cmd(host_dir, interval, once) -> None:
 @click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
 @click.option("--extend", metavar="DURATION", help="Push the running deadline(s) back, e.g. 24h, and tell the players.")
 @click.option("--period", metavar="DURATION", help="Time for each later decision of this game ('off' = none).")
+@click.option("--clock", metavar="HH:MM", help="This game's deadlines fall at this time of day ('off' = any time).")
+@click.option("--days", metavar="MASK", help="...on these days, Sunday first, '-' for none: -MTWTF-.")
+@click.option("--minimum", metavar="DURATION", help="Never less than this after a decision arises ('off').")
+@click.option("--grace", metavar="DURATION", help="After a deadline: the late side named to all, then the default ('off').")
+@click.option("--zone", metavar="ZONE", help="The time zone of the clock and the days (e.g. Europe/Berlin).")
+@click.option("--pause", "pause", flag_value=True, default=None,
+              help="Stop every deadline of this game (a public event in its log; the players are told).")
+@click.option("--resume", "pause", flag_value=False, help="Start them again, each with the time it had left.")
 @host_option
-def deadline_cmd(game_dir, extend, period, host_dir) -> None:
-    """Show a game's deadlines; the host can extend them or change the period."""
+def deadline_cmd(game_dir, extend, period, clock, days, minimum, grace, zone, pause, host_dir) -> None:
+    """Show a game's deadlines; the host can extend them, pause and resume them, or set
+    this game's own period, clock, days, minimum, grace and zone (over the host's)."""
     from pbem.engine import EngineError, Game
     from pbem.host import HostError, parse_duration
     from pbem.host.mail import MailError
@@ -412,7 +428,9 @@ def deadline_cmd(game_dir, extend, period, host_dir) -> None:
         delta = parse_duration(extend, zero=False) if extend else None
         if extend and delta is None:
             raise HostError("--extend needs a positive duration, e.g. 24h")
-        for line in h.deadline(Game(Path(game_dir)), extend=delta, period=period):
+        settings = {k: v for k, v in (("clock", clock), ("days", days), ("minimum", minimum), ("grace", grace),
+                                      ("zone", zone)) if v is not None}
+        for line in h.deadline(Game(Path(game_dir)), extend=delta, period=period, settings=settings, pause=pause):
             click.echo(line)
     except (HostError, MailError, EngineError) as e:
         _fail(str(e))

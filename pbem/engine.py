@@ -818,4 +818,18 @@ class Game(Verification):
             self._write_cache(rec.hash, st, sealed)
         return seed.hex()
 
+    def host_event(self, ev: E.Event, at: str | None = None) -> str:
+        """Append an event the host makes itself (DeadlinesChanged: one of E.STANDALONE, but the
+        seed's reveal and a key, which have their own steps): public, caused by no order.
+        Returns the new head."""
+        if not isinstance(ev, E.DeadlinesChanged):
+            raise EngineError(f"{E.kind_of(ev)} is not an event the host writes on its own")
+        with self.log.lock():
+            _, _, st, sealed = self._at_head()
+            rec = self.log.append(E.kind_of(ev), E.body_of(ev), at=at or now_utc(), locked=True)
+            self.rules.apply(st, ev, self.scenario)
+            st.seq = rec.seq
+            self._write_cache(rec.hash, st, sealed)
+        return rec.hash
+
     # --- auditing --------------------------------------------------------

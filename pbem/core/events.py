@@ -56,6 +56,15 @@ class SeedRevealed(Event, tag="SeedRevealed"):
     seed: str                      # hex; checked against GameCreated.seed_commitment
 
 
+class DeadlinesChanged(Event, tag="DeadlinesChanged"):
+    """The host paused or resumed the game's deadlines, or every side agreed to extend
+    them (EXTEND): public, no effect on the game, written by the host (no order)."""
+    action: str                    # "paused" | "resumed" | "extended"
+    by: str = "host"               # "host", or "sides" (each side sent EXTEND)
+    text: str = ""                 # what it was, in words ("by 2d")
+
+
+
 class OrderGiven(Event, tag="OrderGiven"):
     """A player's order line as accepted; the events after it are its effects.
 
@@ -250,12 +259,12 @@ def register(*types: type[Event]) -> None:
 register(GameCreated, SeedRevealed, OrderGiven, PhaseStarted, GameEnded, UnitMoved, AttackDeclared,
          DeclarationsClosed, CombatResolved, DecisionRequired, UnitRetreated, UnitEliminated, UnitAdvanced,
          AdvanceDeclined, CombatFinished, UnitsRecovered, SecretRecorded, SecretRevealed, PressSent, KeyRegistered,
-         TurnDiceRevealed, EntropyCommitted, EntropyRevealed, EntropyStage)
+         TurnDiceRevealed, EntropyCommitted, EntropyRevealed, EntropyStage, DeadlinesChanged)
 
 # Events no order causes (the host appends them on its own), and events the kernel
 # appends after an order's own effects: verify and explain cut the log at the first
 # and leave the second out of what an order is re-run against.
-STANDALONE: tuple[type[Event], ...] = (SeedRevealed, KeyRegistered)
+STANDALONE: tuple[type[Event], ...] = (SeedRevealed, KeyRegistered, DeadlinesChanged)
 KERNEL_AFTER: tuple[type[Event], ...] = (TurnDiceRevealed,)
 
 

@@ -74,7 +74,7 @@ CORE: dict[type, Callable[[GameState, E.Event], None]] = {
     E.PhaseStarted: _phase, E.GameEnded: _ended, E.SeedRevealed: _seed, E.SecretRecorded: _sealed,
     E.SecretRevealed: _opened, E.DecisionRequired: _decision, E.OrderGiven: _nothing, E.PressSent: _nothing,
     E.KeyRegistered: _key, E.TurnDiceRevealed: _chain, E.EntropyCommitted: _chain, E.EntropyRevealed: _chain,
-    E.EntropyStage: _chain,
+    E.EntropyStage: _chain, E.DeadlinesChanged: _nothing,
 }
 
 

@@ -11,7 +11,7 @@ import re
 import tomllib
 import typing
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import time, timedelta
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -41,6 +41,11 @@ class Config:
     outgoing: dict = field(default_factory=dict)
     period: timedelta | None = None
     reminder: timedelta | None = None
+    clock: time | None = None               # deadlines fall at this time of day (pbem.host.clock)
+    days: str = "SMTWTFS"                   # ... on these days (Sunday first, "-" = none that day)
+    minimum: timedelta | None = None        # ... never less than this after the decision arises
+    grace: timedelta | None = None          # after a deadline: the late side is named, then the default
+    zone: str = "UTC"                       # the zone the clock and the days are read in
     absence: timedelta | None = timedelta(days=14)
     absence_window: timedelta = timedelta(days=30)   # ABSENT: at most ``absence`` within any span this long
     press_per_mail: int = 10_000           # characters of press one mail may carry
@@ -58,7 +63,7 @@ def _toml_str(s: str) -> str:
 
 
 def config_text(address: str, name: str, referee: str, games: str, incoming: dict, outgoing: dict,
-                period: str, reminder: str, maps: bool = True) -> str:
+                period: str, reminder: str, maps: bool = True, clock: dict | None = None) -> str:
     """The text of a new pbem-host.toml, with every setting explained."""
     def table(d: dict, commented: dict) -> str:
         out = []
@@ -74,6 +79,7 @@ def config_text(address: str, name: str, referee: str, games: str, incoming: dic
                 "quarantine_folder": "pbem-quarantine"}
     out_more = {"kind": "smtp", "server": "smtp.example.org", "port": 587, "security": "starttls",
                 "user": address}
+    ck = {"clock": "", "days": "SMTWTFS", "minimum": "off", "grace": "off", "zone": "UTC", **(clock or {})}
     return f"""# pbem host configuration (written by `pbem host init`; edit freely).
 # Passwords never go here: see credentials.toml (mode 0600) or the
 # environment variables PBEM_IMAP_PASSWORD and PBEM_SMTP_PASSWORD.
@@ -104,6 +110,11 @@ max_bytes = 1000000                   # the largest mail the host sends: maps ar
 [deadlines]
 period = {_toml_str(period)}          # time for each decision the game waits for ("off" = none)
 reminder = {_toml_str(reminder)}      # the late side is reminded this long before the deadline
+clock = {_toml_str(ck["clock"])}                 # a time of day deadlines fall at, e.g. "23:30" ("" = any time)
+days = {_toml_str(ck["days"])}          # the days they may fall on, Sunday first: "-MTWTF-" = Monday to Friday
+minimum = {_toml_str(ck["minimum"])}             # never less than this after a decision arises (with a clock)
+grace = {_toml_str(ck["grace"])}               # after a deadline: the late side is named to all, then the default
+zone = {_toml_str(ck["zone"])}                # the time zone the clock and the days are read in
 absence = "14d"                       # the longest a player may be ABSENT ("off" = not at all) ...
 absence_window = "30d"                # ... in any span of this length, however many ABSENT mails
 
@@ -170,6 +181,11 @@ class _Deadlines(msgspec.Struct, forbid_unknown_fields=True):
     reminder: str = ""
     absence: str = "14d"
     absence_window: str = "30d"
+    clock: str = ""
+    days: str = "SMTWTFS"
+    minimum: str = ""
+    grace: str = ""
+    zone: str = "UTC"
 
 
 class _Orders(msgspec.Struct, forbid_unknown_fields=True):
@@ -220,6 +236,11 @@ _FORMS = {
     "deadlines.reminder": 'a duration in quotes: "24h", "12h", or "off"',
     "deadlines.absence": 'a duration in quotes: "14d", "7d", or "off"',
     "deadlines.absence_window": 'a duration in quotes, at least the absence: "30d", "60d"',
+    "deadlines.clock": 'a time of day in quotes, "23:30", or "" for none',
+    "deadlines.days": 'seven characters in quotes, Sunday first, "-" for a day without deadlines: "-MTWTF-"',
+    "deadlines.minimum": 'a duration in quotes: "24h", "2d", or "off"',
+    "deadlines.grace": 'a duration in quotes: "12h", "1d", or "off"',
+    "deadlines.zone": 'a time zone in quotes: "UTC", "Europe/Berlin", "America/New_York"',
     "serve.interval": 'a number of seconds from 1 to 86400 (60) or a duration in quotes: "5m", "90s"',
 }
 for _k in ("name", "referee", "games"):
@@ -312,6 +333,13 @@ def _config(data: dict, root: Path, path: Path) -> Config:
                 raise _bad(path, "deadlines.absence_window", f"{f.deadlines.absence_window!r} is shorter than "
                            f"the absence ({f.deadlines.absence!r})")
         setattr(cfg, key, td)
+    from pbem.host import clock as C
+    for key, read in (("minimum", parse_duration), ("grace", parse_duration), ("clock", C.parse_clock),
+                      ("days", C.parse_days), ("zone", C.check_zone)):
+        try:
+            setattr(cfg, key, read(getattr(f.deadlines, key)))
+        except HostError as e:
+            raise _bad(path, f"deadlines.{key}", str(e)) from None
     for key, where in _folders(cfg):
         problem = system_folder(where)
         if problem:
@@ -362,10 +390,12 @@ def system_folder(path: Path) -> str:
 
 def write_config(root: Path, address: str, name: str = "pbem", referee: str | None = None, games: str = "games",
                  incoming: dict | None = None, outgoing: dict | None = None, period: str = "72h",
-                 reminder: str = "24h", passwords: dict[str, str] | None = None, maps: bool = True) -> Config:
+                 reminder: str = "24h", passwords: dict[str, str] | None = None, maps: bool = True,
+                 clock: dict | None = None) -> Config:
     """Write a new pbem-host.toml (and credentials.toml with ``passwords``),
     checked before anything is written, and read it back; the host's folders
-    are made by ``init_host``."""
+    are made by ``init_host``.  ``clock``: the deadline clock's keys (clock, days,
+    minimum, grace, zone) as `pbem host init` was given them."""
     root = Path(root)
     if (root / CONFIG_NAME).exists():
         raise HostError(f"{root / CONFIG_NAME} already exists; edit it instead")
@@ -376,8 +406,11 @@ def write_config(root: Path, address: str, name: str = "pbem", referee: str | No
     incoming = incoming or {"kind": "maildir", "maildir": "inbox"}
     outgoing = outgoing or {"kind": "outbox", "outbox": "outbox"}
     text = config_text(address, name, address if referee is None else referee, games, incoming, outgoing,
-                       period, reminder, maps)
-    _config(tomllib.loads(text), root.resolve(), root / CONFIG_NAME)      # refuse before writing anything
+                       period, reminder, maps, clock)
+    try:
+        _config(tomllib.loads(text), root.resolve(), root / CONFIG_NAME)      # refuse before writing anything
+    except HostError as e:                     # name the option, not the file that was not written
+        raise HostError(str(e).replace(f"{root / CONFIG_NAME}: deadlines.", "--")) from None
     root.mkdir(parents=True, exist_ok=True)
     os.chmod(root, 0o700)                      # the host's folder holds the players' secrets
     M.write_atomic(root / CONFIG_NAME, text.encode())

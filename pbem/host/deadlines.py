@@ -17,23 +17,85 @@ from pbem.host.common import DEADLINE_NAME, REFEREE, Answer, HostError, fmt_dura
 from pbem.host.journal import job_key
 
 
+POLICY_KEYS = ("period", "clock", "days", "minimum", "grace", "zone")
+
+
+def _readers() -> dict:
+    from pbem.host import clock as C
+    return {"period": lambda t: parse_duration(t, zero=False), "clock": C.parse_clock, "days": C.parse_days,
+            "minimum": parse_duration, "grace": parse_duration, "zone": C.check_zone}
+
+
 class DeadlinesMixin:
     """The Host's deadlines.  Uses the Host's ``cfg``, ``now``, ``games``,
     ``locked``, ``log``, the journal, the players, the letters, the spool and
-    ``_apply`` (ingest's exactly-once application of orders)."""
+    ``_apply`` (ingest's exactly-once application of orders).
+
+    Everything a game keeps about its deadlines is in its deadline.json, read and
+    written only by ``_deadlines`` and ``_save_deadlines``: the running ``waits``
+    (per awaited decision: side, kind, since, due, reminded, late), the game's own
+    policy settings (``POLICY_KEYS``, over the host's ``[deadlines]``), ``paused``,
+    the players' ``zones``, ``absent``/``absences`` and the sides' ``extend`` offers."""
+
+    def _policy(self, game, dl: dict | None = None):
+        """The game's deadline policy (pbem.host.clock.Policy): the host's [deadlines],
+        with what `pbem deadline` set for this game over it."""
+        from pbem.host import clock as C
+        dl = self._deadlines(game) if dl is None else dl
+        c = self.cfg
+        vals = {"period": c.period, "clock": c.clock, "days": c.days, "minimum": c.minimum, "grace": c.grace,
+                "zone": c.zone}
+        for k, read in _readers().items():
+            if k in dl:
+                try:
+                    vals[k] = read(dl[k])
+                except HostError:               # written by hand, or by a pbem that did not bound it
+                    pass
+        return C.Policy(**vals)
 
     def _period(self, game) -> timedelta | None:
-        dl = self._deadlines(game)
-        if "period" in dl:
-            try:
-                return parse_duration(dl["period"], zero=False)
-            except HostError:                   # written by hand, or by a pbem that did not bound it
-                pass
-        return self.cfg.period
+        return self._policy(game).period
 
     def deadlines_on(self, game) -> bool:
         """Do this game's decisions get deadlines at all?"""
-        return self._period(game) is not None
+        return self._policy(game).on
+
+    def zone_of(self, game, viewer: str, dl: dict | None = None) -> str:
+        """The zone ``viewer`` reads times in: the one the player set (TIMEZONE, `pbem new
+        --tz`), the host's [deadlines] zone for the referee, else UTC only."""
+        dl = self._deadlines(game) if dl is None else dl
+        z = (dl.get("zones") or {}).get(viewer, "")
+        return z or (self._policy(game, dl).zone if viewer == REFEREE else "")
+
+    def show_time(self, game, viewer: str, at, dl: dict | None = None) -> str:
+        from pbem.host import clock as C
+        return C.show(at, self.zone_of(game, viewer, dl))
+
+    def deadline_lines(self, game, viewer: str, dl: dict | None = None) -> list[str]:
+        """The deadlines as ``viewer`` reads them, for STATUS, the welcome and every report:
+        the policy in words, then each running deadline (in UTC and the viewer's zone)."""
+        dl = self._deadlines(game) if dl is None else dl
+        pol = self._policy(game, dl)
+        out = pol.describe()
+        if dl.get("paused"):
+            out.append(f"The host paused the deadlines at {self.show_time(game, viewer, dl['paused']['at'], dl)}: "
+                       "none runs until they are resumed.")
+        sc = game.scenario
+        for w in dl.get("waits", {}).values():
+            who = "your" if w["side"] == viewer else f"{sc.side_name(w['side'])}'s"
+            try:
+                due = parse_time(w["due"])
+            except (HostError, KeyError):
+                continue
+            line = f"Deadline: {who} {w['kind']} is due by {self.show_time(game, viewer, due, dl)}"
+            if pol.grace:
+                line += f"; grace until {self.show_time(game, viewer, pol.final(due), dl)}"
+            out.append(line + (" (late)." if w.get("late") else "."))
+        z = self.zone_of(game, viewer, dl)
+        if viewer != REFEREE:
+            out.append(f"Times are in UTC and in your zone, {z} (TIMEZONE ZONE changes it)." if z else
+                       "Times are in UTC; send TIMEZONE Europe/Berlin (your zone) to read them in yours too.")
+        return out
 
     @staticmethod
     def _deadlines(game) -> dict:
@@ -54,7 +116,7 @@ class DeadlinesMixin:
     def _sync_deadlines(self, game) -> dict:
         """Start the clock for every decision newly awaited; forget answered ones."""
         dl = self._deadlines(game)
-        period = self._period(game)
+        policy = self._policy(game, dl)
         st = game.state()
         waits = dict(dl.get("waits", {}))
         now = self.now()
@@ -65,9 +127,13 @@ class DeadlinesMixin:
             keys[k] = item
         new = {k: v for k, v in waits.items() if k in keys}
         away = dl.get("absent", {})
+        arisen = []
         for k, item in keys.items():
-            if k not in new and period is not None:
-                due = now + period
+            if k in new:
+                continue
+            arisen.append(item["side"])
+            due = policy.due(now)
+            if due is not None:
                 if away.get(item["side"]) and parse_time(away[item["side"]]) > due:
                     due = parse_time(away[item["side"]])          # the player said ABSENT until then
                 new[k] = {"side": item["side"], "kind": item["kind"], "since": iso(now), "due": iso(due),
@@ -75,7 +141,12 @@ class DeadlinesMixin:
         if new != waits or "waits" not in dl:
             dl["waits"] = new
             self._save_deadlines(game, dl)
+        if arisen:
+            self._your_turn(game, dl, st, dict.fromkeys(arisen))
         return dl
+
+    def _your_turn(self, game, dl: dict, st, sides) -> None:
+        """A hook: the game now waits for ``sides`` (the webhooks ping them)."""
 
     def tick(self) -> list[str]:
         """Reminders and deadline defaults that are due, for every hosted game."""
@@ -104,13 +175,20 @@ class DeadlinesMixin:
         synced = self._sync_reports(game)
         if synced:
             return [synced]
+        if dl.get("paused"):
+            return []
         now = self.now()
+        policy = self._policy(game, dl)
         done = []
         for k, w in sorted(dl.get("waits", {}).items()):
             due = parse_time(w["due"])
-            if now >= due:
+            if now >= policy.final(due):
                 done.append(self._apply_default(game, k, w))
                 break                   # the state changed; look again on the next tick
+            if now >= due:
+                if not w.get("late"):
+                    done.append(self._late(game, k, w, policy))
+                continue
             if self.cfg.reminder and not w.get("reminded") and now >= due - self.cfg.reminder:
                 done.append(self._remind(game, k, w))
         return done
@@ -150,7 +228,7 @@ class DeadlinesMixin:
             if addr:
                 from pbem.views import awaiting_rows
                 # as the side may read it (Ruleset.awaiting_view), as its reports and STATUS say it
-                body = self._tpl("reminder", due=w["due"], kind=w["kind"],
+                body = self._tpl("reminder", due=self.show_time(game, w["side"], w["due"]), kind=w["kind"],
                                  awaiting=[a for a in awaiting_rows(game, st, w["side"]) if a["side"] == w["side"]],
                                  default_lines=game.rules.default_orders(st, game.scenario, w["side"]),
                                  staged=bool((staging.staged(game, w["side"]) or {}).get("step") == staging.step_of(st)),
@@ -166,6 +244,43 @@ class DeadlinesMixin:
             dl["waits"][akey]["reminded"] = True
             self._save_deadlines(game, dl)
         msg = f"game {game.game_id}: reminded {w['side']} of the {w['kind']} due {w['due']}"
+        self.log(msg)
+        return msg
+
+    def _late(self, game, akey: str, w: dict, policy) -> str:
+        """A deadline passed with grace to come: every side and the referee are told who is
+        late, and when the default will be applied (each in its own zone)."""
+        key = job_key("late", game.game_id, akey, w["due"])
+        rec = self.journal_get(key)
+        sc = game.scenario
+        final = policy.final(parse_time(w["due"]))
+        if not rec or rec.get("status") != "done":
+            rec = rec or self._start(key)
+            st = game.state()
+            head = game.head()[1]
+
+            def note(viewer: str) -> str:
+                who = "You are" if viewer == w["side"] else f"{sc.side_name(w['side'])} is"
+                return (f"LATE: the deadline for {sc.side_name(w['side'])}'s {w['kind']} passed at "
+                        f"{self.show_time(game, viewer, w['due'])}. {who} late: orders are still taken until "
+                        f"{self.show_time(game, viewer, final)}; then the host applies the default.")
+            answers = []
+            for side, addr in self._players(game).items():
+                body = self._tpl("notice", note=note(side), **self._context(game, side, st, head))
+                answers.append(Answer(addr, side, "late", f"[pbem {game.game_id}] late: {sc.side_name(w['side'])}'s "
+                                      f"{w['kind']}", body, references=self._refs(game, side), slug=f"{side}-late"))
+            if self.cfg.referee:
+                body = self._tpl("notice", note=note(REFEREE), **self._context(game, REFEREE, st, head))
+                answers.append(Answer(self.cfg.referee, REFEREE, "late", f"[pbem {game.game_id}] referee: "
+                                      f"{sc.side_name(w['side'])} is late", body, slug="referee-late"))
+            self.commit(rec["job"], answers, game.game_id)
+            self._done(key, rec, outcome="late", game=game.game_id, side=w["side"])
+        dl = self._deadlines(game)
+        if akey in dl.get("waits", {}):
+            dl["waits"][akey]["late"] = True
+            self._save_deadlines(game, dl)
+        msg = (f"game {game.game_id}: {w['side']} is late for the {w['kind']} due {w['due']}; everyone told; "
+               f"the default applies at {iso(final)}")
         self.log(msg)
         return msg
 
@@ -232,11 +347,12 @@ class DeadlinesMixin:
         def note_for(viewer: str) -> str:
             # each reader sees the applied orders through its own view: a default may seal a secret
             text = ", ".join(order_text(side, a.text, viewer, game.rules) for a in sub.applied)
+            at = self.show_time(game, viewer, w["due"])
             if rec.get("staged"):
-                note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {w['due']}. The host applied "
+                note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {at}. The host applied "
                         f"the orders {sc.side_name(side)} had staged: {text}.")
             else:
-                note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {w['due']}. The host applied "
+                note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {at}. The host applied "
                         f"the documented default for it: {text}.")
             return note + (f" (Refused: {refused_for(viewer)}.)" if sub.refused is not None else "")
         notes = {s: note_for(s) for s in sc.side_ids()}
@@ -251,102 +367,3 @@ class DeadlinesMixin:
         msg = f"game {game.game_id}: deadline passed for {side}; applied {what} ({len(sub.applied)} order(s))"
         self.log(msg)
         return msg
-
-    def deadline(self, game, extend: timedelta | None = None, period: str | None = None) -> list[str]:
-        """`pbem deadline`: show, extend (and tell the players), or set the period."""
-        out = []
-        with self.locked():
-            hosted = self.games().get(game.game_id)
-            if hosted is None or hosted.resolve() != game.dir.resolve():
-                raise HostError(f"game {game.game_id} ({game.dir}) is not hosted by {self.cfg.root}; "
-                                "host it first with `pbem host add`")
-            if period is not None:
-                parse_duration(period, zero=False)
-                dl = self._deadlines(game)
-                dl["period"] = period
-                self._save_deadlines(game, dl)
-                out.append(f"period for new decisions: {fmt_duration(parse_duration(period))}")
-            dl = self._sync_deadlines(game)
-            if extend is not None:
-                waits = dl.get("waits", {})
-                if not waits:
-                    raise HostError(f"game {game.game_id} has no running deadline to extend")
-                st = game.state()
-                head = game.head()[1]
-                for k, w in waits.items():
-                    try:
-                        due = parse_time(w["due"]) + extend
-                    except OverflowError:               # a due date near the calendar's end (written by hand)
-                        raise HostError(f"the deadline {w['due']} cannot be moved {fmt_duration(extend)} later: "
-                                        "past the end of the calendar") from None
-                    w["due"] = iso(due)
-                    w["reminded"] = bool(self.cfg.reminder) and w.get("reminded", False) and \
-                        self.now() >= due - self.cfg.reminder
-                    key = job_key("extend", game.game_id, k, w["due"])
-                    rec = self.journal_get(key)
-                    if rec and rec.get("status") == "done":
-                        continue
-                    rec = rec or self._start(key)
-                    note = (f"The host extended the deadline for {game.scenario.side_name(w['side'])}'s "
-                            f"{w['kind']} by {fmt_duration(extend)}: it is now due by {w['due']}.")
-                    answers = []
-                    for side, addr in self._players(game).items():
-                        body = self._tpl("notice", note=note, **self._context(game, side, st, head))
-                        answers.append(Answer(addr, side, "notice", f"[pbem {game.game_id}] deadline extended to "
-                                              f"{w['due']}", body, references=self._refs(game, side),
-                                              slug=f"{side}-notice"))
-                    self.commit(rec["job"], answers, game.game_id)
-                    self._done(key, rec, outcome="extended", game=game.game_id)
-                    self.log(f"game {game.game_id}: {note}")
-                self._save_deadlines(game, dl)
-                self.flush()
-            for k, w in self._deadlines(game).get("waits", {}).items():
-                out.append(f"{w['side']}: {w['kind']} due by {w['due']}" + (" (reminded)" if w.get("reminded") else ""))
-            if not self._deadlines(game).get("waits"):
-                out.append("no deadline running" + ("" if self._period(game) else " (no deadline period set)"))
-        return out
-
-    def _absent(self, game, side: str, arg: str) -> str:
-        """ABSENT until DATE: ``side``'s running and future deadlines move to DATE at the
-        latest, as far ahead as the host's ``[deadlines] absence`` allows within any
-        ``absence_window`` (pbem.host.absence): a renewal while away counts too."""
-        from pbem.host import absence as A
-        m = re.fullmatch(r"(?:until\s+)?(\S+)", arg.strip(), re.IGNORECASE)
-        if not m:
-            return "ABSENT needs a date: ABSENT until 2026-03-01 (or a time: 2026-03-01T18:00:00Z); nothing changed."
-        if self.cfg.absence is None:
-            return "This host grants no absences (its [deadlines] absence is off); nothing changed."
-        try:
-            until = parse_time(m.group(1))
-        except HostError as e:
-            return f"ABSENT: {e}; nothing changed."
-        now = self.now()
-        if until <= now:
-            return f"ABSENT: {iso(until)} has passed already; nothing changed."
-        cap, window = self.cfg.absence, self.cfg.absence_window
-        rule = f"{fmt_duration(cap)} at most in any {fmt_duration(window)}"
-        with self.locked():
-            dl = self._deadlines(game)
-            asked = until
-            until = A.longest(A.spans(dl, side, now, window), now, min(until, now + cap), cap, window)
-            try:
-                before = parse_time(dl.get("absent", {}).get(side) or "")
-            except HostError:
-                before = now
-            if until <= max(now, before):
-                already = (f"you are marked absent until {iso(before)} already" if before > now else
-                           f"you were away {fmt_duration(cap)} within the last {fmt_duration(window)} already")
-                return f"ABSENT: {already}, and this host lets a player be away {rule}; nothing changed."
-            capped = "" if until == asked else (f"This host lets a player be away {rule}, so not until "
-                                                f"{iso(asked)}. ")
-            A.granted(dl, side, now, until, window)
-            dl.setdefault("absent", {})[side] = iso(until)
-            moved = 0
-            for w in dl.get("waits", {}).values():
-                if w["side"] == side and parse_time(w["due"]) < until:
-                    w["due"], w["reminded"] = iso(until), False
-                    moved += 1
-            self._save_deadlines(game, dl)
-        self.log(f"game {game.game_id}: {side} is absent until {iso(until)}")
-        return (f"{capped}You are marked absent until {iso(until)}: no deadline of yours falls before then"
-                + (f" ({moved} running deadline(s) moved)." if moved else "."))

@@ -362,7 +362,8 @@ class IngestMixin:
         svg_asked = mailcmd.MAP_SVG in rec.get("commands", [])
         report, atts = self._report(game, side, st, entries, head, maps=outcome != "refused",   # a refusal: no map
                                     svg_asked=svg_asked)
-        commands = self._commands(game, side, st, head, rec.get("commands", []), refused=outcome == "refused")
+        commands = self._commands(game, side, st, head, rec.get("commands", []), refused=outcome == "refused",
+                                  job=rec["job"])
         body = self._tpl("answer", outcome=outcome, stale=stale, applied=applied,
                          refused=str(sub.refused) if sub and sub.refused else "",
                          not_applied=(sub.not_applied if sub else []), report=report, mode=mode,
@@ -401,8 +402,10 @@ class IngestMixin:
             self._sync_deadlines(game)
         return Outcome(name, outcome, "processed", gid, side, detail)
 
-    def _commands(self, game, side: str, st, head: str, commands: list, refused: bool = False) -> list[dict]:
-        """The answers to the mail's commands: a title and its lines each."""
+    def _commands(self, game, side: str, st, head: str, commands: list, refused: bool = False,
+                  job: str = "") -> list[dict]:
+        """The answers to the mail's commands: a title and its lines each (``job``: the mail's,
+        so an EXTEND counts once however often the mail is finished)."""
         out = []
         for name, arg in commands:
             if name == "help":
@@ -416,6 +419,11 @@ class IngestMixin:
             elif name == "key":
                 from pbem.host.trustmail import key_command
                 out.append({"title": "KEY", "lines": key_command(game, side, self._players(game).get(side, ""), arg)})
+            elif name == "timezone":
+                out.append({"title": f"TIMEZONE {arg}".strip(), "lines": [self._timezone(game, side, arg)]})
+            elif name == "extend":
+                out.append({"title": f"EXTEND {arg}".strip(),
+                            "lines": [self._extend_offer(game, side, arg, job)]})
         if mailcmd.MAP_SVG in commands:
             out.append({"title": "MAP SVG", "lines": [
                 "A refusal carries no map; send MAP SVG again with your next mail." if refused else

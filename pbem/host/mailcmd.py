@@ -15,6 +15,8 @@ HELP and STATUS, a capitalised word of the subject):
     STATUS           whose move, the deadline, the score, what the game waits for
     HISTORY [N]      the last N events (default 10) as this side may see them
     ABSENT until DATE   push this side's deadlines to DATE (as far as the host allows)
+    TIMEZONE ZONE    read every time in ZONE too (Europe/Berlin), besides UTC
+    EXTEND 2d        ask for the running deadlines 2d later: they move once every side asks
     MAP SVG          this answer carries the map as SVG too (subject word: SVG)
     press TEXT       (an order) a message to the other sides, in the log
 """
@@ -28,7 +30,7 @@ from pbem.core import orders as O
 from pbem.host.common import fmt_duration, iso, parse_time
 
 MODES = ("check", "final", "draft")
-COMMANDS = ("help", "status", "history", "absent", "key")
+COMMANDS = ("help", "status", "history", "absent", "key", "timezone", "extend")
 SUBJECT_WORDS = {"CHECK", "FINAL", "DRAFT", "HELP", "STATUS", "SVG"}
 MAP_SVG = ["map", "svg"]                  # the command a line `MAP SVG` (or the subject word SVG) gives
 HISTORY_DEFAULT, HISTORY_MAX = 10, 200
@@ -230,6 +232,8 @@ def help_lines(game, st, side: str) -> list[str]:
             "  HISTORY [N]         the last N events (default 10) as you may see them",
             "  press TEXT          a message to the other side: public, kept in the log",
             "  ABSENT until DATE   move your deadlines to DATE (e.g. 2026-03-01), as far as the host allows",
+            "  TIMEZONE ZONE       read every time in your zone too (e.g. TIMEZONE Europe/Berlin), besides UTC",
+            "  EXTEND 2d           ask for the running deadlines 2d later: they move once every side asks",
             "  MAP SVG             this answer carries the map as SVG too, sharp at any zoom (or SVG in the subject)",
             "Greetings, sign-offs and other text are ignored (the answer lists them); quoted text (>) and",
             "everything below a '-- ' signature line are not read."]
@@ -267,16 +271,13 @@ def status_lines(host, game, st, side: str, head: str) -> list[str]:
     if v["score"]:
         out.append("Score so far: " + score_text(sc, v["score"]))
     dl = host._deadlines(game)
-    waits = [w for w in dl.get("waits", {}).values()]
-    for w in waits:
-        who = "your" if w["side"] == side else f"{sc.side_name(w['side'])}'s"
-        out.append(f"Deadline: {who} {w['kind']} is due by {w['due']} (UTC).")
-    if not waits:
+    out += host.deadline_lines(game, side, dl)
+    if not dl.get("waits") and host.deadlines_on(game):
         out.append("No deadline is running.")
     away = dl.get("absent", {}).get(side)
     now = host.now()
     if away and away > iso(now):
-        out.append(f"You are marked absent until {away}.")
+        out.append(f"You are marked absent until {host.show_time(game, side, away, dl)}.")
     if host.cfg.absence is not None:
         from pbem.host import absence as A
         cap, window = host.cfg.absence, host.cfg.absence_window
@@ -284,11 +285,12 @@ def status_lines(host, game, st, side: str, head: str) -> list[str]:
         since = max(now, parse_time(away)) if away and away > iso(now) else now
         rule = f"this host allows {fmt_duration(cap)} at most in any {fmt_duration(window)}"
         out.append(f"ABSENT: {fmt_duration(reach - since)} more is left: an ABSENT sent now could reach "
-                   f"{iso(reach)} ({rule})." if reach > since else f"ABSENT: none is left now ({rule}).")
+                   f"{host.show_time(game, side, reach, dl)} ({rule})." if reach > since else f"ABSENT: none is left now ({rule}).")
     from pbem import staging
     held = staging.staged(game, side)
     if held:
-        out.append(f"You have orders staged (held) since {held['at']}; send FINAL to apply them.")
+        out.append(f"You have orders staged (held) since {host.show_time(game, side, held['at'], dl)}; send FINAL "
+                   "to apply them.")
     out.append(f"Log head {head} (seq {st.seq}).")
     return out
 

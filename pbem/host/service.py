@@ -29,6 +29,7 @@ from pbem.host.ingest import IngestMixin, Outcome
 from pbem.host.journal import JournalMixin
 from pbem.host.letters import LettersMixin
 from pbem.host.players import PlayersMixin
+from pbem.host.schedule import ScheduleMixin
 from pbem.host.spool import SpoolMixin
 
 
@@ -43,7 +44,7 @@ class PollReport:
     problems: list[str] = field(default_factory=list)
 
 
-class Host(IngestMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, JournalMixin):
+class Host(IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, JournalMixin):
     """A host folder at work (see ``pbem.host`` for its layout)."""
 
     def __init__(self, cfg: Config, now: Callable[[], datetime] | None = None,
@@ -328,9 +329,11 @@ class Host(IngestMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, 
 
 def init_host(root: Path, address: str, name: str = "pbem", referee: str | None = None, games: str = "games",
               incoming: dict | None = None, outgoing: dict | None = None, period: str = "72h",
-              reminder: str = "24h", passwords: dict[str, str] | None = None, maps: bool = True) -> Config:
+              reminder: str = "24h", passwords: dict[str, str] | None = None, maps: bool = True,
+              clock: dict | None = None) -> Config:
     """`pbem host init`: write pbem-host.toml (and credentials.toml), then make the host's folders."""
-    cfg = write_config(root, address, name, referee, games, incoming, outgoing, period, reminder, passwords, maps)
+    cfg = write_config(root, address, name, referee, games, incoming, outgoing, period, reminder, passwords, maps,
+                       clock)
     Host(cfg).prepare()
     return cfg
 

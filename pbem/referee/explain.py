@@ -167,7 +167,7 @@ class Explainer:
 
     def span(self, seq: int) -> tuple[int, int] | None:
         """(n, m): the OrderGiven at or before ``seq`` and the last event it produced;
-        None for the opening events and for SeedRevealed (no order caused them)."""
+        None for the opening events and for E.STANDALONE events (no order caused them)."""
         ents = self.entries
         if isinstance(ents[seq].event, E.STANDALONE):
             return None
@@ -536,6 +536,8 @@ class Explainer:
             return "the host revealed the dice seed (pbem reveal); no order"
         if isinstance(ev, E.KeyRegistered):
             return "the host registered the side's SSH key (pbem new --key, pbem key register, a KEY mail); no order"
+        if isinstance(ev, E.DeadlinesChanged):
+            return "the host changed the deadlines (pbem deadline, or EXTEND from every side); no order"
         return "the game's creation from its scenario (pbem new); no order"
 
 

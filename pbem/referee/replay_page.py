@@ -106,6 +106,8 @@ def page_data(game: Game, viewer: str = REFEREE) -> dict:
             what = describe(given, sc, viewer)
         elif isinstance(given, E.SeedRevealed):
             what = "The host reveals the dice seed."
+        elif isinstance(given, E.DeadlinesChanged):
+            what = describe(given, sc, viewer)
         else:
             what = "The game begins."
         events = []

@@ -47,6 +47,14 @@ def core_words(ev: E.Event, sc: Scenario, origin: str | None = None) -> str:
             return f"The host revealed the dice seed {ev.seed}; anyone can now re-derive every roll."
         case E.OrderGiven():
             return f"{name(ev.side)} orders: {ev.text}"
+        case E.DeadlinesChanged():
+            who = "Every side agreed to" if ev.by == "sides" else "The host"
+            what = {"paused": "paused the deadlines: none runs until they are resumed",
+                    "resumed": "resumed the deadlines", "extended": "extend the running deadlines"}.get(ev.action,
+                                                                                                     ev.action)
+            if ev.by == "sides" and ev.action != "extended":
+                who = "Every side"
+            return f"{who} {what}{' ' + ev.text if ev.text else ''}."
         case E.SecretRecorded():
             return f"{name(ev.side)} recorded a secret ({ev.name}), commitment {ev.commitment[:16]}..."
         case E.SecretRevealed():
