@@ -127,6 +127,20 @@ def _parse_keys(items: tuple[str, ...]) -> dict[str, str]:
     return keys
 
 
+def _player_prefs(zones: tuple[str, ...], hooks: tuple[str, ...]) -> tuple[dict, dict] | None:
+    """--tz SIDE=ZONE and --notify SIDE=URL, checked (the sides once the game exists)."""
+    from pbem.host import clock as C
+    from pbem.host import notify as N
+    tz, urls = {}, {}
+    for flag, items, out in (("--tz", zones, tz), ("--notify", hooks, urls)):
+        for it in items:
+            side, sep, value = it.partition("=")
+            if not sep or not side or not value:
+                raise click.BadParameter(f"{it!r}: write SIDE={'ZONE' if flag == '--tz' else 'URL'}", param_hint=flag)
+            out[side] = C.check_zone(value) if flag == "--tz" else N.check_target(value)
+    return (tz, urls) if tz or urls else None
+
+
 def _parse_dice(text: str | None) -> list[int] | None:
     if text is None:
         return None
@@ -146,6 +160,11 @@ def _parse_dice(text: str | None) -> list[int] | None:
 @click.option("--seed", "seed_hex", metavar="HEX", help="Dice seed (64 hex digits); default: a fresh random seed.")
 @click.option("--dice", "dice", metavar="1,6,3,...", help="Scripted dice instead of a seed (tests, teaching; flagged in every report).")
 @click.option("--id", "game_id", help="Game id used in mail subjects and dice derivation (default: directory name).")
+@click.option("--tz", "zones", multiple=True, metavar="SIDE=ZONE",
+              help="The time zone a side's player reads times in, besides UTC (e.g. axis=Europe/Berlin); repeat per side.")
+@click.option("--notify", "hooks", multiple=True, metavar="SIDE=URL",
+              help="Post a 'your turn' JSON to URL when the game waits for SIDE (discord:URL, slack:URL for those "
+                   "services' payloads); a host mails and pings.")
 @click.option("--key", "keys", multiple=True, metavar="SIDE=PUBKEY",
               help="The SSH public key a side signs its orders with ('axis=ssh-ed25519 AAAA...'); repeat per side.")
 @click.option("--require-signatures", is_flag=True, help="Every order must be signed with its side's key.")
@@ -154,12 +173,29 @@ def _parse_dice(text: str | None) -> list[int] | None:
 @click.option("--contributions", is_flag=True,
               help="The players contribute to the dice first (scheme 2: entropy commit / reveal, before any roll).")
 def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id, keys, require_signatures, dice_scheme,
-            contributions) -> None:
+            contributions, zones, hooks) -> None:
     """Create a game in GAME_DIR from a scenario."""
     from pbem.engine import Game
+    from pbem.host import HostError
+    try:
+        prefs = _player_prefs(zones, hooks)
+    except HostError as e:
+        raise click.BadParameter(str(e)) from None
+    if prefs:                                   # a side the scenario lacks: refused before anything is made
+        from pbem.core.scenario import ScenarioError, load
+        try:
+            sides = load(scenario_ref).side_ids()
+        except ScenarioError:
+            sides = None                        # Game.create says what is wrong with it
+        bad = [s for s in [*prefs[0], *prefs[1]] if sides is not None and s not in sides]
+        if bad:
+            raise click.BadParameter(f"{bad[0]}=...: the scenario has no side {bad[0]!r}; sides: {', '.join(sides)}")
     g = Game.create(Path(game_dir), scenario_ref, _parse_players(players), seed_hex=seed_hex,
                     dice=_parse_dice(dice), game_id=game_id, dice_scheme=int(dice_scheme),
                     keys=_parse_keys(keys), require_signatures=require_signatures, contributions=contributions)
+    if prefs:
+        from pbem.host.deadlines import set_preferences
+        set_preferences(g, *prefs)
     seq, head = g.head()
     click.echo(f"created game {g.game_id} ({g.scenario.title}) in {game_dir}")
     if g.variant:

@@ -52,6 +52,8 @@ class Config:
     press_per_step: int = 30_000           # characters of press one side may send in one step of the game
     max_out: int = 1_000_000               # bytes: the largest mail the host sends (maps left out, text cut to fit)
     interval: int = 60
+    notify_url: str = ""                   # [notify] url: every player's webhook ({game}, {side}) unless its own
+    notify_format: str = "json"            # "json", "discord" or "slack"
 
     @property
     def domain(self) -> str:
@@ -120,6 +122,10 @@ absence_window = "30d"                # ... in any span of this length, however 
 
 [serve]
 interval = 60                         # seconds between two looks at the inbox (or a duration: "5m")
+
+[notify]                              # "your turn" pings beyond mail (a player's own: pbem new --notify)
+url = ""                              # every player's webhook, e.g. "https://relay.example/pbem/{{game}}/{{side}}"
+format = "json"                       # or "discord" / "slack": those services' payloads
 """
 
 
@@ -194,6 +200,11 @@ class _Orders(msgspec.Struct, forbid_unknown_fields=True):
     press_per_step: Chars = 30_000
 
 
+class _Notify(msgspec.Struct, forbid_unknown_fields=True):
+    url: str = ""
+    format: Literal["json", "discord", "slack"] = "json"
+
+
 class _Serve(msgspec.Struct, forbid_unknown_fields=True):
     interval: Annotated[int, msgspec.Meta(ge=1, le=86_400)] | str = 60
 
@@ -216,6 +227,7 @@ class _HostFile(msgspec.Struct, forbid_unknown_fields=True):
     deadlines: _Deadlines = msgspec.field(default_factory=_Deadlines)
     orders: _Orders = msgspec.field(default_factory=_Orders)
     serve: _Serve = msgspec.field(default_factory=_Serve)
+    notify: _Notify = msgspec.field(default_factory=_Notify)
 
 
 # What a key accepts, said after a wrong value (msgspec names only the type).
@@ -241,6 +253,7 @@ _FORMS = {
     "deadlines.minimum": 'a duration in quotes: "24h", "2d", or "off"',
     "deadlines.grace": 'a duration in quotes: "12h", "1d", or "off"',
     "deadlines.zone": 'a time zone in quotes: "UTC", "Europe/Berlin", "America/New_York"',
+    "notify.url": 'an https:// address in quotes ({game} and {side} are filled in), or "" for none',
     "serve.interval": 'a number of seconds from 1 to 86400 (60) or a duration in quotes: "5m", "90s"',
 }
 for _k in ("name", "referee", "games"):
@@ -333,6 +346,13 @@ def _config(data: dict, root: Path, path: Path) -> Config:
                 raise _bad(path, "deadlines.absence_window", f"{f.deadlines.absence_window!r} is shorter than "
                            f"the absence ({f.deadlines.absence!r})")
         setattr(cfg, key, td)
+    if f.notify.url:
+        from pbem.host import notify as N
+        try:
+            N.check_target(f.notify.url.replace("{game}", "g").replace("{side}", "s"))
+        except HostError as e:
+            raise _bad(path, "notify.url", str(e)) from None
+    cfg.notify_url, cfg.notify_format = f.notify.url, f.notify.format
     from pbem.host import clock as C
     for key, read in (("minimum", parse_duration), ("grace", parse_duration), ("clock", C.parse_clock),
                       ("days", C.parse_days), ("zone", C.check_zone)):

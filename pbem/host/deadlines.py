@@ -205,6 +205,7 @@ class DeadlinesMixin:
         if rec and rec.get("status") == "done":
             return ""
         rec = rec or self._start(key)
+        self._sync_deadlines(game)
         note = "The game moved on at the host (not by mail); here is where it stands."
         answers = [a for a in self._state_mails(game, {"*": note}, kind="report", referee_note=note)
                    if game.last_report(a.viewer) < seq]
@@ -355,15 +356,32 @@ class DeadlinesMixin:
                 note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {at}. The host applied "
                         f"the documented default for it: {text}.")
             return note + (f" (Refused: {refused_for(viewer)}.)" if sub.refused is not None else "")
+        self._sync_deadlines(game)               # first: the reports name the next deadlines
         notes = {s: note_for(s) for s in sc.side_ids()}
         answers = self._state_mails(game, notes, kind="deadline", referee_note=note_for(REFEREE))
         self.commit(rec["job"], answers, game.game_id)
         crash.checkpoint("spooled")
         self._mark_reported(game, answers)
         self._done(key, rec, outcome="deadline", applied=len(sub.applied), seq_after=sub.seq)
-        self._sync_deadlines(game)
         # no order text here (as for mailed orders): this goes to host.log, and a default may seal a secret
         what = "the orders it had staged" if rec.get("staged") else "the default"
         msg = f"game {game.game_id}: deadline passed for {side}; applied {what} ({len(sub.applied)} order(s))"
         self.log(msg)
         return msg
+
+
+def set_preferences(game, zones: dict[str, str], hooks: dict[str, str]) -> None:
+    """`pbem new --tz SIDE=ZONE --notify SIDE=URL`: each side's zone (in deadline.json) and
+    webhook (pbem.host.notify), for a game just created; a side the game lacks is refused."""
+    from pbem.engine import EngineError
+    for side in [*zones, *hooks]:
+        if side not in game.scenario.side_ids():
+            raise EngineError(f"--tz/--notify {side}=...: {game.scenario.id} has no side {side!r}; "
+                              f"sides: {', '.join(game.scenario.side_ids())}")
+    if zones:
+        dl = DeadlinesMixin._deadlines(game)
+        dl.setdefault("zones", {}).update({s: z for s, z in zones.items() if z != "UTC"})
+        DeadlinesMixin._save_deadlines(game, dl)
+    if hooks:
+        from pbem.host import notify as N
+        N.set_hooks(game, hooks)

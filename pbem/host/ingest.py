@@ -343,6 +343,8 @@ class IngestMixin:
         head = game.head()[1]
         sc = game.scenario
         changed = bool(sub and sub.applied)
+        if changed:
+            self._sync_deadlines(game)              # first: the answer and the reports name the new deadlines
         if stale:
             outcome = "refused"
         elif sub.refused is not None:
@@ -398,8 +400,6 @@ class IngestMixin:
         self._done(key, rec, outcome=outcome, filed="processed", applied=len(sub.applied) if sub else 0,
                    seq_after=st.seq)
         crash.checkpoint("recorded")
-        if changed:
-            self._sync_deadlines(game)
         return Outcome(name, outcome, "processed", gid, side, detail)
 
     def _commands(self, game, side: str, st, head: str, commands: list, refused: bool = False,

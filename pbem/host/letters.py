@@ -94,6 +94,7 @@ class LettersMixin:
             told = []
             if not rec or rec.get("status") != "done":
                 rec = rec or self._start(key)
+                self._sync_deadlines(game)           # first: the welcome names the first deadline
                 st = game.state()
                 entries = game.entries()
                 head = entries[-1].hash

@@ -28,6 +28,7 @@ from pbem.host.deadlines import DeadlinesMixin
 from pbem.host.ingest import IngestMixin, Outcome
 from pbem.host.journal import JournalMixin
 from pbem.host.letters import LettersMixin
+from pbem.host.notify import NotifyMixin
 from pbem.host.players import PlayersMixin
 from pbem.host.schedule import ScheduleMixin
 from pbem.host.spool import SpoolMixin
@@ -44,7 +45,7 @@ class PollReport:
     problems: list[str] = field(default_factory=list)
 
 
-class Host(IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, JournalMixin):
+class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, JournalMixin):
     """A host folder at work (see ``pbem.host`` for its layout)."""
 
     def __init__(self, cfg: Config, now: Callable[[], datetime] | None = None,

@@ -39,6 +39,7 @@ class Row:
     problem: str = ""          # a game that cannot be read says why
     no_player: list[str] = field(default_factory=list)     # sides nobody plays (their steps go by deadline)
     undelivered: list[dict] = field(default_factory=list)  # mails stuck in the spool or set aside (SpoolMixin.stuck)
+    pings_failing: list[dict] = field(default_factory=list)  # webhooks that failed (NotifyMixin.ping_failures)
 
 
 def _journal(host) -> list[dict]:
@@ -129,9 +130,10 @@ def _game_row(host, gid: str, path: Path, jobs: list[dict], spooled: dict, quara
         sides = dict.fromkeys(item["side"] for item in game.rules.awaiting(st, sc))
         row.waiting_for = [sc.side_name(s) for s in sides]
     try:
-        waits = json.loads((path / DEADLINE_NAME).read_text()).get("waits", {})
-    except (OSError, ValueError):
-        waits = {}
+        dl = json.loads((path / DEADLINE_NAME).read_text())
+        waits = dl.get("waits", {})
+    except (OSError, ValueError, AttributeError):
+        dl, waits = {}, {}
     dues = []
     for w in waits.values():
         try:
@@ -141,6 +143,8 @@ def _game_row(host, gid: str, path: Path, jobs: list[dict], spooled: dict, quara
     if dues and st.result is None:
         due = min(dues)
         row.deadline, row.left = iso(due), _left(due, now)
+        if isinstance(dl, dict) and dl.get("paused"):
+            row.left = "paused"
     return row
 
 
@@ -155,8 +159,10 @@ def board(host) -> tuple[list[dict], str]:
     spooled, quarantined = _spooled(host), _quarantined(host)
     rows = [_game_row(host, gid, path, jobs, spooled, quarantined, now) for gid, path in sorted(host.games().items())]
     stuck = host.stuck()
+    pings = host.ping_failures()
     for r in rows:
         r.undelivered = [m for m in stuck if m["game"] == r.game]
+        r.pings_failing = [p for p in pings if p["game"] == r.game]
     others = [m for m in stuck if m["game"] not in {r.game for r in rows}]
     return [asdict(r) for r in rows], text(rows, now, quarantined.get("", 0), others)
 
@@ -193,6 +199,13 @@ def text(rows: list[Row], now: datetime, unnamed: int = 0, others: list[dict] = 
     stuck = [m for r in rows for m in r.undelivered] + list(others)
     if stuck:
         lines += ["", f"Mail not delivered ({len(stuck)}):"] + [_undelivered_line(m) for m in stuck]
+    pings = [p for r in rows for p in r.pings_failing]
+    if pings:
+        lines += ["", f"Webhooks failing ({len(pings)}):"]
+        lines += [f"  {p['game']}  {p['side']} {p['webhook']}: {p['tries']} failed tr"
+                  f"{'y' if p['tries'] == 1 else 'ies'}, the last at {p['last_try']}: {p['error']}; "
+                  + (f"next try at {p['next_try']}" if p["state"] == "retrying" else "set aside, no more tries")
+                  for p in pings]
     return "\n".join(lines) + "\n"
 
 
