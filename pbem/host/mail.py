@@ -634,7 +634,14 @@ def _brief(e: BaseException) -> str:
 
 class ImapInbox:
     """Incoming mail in an IMAP folder.  A message is moved to the processed
-    or quarantine folder only after the host has dealt with it."""
+    or quarantine folder only after the host has dealt with it.
+
+    No IDLE: each poll logs in, looks, and logs out.  UIDs are used only within one
+    session (a message is known by its Message-ID: the journal), so a change of
+    UIDVALIDITY (``uidvalidity``, for the host to log) renumbers nothing the host
+    keeps; a message another client deleted meanwhile is simply not there; and a
+    connection dropped in the middle leaves the messages not yet filed where they
+    are, for the next poll."""
 
     def __init__(self, server: str, port: int = 993, user: str = "", password: str | None = None,
                  folder: str = "INBOX", security: str = "tls", processed: str = "pbem-processed",
@@ -644,6 +651,9 @@ class ImapInbox:
         self.targets = {"processed": processed, "quarantine": quarantine}
         check_security("IMAP", server, security)
         self.conn = None
+        self.uidvalidity = ""
+        self.caps: set[str] = set()
+        self.skipped: list[str] = []          # UIDs another client took away between the search and the fetch
 
     def __enter__(self):
         import imaplib
@@ -659,9 +669,15 @@ class ImapInbox:
                 if self.security == "starttls":
                     self.conn.starttls(ssl_context=ssl.create_default_context())
             self.conn.login(self.user, self.password)
+            # a server names more after the login (Dovecot: MOVE) than before it
+            typ, dat = self.conn.capability()
+            if typ == "OK" and dat and dat[-1]:
+                self.caps = {c.upper() for c in dat[-1].decode("ascii", "replace").split()}
             typ, _ = self.conn.select(self._quote(self.folder))
             if typ != "OK":
                 raise MailError(f"IMAP folder {self.folder!r} cannot be opened")
+            got = self.conn.response("UIDVALIDITY")[1]
+            self.uidvalidity = (got[-1] or b"").decode("ascii", "replace") if got and got[-1] else ""
         except (OSError, imaplib.IMAP4.error) as e:
             self._close()
             raise MailError(f"IMAP {self.server}:{self.port}: {_brief(e)}") from None
@@ -688,31 +704,39 @@ class ImapInbox:
     def _quote(name: str) -> str:
         return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
-    def messages(self) -> list[tuple[str, bytes]]:
-        """(uid, raw bytes) of the messages waiting, oldest first."""
+    def messages(self):
+        """(uid, raw bytes) of the messages waiting, oldest first, one at a time: each is
+        fetched when the one before it has been dealt with (and filed)."""
         import imaplib
         try:
             typ, data = self.conn.uid("SEARCH", None, "ALL")
             if typ != "OK":
                 raise MailError(f"IMAP SEARCH failed: {data!r}")
             uids = (data[0] or b"").split()[: self.batch]
-            out = []
-            for uid in uids:
-                typ, parts = self.conn.uid("FETCH", uid, "(BODY.PEEK[])")
-                raw = next((p[1] for p in parts or [] if isinstance(p, tuple) and len(p) > 1), None)
-                if typ == "OK" and raw is not None:
-                    out.append((uid.decode(), bytes(raw)))
-            return out
         except (OSError, imaplib.IMAP4.error) as e:
             raise MailError(f"IMAP {self.server}: {_brief(e)}") from None
+        for uid in uids:
+            try:
+                typ, parts = self.conn.uid("FETCH", uid, "(BODY.PEEK[])")
+            except (OSError, imaplib.IMAP4.error) as e:
+                raise MailError(f"IMAP {self.server}: {_brief(e)} (while fetching message {uid.decode()}; the "
+                                "messages not filed yet stay in the folder for the next poll)") from None
+            raw = next((p[1] for p in parts or [] if isinstance(p, tuple) and len(p) > 1), None)
+            if typ == "OK" and raw is not None:
+                yield uid.decode(), bytes(raw)
+            else:                                   # expunged by another client since the search
+                self.skipped.append(uid.decode())
 
     def file_into(self, uid: str, where: str) -> None:
         """Move a message to the processed or quarantine folder (created if needed)."""
         import imaplib
         folder = self._quote(self.targets[where])
         try:
-            caps = {c.decode().upper() if isinstance(c, bytes) else str(c).upper()
-                    for c in (self.conn.capabilities or ())}
+            typ, data = self.conn.uid("SEARCH", None, f"UID {uid}")
+            if typ == "OK" and uid.encode() not in (data[0] or b"").split():
+                return                              # another client took it away meanwhile: nothing to move
+            caps = self.caps | {c.decode().upper() if isinstance(c, bytes) else str(c).upper()
+                                for c in (self.conn.capabilities or ())}
             if "MOVE" in caps:
                 typ, data = self.conn.uid("MOVE", uid, folder)
                 if typ != "OK":

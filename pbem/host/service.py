@@ -223,6 +223,7 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
         outcomes = []
         try:
             with box:
+                self._uidvalidity(box)
                 for uid, raw in box.messages():
                     name = f"imap-{uid}"
                     oc = self.ingest(raw, name)
@@ -235,7 +236,26 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
         except M.MailError as e:
             self.last_poll.problems.append(f"inbox: {e}")
             self.log(f"inbox: {e}")
+        for uid in box.skipped:
+            self.log(f"inbox: message {uid} was deleted by another client before it could be fetched")
         return outcomes
+
+    def _uidvalidity(self, box) -> None:
+        """Say when the IMAP folder's UIDVALIDITY changed (its UIDs were renumbered): harmless
+        here, since the host knows messages by Message-ID, but worth a line in host.log."""
+        path = self.state_dir / "imap.json"
+        try:
+            seen = json.loads(path.read_text())
+        except (OSError, ValueError):
+            seen = {}
+        where = f"{box.user}@{box.server}:{box.port}/{box.folder}"
+        old = seen.get(where)
+        if box.uidvalidity and old and old != box.uidvalidity:
+            self.log(f"inbox: the UIDVALIDITY of {box.folder} changed from {old} to {box.uidvalidity} (the server "
+                     "renumbered its messages); messages are known by Message-ID, none is applied twice")
+        if box.uidvalidity and old != box.uidvalidity:
+            seen[where] = box.uidvalidity
+            M.write_atomic(path, json.dumps(seen, indent=1, sort_keys=True).encode(), 0o600)
 
     def ingest_files(self, paths: list[Path]) -> list[Outcome]:
         """`pbem mail ingest`: deal with message files given by hand; each is
