@@ -149,6 +149,7 @@ def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_sec
 def host_show(host_dir) -> None:
     """Show the host's configuration (never a password) and its games."""
     from pbem.host import fmt_duration, password
+    from pbem.host.clock import days_text
     h = _host(host_dir)
     c = h.cfg
     click.echo(f"host {c.root}\n  address {c.address}\n  referee copies to {c.referee or '(nobody)'}")
@@ -163,6 +164,11 @@ def host_show(host_dir) -> None:
             click.echo(f"    password: {src}")
     click.echo(f"  deadlines: {fmt_duration(c.period)}, reminder {fmt_duration(c.reminder)} before, "
                f"absences up to {fmt_duration(c.absence) + ' in any ' + fmt_duration(c.absence_window) if c.absence else 'none'}")
+    clock = (f"at {c.clock.strftime('%H:%M')} " if c.clock else "") + f"on {days_text(c.days)} ({c.zone})"
+    click.echo(f"  deadline clock: {clock}; minimum {fmt_duration(c.minimum)}, grace {fmt_duration(c.grace)}")
+    if c.notify_url:
+        from pbem.host.notify import shown
+        click.echo(f"  webhooks: every player's at {shown(c.notify_url)} ({c.notify_format})")
     svg = {True: "every report", False: "never", "final": "the final report only"}[c.map_svg]
     click.echo(f"  maps: PNG {'at most ' + str(c.map_width) + ' px wide' if c.map_png else 'off'}; SVG {svg}")
     click.echo(f"  orders by mail: {c.orders_mode}; messages up to {c.max_bytes:,} bytes; press up to "

@@ -158,6 +158,8 @@ def test_a_game_sets_its_own_clock_over_the_hosts(tmp_path, smtp, monkeypatch):
     host = clock_host(tmp_path, smtp)
     monkeypatch.setenv("PBEM_HOST", str(host.cfg.root))
     g = new(host)
+    assert "deadline clock: at 23:30 on Monday to Friday (Europe/Berlin); minimum 1d, grace 12h" in \
+        run("host", "show").output
     r = run("deadline", g.dir, "--clock", "18:00", "--days", "SMTWTFS", "--grace", "off", "--zone", "UTC")
     assert r.exit_code == 0, r.output
     assert "for new decisions: Each decision the game waits for is due at 18:00 UTC on every day" in r.output
@@ -251,3 +253,15 @@ def test_extend_moves_the_deadlines_once_every_side_asked(tmp_path, smtp, monkey
     ev = Game(g.dir).entries()[-1].event
     assert type(ev).__name__ == "DeadlinesChanged" and (ev.action, ev.by, ev.text) == ("extended", "sides", "by 1d")
     assert Game(g.dir).verify().ok
+
+
+def test_zones_come_from_the_tzdata_package_where_the_system_has_no_zone_database(tmp_path):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONTZPATH=str(tmp_path))      # an empty folder: no system zone database
+    code = ("import zoneinfo; from pbem.host import clock as C; assert zoneinfo.TZPATH == (%r,); "
+            "print(C.show('2026-01-05T22:30:00Z', 'Europe/Berlin'))" % str(tmp_path))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "2026-01-05T22:30:00Z (Monday 5 January, 23:30 CET in Europe/Berlin)"
