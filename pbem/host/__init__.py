@@ -43,14 +43,17 @@ owns; the Host is made of the mixins):
     players.py     addresses and secrets of the sides; rotate-secret
     letters.py     reports, templates, state mails to every side; welcome
     ingest.py      one message: parse, authenticate, refuse or apply once
-    deadlines.py   the clock of awaited decisions: remind, default, extend
+    clock.py       the deadline policy (pure): period, minimum, clock, days, grace, zone
+    deadlines.py   the running deadlines: remind, lateness notices, default
+    schedule.py    pbem deadline (extend, pause, the game's policy), ABSENT, TIMEZONE, EXTEND
+    notify.py      "your turn" webhooks: queue, payloads, back-off
     service.py     the Host (folders, log, lock, games, inbox) and serve loop
     mail.py        mail itself: parse, build, Maildir, outbox, SMTP, IMAP
     mailplay.py    scripted players who play a whole game by mail
 
 The modules import one another only downward (mail, common and crash at
-the bottom, then config, journal, spool, players, letters, ingest,
-deadlines and service on top) and never the names this package
+the bottom, then clock, config, journal, spool, players, letters, ingest,
+deadlines, schedule, notify and service on top) and never the names this package
 re-exports, so there is no import cycle.  Every crash point is called as
 ``crash.checkpoint(NAME)``, looked up at call time: replacing
 ``pbem.host.crash.checkpoint`` reaches all of them.

@@ -1,8 +1,11 @@
-"""Deadlines: the clock of every decision a game waits for (deadline.json
-in the game folder), reminders before it runs out, the rules' default
-orders applied when it does (exactly once, like orders by mail), reports
-for moves made at the host rather than by mail, and `pbem deadline`
-(show, extend, set the period)."""
+"""Deadlines: the running deadline of every decision a game waits for
+(deadline.json in the game folder, the only place that file is read and
+written), reminders before it runs out, lateness notices when it passes with
+grace to come, the rules' default orders applied after the grace (exactly
+once, like orders by mail), and reports for moves made at the host rather
+than by mail.  When a decision is due is pbem.host.clock's (pure); what
+changes the deadlines (`pbem deadline`, ABSENT, TIMEZONE, EXTEND) is
+pbem.host.schedule's."""
 from __future__ import annotations
 
 import json
