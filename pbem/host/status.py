@@ -19,7 +19,7 @@ from email import policy
 from email.parser import BytesHeaderParser
 from pathlib import Path
 
-from pbem.host.common import DEADLINE_NAME, fmt_duration, iso, parse_time
+from pbem.host.common import fmt_duration, iso, parse_time
 
 
 @dataclass
@@ -129,11 +129,8 @@ def _game_row(host, gid: str, path: Path, jobs: list[dict], spooled: dict, quara
         row.phase = f"{sc.side_name(ph.side)} {ph.name}" if ph else f"phase {st.phase}"
         sides = dict.fromkeys(item["side"] for item in game.rules.awaiting(st, sc))
         row.waiting_for = [sc.side_name(s) for s in sides]
-    try:
-        dl = json.loads((path / DEADLINE_NAME).read_text())
-        waits = dl.get("waits", {})
-    except (OSError, ValueError, AttributeError):
-        dl, waits = {}, {}
+    dl = host._deadlines(game)                    # deadline.json is read in one place
+    waits = dl.get("waits", {}) if isinstance(dl, dict) else {}
     dues = []
     for w in waits.values():
         try:
