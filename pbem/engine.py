@@ -435,9 +435,7 @@ class Game(Verification):
         parts = key.decode("ascii", "replace").split(" ")
         if len(parts) != 6 or " ".join(parts[:3]) != self._cache_key(head):
             return None
-        if parts[5] != self._log_stamp():
-            # not the file whose chain was checked up to ``head`` when the cache was written (a copy,
-            # an edit, a restore): replayed, so a broken chain is found, never silently trusted
+        if parts[5] != self.log.stamp():            # another file (a copy, an edit): replayed, its chain checked
             return None
         digest, size = parts[3], parts[4]
         if hashlib.sha256(body).hexdigest() != digest or not size.isdigit() or int(size) > len(body):
@@ -452,22 +450,12 @@ class Game(Verification):
         """The head and the state's layout: a cache of another layout is never read."""
         return f"{head} {layout(self.rules.state_type)} {self.rules.ruleset_version}"
 
-    def _log_stamp(self) -> str:
-        """The identity of log.jsonl as it is now (device, inode, size, mtime and ctime): any
-        write to it, and any copy of it, gives another stamp; the ctime no user can set."""
-        try:
-            s = os.stat(self.log.path)
-        except OSError:
-            return "-"
-        return f"{s.st_dev:x}.{s.st_ino:x}.{s.st_size}.{s.st_mtime_ns}.{s.st_ctime_ns}"
-
     def _write_cache(self, head: str, st: GameState, sealed: dict[str, E.SecretRecorded] | bytes) -> None:
-        """The state at ``head`` and the sealed records up to it, with the sha256 of both and the
-        stamp of the log file whose chain was checked up to ``head`` (replayed, or appended to by
-        this process on a state read through a cache with the same stamp)."""
+        """The state at ``head`` and the sealed records up to it, the sha256 of both, and the stamp
+        of the log file whose chain up to ``head`` was checked (replayed, or appended to here)."""
         sb = encode_state(st)
         body = sb + (sealed if isinstance(sealed, bytes) else msgspec.msgpack.encode(sealed) if sealed else b"")
-        key = f"{self._cache_key(head)} {hashlib.sha256(body).hexdigest()} {len(sb)} {self._log_stamp()}"
+        key = f"{self._cache_key(head)} {hashlib.sha256(body).hexdigest()} {len(sb)} {self.log.stamp()}"
         try:                                        # 0600: the state holds hidden information
             write_private(self._cache_path, key.encode("ascii") + b"\n" + body, sync=False)
         except OSError:
@@ -479,29 +467,12 @@ class Game(Verification):
         seq, head = self.log.head()
         cached = self._read_cache(head)
         if cached is not None:
-            self._check_anchor(seq, head)
+            self.log.check_anchor(seq, head)
             return seq, head, cached[0], cached[1]
         st, h, sealed = self._replay_log()
-        self._check_anchor(st.seq, h)
+        self.log.check_anchor(st.seq, h)
         self._write_cache(h, st, sealed)
         return st.seq, h, st, sealed
-
-    def _check_anchor(self, seq: int, head: str) -> None:
-        """The cheap half of trusting a head: log.head must not contradict the last line (name
-        a later seq, or this seq with another hash).  One that lags (an interrupted write) or
-        is missing leaves the tail unproven, which `pbem verify` says; reading goes on."""
-        try:
-            anchor = self.log.recorded_head()
-        except LogError:
-            return                                  # unreadable: verify's finding, not a reader's
-        if anchor is None:
-            return
-        if anchor[0] > seq:
-            raise LogError(f"log.head records seq {anchor[0]} but the log ends at seq {seq}: lines were removed "
-                           "(or log.head is not this log's); `pbem verify` tells more", seq + 1, self.log.path)
-        if anchor[0] == seq and anchor[1] != head:
-            raise LogError("the last line does not hash to the head recorded in log.head: it was changed; "
-                           "`pbem verify` tells more", seq + 1, self.log.path)
 
     def state(self, at: int | None = None) -> GameState:
         """The state at the head (cached by head hash) or after event ``at``."""
@@ -795,10 +766,7 @@ class Game(Verification):
                                   "(the host may replace a lost key with --force; audits show the change)")
             _, _, st, sealed = self._at_head()
             ev = E.KeyRegistered(side=side, key=pub.line)
-            rec = self.log.append(E.kind_of(ev), E.body_of(ev), at=at or now_utc(), locked=True)
-            self.rules.apply(st, ev, self.scenario)
-            st.seq = rec.seq
-            self._write_cache(rec.hash, st, sealed)
+            rec = self._append_standalone(ev, at, st, sealed)
         return pub.fingerprint
 
     def reveal(self, at: str | None = None) -> str:
@@ -812,24 +780,21 @@ class Game(Verification):
                 raise EngineError("the seed is already revealed")
             seed = D.read_seed(self.dir / "seed", self.created.seed_commitment)
             ev = E.SeedRevealed(seed=seed.hex())
-            rec = self.log.append(E.kind_of(ev), E.body_of(ev), at=at or now_utc(), locked=True)
-            self.rules.apply(st, ev, self.scenario)
-            st.seq = rec.seq
-            self._write_cache(rec.hash, st, sealed)
+            rec = self._append_standalone(ev, at, st, sealed)
         return seed.hex()
 
-    def host_event(self, ev: E.Event, at: str | None = None) -> str:
-        """Append an event the host makes itself (DeadlinesChanged: one of E.STANDALONE, but the
-        seed's reveal and a key, which have their own steps): public, caused by no order.
-        Returns the new head."""
-        if not isinstance(ev, E.DeadlinesChanged):
-            raise EngineError(f"{E.kind_of(ev)} is not an event the host writes on its own")
+    def host_event(self, ev: E.DeadlinesChanged, at: str | None = None) -> str:
+        """Append DeadlinesChanged (public, caused by no order); the new head."""
         with self.log.lock():
             _, _, st, sealed = self._at_head()
-            rec = self.log.append(E.kind_of(ev), E.body_of(ev), at=at or now_utc(), locked=True)
-            self.rules.apply(st, ev, self.scenario)
-            st.seq = rec.seq
-            self._write_cache(rec.hash, st, sealed)
-        return rec.hash
+            return self._append_standalone(ev, at, st, sealed).hash
+
+    def _append_standalone(self, ev: E.Event, at: str | None, st: GameState, sealed) -> Record:
+        """Append ``ev`` (one of E.STANDALONE), the lock held, and the state cache after it."""
+        rec = self.log.append(E.kind_of(ev), E.body_of(ev), at=at or now_utc(), locked=True)
+        self.rules.apply(st, ev, self.scenario)
+        st.seq = rec.seq
+        self._write_cache(rec.hash, st, sealed)
+        return rec
 
     # --- auditing --------------------------------------------------------

@@ -611,6 +611,32 @@ class EventLog:
             raise LogError("not an anchor (expected '<seq> <64 hex digits>')", None, self.head_path)
         return int(m[1]), m[2].decode("ascii")
 
+    def check_anchor(self, seq: int, head: str) -> None:
+        """The cheap half of trusting a head: log.head must not contradict the last line (name
+        a later seq, or this seq with another hash).  One that lags (an interrupted write) or
+        is missing leaves the tail unproven, which `pbem verify` says; reading goes on."""
+        try:
+            anchor = self.recorded_head()
+        except LogError:
+            return                                  # unreadable: verify's finding, not a reader's
+        if anchor is None:
+            return
+        if anchor[0] > seq:
+            raise LogError(f"log.head records seq {anchor[0]} but the log ends at seq {seq}: lines were removed "
+                           "(or log.head is not this log's); `pbem verify` tells more", seq + 1, self.path)
+        if anchor[0] == seq and anchor[1] != head:
+            raise LogError("the last line does not hash to the head recorded in log.head: it was changed; "
+                           "`pbem verify` tells more", seq + 1, self.path)
+
+    def stamp(self) -> str:
+        """The identity of the file as it is now (device, inode, size, mtime and ctime): any
+        write to it, and any copy of it, gives another stamp; the ctime no user can set."""
+        try:
+            s = os.stat(self.path)
+        except OSError:
+            return "-"
+        return f"{s.st_dev:x}.{s.st_ino:x}.{s.st_size}.{s.st_mtime_ns}.{s.st_ctime_ns}"
+
     def _write(self, data: bytes) -> None:
         flags = os.O_WRONLY | os.O_APPEND
         try:
