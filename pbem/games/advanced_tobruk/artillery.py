@@ -21,7 +21,7 @@ from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import arty_tables as A
 from pbem.games.advanced_tobruk import casualty, data, facing, fire_ap
 from pbem.games.advanced_tobruk import fire_ap_tables as FT
-from pbem.games.advanced_tobruk import hidden, notes, spotting
+from pbem.games.advanced_tobruk import bunkers, ground, hidden, notes, obstacles, relief, spotting
 from pbem.games.advanced_tobruk.arty_events import (BatteryLocated, ContactRolled, CounterBattery, DirectHitRolled,
                                                     SmokePlaced, VehicleStruck)
 from pbem.games.advanced_tobruk.arty_state import Battery
@@ -207,7 +207,7 @@ def _moving_vehicle(st: TobrukState, sc: Scenario, uid: str) -> bool:
 
 def cover_drm(st: TobrukState, sc: Scenario, uid: str) -> int:
     """31.03, 19.17: +1 per left column shift of the unit's cover, FULL +2."""
-    if st.pieces[uid].full:
+    if relief.full_vs_indirect(st, sc, uid):                      # 33.73: not in a wadi
         return A.FULL_COVER_DRM
     if not data.is_personnel(sc, uid):
         return 0
@@ -241,10 +241,11 @@ def attack_hex(ctx: Ctx, source: str, h: str, frag_: int, need: int, rolls: int,
     # of hidden units or a hidden minefield would tell the firer they are there (32.2, 31.15); such a
     # hex is rolled for only when it also holds known units (a hit then reveals or clears as usual).
     public_mines = mined and not st.minefields[h].hidden
+    wire = size >= obstacles.CLEAR_WIRE_SIZE and ground.has(st, sc, h, ground.WIRE)      # 31.85: on both maps
     hits: dict[str, int] = {}
     for _ in range(rolls):
         cands = [u for u in _units(st, h) if not _moving_vehicle(st, sc, u)]
-        if not cands and not public_mines:
+        if not cands and not public_mines and not wire:
             break                                        # nothing there a direct hit could touch
         die = ctx.dice.roll(10)
         r = die + drm                                    # 20.03 the on-board gun's LOS DRM
@@ -270,6 +271,8 @@ def attack_hex(ctx: Ctx, source: str, h: str, frag_: int, need: int, rolls: int,
             hidden.reveal_in_hex(ctx, h, "a direct hit in the hex", "32.211")
             if mined and size >= 149:
                 _clear_mines(ctx, h, f"a direct hit by {size} mm HE")
+            obstacles.clear_wire(ctx, h, size, f"a direct hit by {size} mm HE")           # 31.85
+            bunkers.destroy(ctx, h, size, f"a direct hit by {size} mm HE")                # 31.54
         for u in hit:
             hits[u] = hits.get(u, 0) + 1
             _direct_hit(ctx, source, u, frag_, size, mortar, frm, ffe)
@@ -305,7 +308,7 @@ def _direct_hit(ctx: Ctx, source: str, u: str, frag_: int, size: int, mortar: bo
     if data.is_personnel(sc, u):
         casualty.attack(ctx, h, frag_, f"{source}: direct hit on {u}", targets=[u], as_stationary=True,
                         full_hit=True, mark_fired=False, parts=[f"{frag_} FRAG"], shifts=rock_shift(sc, h),
-                        morale_mods=ffe_morale(ffe), rule="18.431, 19.14")
+                        morale_mods=ffe_morale(ffe), rule="18.431, 19.14", cfire=not ffe)
         return
     if data.is_weapon(sc, u):                             # 19.31 F-KILL
         ctx.emit(VehicleStruck(source=source, unit=u, how="weapon", result="direct hit: F-KILL",
@@ -378,11 +381,11 @@ def _rest(ctx: Ctx, source: str, h: str, frag_: int, size: int, mortar: bool, hi
     sc = ctx.sc
     f = frag_ // 2 if mortar else frag_
     units = [u for u in _units(st, h) if u not in hit]
-    people = [u for u in units if data.is_personnel(sc, u) and not st.pieces[u].full]       # 18.433
+    people = [u for u in units if data.is_personnel(sc, u) and not relief.full_vs_indirect(st, sc, u)]  # 18.433
     if people and f > 0:
         casualty.attack(ctx, h, f, f"{source}: {'miss, half FRAG' if mortar else 'FRAG'}", targets=people,
                         mark_fired=False, shifts=rock_shift(sc, h), parts=[f"{frag_} FRAG" + (" halved" if mortar else "")],
-                        morale_mods=ffe_morale(ffe), rule="19.14" if mortar else "18.432")
+                        morale_mods=ffe_morale(ffe), rule="19.14" if mortar else "18.432", cfire=not ffe)
     for u in units:
         if st.units[u].eliminated or not data.is_vehicle(sc, u):
             continue

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import data
+from pbem.games.advanced_tobruk import data, ground, relief, spotting
 from pbem.games.advanced_tobruk import fire_ap_tables as T
 from pbem.games.advanced_tobruk import morale
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack
@@ -16,8 +16,8 @@ from pbem.games.advanced_tobruk.state import TobrukState, tk
 
 SQUAD_STEPS = 4
 OTHER_STEPS = 2
-EMPLACEMENTS_GOOD = ("hedgehog", "pit", "sangar", "trench")   # 15.712113 'or its equivalent'
-IMPROVED_TERRAIN = ("building", "bunker", "blockhouse")       # 15.712115
+EMPLACEMENTS_GOOD = ("hedgehog", "pit", "sangar", "trench", "bunker")   # 15.712113 'or its equivalent'; on top
+IMPROVED_TERRAIN = ("building", "blockhouse")                 # 15.712115 (inside a bunker is FULL, 31.53)
 
 
 def max_steps(sc: Scenario, uid: str) -> int:
@@ -39,21 +39,28 @@ def values(st: TobrukState, sc: Scenario, uid: str) -> tuple[int, int, int]:
     return reduced if s >= 1 else full
 
 
-def emplacement(sc: Scenario, h: str) -> str:
-    """The emplacement or cover terrain of a hex ('' for none)."""
+def emplacement(sc: Scenario, h: str, st: TobrukState | None = None) -> str:
+    """The emplacement or cover terrain of a hex ('' for none); with ``st``, one the game removed
+    (wire cleared, a bunker destroyed: ground.py) is gone."""
     for name in (*EMPLACEMENTS_GOOD, *IMPROVED_TERRAIN):
-        if sc.board.has(h, name) or data.terrain(sc, h) == name:
+        if sc.board.has(h, name) and (st is None or f"{h}:{name}" not in st.cleared) or data.terrain(sc, h) == name:
             return name
     return ""
 
 
-def cover(st: TobrukState, sc: Scenario, uid: str, opportunity: bool = False) -> tuple[str, int, list[str]]:
+def cover(st: TobrukState, sc: Scenario, uid: str, opportunity: bool = False, frm: str = ""
+          ) -> tuple[str, int, list[str]]:
     """(state, column shift, why) of a personnel unit (15.712): shifts add up (15.712117).
-    state is the poorest that applies: running, assault, stationary, good, improved, full."""
+    state is the poorest that applies: running, assault, stationary, good, improved, full.
+    ``frm``: the firer's hex for direct fire ('' for indirect fire): same-hex fire into a bunker
+    (31.572) and the cover of deirs and wadis (relief.py) depend on it."""
     p = st.pieces[uid]
     h = st.units[uid].hex or ""
-    if p.full:
+    if p.full and not (frm and frm == h and ground.in_bunker(st, sc, uid)) and not (not frm and ground.is_wadi(sc, h)):
         return "full", 0, ["FULL cover"]
+    if p.full and frm == h:
+        return "good", T.COVER_SHIFT["good"], [f"good (in the bunker, an enemy in its hex, 31.572) "
+                                               f"{T.COVER_SHIFT['good']}"]
     why: list[str] = []
     shift = 0
     state = "stationary"
@@ -63,7 +70,16 @@ def cover(st: TobrukState, sc: Scenario, uid: str, opportunity: bool = False) ->
     elif (p.moving or p.moved) and p.move in ("assault", "run"):
         state, shift = "assault", T.COVER_SHIFT["assault"]                   # 15.712112
         why.append(f"assault cover +{shift}")
-    emp = emplacement(sc, h)
+    emp = emplacement(sc, h, st)
+    if emp and _enemy_bunker(st, sc, uid, h, emp):
+        emp = ""                                     # 31.572: no cover on an enemy's bunker (our reading)
+    if not emp:
+        tshift, twhy = relief.cover_from(st, sc, uid, frm)           # 33.43, 33.73, 33.74
+        if tshift:
+            shift += tshift
+            why.append(f"{twhy} {tshift}")
+            state = state if state != "stationary" else "good"
+            return state, shift, why
     if emp in IMPROVED_TERRAIN:
         shift += T.COVER_SHIFT["improved"]
         why.append(f"improved ({emp}) {T.COVER_SHIFT['improved']}")
@@ -73,6 +89,13 @@ def cover(st: TobrukState, sc: Scenario, uid: str, opportunity: bool = False) ->
         why.append(f"good ({emp or 'gun crew'}) {T.COVER_SHIFT['good']}")
         state = state if state != "stationary" else "good"
     return state, shift, why
+
+
+def _enemy_bunker(st: TobrukState, sc: Scenario, uid: str, h: str, emp: str) -> bool:
+    """31.572 (our reading): a unit on top of a bunker that enemy units occupy has no cover from it."""
+    side = st.units[uid].side
+    return emp == "bunker" and any(u.hex == h and u.side != side and not u.eliminated and st.pieces[u.id].full
+                                   for u in st.units.values())
 
 
 def _operates_unmoved_gun(st: TobrukState, sc: Scenario, uid: str) -> bool:
@@ -108,19 +131,24 @@ def attack(ctx: Ctx, h: str, factors: int, source: str, *, firers: list[str] = (
            shifts: list[tuple[str, int]] = (), full_hit: bool = False, as_stationary: bool = False,
            opportunity: bool = False, mark_fired: bool = True, by: str = "", rule: str = "15.7",
            targets: list[str] | None = None, pivot: list[int] = (),
-           morale_mods: list[tuple[str, int]] = ()) -> CasualtyAttack:
+           morale_mods: list[tuple[str, int]] = (), cfire: bool = False) -> CasualtyAttack:
     """One Casualty Table attack on the personnel in ``h`` and its morale checks (15.7, 15.92).
     ``shifts`` are the firer's (leader, pivots, overstacking); the target's cover is added here.
     FULL cover units are untouched (15.712116) unless ``full_hit`` (an HE hit, 16.11: as STATIONARY);
     ``as_stationary`` ignores GOOD/FULL (grenades 22.122, final fire 23.11); ``morale_mods`` are the
-    attack's own morale modifiers for the checks it causes (10.113c)."""
+    attack's own morale modifiers for the checks it causes (10.113c); ``cfire``: direct fire or a
+    mortar's, that leaves a Continued Fire marker (15.931).  Units out of the firer's line of sight
+    in a deir or wadi are not reached (relief.py)."""
     st = tk(ctx.state)
     sc = ctx.sc
     side = _target_side(st, sc, h, firers)
+    frm = (spotting.where(st, firers[0]) or "") if firers else ""          # a hidden firer from its hex
     pool = targets if targets is not None else [u for u in personnel_in(st, sc, h, side)]
+    if frm and relief.in_use(sc):
+        pool = [u for u in pool if not relief.blocked(st, sc, firers[0], frm, u, h)]
     eligible = []
     for uid in pool:
-        state, cs, why = cover(st, sc, uid, opportunity)
+        state, cs, why = cover(st, sc, uid, opportunity, frm)
         if as_stationary and state in ("good", "full", "improved"):
             state, cs, why = "stationary", 0, ["reduced to STATIONARY"]
         if state == "full" and not full_hit:
@@ -141,6 +169,9 @@ def attack(ctx: Ctx, h: str, factors: int, source: str, *, firers: list[str] = (
                         rolls=[roll], firers=list(firers), parts=list(parts), shifts=all_shifts, losses=losses,
                         mark_fired=mark_fired, pivot=list(pivot), by=by, rule=rule)
     ctx.emit(ev)
+    if cfire:
+        from pbem.games.advanced_tobruk import continued_fire
+        continued_fire.after_attack(ctx, ev)
     if result:
         checked = [e[1] for e in eligible] if targets is not None else \
             [u for u in personnel_in(st, sc, h, side) if not st.pieces[u].full or full_hit or as_stationary]

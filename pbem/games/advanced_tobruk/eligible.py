@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pbem.core.orders import OrderError
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import casualty, data, facing, fire_ap, hidden, spotting
+from pbem.games.advanced_tobruk import bunkers, casualty, crews, data, facing, fire_ap, hidden, relief, spotting
 from pbem.games.advanced_tobruk.fire_personnel import (GUNFIRE_OPTICS, GUNFIRE_SUPPRESS, MG_ARC, _carried_penalty,
                                                        _halve, _holder_ok, vehicle_mgs)
 from pbem.games.advanced_tobruk.state import TobrukState
@@ -106,14 +106,14 @@ def gunfire_of(st: TobrukState, sc: Scenario, f: str, thex: str) -> int:
                    if rng <= 2 * m["range"])
     if data.is_weapon(sc, f):
         t = data.utype(sc, f)
-        if t.get("kind") not in ("MG", "ATR") or not _holder_ok(st, f):
+        if t.get("kind") not in ("MG", "ATR") or not _holder_ok(st, f, sc) or crews.squad_may_fire(st, sc, f):
             return 0
         gf, r = int(t.get("gunfire", 0)), int(t.get("max") or t.get("range", 0))
         if t.get("kind") == "ATR":
             return gf if rng <= r else 0
         return _halve(gf, rng, r) if rng <= 2 * r else 0
     p = st.pieces[f]
-    if not data.is_personnel(sc, f) or p.broken or p.surrendered or p.full:
+    if not data.is_personnel(sc, f) or p.broken or p.surrendered or p.full and not bunkers.fires_out(st, sc, f):
         return 0
     gf, r, _ = casualty.values(st, sc, f)
     lost, operates = _carried_penalty(st, sc, f)
@@ -133,8 +133,8 @@ def desperation_firers(st: TobrukState, sc: Scenario, target: str) -> list[str]:
         u, p = st.units[f], st.pieces.get(f)
         if p is None or u.side == tu.side or u.eliminated or u.hex is None or not data.is_personnel(sc, f):
             continue
-        if not p.fired or p.broken or p.surrendered or p.full or u.side in own_in_hex:
-            continue
+        if not p.fired or p.broken or p.surrendered or p.full or u.side in own_in_hex or p.move == "run":
+            continue                                                   # 15.53: no fire after running
         gf, r, _ = casualty.values(st, sc, f)
         if gf > 0 and sc.board.grid.distance(u.hex, tu.hex) <= r:
             out.append(f)
@@ -237,6 +237,7 @@ def _may_fire(st: TobrukState, sc: Scenario, f: str, target: str, thex: str, pha
             ok = False
         if ok:
             fire_ap.los_drm(st, sc, u.hex, thex)
+            ok = not relief.blocked(st, sc, f, u.hex, target, thex)                  # 33.42, 33.751
     except OrderError:
         ok = False
     return ok

@@ -12,6 +12,7 @@ from pbem.games.advanced_tobruk.arty_events import *  # noqa: F401,F403 - indire
 from pbem.games.advanced_tobruk.fog_events import *  # noqa: F401,F403 - limited intelligence (32)
 from pbem.games.advanced_tobruk.mine_events import *  # noqa: F401,F403 - minefields (31.1)
 from pbem.games.advanced_tobruk.note_events import *  # noqa: F401,F403 - secret pre-game rolls
+from pbem.games.advanced_tobruk.perimeter_events import *  # noqa: F401,F403 - wire, bunkers, cover, defilade (31, 33)
 
 
 class FirstRolled(Event, tag="TobrukFirstRolled"):
@@ -62,6 +63,8 @@ class Stepped(Event, tag="TobrukStepped"):
     facing: int = -1               # the lead vehicle's facing after the step
     turret: int = -1
     terrain: str = ""              # how the cost arose (6.31)
+    cover: str = ""                # the movers' cover after the step (perimeter_events.apply_cover): full | top |
+                                   # rim:N; "" = a new hex leaves FULL cover and a wadi's GOOD position behind
 
 
 class MoveEnded(Event, tag="TobrukMoveEnded"):
@@ -84,6 +87,7 @@ class StandingOrderSet(Event, tag="TobrukStandingOrderSet"):
     mode: str                      # ask | hold | any | afv | clear (the unit follows the default again)
     range: int = 0
     duel: bool = False             # 17.3 gun duels answered
+    drop: bool = False             # 15.22 personnel drop into FULL cover when fired on
 
 
 class MovePaused(Event, tag="TobrukMovePaused"):

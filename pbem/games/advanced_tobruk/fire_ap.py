@@ -11,9 +11,11 @@ from __future__ import annotations
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import casualty, data, facing, notes, stacking
+from pbem.games.advanced_tobruk import bunkers, casualty, cover_moves, data, defilade, facing, ground, notes, relief, stacking
 from pbem.games.advanced_tobruk import arty_tables as A, fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import GunFired, Round
+from pbem.games.advanced_tobruk.fire_command import (ammo_left, ammo_modifier, bail_out, command_lost,  # noqa: F401
+                                                     command_refusal, is_command)
 from pbem.games.advanced_tobruk.state import TobrukState, tk
 
 ASPECTS = ("front", "flank", "rear")
@@ -21,7 +23,6 @@ LOC_KEY = {"TUR": "turret", "UH": "uh", "LH": "lh"}
 FIXED_FIRST, FIXED_MORE = 3, 1         # 8.512 (and the 15.711 example): +3 then +1 per spine
 SLOW_FIRST = 2                         # 12.233 dashed turret: +2 then +1
 ELITE = ("elite commander", -1)        # 24.07
-COMMAND_LOST_DRM = 1                   # 24.05
 
 
 # --- the unit data ---------------------------------------------------------------
@@ -268,7 +269,7 @@ def straight_at(sc: Scenario, frm: str, path: list[str]) -> bool:
 
 
 def hpn_drms(ctx: Ctx, firer: str, target: str, rng: int, *, personnel: bool = False,
-             opportunity: bool = False, was: tuple[str, bool] | None = None) -> list[tuple[str, int]]:
+             opportunity: bool = False, was: tuple[str, bool] | None = None, ammo: str = "") -> list[tuple[str, int]]:
     """13.4-13.46, 4.11, 8.32, 30.03, 16.01: the DRMs of a direct hit attempt (plus is harder);
     ``was``: the firer's (acquired target, suppressed) before a simultaneous duel shot (17.33)."""
     st = tk(ctx.state)
@@ -278,9 +279,12 @@ def hpn_drms(ctx: Ctx, firer: str, target: str, rng: int, *, personnel: bool = F
     out: list[tuple[str, int]] = []
     bot, suppressed = was if was is not None else (fp.bot, fp.suppressed)
     if personnel:
-        state, shift, _ = casualty.cover(st, sc, target, opportunity)
+        state, shift, _ = casualty.cover(st, sc, target, opportunity, fu.hex or "")
         d = 2 if state == "full" else -shift                      # 16.01, 31.03: one per column shift
-        if d:
+        bunker = bunkers.hpn_drm(st, sc, target, rng, ammo) if state == "full" else None
+        if bunker is not None:
+            out.append(bunker)                                     # 31.56, 31.58 instead of FULL's +2
+        elif d:
             out.append((f"target {state} cover", d))
     elif moving(st, target) and not (bot == target and straight_at(sc, fu.hex, tp.path)):
         out.append(("target moving", T.MOVING_DRM))                # 13.41, 13.441
@@ -365,6 +369,9 @@ def afv_round(ctx: Ctx, rd: Round, g: dict, ammo: str, rng: int, firer: str, tar
     face = tp.turret if rd.location == "TUR" and tp.turret >= 0 else tp.facing
     rd.aspect = facing.aspect(grid, tu.hex, face, fu.hex, moving(st, target)) if face >= 0 and tu.hex != fu.hex \
         else "front"
+    rd.result = defilade.protects(st, sc, target, fu.hex, rd.location)          # 31.35c, 33.8
+    if rd.result:
+        return
     mkill = fkill = False
     if rd.location == "TR":                                         # 13.6321: tracks go to the M-KILL Table
         rd.table, rd.table_number = "M-KILL TR", T.MKILL["TR"][size_row]
@@ -504,9 +511,11 @@ def check_firer(ctx: Ctx, firer: str, g: dict, by: str, again: bool = False, sim
                              "11.12")
 
 
-def choose_ammo(sc: Scenario, g: dict, target: str, ammo: str) -> str:
+def choose_ammo(sc: Scenario, g: dict, target: str, ammo: str, st: TobrukState | None = None) -> str:
     personnel = data.is_personnel(sc, target)
     ammo = ammo.upper()
+    if personnel and ammo == "AP" and st is not None and ground.in_bunker(st, sc, target) and g.get("ap", True):
+        return "AP"                                                          # 31.56: AP at a bunker's occupants
     if personnel:
         if ammo and ammo != "HE":
             raise OrderError("AP may not be fired at personnel (11.85 example, 17.51)", "17.51")
@@ -541,8 +550,11 @@ def fire_gun(ctx: Ctx, firer: str, gname: str, target: str, *, ammo: str = "", t
         raise OrderError(f"{target} is on {firer}'s own side", "12")
     if st.pieces[target].surrendered:
         raise OrderError(f"{target} has surrendered and may not be fired at (11.21)", "11.21")
-    ammo = choose_ammo(sc, g, target, ammo)
+    ammo = choose_ammo(sc, g, target, ammo, st)
     fhex, thex = st.units[firer].hex, tu.hex
+    why = relief.blocked(st, sc, firer, fhex, target, thex)
+    if why:
+        raise OrderError(f"no line of sight: {why}", relief.rule_of(why))              # 33.42, 33.751
     rng = sc.board.grid.distance(fhex, thex) if at_range is None else at_range   # 21.23 final defence: 1
     if g.get("max") and rng > int(g["max"]):
         raise OrderError(f"{target} is beyond the {g.get('name')}'s range of {g['max']} (14.31)", "14.31")
@@ -550,12 +562,16 @@ def fire_gun(ctx: Ctx, firer: str, gname: str, target: str, *, ammo: str = "", t
     if hpn is None:
         raise OrderError(f"{target} at range {rng} is an automatic miss for the {g.get('name')} (13.23)", "13.23")
     pdrm, pivot, pwhy = arc_check(ctx, firer, g, from_hex or thex, turn_to)
-    drms = ([(pwhy, pdrm)] if pdrm else []) + hpn_drms(ctx, firer, target, rng, personnel=ammo == "HE" and
-                                                       data.is_personnel(sc, target), opportunity=opportunity,
-                                                       was=was)
+    people = data.is_personnel(sc, target)
+    drms = ([(pwhy, pdrm)] if pdrm else []) + hpn_drms(ctx, firer, target, rng, personnel=people, opportunity=opportunity,
+                                                       was=was, ammo=ammo)
     need = hpn - sum(v for _, v in drms)
     if need < 1 and rng > 0:
         raise OrderError(f"{firer} would need {need} or less to hit {target}: no fire (13.23, 16.13)", "13.23")
+    if people and cover_moves.drop(ctx, thex, st.units[firer].side):            # 15.22: before the first die
+        drms = ([(pwhy, pdrm)] if pdrm else []) + hpn_drms(ctx, firer, target, rng, personnel=people,
+                                                           opportunity=opportunity, was=was, ammo=ammo)
+        need = hpn - sum(v for _, v in drms)
     rof, rof_why = rate_of_fire(ctx, firer, g, target)
     if max_shots:
         rof = min(rof, max_shots)                                                   # 6.64
@@ -605,63 +621,6 @@ def _open_notes(ctx: Ctx, ev: GunFired, drms: list[tuple[str, int]]) -> None:
         notes.open_note(ctx, side, notes.note_for(st, side, "register", ev.firer, ev.hex))
     if any(r.bail_drms for r in ev.rounds):
         notes.open_note(ctx, st.units[ev.target].side, "command")
-
-
-def ammo_left(p, kind: str) -> int | None:
-    """17.25: the APCR/HEAT rounds a unit has left (None: it was allotted none)."""
-    got = [n for k, n in p.ammo.items() if k.upper() == kind.upper()]
-    return got[0] if got else None
-
-
-def ammo_modifier(sc: Scenario, side: str) -> int:
-    """17.23: the Alternate Ammunition table's modifier for ``side``: the scenario's SSR
-    ([game_data.apcr]) plus the note's bonus when the enemy fields a Grant or a Matilda
-    (a unit type whose key or name says so; reconstructed)."""
-    mod = data.gd(sc).apcr.get(side, 0)
-    for u in sc.units:
-        names = f"{u.type} {data.utype(sc, u.id).get('name', '')}".lower()
-        if u.side != side and any(t in names for t in T.HEAVY_TANKS):
-            return mod + T.HEAVY_TANK_MODIFIER
-    return mod
-
-
-def is_command(st: TobrukState, sc: Scenario, uid: str) -> bool:
-    """24.01: the unit is its side's command tank (armour command control in force)."""
-    side = st.units[uid].side
-    return side in data.gd(sc).command_control and notes.notes_of(st, side).command == uid
-
-
-def command_refusal(st: TobrukState, sc: Scenario, uid: str, by: str) -> str:
-    """24.03: the command tank may not initiate fire; fired upon, it may only gun-duel back."""
-    if by == "duel" or not is_command(st, sc, uid):
-        return ""
-    return (f"{uid} is the command tank: it may not initiate fire; fired upon, it may only answer with a "
-            "gun duel (24.03)")
-
-
-def command_lost(st: TobrukState, sc: Scenario, side: str) -> str:
-    """24.05: the side's command tank if it is K- or M-KILLed ('' otherwise)."""
-    if side not in data.gd(sc).command_control:
-        return ""
-    cmd = notes.notes_of(st, side).command
-    p = st.pieces.get(cmd)
-    return cmd if p is not None and (p.wreck or p.m_kill) else ""
-
-
-def bail_out(ctx: Ctx, uid: str, kind: str) -> tuple[int, list[str], str | None]:
-    """The AFV Bail Out Chart's number for ``kind`` (M-KILL | F-KILL | M+F, 13.81) with its DRMs,
-    and the note the check opens.  24.05 adds 1 to the roll 'making bailing out more likely'; on
-    our reconstructed chart (bail out on a roll at or under the number) that is 1 more on the number.
-    Armour command control's group is every AFV of the side (24.02: one company in our scenarios)."""
-    st = tk(ctx.state)
-    number, drms, note = T.BAIL_OUT[kind], [], None
-    side = st.units[uid].side
-    cmd = command_lost(st, ctx.sc, side)
-    if cmd and cmd != uid:
-        number += COMMAND_LOST_DRM
-        drms.append(f"command tank {cmd} lost +{COMMAND_LOST_DRM} (24.05)")
-        note = "command"
-    return number, drms, note
 
 
 def _rounds(ctx: Ctx, firer: str, g: dict, target: str, ammo: str, rng: int, need: int, rof: int,
@@ -778,17 +737,25 @@ def _after(ctx: Ctx, ev: GunFired, g: dict, opportunity: bool) -> None:
     st = tk(ctx.state)
     sc = ctx.sc
     frag = he_frag(g)
-    if ev.ammo == "HE" and data.is_personnel(sc, ev.target):
+    if ev.ammo == "AP" and data.is_personnel(sc, ev.target):                     # 31.56 AP into a bunker
+        for i, rd in enumerate(r for r in ev.rounds if r.hit):
+            casualty.attack(ctx, ev.hex, bunkers.AP_FRAG, f"{g.get('name')} AP hit in the bunker (round {i + 1})",
+                            firers=[ev.firer], targets=bunkers.occupants(st, sc, ev.hex), full_hit=True,
+                            parts=[f"{bunkers.AP_FRAG} FRAG (31.56)"], mark_fired=False, by=ev.by, rule="31.56")
+    elif ev.ammo == "HE" and data.is_personnel(sc, ev.target):
         side = st.units[ev.target].side
         for i, rd in enumerate(r for r in ev.rounds if r.roll or r.hit):
             f = frag if rd.hit else frag // 2
             if f <= 0:
                 continue
+            if rd.hit and ground.in_bunker(st, sc, ev.target):
+                bunkers.destroy(ctx, ev.hex, int(g.get("size", 0)), f"a {g.get('name')} HE hit")     # 31.54
             if not rd.hit and all(st.pieces[u].full for u in casualty.personnel_in(st, sc, ev.hex, side)):
                 continue                                # 16.11: a miss reaches nobody in FULL cover: no roll
             casualty.attack(ctx, ev.hex, f, f"{g.get('name')} HE {'hit' if rd.hit else 'miss'} (round {i + 1})",
                             firers=[ev.firer], parts=[f"{frag} FRAG" + ("" if rd.hit else " halved")],
-                            full_hit=rd.hit, opportunity=opportunity, mark_fired=False, by=ev.by, rule="16.1")
+                            full_hit=rd.hit, opportunity=opportunity, mark_fired=False, by=ev.by, rule="16.1",
+                            cfire=not moving(st, ev.firer) or not data.is_vehicle(sc, ev.firer))
     elif data.is_weapon(sc, ev.target) and int(g.get("size", 0)) <= 20:
         crew = crew_of(st, sc, ev.target)
         for rd in ev.rounds:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from pbem.core.orders import GameVerb, OrderError
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import casualty, data, duel, facing, fire_ap, fow, hidden, morale, spotting, stacking
+from pbem.games.advanced_tobruk import (bunkers, casualty, cover_moves, crews, data, duel, facing, fire_ap, fow, hidden,
+                                        morale, relief, spotting, stacking)
 from pbem.games.advanced_tobruk import fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired, MoraleChecked, Round
 from pbem.games.advanced_tobruk.state import TobrukState, tk
@@ -327,8 +328,10 @@ def _shots_at(ctx: Ctx, firers: list[str], thex: str, tunit: str, total: int, pa
     foes = [u for u in casualty.personnel_in(st, sc, thex) if st.units[u].side != side]
     if not [u for u in foes if not st.pieces[u].surrendered]:
         raise OrderError(f"no enemy personnel to fire at in {thex} (15.03)", "15.03")
-    if [u for u in casualty.personnel_in(st, sc, thex) if st.units[u].side == side]:
+    if [u for u in casualty.personnel_in(st, sc, thex) if st.units[u].side == side] and \
+            not bunkers.same_hex(st, sc, firers, thex):
         raise OrderError(f"friendly personnel are in {thex}: no fire into it (15.03)", "15.03")
+    _line_of_sight(st, sc, firers, thex, foes)
     _, over = stacking.overstack_drm(st, sc, thex, st.units[foes[0]].side)
     if over:
         shifts = [*shifts, ("target hex overstacked", over)]
@@ -340,8 +343,20 @@ def _shots_at(ctx: Ctx, firers: list[str], thex: str, tunit: str, total: int, pa
         from pbem.games.advanced_tobruk import mortar
         smoke = min(mortar.smoke_shift(st, sc, h, thex) for h in sorted({st.units[f].hex for f in firers}))
         shifts = [*shifts, ("smoke in the line", smoke)] if smoke else shifts
+    cover_moves.drop(ctx, thex, side)                                           # 15.22, before the die
     return casualty.attack(ctx, thex, total, "gunfire", firers=firers, parts=parts, shifts=shifts,
-                           opportunity=opportunity, mark_fired=not desperation, by=by, rule=rule, pivot=pivot)
+                           opportunity=opportunity, mark_fired=not desperation, by=by, rule=rule, pivot=pivot,
+                           cfire=not any(data.is_vehicle(sc, f) and fire_ap.moving(st, f) for f in firers))
+
+
+def _line_of_sight(st: TobrukState, sc: Scenario, firers: list[str], thex: str, foes: list[str]) -> None:
+    """33.42, 33.751: at least one enemy in ``thex`` is in every firer's line of sight (relief.py)."""
+    if not relief.in_use(sc):
+        return
+    for f in firers:
+        why = [relief.blocked(st, sc, f, st.units[f].hex, u, thex) for u in foes]
+        if all(why):
+            raise OrderError(f"no line of sight from {f}: {why[0]}", relief.rule_of(why[0]))
 
 
 def gunfire_at_vehicle(ctx: Ctx, firers: list[str], target: str, total: int, parts: list[str], *,
@@ -397,11 +412,15 @@ def gunfire_at_vehicle(ctx: Ctx, firers: list[str], target: str, total: int, par
     ctx.emit(ev)
 
 
-def _holder_ok(st: TobrukState, w: str) -> str:
+def _holder_ok(st: TobrukState, w: str, sc: Scenario | None = None) -> str:
+    """The unit fit to fire weapon ``w`` ('' for none): not broken, surrendered or under cover (a
+    machine-gun or ATR fires out of a bunker, 31.53, given the scenario ``sc``)."""
     h = st.pieces[w].holder
     if not h or st.units[h].eliminated:
         return ""
     q = st.pieces[h]
+    if q.full and sc is not None and bunkers.weapon_fires_out(st, sc, w):
+        return "" if q.broken or q.surrendered else h
     return "" if q.broken or q.surrendered or q.full else h
 
 
@@ -419,8 +438,9 @@ def _carried_penalty(st: TobrukState, sc: Scenario, uid: str) -> tuple[int, bool
 
 
 def gunfire_total(ctx: Ctx, firers: list[str], thex: str, *, extra_shot: int = 0, desperation: bool = False,
-                  by: str = "") -> tuple[int, list[str], list[tuple[str, int]]]:
-    """15.711, 15.4, 17.04: the gunfire of a firegroup at ``thex`` and the leader's shift."""
+                  by: str = "", assault: bool = False) -> tuple[int, list[str], list[tuple[str, int]]]:
+    """15.711, 15.4, 17.04: the gunfire of a firegroup at ``thex`` and the leader's shift;
+    ``assault``: assault fire in the Movement Segment, every factor halved (15.52, 8.223)."""
     st = tk(ctx.state)
     sc = ctx.sc
     grid = sc.board.grid
@@ -445,7 +465,7 @@ def gunfire_total(ctx: Ctx, firers: list[str], thex: str, *, extra_shot: int = 0
         if c in data.PERSONNEL:
             if p.broken or p.surrendered:
                 raise OrderError(f"{f} is broken or surrendered and may not fire (11.12, 11.21)", "11.12")
-            if p.full:
+            if p.full and not bunkers.fires_out(st, sc, f):
                 raise OrderError(f"{f} is in FULL cover and may not fire (15.712116)", "15.712116")
             nations.add(morale.nation(sc, f))
         rng = grid.distance(u.hex, thex)
@@ -461,22 +481,35 @@ def gunfire_total(ctx: Ctx, firers: list[str], thex: str, *, extra_shot: int = 0
                 parts.append(f"{f} operates a weapon: 0 (9.16)")
                 continue
             gf = max(0, gf - lost)
+            if assault:
+                parts.append(f"{f} {gf} halved = {gf // 2} (assault fire, 15.52)")
+                gf //= 2
             parts.append(_ranged(f, gf, rng, r, lost))
             total += _halve(gf, rng, r)
         elif data.is_weapon(sc, f):
             if desperation:
                 raise OrderError("desperation fire uses the units' printed gunfire only (15.61)", "15.61")
-            holder = _holder_ok(st, f)
+            holder = _holder_ok(st, f, sc)
             if not holder:
                 raise OrderError(f"nobody fit to fire operates {f} (9.13)", "9.13")
             t = data.utype(sc, f)
+            if assault and t.get("weight") != "L":
+                raise OrderError(f"{f} is a medium weapon: it may not fire by assault fire (8.223)", "8.223")
+            why_not = crews.squad_may_fire(st, sc, f)
+            if why_not:
+                raise OrderError(why_not, "9.32")
             rof = int(t.get("rof", 1))
             crew = st.pieces[holder]
-            if crew.steps >= 1 or data.cls(sc, holder) not in ("crew", "leader") and t.get("weight") == "M":
-                rof = max(1, rof // 2)                                                  # 9.22, 9.32
+            if crews.squad_operated(sc, f, holder):
+                rof = 1                                                                 # 9.32: as a depleted crew
+            elif crew.steps >= 1:
+                rof = max(1, rof // 2)                                                  # 9.22
             if extra_shot >= rof:
                 raise OrderError(f"{f} has no ROF left for another attack (13.331)", "13.331")
             gf, r = int(t.get("gunfire", 0)), int(t.get("max") or t.get("range", 0))
+            if assault:
+                parts.append(f"{f} {gf} halved = {gf // 2} (assault fire, 15.52)")
+                gf //= 2
             if t.get("kind") == "ATR":
                 if rng > r:
                     raise OrderError(f"{thex} is beyond {f}'s range of {r} (14.31)", "14.31")
@@ -591,7 +624,7 @@ def _personnel_opportunity(ctx: Ctx, firers: list[str], target: str, rof_limit: 
     mgs = [f for f in firers if _is_mg(sc, f)]
     shots = 1
     while mgs and (not rof_limit or shots < rof_limit) and not st.units[target].eliminated:
-        able = [m for m in mgs if int(data.utype(sc, m).get("rof", 1)) > shots and _holder_ok(st, m)]
+        able = [m for m in mgs if int(data.utype(sc, m).get("rof", 1)) > shots and _holder_ok(st, m, sc)]
         if not able or tu.hex is None:
             break
         leaders = [f for f in firers if data.cls(sc, f) == "leader"]

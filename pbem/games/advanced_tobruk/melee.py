@@ -16,6 +16,7 @@ from pbem.games.advanced_tobruk import casualty, data, fire_ap, fire_personnel, 
 from pbem.games.advanced_tobruk import fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import (AssaultDeclared, CloseAssaulted, MeleeEnded, MeleeRound,
                                                     MoraleChecked, Overrun)
+from pbem.games.advanced_tobruk.ground import in_bunker
 from pbem.games.advanced_tobruk.state import TobrukState, tk
 
 MAX_ROUNDS = 40
@@ -54,7 +55,7 @@ def odds(att: int, dfn: int) -> str:
 
 def _side_units(st: TobrukState, sc: Scenario, h: str, side: str) -> list[str]:
     return [u for u in casualty.personnel_in(st, sc, h, side)
-            if not st.pieces[u].surrendered]
+            if not st.pieces[u].surrendered and not in_bunker(st, sc, u)]          # 31.571
 
 
 def _take(st: TobrukState, sc: Scenario, units: list[str], steps: int, fate: str = "") -> list[list[str]]:

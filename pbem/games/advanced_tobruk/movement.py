@@ -14,8 +14,10 @@ A move order's verb is its movement type:
 
 where a STEP is a hex (entered forwards), ``back HEX`` (reverse, 6.523),
 ``face SPINE`` (pivot while moving, one MP per spine, 6.533), ``turret SPINE``
-(one MP per hexside, 12.232), ``off`` (leave the map from an edge hex, 2.46)
-and, last, ``continue`` (continued movement, 6.54).  The move is checked whole
+(one MP per hexside, 12.232), ``off`` (leave the map from an edge hex, 2.46),
+``under`` / ``out`` / ``rim DIR`` / ``down`` (cover, cover_moves.py), ``fire TARGET``
+(personnel assault fire, 15.52, assault_fire.py) and, last, ``continue`` (continued
+movement, 6.54).  The move is checked whole
 first, then carried out step by step (opportunity.walk), so that opportunity
 fire can answer each step."""
 from __future__ import annotations
@@ -25,7 +27,8 @@ from fractions import Fraction
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import broken, data
+from pbem.core.hexgrid import DIRECTIONS
+from pbem.games.advanced_tobruk import broken, cover_moves, data, ground, obstacles
 from pbem.games.advanced_tobruk.facing import front_dirs, rear_dirs, spine, spine_turns, SPINES
 from pbem.games.advanced_tobruk.stacking import overstacked
 from pbem.games.advanced_tobruk.state import TobrukState
@@ -44,6 +47,12 @@ def enter_cost(sc: Scenario, a: str, b: str, vehicle: bool, tracked: bool) -> tu
     why = f"{terr} {fmt(base)}"
     if vehicle and ("road" in feats or ("track" in feats and tracked)):
         base, why = ROAD, ("road 1/2" if "road" in feats else "track 1/2")   # 6.31
+    if ground.is_wadi_end(sc, b):
+        base, why = Fraction(1), "wadi end 1"                                # 33.71, 33.72
+    elif ground.is_wadi(sc, a) and not ground.is_wadi(sc, b) and not ground.is_wadi_end(sc, a) and base < 2:
+        base, why = Fraction(2), why + ", out of the wadi 2"                 # 33.72: two MP to exit
+    if ground.contour(sc, a, b) and ground.level(sc, b) > ground.level(sc, a):
+        base, why = base + 1, why + ", up a contour +1"                      # 33.32, 33.41
     if "dune" in feats:
         base, why = base * 2, why + ", dune hexside x2"                      # 33.113
     return base, why
@@ -54,13 +63,19 @@ def parse_steps(words: list[str]) -> list[str]:
     out, i = [], 0
     while i < len(words):
         w = words[i].lower()
-        if w in ("back", "face", "turret", "overrun"):
+        if w in ("back", "face", "turret", "overrun", "rim", "fire"):
             if i + 1 >= len(words):
-                need = {"back": "hex", "overrun": "unit"}.get(w, "spine")
-                raise OrderError(f"'{w}' needs a {need}", "21" if w == "overrun" else "6.52")
+                need = {"back": "hex", "overrun": "unit", "rim": "hexside (N NE SE S SW NW)",
+                        "fire": "target unit or hex"}.get(w, "spine")
+                raise OrderError(f"'{w}' needs a {need}", {"overrun": "21", "rim": "33.74", "fire": "15.52"
+                                                           }.get(w, "6.52"))
             arg = words[i + 1]
-            if w in ("back", "overrun"):
+            if w in ("back", "overrun", "fire"):
                 out.append(f"{w}:{arg}")
+            elif w == "rim":
+                if arg.upper() not in DIRECTIONS:
+                    raise OrderError(f"{arg!r} is not a hexside direction ({' '.join(DIRECTIONS)})", "33.74")
+                out.append(f"rim:{DIRECTIONS.index(arg.upper())}")
             else:
                 try:
                     out.append(f"{w}:{spine(arg)}")
@@ -68,13 +83,13 @@ def parse_steps(words: list[str]) -> list[str]:
                     raise OrderError(str(e), "6.521") from None
             i += 2
             continue
-        if w in ("off", "continue"):
+        if w in ("off", "continue", *cover_moves.COVER_STEPS):
             out.append(w)
         elif len(w) == 4 and w.isdigit():
             out.append(w)
         else:
             raise OrderError(f"{words[i]!r} is not a move step: HEX, back HEX, face SPINE, turret SPINE, "
-                             "overrun UNIT, off, continue", "6.0")
+                             "overrun UNIT, under, out, rim DIR, down, fire TARGET, off, continue", "6.0")
         i += 1
     return out
 
@@ -84,8 +99,8 @@ def step_words(steps: list[str]) -> str:
     out = []
     for s in steps:
         if ":" in s:
-            k, v = s.split(":")
-            out.append(f"{k} {v if k in ('back', 'overrun') else SPINES[int(v)]}")
+            k, v = s.split(":", 1)
+            out.append(f"{k} {v if k in ('back', 'overrun', 'fire') else DIRECTIONS[int(v)] if k == 'rim' else SPINES[int(v)]}")
         else:
             out.append(s)
     return " ".join(out)
@@ -95,9 +110,10 @@ class Plan:
     """A checked move: the units, their movement type and each step's cost."""
 
     def __init__(self, units: list[str], move: str, steps: list[str], costs: list[Fraction],
-                 why: list[str], start_spent: Fraction):
+                 why: list[str], start_spent: Fraction, covers: list[str] | None = None):
         self.units, self.move, self.steps, self.costs, self.why = units, move, steps, costs, why
         self.start_spent = start_spent
+        self.covers = covers or [""] * len(steps)     # each step's cover after it (cover_moves.py)
 
 
 def _carried_medium(st: TobrukState, sc: Scenario, uid: str) -> bool:
@@ -187,18 +203,22 @@ def plan(ctx: Ctx, ids: list[str], move: str, steps: list[str]) -> Plan:
         limit = None if lim is None else Fraction(lim)
         if p.broken:
             limit = None                                       # 11.131: three hexes, whatever they cost
-    costs, why = [], []
+    costs, why, covers = [], [], []
+    cov = cover_moves.start_cover(st, lead)              # the movers' cover as the move goes (cover_moves.py)
+    fired = False
     entered = 0
     overrun_here: list[str] = []
     steps = list(steps)
     enemy = {u.hex for u in st.units.values() if u.side != ctx.side and u.hex and not u.eliminated
              and not (u.id in st.pieces and st.pieces[u.id].wreck)}
     for i, s in enumerate(steps):
+        step_cover = ""
         if s == "continue":
             if not vehicle or i != len(steps) - 1:
                 raise OrderError("'continue' ends a vehicle's move (continued movement)", "6.541")
             costs.append(Fraction(0))
             why.append("continued movement")
+            covers.append("")
             continue
         if s == "off":
             if i != len(steps) - 1 and steps[i + 1:] != ["continue"]:
@@ -220,6 +240,14 @@ def plan(ctx: Ctx, ids: list[str], move: str, steps: list[str]) -> Plan:
             w = "overrun" if not overrun_here else "overrun, one more MP"
             overrun_here.append(t.id)
             steps[i] = f"overrun:{t.id}"
+        elif cover_moves.is_cover_step(s):
+            c, w, cov = cover_moves.plan_cover_step(st, sc, ids, ctx.side, here, s, cov)
+            step_cover = cov
+        elif s.startswith("fire:"):
+            from pbem.games.advanced_tobruk import assault_fire
+            assault_fire.plan_check(ctx, ids, move, fired, here, cov, s[5:])   # 15.52, 15.53
+            fired = True
+            c, w = Fraction(0), "assault fire (15.52)"
         elif s.startswith("face:") or s.startswith("turret:"):
             k, v = s.split(":")
             new = int(v)
@@ -259,6 +287,10 @@ def plan(ctx: Ctx, ids: list[str], move: str, steps: list[str]) -> Plan:
             elif back:
                 raise OrderError("only vehicles move in reverse", "6.523")
             _mine_problem(st, sc, ctx.side, lead, move, h)                      # 31.172
+            for u in ids:
+                obstacles.check(st, sc, u, move, h)                            # 31.73, 31.83, 31.84
+            step_cover = cover_moves.plan_enter(st, sc, ids, move, here, h, cov)  # 31.256, 33.741
+            cov = "full" if step_cover else "top"
             if h in enemy and not (i + 1 < len(steps) and steps[i + 1].startswith("overrun:")):
                 raise OrderError(f"{h} holds enemy units: personnel enter them only by infiltration (5.34), "
                                  "an AFV by assault movement to overrun (HEX overrun UNIT, 21)", "5.34, 21")
@@ -271,11 +303,10 @@ def plan(ctx: Ctx, ids: list[str], move: str, steps: list[str]) -> Plan:
             here = h
             entered += 1
         spent += c
-        if limit is not None and spent > limit and not (move == "crawl"):
-            raise OrderError(f"the move needs {fmt(spent)} MP; {lead} has {fmt(limit)} by {move} movement",
-                             "6.41" if not vehicle else "6.511")
+        _over_limit(spent, limit, move, lead, vehicle)
         costs.append(c)
         why.append(w)
+        covers.append(step_cover)
     if not steps:
         raise OrderError("a move needs at least one step", "6.03")
     if "off" not in steps:
@@ -286,7 +317,13 @@ def plan(ctx: Ctx, ids: list[str], move: str, steps: list[str]) -> Plan:
         why_not = broken.check_move(st, sc, lead, move, here, entered)
         if why_not:
             raise OrderError(why_not, "11.131")
-    return Plan(ids, move, steps, costs, why, start)
+    return Plan(ids, move, steps, costs, why, start, covers)
+
+
+def _over_limit(spent: Fraction, limit: Fraction | None, move: str, lead: str, vehicle: bool) -> None:
+    if limit is not None and spent > limit and not (move == "crawl"):
+        raise OrderError(f"the move needs {fmt(spent)} MP; {lead} has {fmt(limit)} by {move} movement",
+                         "6.41" if not vehicle else "6.511")
 
 
 def _mine_problem(st: TobrukState, sc: Scenario, side: str, unit: str, move: str, h: str,

@@ -24,7 +24,7 @@ from fractions import Fraction
 
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, find_unit
-from pbem.games.advanced_tobruk import data, events as E, fow, hidden
+from pbem.games.advanced_tobruk import continued_fire, cover_moves, data, defilade, events as E, fow, hidden, obstacles
 from pbem.games.advanced_tobruk.eligible import desperation_firers, eligible_firers
 from pbem.games.advanced_tobruk.fire_personnel import opportunity_fire
 from pbem.games.advanced_tobruk.melee import overrun
@@ -110,11 +110,16 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
     steps = [s for s in p.steps if s != "continue"]
     costs = p.costs[:len(steps)]
     why = p.why[:len(steps)]
+    covers = p.covers[:len(steps)]
     spent = p.start_spent
     came_from = came_from or st.units[lead].hex
     for i, (s, c, w) in enumerate(zip(steps, costs, why)):
         if _stopped(st, p.units):
             break
+        if s.startswith("fire:"):
+            from pbem.games.advanced_tobruk import assault_fire
+            assault_fire.fire(ctx, p.units, s[5:])          # 15.52: no trigger of its own (6.61)
+            continue
         lp = st.pieces[lead]
         here = st.units[lead].hex
         spent += c
@@ -145,6 +150,9 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
         elif s.startswith("turret:"):
             turret, what = int(s[7:]), "turret"
             spent_here += c
+        elif cover_moves.is_cover_step(s):
+            what = "cover"                               # 31.02, 33.74: an MP spent in the hex, a trigger
+            spent_here += c
         else:
             what = "reverse" if s.startswith("back:") else "enter"
             nxt = s[5:] if s.startswith("back:") else s
@@ -155,7 +163,13 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
             spent_here = c
         ctx.emit(E.Stepped(units=list(p.units), what=what, hex=here, cost=fmt(c), spent=fmt(spent),
                            facing=facing if data.is_vehicle(sc, lead) else -1,
-                           turret=turret if data.is_vehicle(sc, lead) else -1, terrain=w))
+                           turret=turret if data.is_vehicle(sc, lead) else -1, terrain=w, cover=covers[i]))
+        if terrain_stops(ctx, p, what, here):
+            fow.update(ctx)
+            if not _stopped(st, p.units) and not opportunity(ctx, p.units, here, spent_here, True, [], came_from) \
+                    and st.pending is not None:
+                return
+            return _end(ctx, p.units, False, True)
         if what in ("enter", "reverse") and _minefield(ctx, p.units, here, p.move):
             # 31.15-31.17: the move stops in the minefield hex; its opportunity fire is that of a last step (6.64)
             fow.update(ctx)
@@ -170,6 +184,18 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
                 return                                   # paused: resumed by the answer
             return _end(ctx, p.units, False, True)
     _end(ctx, p.units, continued and not _stopped(st, p.units), _stopped(st, p.units))
+
+
+def terrain_stops(ctx: Ctx, p: Plan, what: str, here: str) -> bool:
+    """The perimeter's ground as a step is taken: wire's immobilization roll (31.83), a Continued Fire
+    check (15.932), hull defilade (33.35-33.8); True if the move must stop in ``here``."""
+    if what in ("enter", "reverse"):
+        stop = obstacles.on_enter(ctx, p.units, here)
+        continued_fire.on_enter(ctx, p.units, here)
+    else:
+        stop = False
+    defilade.after_step(ctx, p.units, what, here, p.move)
+    return stop
 
 
 def _minefield(ctx: Ctx, movers: list[str], here: str, move: str) -> bool:

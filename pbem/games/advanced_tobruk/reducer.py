@@ -9,16 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pbem.core.hexgrid import DIRECTIONS
 from pbem.core.reduce import no_reducer
 from pbem.core.scenario import Scenario
 from pbem.core.state import Decision
 from pbem.games.advanced_tobruk import data, events as E
 from pbem.games.advanced_tobruk.facing import SPINES
+from pbem.games.advanced_tobruk.ground import in_bunker
 from pbem.games.advanced_tobruk.arty_events import ART_REDUCERS
 from pbem.games.advanced_tobruk.fire_events import FIRE_REDUCERS
 from pbem.games.advanced_tobruk.fog_events import FOG_REDUCERS
 from pbem.games.advanced_tobruk.mine_events import MINE_REDUCERS
 from pbem.games.advanced_tobruk.notes import NOTE_REDUCERS
+from pbem.games.advanced_tobruk.perimeter_events import PERIMETER_REDUCERS, apply_cover
 from pbem.games.advanced_tobruk.state import FireOrder, Pending, StandingOrders, Step, TobrukState
 
 SEGMENT = {"setup": "setup", "indirect": "combat", "direct-fire": "combat", "movement": "movement",
@@ -89,6 +92,12 @@ def _stepped(st: TobrukState, ev: E.Stepped, sc: Scenario) -> None:
             p.mp, p.moved = ev.spent, True
             if ev.hex != was and was:
                 p.path = [*(p.path or [was]), ev.hex]      # 13.441 the path, for fire at it
+            if ev.cover:
+                apply_cover(p, ev.cover)                   # 31.02, 31.256, 33.74 (cover_moves.py)
+            elif ev.hex != was and (p.full or p.rim >= 0):
+                apply_cover(p, "top")                      # out of the hex, out of its cover
+            if ev.hex != was:
+                p.hd = ""                                  # 33.81: hull defilade stays in its hex
             if ev.what != "turret":
                 p.bot, p.bot_turn = "", 0         # 13.461: a firer that moves loses its Burst on Target
             if ev.what == "reverse":
@@ -126,11 +135,11 @@ def _standing(st: TobrukState, ev: E.StandingOrderSet, sc: Scenario) -> None:
     units = dict(cur.units)
     default = cur.default
     if not ev.unit:
-        default = FireOrder(mode=ev.mode, range=ev.range, duel=ev.duel)
+        default = FireOrder(mode=ev.mode, range=ev.range, duel=ev.duel, drop=ev.drop)
     elif ev.mode == "clear":
         units.pop(ev.unit, None)
     else:
-        units[ev.unit] = FireOrder(mode=ev.mode, range=ev.range, duel=ev.duel)
+        units[ev.unit] = FireOrder(mode=ev.mode, range=ev.range, duel=ev.duel, drop=ev.drop)
     st.orders = {**st.orders, ev.side: StandingOrders(default=default, units=dict(sorted(units.items())))}
 
 
@@ -156,7 +165,7 @@ def _infiltrated(st: TobrukState, ev: E.Infiltrated, sc: Scenario) -> None:
         st.melee_attacker[ev.hex] = u.side
     attacking = st.melee_attacker[ev.hex]
     for v in st.units.values():
-        if v.hex == ev.hex and not v.eliminated and data.is_personnel(sc, v.id):
+        if v.hex == ev.hex and not v.eliminated and data.is_personnel(sc, v.id) and not in_bunker(st, sc, v.id):
             p = st.pieces[v.id]
             p.melee = True
             if v.side == attacking:
@@ -194,7 +203,7 @@ REDUCERS: dict[type, Callable[[TobrukState, E.Event, Scenario], None]] = {
     E.MoveBegan: _began, E.Stepped: _stepped, E.MoveEnded: _ended, E.UnitExited: _exited,
     E.StandingOrderSet: _standing, E.MovePaused: _paused, E.OpportunityPassed: _opp_passed,
     E.Infiltrated: _infiltrated, E.UnitEliminated: _eliminated, E.TurnEnded: _turn_ended, E.VictoryCounted: _vp,
-    **FIRE_REDUCERS, **ART_REDUCERS, **FOG_REDUCERS, **MINE_REDUCERS, **NOTE_REDUCERS,
+    **FIRE_REDUCERS, **ART_REDUCERS, **FOG_REDUCERS, **MINE_REDUCERS, **NOTE_REDUCERS, **PERIMETER_REDUCERS,
 }
 
 
@@ -234,8 +243,10 @@ def markers(p, turn: int, gone: bool = False) -> list[str]:
              ("suppressed", p.suppressed), ("M-KILL", p.m_kill), ("bailed out", p.bailed),
              ("broken", p.broken), ("surrendered", p.surrendered), ("pinned", p.pinned),
              ("winded", bool(p.winded) and turn - p.winded <= 1), ("courage", p.courage), ("FULL cover", p.full),
-             ("melee", p.melee))
+             ("melee", p.melee), ("hull defilade", bool(p.hd)))
     out += [name for name, on in flags if on]
     if p.f_kill:
         out.append("F-KILL " + ",".join(p.f_kill))
+    if p.rim >= 0 and not gone:
+        out.append(f"up in the wadi, facing {DIRECTIONS[p.rim]}")       # 33.74 the LOS +10 marker
     return out

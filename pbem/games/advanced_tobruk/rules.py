@@ -15,13 +15,14 @@ each phase and what the game waits for.  The rules, by concern:
 from __future__ import annotations
 
 from pbem.core import orders as O
+from pbem.core.hexgrid import DIRECTIONS
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.advanced_tobruk import (arty_views, broken, data, events as E, fow, hidden, indirect, mines, notes,
-                                        notes_setup, notes_words,
-                                        reducer, sequence, views, words)
+from pbem.games.advanced_tobruk import (arty_views, broken, continued_fire, cover_moves, data, events as E, fow, ground,
+                                        hidden, indirect, mines, notes, notes_setup, notes_words, reducer, sequence,
+                                        views, words)
 from pbem.games.advanced_tobruk import known as knowing
 from pbem.games.advanced_tobruk.facing import SPINES, spine
 from pbem.games.advanced_tobruk.movement import unit_and_spine
@@ -78,6 +79,7 @@ class AdvancedTobruk(Ruleset):
                                     facing=spine(x["facing"]) if "facing" in x else -1,
                                     turret=spine(x["turret"]) if "turret" in x else -1,
                                     holder=x.get("holder", ""), full=bool(x.get("full", False)),
+                                    rim=DIRECTIONS.index(str(x["rim"]).upper()) if "rim" in x else -1,
                                     ammo=dict(x.get("ammo", {})))
         st.vp = {s: 0 for s in sc.side_ids()}
         return st
@@ -213,13 +215,19 @@ class AdvancedTobruk(Ruleset):
             raise OrderError(f"{u.id} is frozen in a melee", "5.33, 22.23")
         if u.id in st.step.acted:
             raise OrderError(f"{u.id} has already infiltrated or attacked this phase", "22.121")
+        if h.lower() in ("under", "out"):                  # 31.254: into or out of cover in its hex
+            melee = cover_moves.infiltrate_cover(ctx, u.id, h.lower())
+            if melee:                                      # 31.571: out of a bunker among the enemy
+                ctx.emit(E.Infiltrated(unit=u.id, hex=u.hex, melee=True))
+            return sequence.activated(ctx, [u.id])
         if not sc.board.grid.contains(h) or not sc.board.grid.adjacent(u.hex, h):
             raise OrderError(f"{h} is not adjacent to {u.hex}: infiltration is one hex", "22.11")
         hidden.on_infiltrate(ctx, u.id, h)                 # 32.211 an enemy enters the hex: hidden units revealed
         enemy = [v for v in st.units.values() if v.hex == h and v.side != ctx.side and not v.eliminated
-                 and data.is_personnel(sc, v.id)]
+                 and data.is_personnel(sc, v.id) and not ground.in_bunker(st, sc, v.id)]        # 31.571
         ctx.emit(E.Infiltrated(unit=u.id, hex=h, melee=bool(enemy)))
         mines.on_enter(ctx, [u.id], h, "crawl")            # 31.171 forcing in the Infiltration Phase, as crawling
+        continued_fire.on_enter(ctx, [u.id], h)            # 15.932
         fow.update(ctx)                                    # 32.12 the infiltrator may now spot FOW units
         sequence.activated(ctx, [u.id])
 
@@ -239,6 +247,9 @@ class AdvancedTobruk(Ruleset):
         order = HELP[name]
         if name == "movement" and data.gd(sc).mines:
             order = order.replace(", or pass", ", search UNIT (31.211), or pass")
+        if cover_moves.shown(sc):                          # 31.02, 31.254, 33.74, 15.52 on a perimeter card
+            order = order.replace("infiltrate UNIT HEX", "infiltrate UNIT HEX|under|out").replace(
+                "off, continue)", "off, continue, under, out, rim DIR, down, fire TARGET)")
         return [{"side": st.step.to_act, "kind": name, "rule": RULE[name], "order": order}]
 
     def order_help(self, st: TobrukState, sc: Scenario, side: str) -> list[str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import data, events as E, hidden, indirect, notes
+from pbem.games.advanced_tobruk import continued_fire, data, defilade, events as E, hidden, indirect, notes
 from pbem.games.advanced_tobruk.broken import must_move
 from pbem.games.advanced_tobruk.eligible import eligible_firers
 from pbem.games.advanced_tobruk.melee import resolve_melees
@@ -81,6 +81,7 @@ def start(ctx: Ctx, turn: int, index: int) -> None:
         end_of_turn(ctx)                          # 5.42 rally, suppression
         if indirect.enabled(sc):
             indirect.end_of_turn(ctx)             # 5.41 FFE -> CFF, 20.364 smoke, 18.733 lifts
+        continued_fire.end_of_turn(ctx)           # 15.93 (our reading: the turn's markers go)
         ctx.emit(E.TurnEnded(turn=turn))          # 5.41
         if turn_over(ctx):
             return
@@ -112,6 +113,7 @@ def advance(ctx: Ctx) -> None:
     if phase_name(st, sc) == "setup":
         from pbem.games.advanced_tobruk import fow
         fow.after_setup(ctx)                      # 32.22 pit-hidden guns in spotting range placed; 32.12 flips
+        defilade.after_setup(ctx)                 # 33.35, 33.53, 33.63 hull defilade after all set-up
     if i >= len(sc.sequence):
         i, turn = _first_of_turn(sc), turn + 1
     elif sc.sequence[i].name == "setup":

@@ -4,6 +4,7 @@ Opportunity Fire (6.65); ``ask`` - the default - leaves the choice to its owner.
 
     standing [UNIT] ask | hold | any [range N] | afv [range N]
     standing [UNIT] duel | noduel    (answer direct fire with a gun duel, 17.3; keeps the above)
+    standing [UNIT] drop | nodrop    (personnel drop into FULL cover when fired on, 15.22; keeps the above)
     standing UNIT clear              (the unit follows the side's order again)
 """
 from __future__ import annotations
@@ -16,14 +17,14 @@ from pbem.games.advanced_tobruk.eligible import eligible_firers
 from pbem.games.advanced_tobruk.fire_personnel import opportunity_fire
 from pbem.games.advanced_tobruk.state import FireOrder, StandingOrders, TobrukState
 
-MODES = ("ask", "hold", "any", "afv", "duel", "noduel")
+MODES = ("ask", "hold", "any", "afv", "duel", "noduel", "drop", "nodrop")
 
 
 # --- standing orders ----------------------------------------------------------------------
 
 def standing_order(ctx: Ctx, args: list[str]) -> None:
     """standing [UNIT] ask|hold|any [range N]|afv [range N]; standing UNIT clear."""
-    usage = ("standing [UNIT] ask | hold | any [range N] | afv [range N] | duel | noduel  "
+    usage = ("standing [UNIT] ask | hold | any [range N] | afv [range N] | duel | noduel | drop | nodrop  "
              "(or: standing UNIT clear)")
     if not args:
         raise OrderError(usage, "6.6")
@@ -42,7 +43,13 @@ def standing_order(ctx: Ctx, args: list[str]) -> None:
         if len(args) != 1:
             raise OrderError(usage, "17.3")
         ctx.emit(E.StandingOrderSet(side=ctx.side, unit=unit, mode=cur.mode or "ask", range=cur.range,
-                                    duel=mode == "duel"))
+                                    duel=mode == "duel", drop=cur.drop))
+        return
+    if mode in ("drop", "nodrop"):                           # 15.22: keeps the opportunity-fire order
+        if len(args) != 1:
+            raise OrderError(usage, "15.22")
+        ctx.emit(E.StandingOrderSet(side=ctx.side, unit=unit, mode=cur.mode or "ask", range=cur.range,
+                                    duel=cur.duel, drop=mode == "drop"))
         return
     if mode == "clear" and unit:
         if unit not in ctx.state.orders.get(ctx.side, StandingOrders()).units:
@@ -60,7 +67,8 @@ def standing_order(ctx: Ctx, args: list[str]) -> None:
             raise OrderError("range is at least one hex", "6.6")
     elif len(args) != 1:
         raise OrderError(usage, "6.6")
-    ctx.emit(E.StandingOrderSet(side=ctx.side, unit=unit, mode=mode, range=rng, duel=cur.duel and mode != "clear"))
+    ctx.emit(E.StandingOrderSet(side=ctx.side, unit=unit, mode=mode, range=rng, duel=cur.duel and mode != "clear",
+                                drop=cur.drop and mode != "clear"))
 
 
 def order_for(st: TobrukState, side: str, firer: str) -> FireOrder:

@@ -69,6 +69,9 @@ class Piece(Struct, omit_defaults=True):
     hidden_at: str = ""            # 32.22 set up hidden here (its side note): off the map until revealed
     flipped: bool = False          # 32.12 its FOW side turned over: the enemy sees its identity
     dummy: bool = False            # 32.24 a dummy counter (its side note): removed when flipped
+    # --- the perimeter's terrain (31.5-31.8, 33.4-33.8): cover_moves.py, defilade.py ----------------
+    rim: int = -1                  # 33.74 up in a wadi's GOOD cover position: the hexside it points to (0..5 N..NW)
+    hd: str = ""                   # 33.8 a hull-defilade marker: rolled | contour | crest | pit | rim (defilade.py)
 
 
 class FireOrder(Struct, omit_defaults=True, frozen=True):
@@ -80,6 +83,7 @@ class FireOrder(Struct, omit_defaults=True, frozen=True):
     mode: str = ""                 # "" = ask (no non-empty str defaults in state: see reducer.py)
     range: int = 0
     duel: bool = False             # 17.3: return fire (a gun duel) when fired on in the Direct Fire Phase
+    drop: bool = False             # 15.22: personnel drop into FULL cover when fired on (cover_moves.py)
 
 
 class StandingOrders(Struct, omit_defaults=True):
@@ -126,6 +130,8 @@ class TobrukState(GameState):
     smoke: dict[str, int] = {}             # hex -> the side its smoke counter shows, 1 or 2 (20.36)
     indirect: Indirect = field(default_factory=Indirect)   # the Indirect Fire Phase's stage, spotters (5.111, 18.102)
     minefields: dict[str, Minefield] = {}  # hex -> minefield (31.1), the host's truth; views filter it
+    cleared: list[str] = []                # map emplacements removed: "HEX:wire" (31.85), "HEX:bunker" (31.54)
+    cfire: list[str] = []                  # hexes with a Continued Fire marker this turn (15.931)
 
 
 def tk(st: GameState) -> TobrukState:

@@ -152,7 +152,7 @@ def setup_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
         out.append(f"{line}  (SPINE: {spines}; 6.52, 12.2)")
     so = st.orders.get(side, StandingOrders())
     own = ", ".join(f"{uid} {_order_words(order_for(st, side, uid))}" for uid in sorted(so.units)) or "none"
-    out.append(f"standing [UNIT] ask | hold | any [range N] | afv [range N] | duel | noduel  (6.6; side default "
+    out.append(f"standing [UNIT] ask | hold | any [range N] | afv [range N] | duel | noduel{_drop_words(sc)}  (6.6; side default "
                f"now: {_order_words(so.default)}; units of their own: {own})")
     from pbem.games.advanced_tobruk import notes
     if notes.in_use(sc):
@@ -163,11 +163,17 @@ def setup_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     return out
 
 
+def _drop_words(sc) -> str:
+    """15.22: the drop order, on a card where personnel may go under cover (cover_moves.py)."""
+    from pbem.games.advanced_tobruk.cover_moves import shown
+    return " | drop | nodrop" if shown(sc) else ""
+
+
 def _order_words(o) -> str:
     words = o.mode or "ask"
     if o.range:
         words += f" range {o.range}"
-    return words + (" duel" if o.duel else "")
+    return words + (" duel" if o.duel else "") + (" drop" if o.drop else "")
 
 
 def redact(ev: Event, viewer: str) -> Event:

@@ -3,7 +3,7 @@ fire package words its own (fire_words.py); the core events keep the core wordin
 from __future__ import annotations
 
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import arty_words, events as E, fog_words, indirect, mine_words
+from pbem.games.advanced_tobruk import arty_words, events as E, fog_words, indirect, mine_words, perimeter_words
 from pbem.games.advanced_tobruk.facing import SPINES
 from pbem.games.advanced_tobruk.fire_words import describe as fire_words
 
@@ -19,7 +19,7 @@ def _sp(n: int) -> str:
 
 def describe(ev: E.Event, sc: Scenario, origin: str | None = None) -> str | None:
     for words in (own_words(ev, sc), arty_words.describe(ev, sc, origin), fog_words.describe(ev, sc, origin),
-                  mine_words.describe(ev, sc, origin)):
+                  mine_words.describe(ev, sc, origin), perimeter_words.describe(ev, sc, origin)):
         if words is not None:
             return words
     return fire_words(ev, sc)
@@ -69,6 +69,8 @@ def own_words(ev: E.Event, sc: Scenario) -> str | None:
                 act = f"stays in {lab(ev.hex)} to overrun another unit"
             elif ev.what == "reverse":
                 act = f"reverses into {lab(ev.hex)}"
+            elif ev.what == "cover":
+                act = f"change{'s' if len(ev.units) == 1 else ''} its cover in {lab(ev.hex)}"
             else:
                 act = f"enter{'s' if len(ev.units) == 1 else ''} {lab(ev.hex)}"
             return f"{who} {act} ({ev.terrain}: {ev.cost} MP, {ev.spent} spent{f}{t}) (6.31, 6.52)."
@@ -88,6 +90,7 @@ def own_words(ev: E.Event, sc: Scenario) -> str | None:
                      "afv": f"fire at moving AFVs only{rng}", "clear": "follows the side's order again"
                      }.get(ev.mode, "ask before firing")
             duel = "; answers direct fire with a gun duel (17.3)" if ev.duel else ""
+            duel += "; drops into FULL cover when fired on (15.22)" if ev.drop else ""
             return f"Standing opportunity-fire order: {who}: {what}{duel} (6.6)."
         case E.MovePaused():
             who = "+".join(ev.units) + (" stops" if len(ev.units) == 1 else " stop")
