@@ -104,9 +104,10 @@ def bunker_problem(st: TobrukState, sc: Scenario, h: str, ids: list[str], side: 
     return ""
 
 
-def plan_cover_step(st: TobrukState, sc: Scenario, ids: list[str], side: str, here: str, s: str, cur: str
-                    ) -> tuple[Fraction, str, str]:
-    """(MP, words, cover after) of a cover step of a move, refused if the units may not take it."""
+def plan_cover_step(st: TobrukState, sc: Scenario, ids: list[str], side: str, here: str, s: str, cur: str,
+                    infiltration: bool = False) -> tuple[Fraction, str, str]:
+    """(MP, words, cover after) of a cover step of a move (or of an infiltration), refused if the
+    units may not take it."""
     vehicle = data.is_vehicle(sc, ids[0])
     kind = ground.full_kind(st, sc, here)
     if s == "under":
@@ -128,8 +129,8 @@ def plan_cover_step(st: TobrukState, sc: Scenario, ids: list[str], side: str, he
     if s == "out":
         if cur != "full":
             raise OrderError(f"{'+'.join(ids)} are not under cover", "15.712116")
-        if kind == ground.BUNKER and any(u.hex == here and u.side != side and not u.eliminated
-                                         for u in st.units.values()):
+        if kind == ground.BUNKER and not infiltration and any(u.hex == here and u.side != side and not u.eliminated
+                                                              for u in st.units.values()):
             raise OrderError(f"enemy units are in {here}: come out of the bunker only by infiltrating out "
                              f"(a melee, 31.571)", "31.571")
         return OUT_COST, "out on top (15.712116)", "top"
@@ -171,7 +172,7 @@ def infiltrate_cover(ctx: Ctx, uid: str, word: str) -> bool:
     sc = ctx.sc
     h = st.units[uid].hex
     side = st.units[uid].side
-    _, _, new = plan_cover_step(st, sc, [uid], side, h, word, start_cover(st, uid))
+    _, _, new = plan_cover_step(st, sc, [uid], side, h, word, start_cover(st, uid), infiltration=True)
     ctx.emit(CoverChanged(units=[uid], hex=h, cover=new, why="infiltration", rule="31.254"))
     return word == "out" and ground.has(st, sc, h, ground.BUNKER) and any(
         u.hex == h and u.side != side and not u.eliminated and data.is_personnel(sc, u.id) for u in st.units.values())

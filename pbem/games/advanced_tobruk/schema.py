@@ -43,7 +43,7 @@ class TobrukVictory(GameTable):
 
 class TobrukData(GameTable):
     types: dict[str, dict] = {}             # counters and AFV cards (checked by lint.py)
-    units: dict[str, dict] = {}             # per-unit set-up: facing, turret, holder, ammo, full
+    units: dict[str, dict] = {}             # per-unit set-up: facing, turret, holder, ammo, full, rim
     friendly_edge: dict[str, list[str]] = {}   # 6.1
     tables: dict[str, dict] = {}            # the fire package's tables (fire_ap_tables.py reads them)
     # --- scenario special rules for side notes, artillery and limited intelligence (issue 14) ---
@@ -58,4 +58,7 @@ class TobrukData(GameTable):
     command_control: list[str] = []         # sides using armour command control (24.01)
     elite: dict[str, int] = {}              # side -> elite tank commanders it may record (24.07)
     apcr: dict[str, int] = {}               # 17.23 the Alternate Ammunition table's modifier per side (SSR)
+    # --- the perimeter's rules (issue 25): off unless the card sets them ---
+    hull_defilade: bool = False             # 31.35c, 33.35-33.8 terrain-created hull defilade (defilade.py)
+    continued_fire: bool = False            # 15.93 Continued Fire markers (continued_fire.py)
     notes: str = ""
