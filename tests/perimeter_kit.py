@@ -62,6 +62,8 @@ colour = "#b8b0a0"
 rule = "33.52"
 '''
 
+FEATURES = {"wire": ["0303", "0403"], "trench": ["0305", "0405", "0505"], "bunker": ["0707"], "pit": ["0502"],
+            "hillock": ["0103", "0104"], "wadi-end": ["1204"]}
 MAP = '''[map]
 first_col = 1
 last_col = 14
@@ -82,39 +84,28 @@ rows = [
   "........DDD...",
 ]
 
-[map.features.wire]
-hexes = ["0303", "0403"]
-
-[map.features.trench]
-hexes = ["0305", "0405", "0505"]
-
-[map.features.bunker]
-hexes = ["0707"]
-
-[map.features.pit]
-hexes = ["0502"]
-
-[map.features.hillock]
-hexes = ["0103", "0104"]
-
-[map.features.wadi-end]
-hexes = ["1204"]
 '''
 
 
-def text(units: list[dict], flags: dict | None = None) -> str:
+def text(units: list[dict], flags: dict | None = None, features: dict | None = None) -> str:
     t = scenario_text(units)
     t = t[:t.index("[map]")] + MAP
+    more = {k: list(v) for k, v in FEATURES.items()}
+    for name, hexes in (features or {}).items():                  # more map features: {"hillock10": ["1006"]}
+        more[name] = more.get(name, []) + list(hexes)
+    for name, hexes in more.items():
+        t += f'\n[map.features.{name}]\nhexes = {hexes!r}\n'.replace("'", '"')
     flags = {"hull_defilade": True, "continued_fire": True, **(flags or {})}
     extra = "".join(f"{k} = {str(v).lower() if isinstance(v, bool) else v}\n" for k, v in flags.items())
     t = re.sub(r"(\[game_data\]\n)", r"\1" + extra, t, count=1)
     return t.replace("[crt]", EXAMPLE_TYPES + MORE_TYPES + "\n[crt]", 1)
 
 
-def pworld(units: list[dict], dice=(), side: str = "german", turn: int = 1, flags: dict | None = None) -> Ctx:
+def pworld(units: list[dict], dice=(), side: str = "german", turn: int = 1, flags: dict | None = None,
+           features: dict | None = None) -> Ctx:
     """A Ctx on a fresh state of the perimeter test map with ``units`` placed and the dice scripted."""
     sc = loads(("# a test world (not a file: its own text, so no cached file scenario is taken)\n"
-                + text(units, flags)).encode(), "test-perimeter")
+                + text(units, flags, features)).encode(), "test-perimeter")
     rules = AdvancedTobruk()
     st = rules.new_state(sc, "t")
     st.turn = turn
@@ -122,9 +113,9 @@ def pworld(units: list[dict], dice=(), side: str = "german", turn: int = 1, flag
 
 
 def pmake(tmp_path, units: list[dict], dice=(), name: str = "g", flags: dict | None = None,
-          setup: bool = True) -> Table:
+          setup: bool = True, features: dict | None = None) -> Table:
     p = tmp_path / f"{name}.toml"
-    p.write_text(text(units, flags))
+    p.write_text(text(units, flags, features))
     t = Table(Game.create(tmp_path / name, str(p), {}, dice=list(dice)))
     if setup:
         t.ok("british", "pass")

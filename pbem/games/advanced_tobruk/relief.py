@@ -87,11 +87,12 @@ def _deep_unseen(st: TobrukState, sc: Scenario, obs: str, uid: str, h: str) -> b
         return False
     if at_lip(sc, h, obs) or ground.level(sc, obs) >= SEE_DOWN or _assault_moving(st, uid):
         return False
-    if _contour_sides(sc, obs, enter_sides(sc, h, obs), lower_inside=False):
-        return False                                     # the observer at the edge, looking down
+    grid = sc.board.grid
+    if any(ground.is_deir(sc, grid.neighbour(obs, DIRECTIONS[d])) for d in enter_sides(sc, h, obs)):
+        return False                                     # the observer at the deir's edge, looking down
     if ground.level(sc, obs) >= 5:
-        first = next((x for x in sc.board.grid.line(obs, h) if ground.is_deir(sc, x)), h)
-        if sc.board.grid.distance(obs, first) <= HILLOCK_REACH:
+        first = next((x for x in grid.line(obs, h) if ground.is_deir(sc, x)), h)
+        if grid.distance(obs, first) <= HILLOCK_REACH:
             return False
     return True
 
