@@ -46,6 +46,18 @@ he = 20
 ap = true
 turret = "360"
 
+[game_data.types.brit-fo]
+cls = "leader"
+face = "infantry"
+nation = "british"
+fo = true
+gunfire = 1
+range = 1
+morale = 8
+melee = 1
+sp = 1
+reduced = { gunfire = 1, range = 1, morale = 6 }
+
 [terrain.deir]
 move_cost = 1
 colour = "#e0cc98"
