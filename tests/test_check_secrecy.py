@@ -118,6 +118,9 @@ PAIRS = [
          orders=("fire H1 at P2", "fire Cr3 at G1")),
     Pair("tobruk-r33", 8, "british", "standing-orders", edit=((2, "standing P1 any range 3", "standing P1 hold"),),
          orders=("run A1 0706 0707", "run A2 0906 0907 0908", "cross Tk1 0503 0504 0505 0506 0607")),
+    # 15.22: whether the German squad in the ditch drops into FULL cover when fired on (a standing order)
+    Pair("tobruk-perimeter", 6, "british", "drop-order", edit=((2, "standing G2 drop", "standing G2 nodrop"),),
+         orders=("fire A3 at 0807", "fire A2+B1 at 0807", "pass")),
     # --- Mirages (Formation Series 5.3.4, 6.5, 7.4): standing orders, stacks, plans, an attack's participants
     Pair("mirages-brevity", 3, "allied", "standing-orders",
          edit=((3, "doctrine reaction always", "doctrine reaction never"),)),

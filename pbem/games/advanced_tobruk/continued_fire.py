@@ -51,10 +51,10 @@ def check(ctx: Ctx, uid: str, h: str) -> None:
     from pbem.games.advanced_tobruk.casualty import absorb           # casualty imports this module
     st = tk(ctx.state)
     n = len(ctx.events)
-    result = morale.check(ctx, uid, "continued fire", rule="15.932")
-    if result not in ("broken", "surrendered", "eliminated"):
+    morale.check_stack(ctx, [uid], "continued fire", 0, rule="15.932")   # a surrender chains (11.71)
+    mc = next((e for e in ctx.events[n:] if isinstance(e, MoraleChecked) and e.unit == uid), None)
+    if mc is None or mc.result not in ("broken", "surrendered", "eliminated"):
         return
-    mc = next(e for e in reversed(ctx.events[n:]) if isinstance(e, MoraleChecked))
     failed_by = max(1, mc.rolls[0] + mc.drm - mc.altered)
     if st.units[uid].eliminated:
         return

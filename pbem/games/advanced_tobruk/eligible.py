@@ -230,6 +230,8 @@ def _may_fire(st: TobrukState, sc: Scenario, f: str, target: str, thex: str, pha
             ok = bool(usable_weapons(st, sc, f, target, thex, turn=phase == "direct-fire"))
         elif c in data.PERSONNEL or data.is_weapon(sc, f):
             ok = u.side not in own_in_hex and _personnel_can(st, sc, f, thex, target)
+            if ok and st.pieces[target].full and data.is_personnel(sc, target) and u.hex != thex:
+                ok = False                  # 15.712116: gunfire cannot touch a unit in FULL cover: no choice
             if ok and c in data.PERSONNEL and data.is_personnel(sc, target) is False and \
                     data.cls(sc, target) not in ("apc", "truck"):
                 ok = False

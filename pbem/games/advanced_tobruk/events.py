@@ -116,6 +116,7 @@ class Infiltrated(Event, tag="TobrukInfiltrated"):
     unit: str
     hex: str
     melee: bool = False            # it entered an enemy hex: melee marker (5.32)
+    cover: str = ""                # "full": it stays under cover into the next trench or wadi hex (31.254, 31.256)
 
 
 class TurnEnded(Event, tag="TobrukTurnEnded"):

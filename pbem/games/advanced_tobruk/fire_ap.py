@@ -738,10 +738,11 @@ def _after(ctx: Ctx, ev: GunFired, g: dict, opportunity: bool) -> None:
     sc = ctx.sc
     frag = he_frag(g)
     if ev.ammo == "AP" and data.is_personnel(sc, ev.target):                     # 31.56 AP into a bunker
-        for i, rd in enumerate(r for r in ev.rounds if r.hit):
+        for i, rd in ((i, r) for i, r in enumerate(ev.rounds) if r.hit):
             casualty.attack(ctx, ev.hex, bunkers.AP_FRAG, f"{g.get('name')} AP hit in the bunker (round {i + 1})",
                             firers=[ev.firer], targets=bunkers.occupants(st, sc, ev.hex), full_hit=True,
-                            parts=[f"{bunkers.AP_FRAG} FRAG (31.56)"], mark_fired=False, by=ev.by, rule="31.56")
+                            parts=[f"{bunkers.AP_FRAG} FRAG (31.56)"], mark_fired=False, by=ev.by, rule="31.56",
+                            cfire=not moving(st, ev.firer))
     elif ev.ammo == "HE" and data.is_personnel(sc, ev.target):
         side = st.units[ev.target].side
         for i, rd in enumerate(r for r in ev.rounds if r.roll or r.hit):

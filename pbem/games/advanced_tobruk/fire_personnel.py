@@ -482,9 +482,9 @@ def gunfire_total(ctx: Ctx, firers: list[str], thex: str, *, extra_shot: int = 0
                 continue
             gf = max(0, gf - lost)
             if assault:
-                parts.append(f"{f} {gf} halved = {gf // 2} (assault fire, 15.52)")
-                gf //= 2
-            parts.append(_ranged(f, gf, rng, r, lost))
+                gf = _assault_half(parts, f"{f} {gf + lost}-{lost}" if lost else f"{f} {gf}", gf, rng, r)
+            else:
+                parts.append(_ranged(f, gf, rng, r, lost))
             total += _halve(gf, rng, r)
         elif data.is_weapon(sc, f):
             if desperation:
@@ -508,9 +508,9 @@ def gunfire_total(ctx: Ctx, firers: list[str], thex: str, *, extra_shot: int = 0
                 raise OrderError(f"{f} has no ROF left for another attack (13.331)", "13.331")
             gf, r = int(t.get("gunfire", 0)), int(t.get("max") or t.get("range", 0))
             if assault:
-                parts.append(f"{f} {gf} halved = {gf // 2} (assault fire, 15.52)")
-                gf //= 2
-            if t.get("kind") == "ATR":
+                gf = _assault_half(parts, f"{f} {gf}", gf, rng, r)
+                total += _halve(gf, rng, r) if t.get("kind") != "ATR" else gf
+            elif t.get("kind") == "ATR":
                 if rng > r:
                     raise OrderError(f"{thex} is beyond {f}'s range of {r} (14.31)", "14.31")
                 parts.append(f"{f} {gf}")
@@ -518,6 +518,8 @@ def gunfire_total(ctx: Ctx, firers: list[str], thex: str, *, extra_shot: int = 0
             else:
                 parts.append(_ranged(f, gf, rng, r, 0))
                 total += _halve(gf, rng, r)
+            if crews.squad_operated(sc, f, holder):
+                parts.append(f"{f} fired by the squad {holder}, a leader in its hex: ROF 1 (9.32)")
             if t.get("weight") == "M" and data.cls(sc, holder) not in ("crew",) and not leaders:
                 shifts.append((f"{f} not fired by a crew", -1))                         # 8.22
         elif c == "apc":
@@ -534,6 +536,15 @@ def gunfire_total(ctx: Ctx, firers: list[str], thex: str, *, extra_shot: int = 0
             morale.nation(sc, ld) == "german" for ld in leaders):
         raise OrderError("German and Italian units firegroup only with a German leader (15.42)", "15.42")
     return total, parts, shifts
+
+
+def _assault_half(parts: list[str], base: str, gf: int, rng: int, normal: int) -> int:
+    """15.52: assault fire halves every factor (then long range halves again, 15.7112)."""
+    half = gf // 2
+    _ranged(base, half, rng, normal, 0)                           # refused beyond twice the range
+    far = f", halved again = {half // 2} (range {rng})" if rng > normal else ""
+    parts.append(f"{base} halved = {half} (assault fire, 15.52){far}")
+    return half
 
 
 def _ranged(name: str, gf: int, rng: int, normal: int, lost: int) -> str:

@@ -9,6 +9,7 @@ import re
 
 from pbem.core.hexgrid import EDGES
 from pbem.core.scenario import Scenario, problems_in
+from pbem.games.advanced_tobruk import lint_perimeter
 from pbem.games.advanced_tobruk.artillery import CALIBRES
 from pbem.games.advanced_tobruk.facing import SPINES
 from pbem.games.advanced_tobruk.fire_ap_tables import HEAVY_TANK_MODIFIER, HEAVY_TANKS
@@ -67,6 +68,7 @@ def lint(sc: Scenario) -> list[str]:
             errs.append(f"victory.hexes[{i}].hex: not on the map")
     errs += _stacking(sc, types)
     errs += ssr(sc)
+    errs += lint_perimeter.lint(sc)                  # 31.5-31.8, 33.7 the perimeter's ground
     if len(sc.side_ids()) != 2:
         errs.append("sides: Advanced Tobruk is a two-sided game")
     return errs
@@ -262,7 +264,7 @@ def _areas(sc: Scenario, gd: dict) -> list[str]:
 
 
 MINE_KEYS = ("factors", "hidden", "dummies", "area")
-EMPLACEMENTS = {"pit", "hedgehog", "sangar", "bunker", "blockhouse", "trench", "wire"}   # 31.2-31.8
+EMPLACEMENTS = set(lint_perimeter.EMPLACEMENTS)                # 31.2-31.8
 
 
 def _mines(sc: Scenario, gd: dict) -> list[str]:

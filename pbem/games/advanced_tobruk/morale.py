@@ -170,7 +170,7 @@ def _leader_with(st: TobrukState, sc: Scenario, uid: str) -> bool:
 
 
 def check_stack(ctx: Ctx, units: list[str], why: str, drm: int, opportunity: bool = False,
-                extra: list[tuple[str, int]] = ()) -> None:
+                extra: list[tuple[str, int]] = (), rule: str = "") -> None:
     """15.921, 10.22: every surviving unit checks, highest morale first; courage spares the rest
     (11.242); each surrender makes the others in the hex check again, 2 worse each (11.7).
     ``extra``: the situation's own modifiers (10.113c), for the chain checks too."""
@@ -185,7 +185,7 @@ def check_stack(ctx: Ctx, units: list[str], why: str, drm: int, opportunity: boo
             continue
         was = st.pieces[uid].surrendered
         res = check(ctx, uid, why, drm, opportunity=opportunity, extra=extra,
-                    rule="15.921" if why == "casualty" else "10.2")
+                    rule=rule or ("15.921" if why == "casualty" else "10.2"))
         if res == "courage":
             return
         if res == "surrendered" and not was:

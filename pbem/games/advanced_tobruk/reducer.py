@@ -156,6 +156,9 @@ def _opp_passed(st: TobrukState, ev: E.OpportunityPassed, sc: Scenario) -> None:
 
 def _infiltrated(st: TobrukState, ev: E.Infiltrated, sc: Scenario) -> None:
     u = st.units[ev.unit]
+    p = st.pieces[ev.unit]
+    if ev.hex != u.hex and (p.full or p.rim >= 0):
+        apply_cover(p, ev.cover or "top")                  # out of its cover, unless it stays under (31.256)
     for x in [ev.unit, *_carried(st, [ev.unit])]:
         st.units[x].hex = ev.hex
     if not ev.melee:

@@ -225,7 +225,8 @@ class AdvancedTobruk(Ruleset):
         hidden.on_infiltrate(ctx, u.id, h)                 # 32.211 an enemy enters the hex: hidden units revealed
         enemy = [v for v in st.units.values() if v.hex == h and v.side != ctx.side and not v.eliminated
                  and data.is_personnel(sc, v.id) and not ground.in_bunker(st, sc, v.id)]        # 31.571
-        ctx.emit(E.Infiltrated(unit=u.id, hex=h, melee=bool(enemy)))
+        keep = "full" if p.full and ground.same_cover(st, sc, u.hex, h) else ""           # 31.254, 31.256
+        ctx.emit(E.Infiltrated(unit=u.id, hex=h, melee=bool(enemy), cover=keep))
         mines.on_enter(ctx, [u.id], h, "crawl")            # 31.171 forcing in the Infiltration Phase, as crawling
         continued_fire.on_enter(ctx, [u.id], h)            # 15.932
         fow.update(ctx)                                    # 32.12 the infiltrator may now spot FOW units

@@ -70,9 +70,12 @@ def own_words(ev: E.Event, sc: Scenario) -> str | None:
             elif ev.what == "reverse":
                 act = f"reverses into {lab(ev.hex)}"
             elif ev.what == "cover":
-                act = f"change{'s' if len(ev.units) == 1 else ''} its cover in {lab(ev.hex)}"
+                one = len(ev.units) == 1
+                act = {"full": f"go{'es' if one else ''} under cover", "top": f"come{'s' if one else ''} out"
+                       }.get(ev.cover, f"go{'es' if one else ''} up to a GOOD position") + f" in {lab(ev.hex)}"
             else:
                 act = f"enter{'s' if len(ev.units) == 1 else ''} {lab(ev.hex)}"
+                act += ", still under cover (31.256)" if ev.cover == "full" else ""
             return f"{who} {act} ({ev.terrain}: {ev.cost} MP, {ev.spent} spent{f}{t}) (6.31, 6.52)."
         case E.MoveEnded():
             tail = ", continued movement declared (6.54)" if ev.continued else ""
