@@ -24,7 +24,7 @@ from tobruk_kit import U, scenario_text  # noqa: F401 - U re-exported for the te
 
 MORE_TYPES = '''
 
-[game_data.types.vickers]
+[game_data.types.mg303]
 cls = "weapon"
 face = "weapon"
 weight = "M"

@@ -75,7 +75,7 @@ def test_15_52_a_unit_that_fired_this_turn_has_no_assault_fire_and_one_a_move(tm
 
 
 def test_8_223_a_carried_medium_weapon_does_not_assault_fire(tmp_path):
-    units = [*SQUADS, U("V", "british", "vickers", "0502", holder="A")]
+    units = [*SQUADS, U("V", "british", "mg303", "0502", holder="A")]
     t = at_movement(tmp_path, units, dice=[10])
     out = t.ok("british", "assault A 0503 fire G")
     (a,) = evs(out, CasualtyAttack)
@@ -149,7 +149,7 @@ def test_15_93_a_move_into_a_marked_hex_checks_and_the_markers_go_at_the_end_of_
 # --- 9.32 squads firing medium and heavy weapons ------------------------------------------------
 
 def mmg(*more, dice=(10,)):
-    return pworld([U("A", "british", "aus-squad", "0502"), U("V", "british", "vickers", "0502", holder="A"),
+    return pworld([U("A", "british", "aus-squad", "0502"), U("V", "british", "mg303", "0502", holder="A"),
                    U("G", "german", "ger-squad", "0506"), *more], [*dice, *PAD], side="british")
 
 
@@ -177,7 +177,7 @@ def test_9_32_the_squad_fires_it_as_a_depleted_crew_rof_one():
     with pytest.raises(OrderError, match="no ROF left") as e:
         fire(ctx, "A+V at 0506 at 0506")
     assert e.value.rule == "13.331"
-    ctx = pworld([U("C", "british", "brit-crew", "0502"), U("V", "british", "vickers", "0502", holder="C"),
+    ctx = pworld([U("C", "british", "brit-crew", "0502"), U("V", "british", "mg303", "0502", holder="C"),
                   U("G", "german", "ger-squad", "0506")], [10, 10, *PAD], side="british")
     fire(ctx, "V at 0506 at 0506")                                   # its own crew: ROF 2
     assert len(evs(ctx, CasualtyAttack)) == 2

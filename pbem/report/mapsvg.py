@@ -79,6 +79,9 @@ MARK_STYLES: dict[str, tuple[str, str, str]] = {
     "british_entry": ("flag", "#6b3f1d", "British entry hex"),
     "town": ("dot", "#5a3d2b", "town"),
     "village": ("dot", "#5a3d2b", "village"),
+    "bunker": ("star", "#6e6e6e", "bunker"),
+    "trench": ("dot", "#7a4a1a", "anti-tank trench"),
+    "wire": ("dot", "#3d3d3d", "barbed wire"),
 }
 # Fallback counter colours, picked per side by a stable checksum of its id.
 SIDE_PALETTE: tuple[str, ...] = ("#a9c4e4", "#e8a9a9", "#e4d48f", "#c7b0e4",

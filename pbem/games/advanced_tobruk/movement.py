@@ -296,6 +296,8 @@ def plan(ctx: Ctx, ids: list[str], move: str, steps: list[str]) -> Plan:
                                  "an AFV by assault movement to overrun (HEX overrun UNIT, 21)", "5.34, 21")
             overrun_here = []
             c, w = enter_cost(sc, here, h, vehicle, tracked)
+            w += "".join(f", {name}" for f, name in ((ground.WIRE, "wire"), (ground.TRENCH, "anti-tank trench"))
+                         if ground.has(st, sc, h, f))                           # 31.7, 31.8: on the way
             if back:
                 c, w = c * 2, w + ", reverse x2"                  # 6.523
             if data.is_personnel(sc, lead) and move == "crawl":

@@ -49,3 +49,18 @@ def describe(ev, sc: Scenario, origin: str | None = None) -> str | None:
         case ContinuedFireCleared():
             return f"Continued Fire markers removed from {', '.join(lab(h) for h in ev.hexes)} (end of turn; 15.93)."
     return None
+
+
+def report_lines(st, sc: Scenario) -> list[str]:
+    """The report's lines on the perimeter's markers, public to both sides: Continued Fire markers
+    (15.931) and the field works the game removed (31.54, 31.85)."""
+    lab = sc.board.label
+    out = []
+    if st.cfire:
+        out.append(f"Continued Fire markers (15.931; a personnel unit entering checks morale, 15.932): "
+                   f"{', '.join(lab(h) for h in st.cfire)}")
+    for item in st.cleared:
+        h, feature = item.split(":")
+        out.append(f"{'destroyed' if feature == 'bunker' else 'removed'}: the {feature} in {lab(h)} "
+                   f"({'31.54' if feature == 'bunker' else '31.85'})")
+    return out

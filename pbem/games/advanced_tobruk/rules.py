@@ -21,8 +21,8 @@ from pbem.core.ruleset import Ctx, Ruleset, core_help, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
 from pbem.games.advanced_tobruk import (arty_views, broken, continued_fire, cover_moves, data, events as E, fow, ground,
-                                        hidden, indirect, mines, notes, notes_setup, notes_words, reducer, sequence,
-                                        views, words)
+                                        hidden, indirect, mines, notes, notes_setup, notes_words, perimeter_words,
+                                        reducer, sequence, views, words)
 from pbem.games.advanced_tobruk import known as knowing
 from pbem.games.advanced_tobruk.facing import SPINES, spine
 from pbem.games.advanced_tobruk.movement import unit_and_spine
@@ -112,7 +112,8 @@ class AdvancedTobruk(Ruleset):
     def report_notes(self, state: TobrukState, sc: Scenario, viewer: str) -> list[tuple[str, list[str]]]:
         out = notes_words.report_notes(state, sc, viewer)
         for title, lines in (("ARTILLERY AND SMOKE (18-20)", arty_views.report_lines(state, sc, viewer)),
-                             ("MINEFIELDS (31.1)", mines.report_lines(state, sc, viewer))):
+                             ("MINEFIELDS (31.1)", mines.report_lines(state, sc, viewer)),
+                             ("FIELD WORKS AND CONTINUED FIRE (31, 15.93)", perimeter_words.report_lines(state, sc))):
             if lines:
                 out.append((title, lines))
         return out
