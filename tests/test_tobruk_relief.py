@@ -228,3 +228,12 @@ def test_33_35_an_afv_on_a_hillocks_crest_in_hull_defilade_to_fire_from_below_ac
         assert ctx.state.pieces["T"].hd == "crest"
         fire(ctx, "P at T with 50mm")
         assert ("hull defilade" in evs(ctx, GunFired)[0].rounds[0].result) is covered
+
+
+def test_33_43_a_wreck_down_in_a_deir_does_not_touch_a_line_between_level_ground():
+    from pbem.games.advanced_tobruk import fire_ap
+    ctx = pworld([U("W", "german", "pz3g", "1008", facing="NNE"), U("X", "german", "pz3g", "0907", facing="NNE")])
+    ctx.state.pieces["W"].wreck = ctx.state.pieces["X"].wreck = "wreck"
+    ctx.state.units["W"].eliminated = ctx.state.units["X"].eliminated = True
+    assert fire_ap.los_drm(ctx.state, ctx.sc, "0106", "1208") == (0, [])        # through 1008, down in the deir
+    assert fire_ap.los_drm(ctx.state, ctx.sc, "0906", "0908")[0] == 1           # 0907 on the plain: +1

@@ -215,8 +215,8 @@ def los_drm(st: TobrukState, sc: Scenario, a: str, b: str) -> tuple[int, list[st
             continue
         if p.wreck == "burning":
             burning += 1
-        elif p.wreck:
-            wrecks += 1
+        elif p.wreck and not (ground.is_deir(sc, u.hex) and min(ground.level(sc, a), ground.level(sc, b)) >= 0):
+            wrecks += 1                                 # 33.43: a wreck down in a deir is below the line
         elif not u.eliminated and data.is_vehicle(sc, u.id):
             vehicles += 1
     if burning >= 2:
