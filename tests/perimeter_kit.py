@@ -108,7 +108,7 @@ def text(units: list[dict], flags: dict | None = None, features: dict | None = N
     for name, hexes in more.items():
         t += f'\n[map.features.{name}]\nhexes = {hexes!r}\n'.replace("'", '"')
     flags = {"hull_defilade": True, "continued_fire": True, **(flags or {})}
-    extra = "".join(f"{k} = {str(v).lower() if isinstance(v, bool) else v}\n" for k, v in flags.items())
+    extra = "".join(f"{k} = {str(v).lower() if isinstance(v, bool) else v}\n" for k, v in flags.items() if v)
     t = re.sub(r"(\[game_data\]\n)", r"\1" + extra, t, count=1)
     return t.replace("[crt]", EXAMPLE_TYPES + MORE_TYPES + "\n[crt]", 1)
 

@@ -45,12 +45,6 @@ DOWN_COST = Fraction(1)                         # our decision
 BUNKER_SP = 3                                   # 31.52
 
 
-def drops_possible(sc: Scenario) -> bool:
-    """The card has a hex where personnel may go under cover (so ``standing drop`` means something)."""
-    return any(fs & set(ground.FULL_KINDS) for fs in sc.board.features.values()) or \
-        ground.WADI in sc.board.terrain.values()
-
-
 def shown(sc: Scenario) -> bool:
     """The help and set-up letters offer the cover steps and ``drop``: a card with a bunker, trench,
     hedgehog or wadi (weapon pits alone, as on the earlier cards, keep their letters as they were;

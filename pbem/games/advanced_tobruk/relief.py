@@ -60,14 +60,13 @@ def enter_sides(sc: Scenario, a: str, b: str) -> set[int]:
     return out
 
 
-def _contour_sides(sc: Scenario, h: str, sides: set[int], lower_inside: bool = True) -> bool:
-    """One of ``sides`` of ``h`` is a contour with ``h`` on its lower side (``lower_inside``) or upper side."""
+def _contour_sides(sc: Scenario, h: str, sides: set[int]) -> bool:
+    """One of ``sides`` of ``h`` is a contour with ``h`` on its lower side."""
     grid = sc.board.grid
     for d in sides:
         n = grid.neighbour(h, DIRECTIONS[d])
-        if n is not None and ground.contour(sc, h, n):
-            if (ground.level(sc, n) > ground.level(sc, h)) == lower_inside:
-                return True
+        if n is not None and ground.contour(sc, h, n) and ground.level(sc, n) > ground.level(sc, h):
+            return True
     return False
 
 

@@ -277,6 +277,11 @@ class AdvancedTobruk(Ruleset):
         if data.gd(sc).mines:
             own.append("search UNIT    a personnel unit that has not moved spends the Movement Segment searching: "
                        "adjacent hidden enemy minefields are placed (31.211)")
+        if cover_moves.shown(sc):
+            own += ["move STEPs: under | out (FULL cover, 31.02) | rim DIR | down (a wadi's GOOD position, 33.74) | "
+                    "fire TARGET (assault fire at half gunfire, crawl or assault only, 15.52)",
+                    "infiltrate UNIT under | out    into or out of FULL cover in the Infiltration Phase (31.254, 31.571)",
+                    "standing [UNIT] drop | nodrop    personnel drop into FULL cover when fired on (15.22)"]
         if notes.in_use(sc):
             own += notes_words.help_lines()
         return own + keep
