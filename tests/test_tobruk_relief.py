@@ -237,3 +237,19 @@ def test_33_43_a_wreck_down_in_a_deir_does_not_touch_a_line_between_level_ground
     ctx.state.units["W"].eliminated = ctx.state.units["X"].eliminated = True
     assert fire_ap.los_drm(ctx.state, ctx.sc, "0106", "1208") == (0, [])        # through 1008, down in the deir
     assert fire_ap.los_drm(ctx.state, ctx.sc, "0906", "0908")[0] == 1           # 0907 on the plain: +1
+
+
+def test_33_74_an_afv_up_in_a_wadi_position_is_in_hull_defilade_until_it_comes_down(tmp_path):
+    far = U("G9", "german", "ger-squad", None)
+    t = pmake(tmp_path, [U("T", "british", "a13", "1203", facing="NNE"), far], dice=(1, 2) * 6)
+    assert t.phase() == (1, MOVEMENT)
+    out = t.ok("british", "cross T rim NE")
+    assert [(e.unit, e.position) for e in evs(out, HullDefilade)] == [("T", "rim")]
+    assert t.state().pieces["T"].rim == 1 and t.state().pieces["T"].hd == "rim"
+    ctx = pworld([U("T", "british", "a13", "1203", facing="NNE", rim="NE")])
+    defilade.after_setup(ctx)
+    assert ctx.state.pieces["T"].hd == "rim"
+    assert defilade.covers(ctx.state, ctx.sc, "T", "1403") and not defilade.covers(ctx.state, ctx.sc, "T", "1003")
+    from pbem.games.advanced_tobruk.perimeter_events import apply_cover
+    apply_cover(ctx.state.pieces["T"], "top")
+    assert ctx.state.pieces["T"].hd == ""

@@ -91,6 +91,8 @@ def apply_cover(p, cover: str) -> None:
     bottom); 'rim:N' up in a wadi's GOOD position pointing to hexside N (33.74)."""
     p.full = cover == "full"
     p.rim = int(cover[4:]) if cover.startswith("rim:") else -1
+    if p.rim < 0 and p.hd == "rim":
+        p.hd = ""                                   # down from the wadi's GOOD position: no hull defilade
 
 
 def _immobilized(st: TobrukState, ev: Immobilized, sc: Scenario) -> None:
