@@ -26,7 +26,7 @@ THRESHOLD = 6                      # 15.931
 
 
 def active(sc: Scenario) -> bool:
-    return bool(sc.game_data.get("continued_fire", False))
+    return data.gd(sc).continued_fire
 
 
 def after_attack(ctx: Ctx, ev: CasualtyAttack) -> None:

@@ -30,7 +30,7 @@ RULES = {"scrub": "33.63", "rock-strewn": "33.53", "rock": "33.53", "rocks": "33
 
 
 def active(sc: Scenario) -> bool:
-    return bool(sc.game_data.get("hull_defilade", False))
+    return data.gd(sc).hull_defilade
 
 
 def _held_in(st: TobrukState, h: str, but: str) -> bool:
