@@ -253,3 +253,14 @@ def test_33_74_an_afv_up_in_a_wadi_position_is_in_hull_defilade_until_it_comes_d
     from pbem.games.advanced_tobruk.perimeter_events import apply_cover
     apply_cover(ctx.state.pieces["T"], "top")
     assert ctx.state.pieces["T"].hd == ""
+
+
+def test_33_751_gunfire_at_an_afv_down_in_a_wadi_needs_an_adjacent_firer():
+    # twelve factors could call for a suppression roll (30.02), but not from two hexes off the wadi
+    units = [U("T", "german", "pz3g", "1203", facing="NNE"), U("A", "british", "aus-squad", "1403"),
+             U("B", "british", "aus-squad", "1403")]
+    ctx = pworld(units, [1], side="british")
+    from pbem.games.advanced_tobruk import eligible
+    assert eligible.eligible_firers(ctx.state, ctx.sc, "T", "direct-fire") == []
+    with pytest.raises(OrderError, match="down in the wadi"):
+        fire(ctx, "A+B at T")

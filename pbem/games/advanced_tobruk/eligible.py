@@ -201,6 +201,8 @@ def _gunfire_at_afv(st: TobrukState, sc: Scenario, target: str, units: list[str]
                 fire_ap.los_drm(st, sc, u.hex, tu.hex)
             except OrderError:
                 n = 0
+            if relief.blocked(st, sc, f, u.hex, target, tu.hex):
+                n = 0                                                               # 33.751
             front = tp.facing < 0 or facing.aspect(grid, tu.hex, tp.facing, u.hex, fire_ap.moving(st, target)) \
                 == "front"
         if n > 0:

@@ -322,6 +322,7 @@ def _shots_at(ctx: Ctx, firers: list[str], thex: str, tunit: str, total: int, pa
     st = tk(ctx.state)
     sc = ctx.sc
     if tunit and data.is_vehicle(sc, tunit):
+        _line_of_sight(st, sc, firers, thex, [tunit])                          # 33.751 a vehicle down in a wadi
         gunfire_at_vehicle(ctx, firers, tunit, total, parts, by=by, pivot=pivot)
         return None
     side = st.units[firers[0]].side
