@@ -265,3 +265,26 @@ def test_zones_come_from_the_tzdata_package_where_the_system_has_no_zone_databas
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "2026-01-05T22:30:00Z (Monday 5 January, 23:30 CET in Europe/Berlin)"
+
+
+def test_an_order_taken_during_the_grace_is_no_late_order_to_the_audit(tmp_path, smtp, monkeypatch):
+    # The host keeps each running deadline's grace in deadline.json, which is all an audit
+    # sees of the host: an order in the grace is a note there, one after it a warning.
+    from pbem.referee.audit import NOTE, WARNING, audit
+    host = clock_host(tmp_path, smtp)
+    monkeypatch.setenv("PBEM_HOST", str(host.cfg.root))
+    g = new(host)
+    poll(host, "2026-01-02T23:00:00Z", monkeypatch)               # late: the deadline was 22:30
+    dl = json.loads((g.dir / "deadline.json").read_text())
+    assert [w.get("grace") for w in dl["waits"].values()] == ["12h"]
+    monkeypatch.setenv("PBEM_CLOCK", "2026-01-03T09:00:00Z")      # within the grace
+    assert g.submit("axis", "move 8Pz 0612 0712", at="2026-01-03T09:00:00Z").refused is None
+    (row,) = audit([g.dir]).games
+    late = [(f.severity, f.text) for f in row.findings if f.code == "deadline" and "applied at" in f.text]
+    assert late == [(NOTE, "order 'move 8Pz 0612 0712' of axis was applied at 2026-01-03T09:00:00Z, after the "
+                           "deadline of its movement (2026-01-02T22:30:00Z) but within its 12h of grace")]
+    assert g.submit("axis", "move 115 0613", at="2026-01-03T11:00:00Z").refused is None
+    (row,) = audit([g.dir]).games
+    late = [(f.severity, f.text) for f in row.findings if f.code == "deadline" and "applied at" in f.text]
+    assert sorted(late)[1] == (WARNING, "order 'move 115 0613' of axis was applied at 2026-01-03T11:00:00Z, after the "
+                                "deadline of its movement (2026-01-02T22:30:00Z and its 12h of grace)")

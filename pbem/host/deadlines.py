@@ -128,7 +128,7 @@ class DeadlinesMixin:
         for item in items:
             k = self._await_key(st, item)
             keys[k] = item
-        new = {k: v for k, v in waits.items() if k in keys}
+        new = {k: dict(v) for k, v in waits.items() if k in keys}
         away = dl.get("absent", {})
         arisen = []
         for k, item in keys.items():
@@ -141,6 +141,13 @@ class DeadlinesMixin:
                     due = parse_time(away[item["side"]])          # the player said ABSENT until then
                 new[k] = {"side": item["side"], "kind": item["kind"], "since": iso(now), "due": iso(due),
                           "reminded": False}
+        # Each running deadline keeps the grace it is given, so an audit (which sees this file,
+        # not the host's configuration) does not call an order taken during the grace late.
+        grace = fmt_duration(policy.grace) if policy.grace else ""
+        for w in new.values():
+            w.pop("grace", None)
+            if grace:
+                w["grace"] = grace
         if new != waits or "waits" not in dl:
             dl["waits"] = new
             self._save_deadlines(game, dl)

@@ -404,11 +404,21 @@ def _check_deadlines(path: Path, ch: Chain, row: GameAudit) -> None:
         due, since = when(w.get("due")), when(w.get("since"))
         if due is None:
             continue
+        try:                              # the grace the host gave this deadline (pbem/host/deadlines.py)
+            grace = parse_duration(w["grace"]) if w.get("grace") else None
+        except (HostError, TypeError):
+            grace = None
         for seq, at, ev in orders:
             t = when(at)
             if ev.side == w.get("side") and not ev.by and t is not None and t > due and (since is None or t >= since):
+                if grace is not None and t <= due + grace:
+                    row.add(NOTE, "deadline", f"order {ev.text!r} of {ev.side} was applied at {at}, after the "
+                                              f"deadline of its {w.get('kind', 'decision')} ({w['due']}) but within "
+                                              f"its {fmt_duration(grace)} of grace", seq)
+                    continue
                 row.add(WARNING, "deadline", f"order {ev.text!r} of {ev.side} was applied at {at}, after the "
-                                             f"deadline of its {w.get('kind', 'decision')} ({w['due']})", seq)
+                                             f"deadline of its {w.get('kind', 'decision')} ({w['due']}"
+                                             f"{f' and its {fmt_duration(grace)} of grace' if grace else ''})", seq)
     by_deadline = sum(1 for _s, _a, ev in orders if ev.by == "deadline")
     try:
         period = parse_duration(dl.get("period")) if isinstance(dl, dict) and dl.get("period") else None
