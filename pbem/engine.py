@@ -45,8 +45,8 @@ import msgspec
 
 from pbem.core import events as E
 from pbem.core import orders as O
-from pbem.log import (EventLog, LogError, StaleHead, line_hash, GENESIS, private_lock, raw_envelope, read_regular,
-                      write_private)
+from pbem.log import LogError, StaleHead, line_hash, GENESIS, raw_envelope, write_private
+from pbem.store.files import FileGame
 from pbem.games import Ctx, Ruleset, ruleset_for
 from pbem.core.ruleset import dispatch
 from pbem.core.scenario import SCENARIO_LIMIT, Printed, Scenario, ScenarioError, load, loads
@@ -150,11 +150,13 @@ def _safe_id(name: str) -> str:
 
 
 class Game(Verification):
-    def __init__(self, path: Path):
-        self.dir = Path(path)
-        self.log = EventLog(self.dir / "log.jsonl")
+    def __init__(self, path):
+        # ``path``: a game folder (the file store) or a game store (pbem.store: the database)
+        self.store = path if hasattr(path, "log") else FileGame(Path(path))
+        self.dir = self.store.cache_dir             # the folder (files) or this machine's cache (database)
+        self.log = self.store.log
         if not self.log.exists():
-            raise EngineError(f"{self.dir} is not a pbem game (no log.jsonl); create one with 'pbem new'")
+            raise EngineError(f"{self.store.where} is not a pbem game (no log.jsonl); create one with 'pbem new'")
         first = self.log.first_line()
         if first is None:
             raise EngineError(f"{self.log.path} is empty")
@@ -167,11 +169,13 @@ class Game(Verification):
             raise EngineError(f"{self.log.path} line 1: the first event must be GameCreated, not {env.kind}")
         self.created = created
         self.game_id = created.game_id
-        sc_path = self.dir / "scenario.toml"
+        sc_path = self.store.path_of("scenario.toml")
         try:
-            raw = read_regular(sc_path, SCENARIO_LIMIT)     # a FIFO or a device in its place: refused, never read
+            raw = self.store.read("scenario.toml", limit=SCENARIO_LIMIT)   # a FIFO or a device in its place: refused
         except OSError as e:
             raise EngineError(f"cannot read {sc_path}: {e.strerror or e}") from None
+        if raw is None:
+            raise EngineError(f"cannot read {sc_path}: No such file or directory")
         self.scenario: Scenario = loads(raw, str(sc_path), cache=self._scenario_cache_path)
         if self.scenario.sha256 != created.scenario_sha256:
             raise EngineError(f"{sc_path} has changed since the game was created (sha256 {self.scenario.sha256[:12]}... "
@@ -185,12 +189,12 @@ class Game(Verification):
     # --- creation --------------------------------------------------------
 
     @classmethod
-    def create(cls, path: Path, scenario_ref: str, players: dict[str, str] | None = None,
+    def create(cls, path, scenario_ref: str, players: dict[str, str] | None = None,
                seed_hex: str | None = None, dice: list[int] | None = None,
                game_id: str | None = None, at: str | None = None, lint: bool = True, dice_scheme: int = 1,
                keys: dict[str, str] | None = None, require_signatures: bool = False,
                contributions: bool = False) -> "Game":
-        """A new game in ``path``.  The scenario must pass ``pbem scenario lint`` (``lint=False``
+        """A new game in the folder ``path``, or in the game store ``path`` (the database).  The scenario must pass ``pbem scenario lint`` (``lint=False``
         only for tests that set up a position its set-up rules forbid); ``variant`` of the game
         returned lists the scenario's differences from the printed game.  Seeded dice follow
         ``dice_scheme`` (2: per-turn chains, pbem/core/chain.py; 1: one seed revealed at the
@@ -198,9 +202,9 @@ class Game(Verification):
         (scheme 2); ``keys``: side -> SSH public key its orders are signed with;
         ``require_signatures``: every order must be signed."""
         from pbem.core import dice as D
-        path = Path(path)
-        taken = EngineError(f"{path} already holds a game; choose a new directory")
-        if (path / "log.jsonl").exists():
+        store = path if hasattr(path, "log") else FileGame(Path(path))
+        taken = EngineError(f"{store.where} already holds a game; choose a new directory")
+        if store.exists():
             raise taken
         try:
             sc = load(scenario_ref)
@@ -252,12 +256,8 @@ class Game(Verification):
             else:
                 seed = D.new_seed()
             mode, commit = "seeded", D.commitment(seed)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            path.mkdir(mode=0o700)                  # host only: it will hold the seed and the secrets
-        except FileExistsError:
-            pass                                    # a folder the user made: its mode is theirs
-        gid = _safe_id(game_id or path.resolve().name)
+        store.prepare()                             # host only (0700): it will hold the seed and the secrets
+        gid = _safe_id(game_id or store.default_id())
         if seed is not None and dice_scheme == 2:
             from pbem.core import chain
             trust.update(chain.genesis(seed, gid, sc.side_ids(), sc.turns + chain.SPARE_TURNS))
@@ -268,21 +268,18 @@ class Game(Verification):
                                 players=players, dice_mode=mode, seed_commitment=commit,
                                 scripted_dice=list(dice or []), **trust)
         evs = [created] + rules.initial_events(sc)
-        log = EventLog(path / "log.jsonl")
+        log = store.log
         # Two `pbem new` into one folder at once: the lock serialises them, the
         # second finds the log and leaves; expect_head=GENESIS backs this up.
         with log.lock():
             if log.exists():
                 raise taken
-            write_private(path / "scenario.toml", Path(sc.path).read_bytes())
+            store.write("scenario.toml", Path(sc.path).read_bytes())
             if seed is not None:
-                seed_file = path / "seed"
-                # No log yet, so a seed here is the leftover of an interrupted `new`.
-                seed_file.unlink(missing_ok=True)
-                D.write_seed(seed_file, seed)
+                store.write_seed(seed)
             log.append_many([(E.kind_of(e), E.body_of(e)) for e in evs], at=at or now_utc(),
                             expect_head=GENESIS, locked=True)
-        game = cls(path)
+        game = cls(store)
         game.variant = [p for p in problems if isinstance(p, Printed)]
         return game
 
@@ -499,7 +496,7 @@ class Game(Verification):
     def _seed_of(self, revealed: bytes | None) -> bytes:
         from pbem.core import dice as D
         if revealed is None:
-            return D.read_seed(self.dir / "seed", self.created.seed_commitment)
+            return self.store.read_seed(self.created.seed_commitment)
         if not D.check_reveal(revealed, self.created.seed_commitment):
             raise D.DiceError("the revealed seed does not match the commitment in GameCreated")
         return revealed
@@ -546,22 +543,22 @@ class Game(Verification):
     def last_report(self, side: str) -> int:
         """Seq of the last event ``side``'s previous report covered (0 if none)."""
         try:
-            return int(msgspec.json.decode(self._reports_path.read_bytes()).get(side, 0))
+            return int(msgspec.json.decode(self.store.read("reported.json") or b"{}").get(side, 0))
         except (OSError, msgspec.DecodeError, ValueError, AttributeError):
             return 0
 
     def mark_reported(self, side: str, seq: int) -> None:
         """Record ``seq`` as ``side``'s last reported event. Read-modify-write
         under reported.lock, so concurrent reports of other sides are kept."""
-        with private_lock(self.dir / "reported.lock"):
+        with self.store.doc_lock("reported.json"):
             try:
-                data = msgspec.json.decode(self._reports_path.read_bytes())
+                data = msgspec.json.decode(self.store.read("reported.json") or b"{}")
             except (OSError, msgspec.DecodeError):
                 data = {}
             if not isinstance(data, dict):
                 data = {}
             data[side] = seq
-            write_private(self._reports_path, msgspec.json.encode(data))
+            self.store.write("reported.json", msgspec.json.encode(data))
 
     # --- writing ---------------------------------------------------------
 
@@ -778,7 +775,7 @@ class Game(Verification):
             _, _, st, sealed = self._at_head()
             if st.seed:
                 raise EngineError("the seed is already revealed")
-            seed = D.read_seed(self.dir / "seed", self.created.seed_commitment)
+            seed = self.store.read_seed(self.created.seed_commitment)
             ev = E.SeedRevealed(seed=seed.hex())
             rec = self._append_standalone(ev, at, st, sealed)
         return seed.hex()

@@ -25,25 +25,24 @@ import os
 import time
 
 from pbem.engine import EngineError
-from pbem.log import private_lock, write_private
 
 STAGED_NAME = "staged.json"
 
 
-def _path(game):
-    return game.dir / STAGED_NAME
-
-
 def _load(game) -> dict:
     try:
-        data = json.loads(_path(game).read_text())
+        data = json.loads(game.store.read(STAGED_NAME) or b"{}")
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
 def _save(game, data: dict) -> None:
-    write_private(_path(game), json.dumps(data, indent=1, sort_keys=True).encode())
+    game.store.write(STAGED_NAME, json.dumps(data, indent=1, sort_keys=True).encode())
+
+
+def _locked(game):
+    return game.store.doc_lock(STAGED_NAME)          # staged.lock beside the file (files)
 
 
 def step_of(st) -> str:
@@ -76,7 +75,7 @@ def stage(game, side: str, text: str, at: str = ""):
                           "orders are held only for a step of yours (held now, they would be dropped when "
                           "this step ends). Send them, or a DRAFT, when the game waits for you.")
     sub = game.check(side, text)
-    with private_lock(game.dir / "staged.lock"):
+    with _locked(game):
         data = _load(game)
         if text.strip():
             data[side] = {"text": text, "step": step_of(st), "turn": st.turn, "phase": st.phase,
@@ -88,7 +87,7 @@ def stage(game, side: str, text: str, at: str = ""):
 
 
 def discard(game, side: str) -> None:
-    with private_lock(game.dir / "staged.lock"):
+    with _locked(game):
         data = _load(game)
         if data.pop(side, None) is not None:
             _save(game, data)
@@ -141,7 +140,7 @@ def _applied(game, side: str, entry: dict) -> bool:
 
 def _drop(game, side: str, entry: dict) -> None:
     """Remove ``side``'s entry if it is still ``entry`` (not staged anew since)."""
-    with private_lock(game.dir / "staged.lock"):
+    with _locked(game):
         data = _load(game)
         now = data.get(side)
         if isinstance(now, dict) and ident(now) == ident(entry):
@@ -150,7 +149,7 @@ def _drop(game, side: str, entry: dict) -> None:
 
 
 def _mark(game, side: str, entry: dict, seq: int, head: str) -> dict:
-    with private_lock(game.dir / "staged.lock"):
+    with _locked(game):
         data = _load(game)
         now = data.get(side)
         if not isinstance(now, dict) or ident(now) != ident(entry):

@@ -16,7 +16,7 @@ from pbem.core import orders as O
 from pbem.core.scenario import SCENARIO_LIMIT, ScenarioError, loads
 from pbem.core.scenario import rewrite_cache as rewrite_scenario_cache
 from pbem.core.state import GameState, state_bytes
-from pbem.log import LogError, read_regular
+from pbem.log import LogError
 
 if TYPE_CHECKING:
     from pbem.engine import Entry
@@ -83,9 +83,11 @@ class Verification:
         """Verify trusts no cache: the scenario is parsed again from scenario.toml
         (checked against GameCreated when the game was opened); a cache that gave
         something else is replaced, with a note."""
-        sc_path = self.dir / "scenario.toml"
+        sc_path = self.store.path_of("scenario.toml")
         try:
-            raw = read_regular(sc_path, SCENARIO_LIMIT)
+            raw = self.store.read("scenario.toml", limit=SCENARIO_LIMIT)
+            if raw is None:
+                return
             fresh = loads(raw, str(sc_path))
         except (OSError, ScenarioError):
             return                                  # as opened: the file changed under us; nothing to compare
@@ -145,11 +147,11 @@ class Verification:
         elif chained and seed is None and not (self.dir / "seed").exists():
             pass                                    # said below, with what the turn seeds checked
         elif seed is None:
-            if not (self.dir / "seed").exists():    # e.g. an auditor's copy of the log
+            if not self.store.has_seed():           # e.g. an auditor's copy of the log
                 notes.append("dice not checked: the seed is not revealed yet; rules were checked with the recorded rolls")
             else:                                   # the host's folder: its seed must be the committed one
                 try:
-                    seed = D.read_seed(self.dir / "seed", self.created.seed_commitment)
+                    seed = self.store.read_seed(self.created.seed_commitment)
                     notes.append("dice checked with the host's seed file (not yet revealed)")
                 except D.DiceError as e:
                     problems.append(f"{e}; rules were checked with the recorded rolls")

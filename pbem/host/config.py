@@ -54,6 +54,7 @@ class Config:
     interval: int = 60
     notify_url: str = ""                   # [notify] url: every player's webhook ({game}, {side}) unless its own
     notify_format: str = "json"            # "json", "discord" or "slack"
+    store_url: str = ""                    # [store] url: "" = the file store; "postgresql://..." = the database
 
     @property
     def domain(self) -> str:
@@ -65,7 +66,8 @@ def _toml_str(s: str) -> str:
 
 
 def config_text(address: str, name: str, referee: str, games: str, incoming: dict, outgoing: dict,
-                period: str, reminder: str, maps: bool = True, clock: dict | None = None) -> str:
+                period: str, reminder: str, maps: bool = True, clock: dict | None = None,
+                store: str = "") -> str:
     """The text of a new pbem-host.toml, with every setting explained."""
     def table(d: dict, commented: dict) -> str:
         out = []
@@ -126,6 +128,9 @@ interval = 60                         # seconds between two looks at the inbox (
 [notify]                              # "your turn" pings beyond mail (a player's own: pbem new --notify)
 url = ""                              # every player's webhook, e.g. "https://relay.example/pbem/{{game}}/{{side}}"
 format = "json"                       # or "discord" / "slack": those services' payloads
+
+[store]                               # where the games, the mail journal and the spool live
+url = {_toml_str(store)}                              # "" = files in this folder; "postgresql://USER@HOST/DB": one database for many workers
 """
 
 
@@ -209,6 +214,10 @@ class _Serve(msgspec.Struct, forbid_unknown_fields=True):
     interval: Annotated[int, msgspec.Meta(ge=1, le=86_400)] | str = 60
 
 
+class _Store(msgspec.Struct, forbid_unknown_fields=True):
+    url: str = ""
+
+
 class _HostFile(msgspec.Struct, forbid_unknown_fields=True):
     """The schema of pbem-host.toml: every key and every accepted value.  An
     unknown key or value is refused, never guessed: a typo in `security`
@@ -228,6 +237,7 @@ class _HostFile(msgspec.Struct, forbid_unknown_fields=True):
     orders: _Orders = msgspec.field(default_factory=_Orders)
     serve: _Serve = msgspec.field(default_factory=_Serve)
     notify: _Notify = msgspec.field(default_factory=_Notify)
+    store: _Store = msgspec.field(default_factory=_Store)
 
 
 # What a key accepts, said after a wrong value (msgspec names only the type).
@@ -255,6 +265,7 @@ _FORMS = {
     "deadlines.zone": 'a time zone in quotes: "UTC", "Europe/Berlin", "America/New_York"',
     "notify.url": 'an https:// address in quotes ({game} and {side} are filled in), or "" for none',
     "serve.interval": 'a number of seconds from 1 to 86400 (60) or a duration in quotes: "5m", "90s"',
+    "store.url": '"" (the file store) or a PostgreSQL URL in quotes: "postgresql://pbem@db.club.example/pbem"',
 }
 for _k in ("name", "referee", "games"):
     _FORMS[_k] = "text in quotes"
@@ -327,6 +338,10 @@ def _config(data: dict, root: Path, path: Path) -> Config:
         incoming=msgspec.structs.asdict(f.incoming), outgoing=msgspec.structs.asdict(f.outgoing),
         interval=interval, press_per_mail=f.orders.press_per_mail, press_per_step=f.orders.press_per_step,
     )
+    url = f.store.url.strip()
+    if url and not re.match(r"postgres(ql)?://", url):
+        raise _bad(path, "store.url", f"{url!r} is not a PostgreSQL URL")
+    cfg.store_url = url
     try:
         cfg.max_out = parse_size(f.outgoing.max_bytes)
     except HostError as e:
@@ -411,7 +426,7 @@ def system_folder(path: Path) -> str:
 def write_config(root: Path, address: str, name: str = "pbem", referee: str | None = None, games: str = "games",
                  incoming: dict | None = None, outgoing: dict | None = None, period: str = "72h",
                  reminder: str = "24h", passwords: dict[str, str] | None = None, maps: bool = True,
-                 clock: dict | None = None) -> Config:
+                 clock: dict | None = None, store: str = "") -> Config:
     """Write a new pbem-host.toml (and credentials.toml with ``passwords``),
     checked before anything is written, and read it back; the host's folders
     are made by ``init_host``.  ``clock``: the deadline clock's keys (clock, days,
@@ -426,7 +441,7 @@ def write_config(root: Path, address: str, name: str = "pbem", referee: str | No
     incoming = incoming or {"kind": "maildir", "maildir": "inbox"}
     outgoing = outgoing or {"kind": "outbox", "outbox": "outbox"}
     text = config_text(address, name, address if referee is None else referee, games, incoming, outgoing,
-                       period, reminder, maps, clock)
+                       period, reminder, maps, clock, store)
     try:
         _config(tomllib.loads(text), root.resolve(), root / CONFIG_NAME)      # refuse before writing anything
     except HostError as e:                     # name the option, not the file that was not written

@@ -14,10 +14,10 @@ from datetime import timedelta
 
 from pbem import staging
 from pbem.host import crash
-from pbem.host import mail as M
 from pbem.host.common import DEADLINE_NAME, REFEREE, Answer, HostError, fmt_duration, iso, parse_duration, \
     parse_time
 from pbem.host.journal import job_key
+from pbem.store.files import same_game
 
 
 POLICY_KEYS = ("period", "clock", "days", "minimum", "grace", "zone")
@@ -103,13 +103,13 @@ class DeadlinesMixin:
     @staticmethod
     def _deadlines(game) -> dict:
         try:
-            return json.loads((game.dir / DEADLINE_NAME).read_text())
+            return json.loads(game.store.read(DEADLINE_NAME) or b"{}")
         except (OSError, ValueError):
             return {}
 
     @staticmethod
     def _save_deadlines(game, dl: dict) -> None:
-        M.write_atomic(game.dir / DEADLINE_NAME, json.dumps(dl, indent=1, sort_keys=True).encode())
+        game.store.write(DEADLINE_NAME, json.dumps(dl, indent=1, sort_keys=True).encode())
 
     @staticmethod
     def _await_key(st, item: dict) -> str:
@@ -160,26 +160,41 @@ class DeadlinesMixin:
 
     def tick(self) -> list[str]:
         """Reminders and deadline defaults that are due, for every hosted game."""
-        from pbem.engine import EngineError, Game
-        from pbem.log import LogError
         done = []
         with self.locked():
             for gid, path in self.games().items():
                 try:
-                    game = Game(path)
-                    dl = self._sync_deadlines(game)
-                except (EngineError, LogError, OSError) as e:
-                    self.log(f"game {gid}: skipped ({e})")
-                    continue
-                if self.busy(gid):
-                    self.log(f"game {gid}: orders of a message are half-way; they are finished when that "
-                             "message is polled again (deadlines wait until then)")
-                    continue
-                try:
-                    done += self._tick_game(game, dl)
-                except Exception as e:            # noqa: BLE001 - one game's trouble must not stop the others
-                    self.log(f"game {gid}: reports and deadlines skipped this time: {type(e).__name__}: {e}")
+                    # with a database: one transaction per game, which one worker takes at a time
+                    with self.store.game_turn(gid) as mine:
+                        if mine:
+                            done += self._tick_one(gid, path)
+                except self.store.errors as e:
+                    self.log(f"game {gid}: reports and deadlines skipped this time: the database failed ({e})")
         return done
+
+    def _tick_one(self, gid: str, path) -> list[str]:
+        from pbem.engine import EngineError, Game
+        from pbem.log import LogError
+        try:
+            with self.store.atomic():
+                game = Game(path)
+                dl = self._sync_deadlines(game)
+        except (EngineError, LogError, OSError) as e:
+            self.log(f"game {gid}: skipped ({e})")
+            return []
+        if self.busy(gid):
+            self.log(f"game {gid}: orders of a message are half-way; they are finished when that "
+                     "message is polled again (deadlines wait until then)")
+            return []
+        try:
+            self.store.beat(f"deadlines {gid}")
+            with self.store.atomic():             # a database keeps nothing of a game whose turn failed
+                return self._tick_game(game, dl)
+        except self.store.errors:
+            raise
+        except Exception as e:            # noqa: BLE001 - one game's trouble must not stop the others
+            self.log(f"game {gid}: reports and deadlines skipped this time: {type(e).__name__}: {e}")
+            return []
 
     def _tick_game(self, game, dl: dict) -> list[str]:
         synced = self._sync_reports(game)

@@ -12,7 +12,6 @@ misspelt orders, commands, text to ignore); the mail then checks its orders
 staged ones (FINAL), or applies them at once, and answers its commands."""
 from __future__ import annotations
 
-import os
 import re
 import tempfile
 from dataclasses import dataclass
@@ -50,6 +49,27 @@ class IngestMixin:
     ``log``, the journal, the players, the letters, the spool and the
     deadlines (``_sync_deadlines``)."""
 
+    def ingest_claimed(self, raw: bytes, name: str, source: str = "", retry: bool = False) -> Outcome | None:
+        """``ingest`` as one job of the store: with a database, the message is claimed
+        first (its journal row taken FOR UPDATE SKIP LOCKED) and its events, its
+        journal record and its outgoing mail commit together, or not at all; None
+        when another worker has the message in hand.  The file store's journal makes
+        the job happen once by itself (one host process at a time)."""
+        key = M.parse(raw, self.cfg.max_bytes).key
+        try:
+            with self.store.claim(key, source) as got:
+                if not got:
+                    return None
+                self.store.beat(f"mail {name}")
+                oc = self.ingest(raw, name, retry)
+        except self.store.errors as e:
+            oc = Outcome(name, "error", "left", detail=f"the database failed ({type(e).__name__}: {e}); nothing "
+                         "of this message was kept, and it is tried again on the next poll")
+            self.log(oc.line())
+        finally:
+            self.store.beat("")
+        return oc
+
     def ingest(self, raw: bytes, name: str, retry: bool = False) -> Outcome:
         """One message, start to answer; never raises (but a SimulatedCrash).
         With ``retry`` a message quarantined before is looked at afresh (it
@@ -62,7 +82,10 @@ class IngestMixin:
         retried MAX_ATTEMPTS times and then set aside, so one poisoned message
         can never stop the host, its deadlines or its other games."""
         try:
-            oc = self._ingest(raw, name, retry)
+            with self.store.atomic():               # a database rolls back what a failing message did
+                oc = self._ingest(raw, name, retry)
+        except self.store.errors:
+            raise                                   # the database itself: nothing kept, the job is tried again
         except OSError as e:
             oc = Outcome(name, "error", "left", detail=f"the host could not write ({e.strerror or e}); the message "
                          "stays in the inbox and is tried again on the next poll")
@@ -100,8 +123,7 @@ class IngestMixin:
         rec = self.journal_get(key)
         if retry and rec and rec.get("status") == "done" and rec.get("filed") == "quarantine" \
                 and rec.get("digest") == inc.digest:
-            old = self._jpath(key)
-            os.replace(old, old.with_name(f"{old.stem}.{rec['job']}.retried"))   # kept, no longer in force
+            self.store.job_retire(key, rec["job"])      # kept, no longer in force
             rec = None
         if rec and rec.get("status") == "done":
             if rec.get("digest") == inc.digest:
@@ -498,9 +520,10 @@ class IngestMixin:
             d = Path(td) / "g"
             d.mkdir()
             # a private scratch copy of the game as it was before the job (0600, as the game's own files)
-            M.write_atomic(d / "scenario.toml", (game.dir / "scenario.toml").read_bytes())
-            if (game.dir / "seed").exists():
-                M.write_atomic(d / "seed", (game.dir / "seed").read_bytes())
+            M.write_atomic(d / "scenario.toml", game.store.read("scenario.toml") or b"")
+            seed = game.store.read("seed")
+            if seed is not None:
+                M.write_atomic(d / "seed", seed)
             M.write_atomic(d / "log.jsonl", b"".join(ln + b"\n" for ln in lines[:n + 1]))
             M.write_atomic(d / "log.head", f"{n} {rec['head_before']}\n".encode())
             try:

@@ -86,7 +86,7 @@ class LettersMixin:
 
     def welcome(self, game) -> list[str]:
         """Register a game, give every side a secret and mail each player a welcome."""
-        with self.locked():
+        with self.locked(), self.store.transaction():
             self.register(game)
             sec = self.ensure_secrets(game)
             key = job_key("welcome", game.game_id)
@@ -126,7 +126,7 @@ class LettersMixin:
                 self._mark_reported(game, answers)
                 self._done(key, rec, outcome="welcome", game=game.game_id)
                 self._sync_deadlines(game)
-            self.flush()
+            self.store.after_commit(self.flush)       # a database sends once the job is in
         return told
 
 

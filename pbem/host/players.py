@@ -13,6 +13,7 @@ from pbem.host import crash
 from pbem.host import mail as M
 from pbem.host.common import CHANGES_NAME, REFEREE, SECRETS_NAME, Answer, HostError, iso
 from pbem.host.journal import job_key
+from pbem.store.files import same_game
 
 
 class PlayersMixin:
@@ -22,15 +23,14 @@ class PlayersMixin:
 
     @staticmethod
     def secrets_of(game) -> dict[str, str]:
-        path = game.dir / SECRETS_NAME
-        try:
-            st = path.stat()
-        except FileNotFoundError:
+        path = game.store.path_of(SECRETS_NAME)
+        mode = game.store.mode(SECRETS_NAME)
+        if mode is None:
             return {}
-        if st.st_mode & 0o077:
-            raise HostError(f"{path} can be read by others (mode {st.st_mode & 0o777:o}); run: chmod 600 {path}")
+        if mode & 0o077:
+            raise HostError(f"{path} can be read by others (mode {mode:o}); run: chmod 600 {path}")
         try:
-            return dict(json.loads(path.read_text()))
+            return dict(json.loads(game.store.read(SECRETS_NAME) or b"{}"))
         except (OSError, ValueError) as e:
             raise HostError(f"cannot read {path}: {e}") from None
 
@@ -47,7 +47,7 @@ class PlayersMixin:
 
     @staticmethod
     def _save_secrets(game, sec: dict[str, str]) -> None:
-        M.write_atomic(game.dir / SECRETS_NAME, json.dumps(sec, indent=1).encode(), mode=0o600)
+        game.store.write(SECRETS_NAME, json.dumps(sec, indent=1).encode())
 
     def _players(self, game) -> dict[str, str]:
         """Each side's player address: the one the game began with, or the
@@ -78,11 +78,12 @@ class PlayersMixin:
 
     @staticmethod
     def _changes(game) -> dict:
-        path = game.dir / CHANGES_NAME
+        path = game.store.path_of(CHANGES_NAME)
         try:
-            data = json.loads(path.read_text())
-        except FileNotFoundError:
-            return {}
+            raw = game.store.read(CHANGES_NAME)
+            if raw is None:
+                return {}
+            data = json.loads(raw)
         except (OSError, ValueError) as e:
             raise HostError(f"cannot read {path}: {e}") from None
         return data if isinstance(data, dict) else {}
@@ -122,11 +123,11 @@ class PlayersMixin:
         old address are refused.  The secret goes into player-secrets.json
         (mode 0600) and the player's mail, nowhere else."""
         from email.utils import parseaddr
-        with self.locked():
+        with self.locked(), self.store.transaction():
             gid = game.game_id
             hosted = self.games().get(gid)
-            if hosted is None or hosted.resolve() != game.dir.resolve():
-                raise HostError(f"game {gid} ({game.dir}) is not hosted by {self.cfg.root}; "
+            if hosted is None or not same_game(hosted, game):
+                raise HostError(f"game {gid} ({game.store.where}) is not hosted by {self.cfg.root}; "
                                 "host it first with `pbem host add`")
             sc = game.scenario
             side = side.strip()
@@ -192,8 +193,7 @@ class PlayersMixin:
                 "side": side, "at": now,
                 "secret_sha256": secret_digest(old_secret) if old_secret else "",
                 "address": old_addr if moved else ""})
-            M.write_atomic(game.dir / CHANGES_NAME, json.dumps(changes, indent=1, sort_keys=True).encode(),
-                           mode=0o600)
+            game.store.write(CHANGES_NAME, json.dumps(changes, indent=1, sort_keys=True).encode())
             crash.checkpoint("rotated")
             self.commit(rec["job"], answers, gid)
             self._mark_reported(game, answers[:1])
@@ -201,9 +201,9 @@ class PlayersMixin:
             self.log(f"game {gid}: new secret for {side} mailed to {new_addr}"
                      + (f" (the side's new address; {old_addr} no longer plays it)" if moved and old_addr else
                         " (the side's new address)" if moved else ""))
-            self.flush()
+            self.store.after_commit(self.flush)       # a database sends once the job is in
         return {"game": gid, "side": side, "to": new_addr, "old": old_addr if moved else "",
-                "file": game.dir / SECRETS_NAME}
+                "file": game.store.path_of(SECRETS_NAME)}
 
 
 def secret_digest(secret: str) -> str:

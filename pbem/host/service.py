@@ -64,6 +64,8 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
         self._locked = False
         self.flush_problems: list[str] = []     # what the last flush could not deliver (spool)
         self.last_poll = PollReport()
+        from pbem.store import host_store
+        self.store = host_store(cfg)                # files (state/), or the database ([store] url)
 
     @classmethod
     def open(cls, root: Path, **kw) -> "Host":
@@ -119,8 +121,10 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """One host process at a time works on the inbox, the games and the spool."""
-        if self._locked:
+        """One host process at a time works on the inbox, the games and the spool (the
+        file store).  With a database, many do: each job is a transaction that
+        claims its message or game there instead."""
+        if self._locked or self.store.shared:
             yield
             return
         self.state_dir.mkdir(parents=True, exist_ok=True)
@@ -137,43 +141,12 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
 
     # --- games --------------------------------------------------------------
 
-    @property
-    def _registry_path(self) -> Path:
-        return self.state_dir / "games.json"
-
-    def games(self) -> dict[str, Path]:
-        """Hosted games by id: the registry plus every game under the games folder."""
-        from pbem.engine import Game
-        found: dict[str, Path] = {}
-        try:
-            reg = json.loads(self._registry_path.read_text())
-        except (OSError, ValueError):
-            reg = {}
-        for gid, p in reg.items():
-            if (Path(p) / "log.jsonl").is_file():
-                found[gid] = Path(p)
-        if self.cfg.games_dir.is_dir():
-            registered = {x.resolve() for x in found.values()}
-            for d in sorted(self.cfg.games_dir.iterdir()):
-                if (d / "log.jsonl").is_file() and d.resolve() not in registered:
-                    try:
-                        found.setdefault(Game(d).game_id, d)
-                        registered.add(d.resolve())
-                    except Exception:          # noqa: BLE001 - a broken game is skipped, not fatal
-                        continue
-        return found
+    def games(self) -> dict:
+        """Hosted games by id: a folder each (files), or a game store (the database)."""
+        return self.store.games()
 
     def register(self, game) -> None:
-        games = self.games()
-        other = games.get(game.game_id)
-        if other is not None and other.resolve() != game.dir.resolve():
-            raise HostError(f"a game with id {game.game_id!r} is already hosted at {other}; choose another --id")
-        try:
-            reg = json.loads(self._registry_path.read_text())
-        except (OSError, ValueError):
-            reg = {}
-        reg[game.game_id] = str(game.dir.resolve())
-        M.write_atomic(self._registry_path, json.dumps(reg, indent=1, sort_keys=True).encode(), 0o600)
+        self.store.register(game)
 
     def game(self, gid: str):
         from pbem.engine import Game
@@ -197,11 +170,15 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
                     try:
                         raw = path.read_bytes()
                     except FileNotFoundError:
-                        continue
-                    oc = self.ingest(raw, path.name)
+                        continue                       # another worker filed it
+                    oc = self.ingest_claimed(raw, path.name)
+                    if oc is None:
+                        continue                       # another worker has it in hand
                     if oc.filed != "left":
                         try:
                             self._file(path, oc)
+                        except FileNotFoundError:
+                            pass                       # another worker filed it (done in the journal)
                         except OSError as e:           # done in the journal: the next poll files it again
                             self.log(f"{path.name}: could not be filed into {oc.filed} ({e.strerror}); "
                                      "it stays in the inbox")
@@ -226,7 +203,9 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
                 self._uidvalidity(box)
                 for uid, raw in box.messages():
                     name = f"imap-{uid}"
-                    oc = self.ingest(raw, name)
+                    oc = self.ingest_claimed(raw, name, source=f"imap:{box.uidvalidity}:{uid}")
+                    if oc is None:
+                        continue                       # another worker has it in hand
                     if oc.filed != "left":
                         if oc.filed == "quarantine":
                             self._quarantine_copy(raw, name, oc)
@@ -351,10 +330,10 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
 def init_host(root: Path, address: str, name: str = "pbem", referee: str | None = None, games: str = "games",
               incoming: dict | None = None, outgoing: dict | None = None, period: str = "72h",
               reminder: str = "24h", passwords: dict[str, str] | None = None, maps: bool = True,
-              clock: dict | None = None) -> Config:
+              clock: dict | None = None, store: str = "") -> Config:
     """`pbem host init`: write pbem-host.toml (and credentials.toml), then make the host's folders."""
     cfg = write_config(root, address, name, referee, games, incoming, outgoing, period, reminder, passwords, maps,
-                       clock)
+                       clock, store)
     Host(cfg).prepare()
     return cfg
 

@@ -12,6 +12,7 @@ what this flush could not do (`pbem mail poll` prints it and exits 1)."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -34,13 +35,9 @@ class SpoolMixin:
 
     def commit(self, job: str, answers: list[Answer], game_id: str = "") -> bool:
         """Write a job's mails to the spool in one step; False if they already are."""
-        final = self.spool_ready / job
-        if final.exists():
+        if self.store.spool_has(job):
             return False
-        building = self.spool_building / job
-        if building.exists():
-            shutil.rmtree(building)
-        building.mkdir(parents=True)
+        mails = []
         for n, a in enumerate(answers):
             headers = {"X-pbem-Kind": a.kind, "X-pbem-Side": a.viewer}
             if game_id:
@@ -59,11 +56,8 @@ class SpoolMixin:
                                sender_name=self.cfg.name)
             data = within(self.cfg.max_out, make, a.body, a.attachments)   # every mail under [outgoing] max_bytes
             slug = re.sub(r"[^A-Za-z0-9_-]+", "-", a.slug or f"{a.viewer}-{a.kind}")
-            M.write_atomic(building / f"{n:02d}-{slug}.eml", data, 0o600)
-        crash.checkpoint("spool-written")
-        os.rename(building, final)
-        M._fsync_dir(final.parent)
-        return True
+            mails.append((f"{n:02d}-{slug}.eml", data))
+        return self.store.spool_put(job, mails, game_id)
 
     def _transport(self):
         out = self.cfg.outgoing
@@ -74,12 +68,14 @@ class SpoolMixin:
         return M.Outbox(self.outbox_path)
 
     def pending(self) -> int:
-        return sum(1 for d in self.spool_ready.iterdir() for _ in d.glob("*.eml")) if self.spool_ready.is_dir() else 0
+        return self.store.spool_pending()
 
     def flush(self) -> int:
         """Deliver the spool, oldest job first; what cannot go now stays for the next try
         (its error kept for `pbem host status`, and said in ``flush_problems``)."""
         self.flush_problems = []
+        if self.store.shared:
+            return self._flush_rows()
         jobs = sorted(d for d in self.spool_ready.iterdir() if d.is_dir()) if self.spool_ready.is_dir() else []
         if not any(any(d.glob("*.eml")) for d in jobs):
             for d in jobs:
@@ -120,6 +116,34 @@ class SpoolMixin:
         self._save_spool_errors(errors)
         return sent
 
+    def _flush_rows(self) -> int:
+        """``flush`` with a database: each mail a row, taken by one worker at a time
+        (pbem.store.pg.PgStore.spool_items) and deleted once the transport took it."""
+        items = self.store.spool_items()
+        first = next(items, None)
+        if first is None:
+            return 0
+        sent = 0
+        try:
+            with self._transport() as t:
+                for item in itertools.chain([first], items):
+                    try:
+                        where = t.send(item.name, item.data())
+                    except M.Undeliverable as e:
+                        aside = item.fail(str(e))
+                        self.flush_problems.append(f"mail {item.label} cannot be delivered, set aside in {aside}: {e}")
+                        self.log(self.flush_problems[-1])
+                        continue
+                    crash.checkpoint("sent")
+                    item.done()
+                    sent += 1
+                    self.log(f"sent {item.label} to {where}")
+        except M.MailError as e:
+            items.close()
+            self.flush_problems.append(f"delivery failed, {self.pending()} mail(s) wait in the spool: {e}")
+            self.log(self.flush_problems[-1])
+        return sent
+
     # --- what went wrong, per mail ------------------------------------------------
 
     @property
@@ -145,6 +169,8 @@ class SpoolMixin:
         """Every mail not delivered: in the spool (waiting for the next try) or set aside
         (no transport will take it), with its game, kind, recipients, when it was made
         and what went wrong the last time (``error`` "" when no try has failed yet)."""
+        if self.store.shared:
+            return self.store.stuck()
         errors = self._spool_errors()
         parser = BytesHeaderParser(policy=policy.default)
         out = []

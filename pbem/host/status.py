@@ -43,25 +43,15 @@ class Row:
 
 
 def _journal(host) -> list[dict]:
-    out = []
-    d = host.journal_dir
-    if not d.is_dir():
-        return out
-    for p in d.glob("*.json"):
-        try:
-            out.append(json.loads(p.read_text()))
-        except (OSError, ValueError):
-            continue
-    return out
+    return host.store.jobs()
 
 
 def _spooled(host) -> dict[str, int]:
     counts: dict[str, int] = {}
-    ready = host.spool_ready
-    if not ready.is_dir():
-        return counts
+    if host.store.shared:                       # the database knows each mail's game
+        return host.store.spool_counts()
     parser = BytesHeaderParser(policy=policy.default)
-    for f in ready.glob("*/*.eml"):
+    for f in host.store.spool_files():
         try:
             gid = str(parser.parsebytes(f.read_bytes())["X-pbem-Game"] or "")
         except OSError:
@@ -72,6 +62,12 @@ def _spooled(host) -> dict[str, int]:
 
 def _quarantined(host) -> dict[str, int]:
     """Messages in the quarantine per game ("" = no game could be named)."""
+    if host.store.shared:                       # several machines: each quarantines into its own folder
+        counts: dict[str, int] = {}
+        for r in host.store.jobs():
+            if r.get("status") == "done" and r.get("filed") == "quarantine":
+                counts[r.get("game") or ""] = counts.get(r.get("game") or "", 0) + 1
+        return counts
     games: dict[str, str] = {}
     try:
         for line in (host.quarantine_dir / "reasons.jsonl").read_text().splitlines():
@@ -161,7 +157,33 @@ def board(host) -> tuple[list[dict], str]:
         r.undelivered = [m for m in stuck if m["game"] == r.game]
         r.pings_failing = [p for p in pings if p["game"] == r.game]
     others = [m for m in stuck if m["game"] not in {r.game for r in rows}]
-    return [asdict(r) for r in rows], text(rows, now, quarantined.get("", 0), others)
+    out = text(rows, now, quarantined.get("", 0), others)
+    if host.store.shared:
+        out += workers_text(host.store.workers(), now)
+    return [asdict(r) for r in rows], out
+
+
+def workers_text(workers: list[dict], now: datetime) -> str:
+    """The workers on a database (``pbem serve --workers N`` on any machine): each
+    with its machine and process, when it was last seen, what it is doing and the
+    games whose lock it holds (read from the server's own lock table)."""
+    head = ["worker", "machine", "pid", "started", "last seen", "doing", "holds"]
+    body = []
+    for w in workers:
+        seen = w.get("beat", "")
+        try:
+            ago = fmt_duration(timedelta(seconds=_coarse(max(0, int((now - parse_time(seen)).total_seconds())))))
+        except Exception:              # noqa: BLE001
+            ago = "?"
+        body.append([w["worker"], w.get("machine", ""), str(w.get("pid", "")), w.get("started", ""),
+                     f"{seen} ({ago} ago)" if seen else "-", w.get("doing") or "idle",
+                     ", ".join(w.get("holds", [])) or "-"])
+    lines = ["", f"{len(workers)} worker(s) on the database" + (":" if workers else "."), ""]
+    if workers:
+        widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+        for cells in [head, ["-" * w for w in widths]] + body:
+            lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip())
+    return "\n".join(lines) + "\n"
 
 
 def _undelivered_line(m: dict) -> str:
