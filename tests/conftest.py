@@ -579,3 +579,21 @@ def played_example(tmp_path_factory):
             memo[name, maps] = _played_once(root, name, maps)
         return memo[name, maps]
     return get
+
+
+# --- the database store's throw-away cluster (tests/pg_helpers.py) ---------------------
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """One PostgreSQL cluster per test process, started on first use."""
+    import pg_helpers
+    pg_helpers.require()
+    c = pg_helpers.Cluster().start()
+    yield c
+    c.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster):
+    """A fresh database of its own for one test."""
+    return pg_cluster.new_database()

@@ -1,0 +1,93 @@
+"""pbem's own schema in PostgreSQL (no framework: the log has its own chain,
+seeds and secrets).  Created on first use, under an advisory lock so that
+workers starting together do not race on it.
+
+Readable by the role ``pbem_reader`` (when the host's role may create it):
+the games, their heads, the events' public lines, the deadlines and the
+workers.  Only the host's own role (the one in ``[store] url``, which owns
+every table) reads the rest: ``pbem_secrets`` (seeds, players' secrets,
+staged orders and every sealed event line), ``pbem_jobs`` (the mail journal:
+its records name order lines a mail ignored), ``pbem_outgoing`` (the mails,
+welcomes with secrets among them) and ``pbem_docs``.
+"""
+from __future__ import annotations
+
+VERSION = 1
+SCHEMA_LOCK = 0x7062656D5F736368          # "pbem_sch": the advisory lock taken while the schema is made
+
+TABLES = """
+CREATE TABLE IF NOT EXISTS pbem_meta (
+    key   text PRIMARY KEY,
+    value text NOT NULL
+);
+-- one row per game; its head is the compare-and-set every append goes through
+CREATE TABLE IF NOT EXISTS pbem_heads (
+    game    text PRIMARY KEY,
+    seq     bigint NOT NULL,
+    hash    text NOT NULL,
+    created timestamptz NOT NULL DEFAULT now()
+);
+-- the log: line n of log.jsonl is the row (game, n); ``line`` holds its exact bytes,
+-- or is NULL when the line is sealed (its bytes are then in pbem_secrets as 'line:N')
+CREATE TABLE IF NOT EXISTS pbem_events (
+    game text   NOT NULL,
+    seq  bigint NOT NULL,
+    prev text   NOT NULL,
+    hash text   NOT NULL,
+    kind text   NOT NULL,
+    at   text   NOT NULL,
+    line bytea,
+    PRIMARY KEY (game, seq)
+);
+CREATE TABLE IF NOT EXISTS pbem_docs (
+    game text NOT NULL,
+    name text NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (game, name)
+);
+CREATE TABLE IF NOT EXISTS pbem_secrets (
+    game text NOT NULL,
+    name text NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (game, name)
+);
+-- a game's deadline record (deadline.json) as one row; next_due lets a worker find the due ones
+CREATE TABLE IF NOT EXISTS pbem_deadlines (
+    game     text PRIMARY KEY,
+    doc      bytea NOT NULL,
+    next_due timestamptz
+);
+-- the mail journal: one row per job, keyed by Message-ID (or the message's digest) or a host job's name
+CREATE TABLE IF NOT EXISTS pbem_jobs (
+    key     text PRIMARY KEY,
+    rec     jsonb,
+    source  text NOT NULL DEFAULT '',
+    game    text NOT NULL DEFAULT '',
+    status  text NOT NULL DEFAULT '',
+    updated timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS pbem_jobs_game ON pbem_jobs (game);
+CREATE SEQUENCE IF NOT EXISTS pbem_job_numbers;
+-- the outgoing spool: a mail per row, in the order the jobs committed them
+CREATE TABLE IF NOT EXISTS pbem_outgoing (
+    id     bigserial PRIMARY KEY,
+    job    text NOT NULL,
+    n      int  NOT NULL,
+    game   text NOT NULL DEFAULT '',
+    name   text NOT NULL,
+    data   bytea NOT NULL,
+    failed text
+);
+CREATE INDEX IF NOT EXISTS pbem_outgoing_job ON pbem_outgoing (job);
+CREATE TABLE IF NOT EXISTS pbem_workers (
+    worker  text PRIMARY KEY,
+    machine text NOT NULL,
+    pid     int  NOT NULL,
+    started timestamptz NOT NULL DEFAULT now(),
+    beat    timestamptz NOT NULL DEFAULT now(),
+    doing   text NOT NULL DEFAULT ''
+);
+"""
+
+READABLE = ("pbem_heads", "pbem_events", "pbem_deadlines", "pbem_workers", "pbem_meta")
+PRIVATE = ("pbem_secrets", "pbem_jobs", "pbem_outgoing", "pbem_docs")
