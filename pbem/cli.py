@@ -25,8 +25,9 @@ def _known_errors():
     from pbem.log import LogError
     from pbem.host.mail import MailError
     from pbem.core.scenario import ScenarioError
+    from pbem.store import StoreError
     # OSError last: a disk full, a permission denied or a missing file is reported, not traced.
-    return (EngineError, LogError, ScenarioError, DiceError, MailError, OSError)
+    return (EngineError, LogError, ScenarioError, DiceError, MailError, StoreError, OSError)
 
 
 class _Group(click.Group):
@@ -43,7 +44,28 @@ class _Group(click.Group):
 
 def _game(path: str):
     from pbem.engine import Game
-    return Game(Path(path))
+    from pbem.store import open_game
+    return Game(open_game(path))
+
+
+class GameArg(click.Path):
+    """A game folder, or the id of a game in the database of the host found from the
+    current folder ([store] url); anything else is the missing folder it names."""
+
+    def __init__(self):
+        super().__init__(file_okay=False)
+
+    def convert(self, value, param, ctx):
+        if not Path(value).exists():
+            from pbem.store import StoreError, open_game
+            try:
+                found = open_game(value)
+            except StoreError as e:
+                self.fail(str(e), param, ctx)
+            if isinstance(found, Path):
+                self.fail(f"Directory {click.format_filename(value)!r} does not exist.", param, ctx)
+            return value
+        return super().convert(value, param, ctx)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -190,19 +212,22 @@ def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id, keys, requ
         bad = [s for s in [*prefs[0], *prefs[1]] if sides is not None and s not in sides]
         if bad:
             raise click.BadParameter(f"{bad[0]}=...: the scenario has no side {bad[0]!r}; sides: {', '.join(sides)}")
-    g = Game.create(Path(game_dir), scenario_ref, _parse_players(players), seed_hex=seed_hex,
+    from pbem.store import new_game_target
+    where = new_game_target(Path(game_dir), game_id)     # the folder, or the host's database
+    g = Game.create(where, scenario_ref, _parse_players(players), seed_hex=seed_hex,
                     dice=_parse_dice(dice), game_id=game_id, dice_scheme=int(dice_scheme),
                     keys=_parse_keys(keys), require_signatures=require_signatures, contributions=contributions)
     if prefs:
         from pbem.host.deadlines import set_preferences
         set_preferences(g, *prefs)
     seq, head = g.head()
-    click.echo(f"created game {g.game_id} ({g.scenario.title}) in {game_dir}")
+    click.echo(f"created game {g.game_id} ({g.scenario.title}) in {g.store.where if g.store.kind != 'files' else game_dir}")
     if g.variant:
         click.echo(f"note: a variant: {len(g.variant)} difference(s) from the printed game "
                    f"(`pbem scenario lint {scenario_ref}` lists them)")
     if g.created.dice_mode == "seeded":
-        click.echo(f"dice: seeded; the seed is in {Path(game_dir) / 'seed'} (mode 0600, keep it secret); "
+        seed_at = Path(game_dir) / 'seed' if g.store.kind == "files" else "the database (pbem_secrets)"
+        click.echo(f"dice: seeded; the seed is in {seed_at} (mode 0600, keep it secret); "
                    f"commitment {g.created.seed_commitment}")
         if g.created.dice_scheme == 2:
             click.echo(f"dice scheme 2: each turn's seed is revealed when the turn is over; chain head "
@@ -216,7 +241,7 @@ def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id, keys, requ
 
 
 @main.command("order")
-@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("game_dir", type=GameArg())
 @click.argument("orders", type=click.File("rb"), required=False)
 @click.option("--as", "side", required=True, help="The side giving the orders.")
 @click.option("--head", "expect_head", metavar="HASH", help="Refuse unless the log's head is still HASH.")
@@ -318,7 +343,7 @@ def report_cmd(game_dir, side, at, since, fmt, output) -> None:
 
 
 @main.command("log")
-@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("game_dir", type=GameArg())
 @click.option("--as", "side", help="Redact for this side (default: referee, everything).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 def log_cmd(game_dir, side, as_json) -> None:
@@ -339,7 +364,7 @@ def log_cmd(game_dir, side, as_json) -> None:
 
 
 @main.command("verify")
-@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("game_dir", type=GameArg())
 @click.option("--head", "expect_head", metavar="HASH",
               help="Also require this head (e.g. from your latest report); proves the tail without log.head.")
 def verify_cmd(game_dir, expect_head) -> None:
@@ -377,7 +402,7 @@ def verify_cmd(game_dir, expect_head) -> None:
 
 
 @main.command("reveal")
-@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("game_dir", type=GameArg())
 @click.option("--force", is_flag=True, help="Reveal although the game is not over (it then takes no more orders).")
 def reveal_cmd(game_dir, force) -> None:
     """Append SeedRevealed (host only): ends the secrecy of the dice.

@@ -47,6 +47,16 @@ def _host(given: str | None, start: Path | None = None, echo=None):
     return Host.open(_host_root(given, start), echo=echo)
 
 
+def _game_arg():
+    from pbem.cli import GameArg                    # cli imports this module at its end: GameArg exists
+    return GameArg()
+
+
+def open_game(arg: str):
+    from pbem.store import open_game as found
+    return found(arg)
+
+
 host_option = click.option("--host", "host_dir", type=click.Path(file_okay=False),
                            help="The host folder (default: $PBEM_HOST, else the nearest folder above holding pbem-host.toml).")
 
@@ -222,7 +232,7 @@ def host_rotate_secret(game_dir, side, new_address, host_dir) -> None:
     old address is told it no longer plays the side (without the secret)."""
     from pbem.engine import EngineError, Game
     try:
-        game = Game(Path(game_dir))
+        game = Game(open_game(game_dir))
         h = _host(host_dir, Path(game_dir))
         done = h.rotate_secret(game, side, new_address)
     except EngineError as e:
@@ -411,7 +421,7 @@ def serve_cmd(host_dir, interval, once) -> None:
 
 
 @click.command("deadline")
-@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("game_dir", type=_game_arg())
 @click.option("--extend", metavar="DURATION", help="Push the running deadline(s) back, e.g. 24h, and tell the players.")
 @click.option("--period", metavar="DURATION", help="Time for each later decision of this game ('off' = none).")
 @click.option("--clock", metavar="HH:MM", help="This game's deadlines fall at this time of day ('off' = any time).")
@@ -436,7 +446,7 @@ def deadline_cmd(game_dir, extend, period, clock, days, minimum, grace, zone, pa
             raise HostError("--extend needs a positive duration, e.g. 24h")
         settings = {k: v for k, v in (("clock", clock), ("days", days), ("minimum", minimum), ("grace", grace),
                                       ("zone", zone)) if v is not None}
-        for line in h.deadline(Game(Path(game_dir)), extend=delta, period=period, settings=settings, pause=pause):
+        for line in h.deadline(Game(open_game(game_dir)), extend=delta, period=period, settings=settings, pause=pause):
             click.echo(line)
     except (HostError, MailError, EngineError) as e:
         _fail(str(e))

@@ -68,6 +68,30 @@ def host_store(cfg):
     """The host store ``cfg`` names (``[store] url``), files by default."""
     if getattr(cfg, "store_url", ""):
         from pbem.store import pg
-        return pg.PgStore.shared(cfg.store_url, cache_root=cfg.root / "cache")
+        return pg.PgStore.opened(cfg.store_url, cache_root=cfg.root / "cache")
     from pbem.store.files import FileHostStore
     return FileHostStore(cfg)
+
+
+def new_game_target(game_dir: Path, game_id: str | None):
+    """Where ``pbem new GAME_DIR`` creates the game: the folder, unless it lies in a
+    host (or PBEM_HOST names one) whose games live in a database."""
+    import os
+    from pbem.host.config import find_host, load_config
+    root = find_host(game_dir)
+    if root is None or not os.environ.get("PBEM_HOST") and not _inside(game_dir, root):
+        return game_dir
+    cfg = load_config(root)
+    if not cfg.store_url:
+        return game_dir
+    import re
+    gid = re.sub(r"[^A-Za-z0-9._-]+", "-", game_id or Path(game_dir).resolve().name).strip("-") or "game"
+    return host_store(cfg).game(gid)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        Path(path).resolve().relative_to(Path(root).resolve())
+        return True
+    except ValueError:
+        return False

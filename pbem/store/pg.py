@@ -90,7 +90,7 @@ class PgStore:
         self.ensure_schema()
 
     @classmethod
-    def shared(cls, url: str, cache_root: Path | None = None) -> "PgStore":
+    def opened(cls, url: str, cache_root: Path | None = None) -> "PgStore":
         """One store (one pool) per process and URL; a forked worker makes its own."""
         key = (os.getpid(), url)
         s = cls._open.get(key)

@@ -1,0 +1,141 @@
+"""The mail host on both stores (one suite, parametrised): the file store and
+PostgreSQL give the same answers, apply every order once and answer it once,
+whatever crashes; deadlines are taken once; what the database keeps apart."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from mail_helpers import (AXIS, BRITISH, CLOCK, HOST_ADDR, SEED, answers, deliver, make_host, message, outbox,
+                          text_of)
+from pbem.engine import Game
+from pbem.host import Host, SimulatedCrash
+from pbem.host import crash
+from pbem.host import mail as M
+
+TURN1 = "move 8Pz 0612 0712 0812\nend\nattack 0913 with 8Pz\nend\n"
+DICE = [5, 3, 2, 4, 1, 6, 3, 3, 2, 5, 4, 1] * 4
+
+
+@pytest.fixture(autouse=True)
+def fixed_clock(monkeypatch):
+    monkeypatch.setenv("PBEM_CLOCK", CLOCK)
+    monkeypatch.delenv("PBEM_HOST", raising=False)
+
+
+@pytest.fixture(params=["files", "postgresql"])
+def root(request, tmp_path):
+    """A host folder on the file store, or on a fresh database."""
+    root = tmp_path / "host"
+    make_host(root, period="72h")
+    if request.param == "postgresql":
+        from pg_helpers import use_database
+        use_database(root, request.getfixturevalue("pg_url"))
+    return root
+
+
+def new_game(host: Host, gid: str = "g1", dice=DICE) -> Game:
+    where = host.store.game(gid) if host.store.shared else host.cfg.games_dir / gid
+    g = Game.create(where, "el-alamein", {"axis": AXIS, "british": BRITISH}, dice=dice, game_id=gid, at=CLOCK)
+    host.welcome(g)
+    return Game(host.games()[gid])
+
+
+def token(game, side: str) -> str:
+    return json.loads(game.store.read("player-secrets.json"))[side]
+
+
+def orders_mail(game, side="axis", orders=TURN1, mid="m1@example.org") -> bytes:
+    return message({"axis": AXIS, "british": BRITISH}[side], f"Token: {token(game, side)}\n{orders}", mid=mid)
+
+
+def order_texts(game) -> list[str]:
+    return [en.event.text for en in Game(game.store).entries() if en.kind == "OrderGiven"]
+
+
+def test_orders_by_mail_are_applied_answered_and_reported_alike_on_both_stores(root):
+    host = Host.open(root)
+    game = new_game(host)
+    welcomes = len(outbox(host))
+    assert welcomes == 3                                             # two players and the referee
+    deliver(host, orders_mail(game))
+    [oc] = host.poll()
+    assert oc.status == "accepted" and oc.game == "g1" and oc.side == "axis"
+    assert order_texts(game) == TURN1.split("\n")[:-1]
+    [answer] = answers(host, "m1@example.org")
+    assert "ACCEPTED" in text_of(answer).upper() and answer["X-pbem-Head"] == game.head()[1]
+    assert len(outbox(host)) == welcomes + 3                         # the answer, the British report, the referee's
+    assert M.Maildir(host.inbox_path).messages() == [] and len(host.processed.messages()) == 1
+    assert host.pending() == 0 and Game(game.store).verify().ok
+
+
+def test_a_redelivered_message_is_applied_once_and_answered_once(root):
+    host = Host.open(root)
+    game = new_game(host)
+    raw = orders_mail(game)
+    deliver(host, raw)
+    host.poll()
+    deliver(host, raw)
+    [oc] = host.poll()
+    assert oc.status == "duplicate"
+    assert order_texts(game) == TURN1.split("\n")[:-1]
+    assert len(answers(host, "m1@example.org")) == 1
+
+
+CRASH_POINTS = ["started", "journaled", "applied", "spool-written", "spooled", "recorded", "filed", "sent"]
+
+
+@pytest.mark.parametrize("point", CRASH_POINTS)
+def test_a_crash_at_any_point_applies_the_orders_once_and_answers_once(root, monkeypatch, point):
+    """The file store finishes a job from its journal; the database rolls back the
+    whole job (nothing of it was committed) and the next poll does it again."""
+    host = Host.open(root)
+    game = new_game(host)
+    welcomes = len(outbox(host))
+    deliver(host, orders_mail(game))
+    fired = []
+
+    def boom(name):
+        if name == point and not fired:
+            fired.append(name)
+            raise SimulatedCrash(name)
+    monkeypatch.setattr(crash, "checkpoint", boom)
+    with pytest.raises(SimulatedCrash):
+        Host.open(root).poll()
+    assert fired == [point]
+    again = Host.open(root)
+    again.poll()
+    again.poll()
+    assert order_texts(game) == TURN1.split("\n")[:-1]               # applied exactly once
+    assert len(answers(again, "m1@example.org")) == 1                # answered exactly once
+    assert len(outbox(again)) == welcomes + 3
+    assert M.Maildir(again.inbox_path).messages() == [] and again.pending() == 0
+    assert Game(game.store).verify().ok
+
+
+def test_a_deadline_default_is_applied_once_and_reported(root):
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    clock = [start]
+    host = Host.open(root, now=lambda: clock[0])
+    game = new_game(host)
+    before = len(order_texts(game))
+    clock[0] = start + timedelta(hours=73)
+    host.poll()
+    host.poll()                                                      # a second look applies nothing more
+    applied = order_texts(game)[before:]
+    assert applied and all(t == "end" for t in applied[:1])
+    deadline_mails = [m for _n, m in outbox(host) if m["X-pbem-Kind"] == "deadline"]
+    assert len(deadline_mails) == 2 and "deadline" in text_of(deadline_mails[0]).lower()     # to each player
+    assert Game(game.store).verify().ok
+
+
+def test_the_status_board_reads_the_store(root):
+    from pbem.host.status import board
+    host = Host.open(root)
+    new_game(host, "g1")
+    new_game(host, "g2")
+    rows, text = board(host)
+    assert [r["game"] for r in rows] == ["g1", "g2"] and all(r["deadline"] for r in rows)
+    assert ("worker(s) on the database" in text) == host.store.shared
