@@ -198,10 +198,13 @@ def host_status(host_dir, as_json) -> None:
     and time left, last mail in and out, quarantined messages (reads only)."""
     import json
     from pbem.host.status import board
-    rows, text = board(_host(host_dir))
+    h = _host(host_dir)
+    rows, text = board(h)
     if as_json:
         for r in rows:
             click.echo(json.dumps(r, sort_keys=True))
+        for w in h.store.workers():                 # a database's workers: one object each, after the games
+            click.echo(json.dumps(w, sort_keys=True))
     else:
         click.echo(text, nl=False)
 
@@ -403,21 +406,63 @@ def _utf8(data: bytes, what: str) -> str:
 @host_option
 @click.option("--interval", type=float, help="Seconds between polls (default: [serve] interval in pbem-host.toml).")
 @click.option("--once", is_flag=True, help="Poll once and stop.")
-def serve_cmd(host_dir, interval, once) -> None:
+@click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True,
+              help="Worker processes on the host's database ([store] url); each is started again if it dies.")
+def serve_cmd(host_dir, interval, once, workers) -> None:
     """Run the host: poll the inbox, answer, apply deadlines, deliver mail;
     stops cleanly on SIGTERM or Ctrl-C after the message in hand."""
     from pbem.host import HostError
     from pbem.host.mail import MailError
+    from pbem.store import StoreError
     try:
+        if workers > 1:
+            from pbem.host.workers import supervise
+            supervise(_host_root(host_dir), workers, interval, echo=lambda s: click.echo(s, err=True))
+            return
         h = _host(host_dir, echo=lambda s: click.echo(s, err=True))
         h.serve(interval=interval, once=once)
-    except (HostError, MailError) as e:
+    except (HostError, MailError, StoreError) as e:
         _fail(str(e))
     if once:                                    # as `pbem mail poll`: a problem is exit 1
         for line in h.last_poll.problems:
             click.echo(f"pbem: {line}", err=True)
         if h.last_poll.problems:
             sys.exit(1)
+
+
+@host_grp.command("export")
+@click.argument("out_dir", type=click.Path(file_okay=False))
+@host_option
+def host_export(out_dir, host_dir) -> None:
+    """Write every game of the host's database into OUT_DIR as today's game
+    folders (log.jsonl, log.head and the documents; pbem verify and pbem audit
+    work on them offline), and the mail journal as state/journal/."""
+    from pbem.store.moving import MoveError, export_host
+    h = _host(host_dir)
+    if not h.store.shared:
+        raise _host_errors()[0](f"{h.cfg.root} keeps its games as files already ({h.cfg.games_dir})")
+    try:
+        done = export_host(h.store, Path(out_dir), echo=click.echo)
+    except MoveError as e:
+        _fail(str(e))
+    click.echo(f"exported {len(done)} game(s) into {out_dir}")
+
+
+@host_grp.command("import")
+@click.argument("from_host", type=click.Path(exists=True, file_okay=False))
+@host_option
+def host_import(from_host, host_dir) -> None:
+    """Load the file host FROM_HOST (its games, mail journal and spool) into this
+    host's database; every chain is checked first and copied byte for byte."""
+    from pbem.store.moving import MoveError, import_host
+    h = _host(host_dir)
+    if not h.store.shared:
+        raise _host_errors()[0](f"{h.cfg.root} has no database: set [store] url in its pbem-host.toml first")
+    try:
+        done = import_host(h.store, Path(from_host), echo=click.echo)
+    except MoveError as e:
+        _fail(str(e))
+    click.echo(f"imported {len(done)} game(s) from {from_host} into {h.store.describe()}")
 
 
 @click.command("deadline")

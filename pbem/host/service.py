@@ -302,8 +302,11 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
             for sig in (signal.SIGTERM, signal.SIGINT):
                 old[sig] = signal.signal(sig, lambda s, f: stop.set())
         self.log(f"serving {self.cfg.root} (inbox: {self.cfg.incoming.get('kind', 'maildir')}, "
-                 f"outgoing: {self.cfg.outgoing.get('kind', 'outbox')}, every {interval:g}s)")
+                 f"outgoing: {self.cfg.outgoing.get('kind', 'outbox')}, every {interval:g}s"
+                 + (f", worker {self.store.worker} on {self.store.describe()})" if self.store.shared else ")"))
         cycles = 0
+        if self.store.shared:
+            self.store.start_worker()
         try:
             while not stop.is_set():
                 try:
@@ -319,12 +322,37 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
                 cycles += 1
                 if once:
                     break
-                stop.wait(interval)
+                self._pause(stop, interval)
         finally:
             for sig, h in old.items():
                 signal.signal(sig, h)
+            if self.store.shared:
+                with contextlib.suppress(*self.store.errors):
+                    self.store.stop_worker()
         self.log("stopped")
         return cycles
+
+
+    def _pause(self, stop: threading.Event, interval: float) -> None:
+        """Until the next poll: ``interval`` seconds, or (a database) until another worker
+        commits a job (LISTEN pbem), but never less than a second; polling goes on
+        regardless, so a lost notification only delays work."""
+        if not self.store.shared:
+            stop.wait(interval)
+            return
+        import time
+        start = time.monotonic()
+        while not stop.is_set():
+            left = interval - (time.monotonic() - start)
+            if left <= 0:
+                return
+            try:
+                woken = self.store.wait(min(left, 1.0))
+            except self.store.errors:
+                woken = False
+                stop.wait(min(left, 1.0))
+            if woken and time.monotonic() - start >= min(1.0, interval):
+                return
 
 
 def init_host(root: Path, address: str, name: str = "pbem", referee: str | None = None, games: str = "games",

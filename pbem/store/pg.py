@@ -131,7 +131,6 @@ class PgStore:
                               "THEN CREATE ROLE pbem_reader NOLOGIN; END IF; END $$")
                     for t in S.READABLE:
                         c.execute(f"GRANT SELECT ON {t} TO pbem_reader")
-                    c.execute("GRANT SELECT (game, seq, prev, hash, kind, at) ON pbem_events TO pbem_reader")
             except self.errors[0]:
                 pass
 
@@ -363,15 +362,14 @@ class PgStore:
         return out
 
     def wait(self, timeout: float) -> bool:
-        """Sleep until a job is committed anywhere (NOTIFY pbem) or ``timeout`` passes."""
+        """Sleep until another worker commits a job (NOTIFY pbem) or ``timeout`` passes."""
         psycopg, _ = _driver()
-        try:
-            with psycopg.connect(self.url, autocommit=True, application_name=f"pbem {self.worker}"[:63]) as c:
-                c.execute("LISTEN pbem")
-                for _ in c.notifies(timeout=timeout, stop_after=1):
-                    return True
-        except psycopg.Error:
-            return False
+        if getattr(self, "_listen", None) is None or self._listen.closed:
+            self._listen = psycopg.connect(self.url, autocommit=True, application_name=f"pbem {self.worker}"[:63])
+            self._listen.execute("LISTEN pbem")
+        for n in self._listen.notifies(timeout=timeout):
+            if n.payload != self.worker:
+                return True
         return False
 
 
@@ -623,6 +621,30 @@ class PgEventLog:
                     cur.executemany("INSERT INTO pbem_secrets (game, name, data) VALUES (%s, %s, %s)", sealed)
             tx.notify = True
         return records
+
+    def put_lines(self, lines: list[bytes]) -> None:
+        """A whole log as it is (``pbem host import``): the lines as bytes, the chain
+        already checked by the caller; refused if the game exists."""
+        from pbem.log import _decoder
+        gid = self.game.game_id
+        with self.pg.transaction() as tx:
+            rows, sealed, h = [], [], GENESIS
+            for line in lines:
+                env = _decoder.decode(line)
+                secret = self.game.sealer is not None and self.game.sealer(env.kind, env.body)
+                rows.append((gid, env.seq, env.prev, line_hash(h, line), env.kind, env.at, None if secret else line))
+                if secret:
+                    sealed.append((gid, f"line:{env.seq}", line))
+                h = line_hash(h, line)
+            n = tx.conn.execute("INSERT INTO pbem_heads (game, seq, hash) VALUES (%s, %s, %s) ON CONFLICT (game) "
+                                "DO NOTHING", (gid, len(lines) - 1, h)).rowcount
+            if n != 1:
+                raise LogError("the database holds a game of this id already", None, self.path)
+            with tx.conn.cursor() as cur:
+                cur.executemany("INSERT INTO pbem_events (game, seq, prev, hash, kind, at, line) VALUES "
+                                "(%s, %s, %s, %s, %s, %s, %s)", rows)
+                if sealed:
+                    cur.executemany("INSERT INTO pbem_secrets (game, name, data) VALUES (%s, %s, %s)", sealed)
 
     def _stale(self, expected: str, seq: int, h: str) -> StaleHead:
         return StaleHead(f"log changed since it was read: expected head {expected[:12]}..., found {h[:12]}... at "
