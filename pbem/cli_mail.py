@@ -99,8 +99,11 @@ def host_grp() -> None:
 @click.option("--minimum", metavar="DURATION", help="A deadline is never less than this after the decision arises.")
 @click.option("--grace", metavar="DURATION", help="After a deadline: the late side is named to all; the default after this.")
 @click.option("--zone", metavar="ZONE", help="The time zone the clock and days are read in (default UTC), e.g. Europe/Berlin.")
+@click.option("--store", "store_url", default="", metavar="postgresql://...",
+              help="Keep the games, the mail journal and the spool in this PostgreSQL database (many workers).")
 def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_security, smtp, smtp_user,
-              smtp_security, ask_passwords, period, reminder, clock, days, minimum, grace, zone) -> None:
+              smtp_security, ask_passwords, period, reminder, clock, days, minimum, grace, zone,
+              store_url) -> None:
     """Create a host in HOST_DIR: pbem-host.toml, inbox Maildir, outbox, games folder.
 
     Passwords never go into pbem-host.toml: give them with --ask-passwords
@@ -132,8 +135,12 @@ def host_init(host_dir, address, name, referee, games, imap, imap_user, imap_sec
     ck = {k: v for k, v in (("clock", clock), ("days", days), ("minimum", minimum), ("grace", grace),
                             ("zone", zone)) if v is not None}
     cfg = init_host(Path(host_dir), address, name=name, referee=referee, games=games, incoming=incoming,
-                    outgoing=outgoing, period=period, reminder=reminder, passwords=passwords or None, clock=ck)
+                    outgoing=outgoing, period=period, reminder=reminder, passwords=passwords or None, clock=ck,
+                    store=store_url)
     click.echo(f"host created in {cfg.root} for {cfg.address}")
+    if cfg.store_url:
+        from pbem.store import host_store
+        click.echo(f"  games, journal and spool in {host_store(cfg).describe()} (schema made)")
     if cfg.incoming.get("kind") == "imap":
         click.echo(f"  orders come from IMAP {cfg.incoming['server']}:{cfg.incoming['port']} ({cfg.incoming['folder']})")
     else:

@@ -80,7 +80,10 @@ class PgStore:
         self.errors = (psycopg.Error, pool.PoolTimeout)
         self.cache_root = Path(cache_root) if cache_root else Path(os.environ.get("TMPDIR", "/tmp")) / "pbem-cache"
         self.worker = worker or f"{socket.gethostname()}:{os.getpid()}"
+        import logging
+        logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)   # its retries would print; one line is ours
         try:
+            psycopg.connect(url, connect_timeout=15).close()           # fail at once, and say why
             self.pool = pool.ConnectionPool(url, min_size=1, max_size=int(os.environ.get("PBEM_PG_POOL", "4")),
                                             kwargs={"application_name": f"pbem {self.worker}"[:63]},
                                             open=True, timeout=30, name="pbem")
