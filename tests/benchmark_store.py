@@ -53,13 +53,19 @@ def append_cost(cluster, n: int) -> tuple[float, float]:
     return out[0], out[1]
 
 
-def mails_per_second(cluster, workers: int, mails: int, games: int) -> float:
+def mails_per_second(cluster, workers: int, mails: int, games: int) -> tuple[float, float]:
+    """Order mails per second of wall time, and CPU seconds (the workers' and the
+    server's own are not both counted: the workers' only) per mail."""
+    import resource
     with tempfile.TemporaryDirectory() as d:
         root = Path(d) / "host"
         plan = build(root, cluster.new_database(), games, mails)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         ran = serve(root, workers, timeout=3600)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         check(root, plan)
-        return mails / ran["seconds"]
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        return mails / ran["seconds"], cpu / mails
 
 
 def race(cluster, mails: int, games: int, kills: int) -> None:
@@ -90,10 +96,12 @@ def main() -> None:
         print(f"one append: file store {f * 1e3:.2f} ms, PostgreSQL {p * 1e3:.2f} ms ({p / f:.1f}x)")
         mails = 40 if a.quick else 400
         base = None
+        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
         for w in (1, 2, 4):
-            rate = mails_per_second(cluster, w, mails, 20)
+            rate, cpu = mails_per_second(cluster, w, mails, 20)
             base = base or rate
-            print(f"{w} worker(s): {rate:.1f} order mails/s ({rate / base:.2f}x one worker), {mails} mails")
+            print(f"{w} worker(s): {rate:.1f} order mails/s ({rate / base:.2f}x one worker), {mails} mails, "
+                  f"{cpu * 1e3:.0f} ms of the workers' CPU a mail")
     finally:
         cluster.stop()
 
