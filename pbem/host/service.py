@@ -397,7 +397,7 @@ def tell_welcomes(host: "Host", game, told: list[str], echo: Callable[[str], Non
             echo(f"{prefix}the welcome to {t} {state} ({m['error'] or 'not tried yet'}); "
                  "`pbem mail poll` retries, `pbem host status` shows it")
     if told:
-        echo(f"player secrets: {game.dir / SECRETS_NAME} (mode 0600)")
+        echo(f"player secrets: {game.store.path_of(SECRETS_NAME)} (mode 0600)")
     else:
         echo(f"{prefix}game registered; no player has an address, so no welcome was sent")
     for side in host.unplayed(game):

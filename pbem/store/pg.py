@@ -432,12 +432,15 @@ class PgGame:
 
     # --- documents ---------------------------------------------------------------------
 
-    def read(self, name: str) -> bytes | None:
+    def read(self, name: str, limit: int | None = None) -> bytes | None:
         if name == "deadline.json":
             row = self.pg._one("SELECT doc FROM pbem_deadlines WHERE game = %s", (self.game_id,))
         else:
             table = "pbem_secrets" if name in SECRET_DOCS else "pbem_docs"
             row = self.pg._one(f"SELECT data FROM {table} WHERE game = %s AND name = %s", (self.game_id, name))
+        if row and limit is not None and len(row[0]) > limit:
+            from pbem.log import FileRefused
+            raise FileRefused(f"{self.path_of(name)} holds more than {limit:,} bytes, the most pbem reads of it")
         return bytes(row[0]) if row else None
 
     def mode(self, name: str) -> int | None:
