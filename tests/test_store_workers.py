@@ -75,3 +75,24 @@ def test_more_than_one_worker_needs_a_database(tmp_path):
     make_host(tmp_path / "h")
     r = CliRunner().invoke(main, ["serve", "--workers", "2", "--host", str(tmp_path / "h")])
     assert r.exit_code == 1 and "needs a database" in r.output and "Traceback" not in r.output
+
+
+def test_the_command_line_on_a_database_host_takes_game_ids(db_host, monkeypatch):
+    """`pbem new` in a database host puts the game in the database (and mails the
+    welcomes); `pbem order`, `log` and `verify` then take its id."""
+    root = db_host.cfg.root
+    monkeypatch.chdir(root)
+    run = CliRunner()
+    r = run.invoke(main, ["new", "g3", "--scenario", "el-alamein", "--player", f"axis={AXIS}",
+                          "--player", f"british={BRITISH}", "--seed", "33" * 32])
+    assert r.exit_code == 0, r.output
+    assert "game g3 in the PostgreSQL database" in r.output and "welcome mailed" in r.output
+    assert not (root / "g3").exists() and "g3" in Host.open(root).games()
+    r = run.invoke(main, ["order", "g3", "--as", "axis"], input="move 8Pz 0612 0712 0812\nend\n")
+    assert r.exit_code == 0, r.output
+    r = run.invoke(main, ["log", "g3", "--as", "british"])
+    assert r.exit_code == 0 and "8Pz" in r.output
+    r = run.invoke(main, ["verify", "g3"])
+    assert r.exit_code == 0 and "ok" in r.output.lower(), r.output
+    r = run.invoke(main, ["verify", "g9"])
+    assert r.exit_code == 2 and "does not exist" in r.output            # neither a folder nor a hosted game
