@@ -247,7 +247,10 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
                 except OSError as e:
                     outcomes.append(Outcome(str(p), "error", "left", detail=f"cannot read: {e.strerror}"))
                     continue
-                oc = self.ingest(raw, Path(p).name, retry=True)
+                oc = self.ingest_claimed(raw, Path(p).name, retry=True)
+                if oc is None:
+                    oc = Outcome(str(p), "error", "left", detail="another worker has this message in hand; "
+                                 "try again in a moment")
                 if oc.filed != "left":
                     self._file(Path(p), oc, keep_original=True)
                 outcomes.append(oc)
