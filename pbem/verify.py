@@ -144,7 +144,7 @@ class Verification:
         chained = self.created.dice_scheme == 2 and self.created.dice_mode == "seeded"
         if self.created.dice_mode == "scripted":
             notes.append("scripted dice: this game's rolls were fixed in advance (tests, teaching)")
-        elif chained and seed is None and not (self.dir / "seed").exists():
+        elif chained and seed is None and not self.store.has_seed():
             pass                                    # said below, with what the turn seeds checked
         elif seed is None:
             if not self.store.has_seed():           # e.g. an auditor's copy of the log

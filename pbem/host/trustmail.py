@@ -52,9 +52,8 @@ def ssh_auth(game, side: str, inc: M.Incoming) -> str:
 def key_command(game, side: str, address: str, arg: str) -> list[str]:
     """KEY PUBKEY (ask) or KEY CONFIRM CODE (the reply from the same address)."""
     from pbem.engine import EngineError
-    path = game.dir / PENDING
     try:
-        pending = json.loads(path.read_text())
+        pending = json.loads(game.store.read(PENDING) or b"{}")
     except (OSError, ValueError):
         pending = {}
     words = arg.split()
@@ -68,7 +67,7 @@ def key_command(game, side: str, address: str, arg: str) -> list[str]:
         except EngineError as e:
             return [str(e)]
         pending.pop(side, None)
-        M.write_atomic(path, json.dumps(pending).encode(), mode=0o600)
+        game.store.write(PENDING, json.dumps(pending).encode())
         return [f"Registered: your orders may now be signed with {fp} (ssh-keygen -Y sign -n pbem)."]
     try:
         pub = sshsig.parse_public_key(arg)
@@ -78,7 +77,7 @@ def key_command(game, side: str, address: str, arg: str) -> list[str]:
         return ["The game has begun: a key is registered before the first order (ask the host to replace a lost key)."]
     code = secrets.token_hex(8)
     pending[side] = {"key": pub.line, "code": code, "address": address}
-    M.write_atomic(path, json.dumps(pending).encode(), mode=0o600)
+    game.store.write(PENDING, json.dumps(pending).encode())
     return [f"To register the key {pub.fingerprint} for your side, reply from this address with the line:",
             f"KEY CONFIRM {code}"]
 
