@@ -56,21 +56,6 @@ from pbem.verify import Verification, VerifyReport  # noqa: F401 - VerifyReport 
 # pbem.core.dice (hmac, secrets) is imported where dice are rolled: reading a game needs none.
 
 
-def sealer(rules: Ruleset, sides: list[str]):
-    """Which events are sealed: those some side may not read as they are (its view,
-    ``views.visible_event``, differs).  A store that keeps secrets apart (the
-    database's pbem_secrets) keeps those lines there."""
-    from pbem.views import visible_event
-
-    def sealed(kind: str, body: dict) -> bool:
-        try:
-            ev = E.decode_body(kind, msgspec.json.encode(body))
-        except (msgspec.DecodeError, ValueError):
-            return True                             # not an event pbem knows: kept apart, to be safe
-        return any(visible_event(ev, side, rules) != ev for side in sides)
-    return sealed
-
-
 class EngineError(Exception):
     """A failure with a message meant for the user (no traceback)."""
 
@@ -196,7 +181,8 @@ class Game(Verification):
             raise EngineError(f"{sc_path} has changed since the game was created (sha256 {self.scenario.sha256[:12]}... "
                               f"!= {created.scenario_sha256[:12]}... in the log); replaying against it would diverge")
         self.rules: Ruleset = ruleset_for(self.scenario.game)
-        if hasattr(self.store, "sealer"):
+        if hasattr(self.store, "sealer"):               # a store keeping sealed lines apart (the database)
+            from pbem.store import sealer
             self.store.sealer = sealer(self.rules, self.scenario.side_ids())
         if self.rules.ruleset_version != created.ruleset_version:
             raise EngineError(f"the log was written under {created.game} ruleset version {created.ruleset_version}, "
@@ -286,6 +272,7 @@ class Game(Verification):
                                 scripted_dice=list(dice or []), **trust)
         evs = [created] + rules.initial_events(sc)
         if hasattr(store, "sealer"):
+            from pbem.store import sealer
             store.sealer = sealer(rules, sc.side_ids())
         log = store.log
         # Two `pbem new` into one folder at once: the lock serialises them, the

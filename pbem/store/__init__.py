@@ -95,3 +95,21 @@ def _inside(path: Path, root: Path) -> bool:
         return True
     except ValueError:
         return False
+
+
+def sealer(rules, sides: list[str]):
+    """Which events are sealed: those some side may not read as they are (its view,
+    ``views.visible_event``, differs).  A store that keeps secrets apart (the
+    database's pbem_secrets) keeps those lines there."""
+    import msgspec
+
+    from pbem.core import events as E
+    from pbem.views import visible_event
+
+    def sealed(kind: str, body: dict) -> bool:
+        try:
+            ev = E.decode_body(kind, msgspec.json.encode(body))
+        except (msgspec.DecodeError, ValueError):
+            return True                             # not an event pbem knows: kept apart, to be safe
+        return any(visible_event(ev, side, rules) != ev for side in sides)
+    return sealed

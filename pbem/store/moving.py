@@ -68,7 +68,8 @@ def export_host(store, out: Path, echo=print) -> list[str]:
 
 def import_host(store, host_root: Path, echo=print) -> list[str]:
     """The games, journal and spool of the file host at ``host_root`` into ``store``."""
-    from pbem.engine import Game, sealer
+    from pbem.engine import Game
+    from pbem.store import sealer
     from pbem.host.config import load_config
     from pbem.store.files import FileHostStore
     cfg = load_config(host_root)
