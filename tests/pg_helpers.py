@@ -127,6 +127,6 @@ class Cluster:
 def use_database(root: Path, url: str) -> None:
     """Point the host folder ``root`` at the database ``url`` ([store] url)."""
     cfg = root / "pbem-host.toml"
-    text = cfg.read_text()
-    assert 'url = ""' in text
-    cfg.write_text(text.replace('url = ""', f'url = "{url}"'))
+    head, sep, store = cfg.read_text().partition("\n[store]")
+    assert sep and 'url = ""' in store
+    cfg.write_text(head + sep + store.replace('url = ""', f'url = "{url}"', 1))

@@ -62,7 +62,7 @@ def shown(url: str) -> str:
 
 def hooks_of(game) -> dict[str, str]:
     try:
-        data = json.loads((game.dir / NOTIFY_NAME).read_text())
+        data = json.loads(game.store.read(NOTIFY_NAME) or b"{}")
     except (OSError, ValueError):
         return {}
     return {k: v for k, v in (data.get("hooks") or {}).items() if isinstance(v, str)} if isinstance(data, dict) else {}
@@ -70,7 +70,7 @@ def hooks_of(game) -> dict[str, str]:
 
 def set_hooks(game, hooks: dict[str, str]) -> None:
     data = {"hooks": {**hooks_of(game), **{s: check_target(u) for s, u in hooks.items()}}}
-    M.write_atomic(game.dir / NOTIFY_NAME, json.dumps(data, indent=1, sort_keys=True).encode(), 0o600)
+    game.store.write(NOTIFY_NAME, json.dumps(data, indent=1, sort_keys=True).encode())
 
 
 def payload(fmt: str, doc: dict) -> dict:

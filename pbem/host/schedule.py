@@ -11,6 +11,7 @@ from datetime import timedelta
 from pbem.host.common import REFEREE, Answer, HostError, fmt_duration, iso, parse_duration, parse_time
 from pbem.host.deadlines import POLICY_KEYS, _readers
 from pbem.host.journal import job_key
+from pbem.store.files import same_game
 
 
 class ScheduleMixin:
@@ -20,8 +21,8 @@ class ScheduleMixin:
 
     def _hosted(self, game) -> None:
         hosted = self.games().get(game.game_id)
-        if hosted is None or hosted.resolve() != game.dir.resolve():
-            raise HostError(f"game {game.game_id} ({game.dir}) is not hosted by {self.cfg.root}; "
+        if hosted is None or not same_game(hosted, game):
+            raise HostError(f"game {game.game_id} ({game.store.where}) is not hosted by {self.cfg.root}; "
                             "host it first with `pbem host add`")
 
     def deadline(self, game, extend: timedelta | None = None, period: str | None = None,
@@ -32,7 +33,7 @@ class ScheduleMixin:
         settings = dict(settings or {})
         if period is not None:
             settings["period"] = period
-        with self.locked():
+        with self.locked(), self.store.transaction():
             self._hosted(game)
             if settings:
                 dl = self._deadlines(game)
@@ -54,9 +55,9 @@ class ScheduleMixin:
                 if not dl.get("waits"):
                     raise HostError(f"game {game.game_id} has no running deadline to extend")
                 self._extend_waits(game, extend, "The host extended")
-                self.flush()
+                self.store.after_commit(self.flush)       # a database sends once the job is in
             elif pause is not None:
-                self.flush()
+                self.store.after_commit(self.flush)
             dl = self._deadlines(game)
             if not settings:
                 out += self._policy(game, dl).describe()

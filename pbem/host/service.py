@@ -325,7 +325,7 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
                 cycles += 1
                 if once:
                     break
-                self._pause(stop, interval)
+                self._until_next_poll(stop, interval)
         finally:
             for sig, h in old.items():
                 signal.signal(sig, h)
@@ -336,7 +336,7 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
         return cycles
 
 
-    def _pause(self, stop: threading.Event, interval: float) -> None:
+    def _until_next_poll(self, stop: threading.Event, interval: float) -> None:
         """Until the next poll: ``interval`` seconds, or (a database) until another worker
         commits a job (LISTEN pbem), but never less than a second; polling goes on
         regardless, so a lost notification only delays work."""

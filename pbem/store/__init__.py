@@ -12,7 +12,7 @@ writes, and nothing else:
                      and append as one step) and ``recorded_head()`` (the anchor)
     read / write     the game's documents by name: scenario.toml, seed,
                      player-secrets.json, player-changes.json, staged.json,
-                     reported.json, deadline.json, pending-keys.json
+                     reported.json, deadline.json, pending-keys.json, notify.json
     doc_lock(name)   a read-modify-write of one document
     read_seed        the dice seed, refused unless it is the committed one
     cache_dir        a local folder for derived caches (the state and scenario
@@ -36,9 +36,9 @@ from pathlib import Path
 
 # The documents of a game that hold a secret: with PostgreSQL they live in the
 # table only the host's role may read (pbem_secrets); as files they are 0600.
-SECRET_DOCS = ("seed", "player-secrets.json", "staged.json", "pending-keys.json")
+SECRET_DOCS = ("seed", "player-secrets.json", "staged.json", "pending-keys.json", "notify.json")
 DOCS = ("scenario.toml", "seed", "player-secrets.json", "player-changes.json", "staged.json",
-        "reported.json", "deadline.json", "pending-keys.json")
+        "reported.json", "deadline.json", "pending-keys.json", "notify.json")
 
 
 class StoreError(Exception):

@@ -294,7 +294,7 @@ class _FileItem:
     def done(self) -> None:
         self.f.unlink()
 
-    def fail(self) -> str:
+    def fail(self, why: str = "") -> str:
         self.store.spool_failed.mkdir(parents=True, exist_ok=True)
         os.replace(self.f, self.store.spool_failed / f"{self.d.name}-{self.f.name}")
         return str(self.store.spool_failed)

@@ -37,7 +37,7 @@ from typing import Any, Iterator
 
 import msgspec
 
-from pbem.log import GENESIS, LogError, Record, StaleHead, _check_at, _decoder, line_hash
+from pbem.log import GENESIS, EventLog, LogError, Record, StaleHead, _check_at, _decoder, line_hash
 from pbem.store import SECRET_DOCS, StoreError
 from pbem.store import pg_schema as S
 
@@ -297,12 +297,26 @@ class PgStore:
                 if item.state == "done":
                     c.execute("DELETE FROM pbem_outgoing WHERE id = %s", (item.id,))
                 elif item.state == "failed":
-                    c.execute("UPDATE pbem_outgoing SET failed = 'undeliverable' WHERE id = %s", (item.id,))
+                    c.execute("UPDATE pbem_outgoing SET failed = %s WHERE id = %s", (item.why[:500], item.id))
                 else:
                     skip.append(item.id)
 
     def spool_files(self) -> list:
         return []
+
+    def stuck(self) -> list[dict]:
+        """Every mail not delivered (``SpoolMixin.stuck``): waiting, or set aside with why."""
+        from email import policy
+        from email.parser import BytesHeaderParser
+        parser = BytesHeaderParser(policy=policy.default)
+        out = []
+        for job, name, data, failed in self._all("SELECT job, name, data, failed FROM pbem_outgoing ORDER BY id"):
+            h = parser.parsebytes(bytes(data))
+            out.append({"mail": f"{job}/{name}", "state": "set aside" if failed else "waiting",
+                        "game": str(h["X-pbem-Game"] or ""), "kind": str(h["X-pbem-Kind"] or ""),
+                        "to": str(h["To"] or ""), "made": str(h["Date"] or ""), "tries": 1 if failed else 0,
+                        "first_error": "", "last_try": "", "error": failed or ""})
+        return out
 
     # --- the games ---------------------------------------------------------------------
 
@@ -389,8 +403,8 @@ class _PgItem:
     def done(self) -> None:
         self.state = "done"
 
-    def fail(self) -> str:
-        self.state = "failed"
+    def fail(self, why: str = "") -> str:
+        self.state, self.why = "failed", why or "undeliverable"
         return "the database (pbem_outgoing, failed)"
 
 
@@ -567,6 +581,15 @@ class PgEventLog:
         """The anchor: the heads row every append compares and sets."""
         row = self.pg._one("SELECT seq, hash FROM pbem_heads WHERE game = %s", (self.game.game_id,))
         return (int(row[0]), row[1]) if row else None
+
+    check_anchor = EventLog.check_anchor          # the heads row must not contradict the last line
+
+    def stamp(self) -> str:
+        """What the state cache is keyed by besides the head (the file store's stamp of
+        the file): this database and the game's heads row, which every append changes."""
+        anchor = self.recorded_head()
+        where = hashlib.sha256(self.pg.url.encode()).hexdigest()[:12]
+        return f"pg.{where}.{anchor[0]}.{anchor[1][:16]}" if anchor else "-"
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
