@@ -181,9 +181,7 @@ class Game(Verification):
             raise EngineError(f"{sc_path} has changed since the game was created (sha256 {self.scenario.sha256[:12]}... "
                               f"!= {created.scenario_sha256[:12]}... in the log); replaying against it would diverge")
         self.rules: Ruleset = ruleset_for(self.scenario.game)
-        if hasattr(self.store, "sealer"):               # a store keeping sealed lines apart (the database)
-            from pbem.store import sealer
-            self.store.sealer = sealer(self.rules, self.scenario.side_ids())
+        self.store.know(self.rules, self.scenario.side_ids())   # the database keeps sealed lines apart
         if self.rules.ruleset_version != created.ruleset_version:
             raise EngineError(f"the log was written under {created.game} ruleset version {created.ruleset_version}, "
                               f"this pbem has version {self.rules.ruleset_version}; install the matching pbem to replay it")
@@ -271,9 +269,7 @@ class Game(Verification):
                                 players=players, dice_mode=mode, seed_commitment=commit,
                                 scripted_dice=list(dice or []), **trust)
         evs = [created] + rules.initial_events(sc)
-        if hasattr(store, "sealer"):
-            from pbem.store import sealer
-            store.sealer = sealer(rules, sc.side_ids())
+        store.know(rules, sc.side_ids())
         log = store.log
         # Two `pbem new` into one folder at once: the lock serialises them, the
         # second finds the log and leaves; expect_head=GENESIS backs this up.

@@ -41,6 +41,9 @@ class FileGame:
     def default_id(self) -> str:
         return self.dir.resolve().name
 
+    def know(self, rules, sides: list[str]) -> None:
+        """The game's rules, for a store that keeps sealed lines apart; files keep every line together."""
+
     def path_of(self, name: str) -> Path:
         return self.dir / name
 

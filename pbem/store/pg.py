@@ -438,6 +438,11 @@ class PgGame:
     def default_id(self) -> str:
         return self.game_id
 
+    def know(self, rules, sides: list[str]) -> None:
+        """Which of this game's lines are sealed (pbem.store.sealer): kept in pbem_secrets."""
+        from pbem.store import sealer
+        self.sealer = sealer(rules, sides)
+
     def path_of(self, name: str) -> PurePosixPath:
         return PurePosixPath(f"postgresql:{self.game_id}") / name
 
