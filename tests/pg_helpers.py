@@ -128,5 +128,6 @@ def use_database(root: Path, url: str) -> None:
     """Point the host folder ``root`` at the database ``url`` ([store] url)."""
     cfg = root / "pbem-host.toml"
     head, sep, store = cfg.read_text().partition("\n[store]")
-    assert sep and 'url = ""' in store
-    cfg.write_text(head + sep + store.replace('url = ""', f'url = "{url}"', 1))
+    example = '# url = "postgresql://USER@HOST/DB"'
+    assert sep and example in store
+    cfg.write_text(head + sep + store.replace(example, f'url = "{url}"', 1))

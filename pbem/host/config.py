@@ -129,8 +129,8 @@ interval = 60                         # seconds between two looks at the inbox (
 url = ""                              # every player's webhook, e.g. "https://relay.example/pbem/{{game}}/{{side}}"
 format = "json"                       # or "discord" / "slack": those services' payloads
 
-[store]                               # where the games, the mail journal and the spool live
-url = {_toml_str(store)}                              # "" = files in this folder; "postgresql://USER@HOST/DB": one database for many workers
+[store]                               # where the games, the mail journal and the spool live: files in this folder,
+{f"url = {_toml_str(store)}" if store else '# url = "postgresql://USER@HOST/DB"'}    # or one database for many workers (pbem serve --workers N)
 """
 
 
