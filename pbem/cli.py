@@ -260,7 +260,7 @@ def order_cmd(game_dir, orders, side, expect_head, mode) -> None:
     from pbem import staging
     text = ""
     if orders is not None or mode != "final":
-        raw = (orders or click.get_binary_stream("stdin")).read()
+        raw = (orders or sys.stdin.buffer).read()          # click.get_binary_stream goes in Click 9
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as e:
