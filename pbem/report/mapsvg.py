@@ -407,8 +407,29 @@ def _battle_position(cx: float, cy: float, scale: float = 1.0) -> list[str]:
 
 # -- main ----------------------------------------------------------------------
 
+_drawn: dict[bytes, str] = {}
+
+
 def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: str = "",
                highlight: list[str] | None = None, marks: dict | None = None, info: str = "") -> str:
+    """``_render_svg``, drawn once per position and view: the host mails the same map
+    to every viewer who sees the same units (the answer, the other sides' reports,
+    the referee's), so a map of the same inputs is the same string, kept (the last 32)."""
+    import msgspec
+    try:
+        key = msgspec.json.encode([_board_layers(sc).key, units, moves, title, highlight, marks, info])
+    except (TypeError, msgspec.EncodeError):          # an input JSON cannot say: drawn, not kept
+        return _render_svg(sc, units, moves, title, highlight, marks, info)
+    got = _drawn.get(key)
+    if got is None:
+        if len(_drawn) >= 32:
+            _drawn.clear()
+        got = _drawn[key] = _render_svg(sc, units, moves, title, highlight, marks, info)
+    return got
+
+
+def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: str = "",
+                highlight: list[str] | None = None, marks: dict | None = None, info: str = "") -> str:
     """Render the map of ``sc`` with ``units``, ``moves`` and ``highlight`` as SVG text.
 
     units: dicts with id, side, hex (None = not drawn), strength, ma, status,
@@ -430,6 +451,156 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
 
     map_w, map_h = _map_size(grid)
     width = map_w + 2 * MARGIN
+    base = _board_layers(sc)
+    centre = base.centre
+    terrain_order, links_present, road_hexes = base.terrain_order, base.links_present, base.road_hexes
+    marks_present, side_feats = base.marks_present, base.side_feats
+
+    body: list[str] = list(base.terrain)
+    area_svg, area_legend = areas_svg(centre, list(marks.get("areas") or []), HEX_R)
+    body += area_svg
+    body += base.features
+
+    # highlighted hexes
+    body.append(f'<g class="highlights" fill="none" stroke="{HIGHLIGHT_COLOUR}" stroke-width="4.5" '
+                f'stroke-linejoin="round">')
+    seen_hl: set[str] = set()
+    for h in highlight:
+        if _parse(h) is None or h in seen_hl:
+            continue
+        seen_hl.add(h)
+        cx, cy = hex_centre(grid, h)
+        body.append(f'<polygon class="highlight" data-hex="{h}" '
+                    f'points="{_pts(hex_corners(cx, cy, HEX_R - 2.5))}"/>')
+    body.append("</g>")
+
+    outline, badges = objectives_svg(centre, list(marks.get("objectives") or []), HEX_R)
+    body += outline
+
+    body += base.numbers
+
+    # counter layout (drawn last, but place names avoid them)
+    stacks: dict[str, list[dict]] = {}
+    gone: list[dict] = []
+    for u in units:
+        h = u.get("hex")
+        if "eliminated" in (u.get("status") or []):
+            gone.append(u)
+            continue
+        if h is None or not grid.contains(h):
+            continue
+        stacks.setdefault(h, []).append(u)
+    layout: list[tuple[dict, float, float, float, float, bool]] = []
+    for h in sorted(stacks):
+        stack = stacks[h]
+        cx, cy = centre[h]
+        layout += [(u, *box) for u, box in zip(stack, _stack_boxes(cx, cy, len(stack)))]
+    boxes = [(x0, y0, x0 + w, y0 + hh) for _u, x0, y0, w, hh, _st in layout]
+
+    names_under, names_over = _place_names(board, grid, centre, boxes)
+    body += names_under
+
+    # moves (under the counters)
+    body.append('<g class="moves">')
+    for m in moves:
+        body += _move(m, grid)
+    body.append("</g>")
+
+    # counters, then what must stay readable above them
+    body.append('<g class="counters">')
+    for u, x0, y0, w, hh, stacked in layout:
+        body += _counter(u, x0, y0, w, hh, stacked)
+    body.append("</g>")
+    body += badges
+    body += names_over
+
+    # eliminated units, then the legend
+    y = MARGIN + TITLE_H + map_h + 14
+    if gone:
+        box, box_h = _eliminated_box(gone, MARGIN + 4, y, width - 2 * MARGIN - 8)
+        body += box
+        y += box_h + 8
+    nats: list[tuple[str, str]] = []
+    seen_nat: set[str] = set()
+    side_nats = [(n, sd.id) for sd in getattr(sc, "sides", []) for n in sd.nationalities]
+    drawn = [u for us in stacks.values() for u in us]
+    for nat, side in side_nats + [(str(u.get("nationality", "")), str(u.get("side", ""))) for u in drawn]:
+        key = nat or f"side:{side}"
+        if key in seen_nat:
+            continue
+        seen_nat.add(key)
+        nats.append((nat or side, counter_colour(nat, side)))
+    extras = {
+        "road": bool(road_hexes) or "road" in links_present,
+        "battle_position": base.battle_position,
+        "river": bool(side_feats & {"river", "major_river", "minor_river"}),
+        "cliff": "cliff" in side_feats,
+        # one legend entry per label; "road" has its own entry above
+        "links": [s for label in links_present if label != "road"
+                  for s in [next(v for v in LINK_STYLES.values() if v[3] == label)]],
+        "edges": [EDGE_STYLES[f] for f in sorted(side_feats) if f in EDGE_STYLES],
+        "marks": marks_present,
+        "highlight": bool(seen_hl),
+        "types": sorted({str(u.get("type", "")) for u in drawn + gone if u.get("type")}),
+        "objective": len(badges) > 2,
+        "areas": area_legend,
+    }
+    legend_y = y + 6
+    legend_svg, legend_h = legend(sc, terrain_order, nats, extras, MARGIN + 4, legend_y, width - 2 * MARGIN - 8)
+    height = legend_y + legend_h + MARGIN - 6
+
+    # title bar: the title, and under it turn, phase and score
+    room = width - 2 * MARGIN - 20 - (48 if marks.get("north") else 0)
+    title_fs = fit(title, 16.0, room, bold=True)
+    info_fs = fit(info, 12.0, room)
+    bar_h = TITLE_H - 6
+    head = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_f(math.ceil(width))}" '
+        f'height="{_f(math.ceil(height))}" viewBox="0 0 {_f(math.ceil(width))} {_f(math.ceil(height))}" '
+        f'font-family="{FONT_FAMILY}">',
+        f"<title>{_esc(title)}</title>",
+    ]
+    head += _defs()
+    head.append('<rect x="0" y="0" width="100%" height="100%" fill="#fbf8f0"/>')
+    head.append(f'<g class="title-bar"><rect x="{_f(MARGIN)}" y="{_f(MARGIN - 6)}" '
+                f'width="{_f(width - 2 * MARGIN)}" height="{_f(bar_h)}" rx="3" fill="#2e2a24"/>'
+                f'<text x="{_f(MARGIN + 10)}" y="{_f(MARGIN - 6 + 21)}" '
+                f'font-size="{_f(title_fs)}" font-weight="bold" fill="#ffffff">{_esc(title)}</text>'
+                + (f'<text class="info" x="{_f(MARGIN + 10)}" y="{_f(MARGIN - 6 + bar_h - 8)}" '
+                   f'font-size="{_f(info_fs)}" fill="#f3e3b0">{_esc(info)}</text>' if info else "")
+                + "</g>")
+    if marks.get("north"):                      # right of the title, where no counter can be
+        head += north_arrow(width - MARGIN - 26, MARGIN - 6 + bar_h / 2, float(marks["north"]))
+    return "\n".join(head + body + legend_svg + ["</svg>"]) + "\n"
+
+
+
+class _Board:
+    """The layers of a map that only its scenario decides (terrain, links, roads,
+    marks, battle positions, hexsides, hex numbers), drawn once per scenario:
+    every report, mail and replay step of a game draws the same ones."""
+    __slots__ = ("key", "hexes", "centre", "terrain", "features", "numbers", "terrain_order", "links_present",
+                 "road_hexes", "marks_present", "side_feats", "battle_position")
+
+
+_boards: dict[int, tuple[object, _Board]] = {}
+_serial = iter(range(1, 1 << 62))                    # a _Board's key: never the same for two scenarios
+
+
+def _board_layers(sc) -> _Board:
+    got = _boards.get(id(sc))
+    if got is not None and got[0] is sc:            # the entry holds ``sc``: its id is not reused
+        return got[1]
+    if len(_boards) >= 16:
+        _boards.clear()
+    b = _draw_board(sc)
+    _boards[id(sc)] = (sc, b)
+    return b
+
+
+def _draw_board(sc) -> _Board:
+    board = sc.board
+    grid: Grid = board.grid
     hexes = grid.all_hexes()
     centre = {h: hex_centre(grid, h) for h in hexes}
 
@@ -448,8 +619,7 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
                     f'points="{_pts(hex_corners(cx, cy))}" fill="{_esc(colour)}"/>')
     body.append("</g>")
     terrain_order = [t for t in sc.terrain if t in present] + [t for t in present if t not in sc.terrain]
-    area_svg, area_legend = areas_svg(centre, list(marks.get("areas") or []), HEX_R)
-    body += area_svg
+    terrain, body = body, []
 
     # roads, railroads, lanes: hex features linking adjacent hexes, and hexside links
     def has(h: str, feat: str) -> bool:
@@ -526,122 +696,18 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
             body.append(_hexside_svg(feat, p, q))
     body.append("</g>")
 
-    # highlighted hexes
-    body.append(f'<g class="highlights" fill="none" stroke="{HIGHLIGHT_COLOUR}" stroke-width="4.5" '
-                f'stroke-linejoin="round">')
-    seen_hl: set[str] = set()
-    for h in highlight:
-        if _parse(h) is None or h in seen_hl:
-            continue
-        seen_hl.add(h)
-        cx, cy = hex_centre(grid, h)
-        body.append(f'<polygon class="highlight" data-hex="{h}" '
-                    f'points="{_pts(hex_corners(cx, cy, HEX_R - 2.5))}"/>')
-    body.append("</g>")
-
-    outline, badges = objectives_svg(centre, list(marks.get("objectives") or []), HEX_R)
-    body += outline
-
-    # hex numbers
-    body.append('<g class="hex-numbers" font-size="8" fill="#4a4a4a" text-anchor="middle">')
+    numbers = ['<g class="hex-numbers" font-size="8" fill="#4a4a4a" text-anchor="middle">']
     for h in hexes:
         cx, cy = centre[h]
-        body.append(f'<text x="{_f(cx)}" y="{_f(cy - SQ3 / 2 * HEX_R + 9)}">{h}</text>')
-    body.append("</g>")
-
-    # counter layout (drawn last, but place names avoid them)
-    stacks: dict[str, list[dict]] = {}
-    gone: list[dict] = []
-    for u in units:
-        h = u.get("hex")
-        if "eliminated" in (u.get("status") or []):
-            gone.append(u)
-            continue
-        if h is None or not grid.contains(h):
-            continue
-        stacks.setdefault(h, []).append(u)
-    layout: list[tuple[dict, float, float, float, float, bool]] = []
-    for h in sorted(stacks):
-        stack = stacks[h]
-        cx, cy = centre[h]
-        layout += [(u, *box) for u, box in zip(stack, _stack_boxes(cx, cy, len(stack)))]
-    boxes = [(x0, y0, x0 + w, y0 + hh) for _u, x0, y0, w, hh, _st in layout]
-
-    names_under, names_over = _place_names(board, grid, centre, boxes)
-    body += names_under
-
-    # moves (under the counters)
-    body.append('<g class="moves">')
-    for m in moves:
-        body += _move(m, grid)
-    body.append("</g>")
-
-    # counters, then what must stay readable above them
-    body.append('<g class="counters">')
-    for u, x0, y0, w, hh, stacked in layout:
-        body += _counter(u, x0, y0, w, hh, stacked)
-    body.append("</g>")
-    body += badges
-    body += names_over
-
-    # eliminated units, then the legend
-    y = MARGIN + TITLE_H + map_h + 14
-    if gone:
-        box, box_h = _eliminated_box(gone, MARGIN + 4, y, width - 2 * MARGIN - 8)
-        body += box
-        y += box_h + 8
-    nats: list[tuple[str, str]] = []
-    seen_nat: set[str] = set()
-    side_nats = [(n, sd.id) for sd in getattr(sc, "sides", []) for n in sd.nationalities]
-    drawn = [u for us in stacks.values() for u in us]
-    for nat, side in side_nats + [(str(u.get("nationality", "")), str(u.get("side", ""))) for u in drawn]:
-        key = nat or f"side:{side}"
-        if key in seen_nat:
-            continue
-        seen_nat.add(key)
-        nats.append((nat or side, counter_colour(nat, side)))
-    extras = {
-        "road": bool(road_hexes) or "road" in links_present,
-        "battle_position": any(has(h, "battle_position") for h in board.features),
-        "river": bool(side_feats & {"river", "major_river", "minor_river"}),
-        "cliff": "cliff" in side_feats,
-        # one legend entry per label; "road" has its own entry above
-        "links": [s for label in links_present if label != "road"
-                  for s in [next(v for v in LINK_STYLES.values() if v[3] == label)]],
-        "edges": [EDGE_STYLES[f] for f in sorted(side_feats) if f in EDGE_STYLES],
-        "marks": marks_present,
-        "highlight": bool(seen_hl),
-        "types": sorted({str(u.get("type", "")) for u in drawn + gone if u.get("type")}),
-        "objective": len(badges) > 2,
-        "areas": area_legend,
-    }
-    legend_y = y + 6
-    legend_svg, legend_h = legend(sc, terrain_order, nats, extras, MARGIN + 4, legend_y, width - 2 * MARGIN - 8)
-    height = legend_y + legend_h + MARGIN - 6
-
-    # title bar: the title, and under it turn, phase and score
-    room = width - 2 * MARGIN - 20 - (48 if marks.get("north") else 0)
-    title_fs = fit(title, 16.0, room, bold=True)
-    info_fs = fit(info, 12.0, room)
-    bar_h = TITLE_H - 6
-    head = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_f(math.ceil(width))}" '
-        f'height="{_f(math.ceil(height))}" viewBox="0 0 {_f(math.ceil(width))} {_f(math.ceil(height))}" '
-        f'font-family="{FONT_FAMILY}">',
-        f"<title>{_esc(title)}</title>",
-    ]
-    head += _defs()
-    head.append('<rect x="0" y="0" width="100%" height="100%" fill="#fbf8f0"/>')
-    head.append(f'<g class="title-bar"><rect x="{_f(MARGIN)}" y="{_f(MARGIN - 6)}" '
-                f'width="{_f(width - 2 * MARGIN)}" height="{_f(bar_h)}" rx="3" fill="#2e2a24"/>'
-                f'<text x="{_f(MARGIN + 10)}" y="{_f(MARGIN - 6 + 21)}" '
-                f'font-size="{_f(title_fs)}" font-weight="bold" fill="#ffffff">{_esc(title)}</text>'
-                + (f'<text class="info" x="{_f(MARGIN + 10)}" y="{_f(MARGIN - 6 + bar_h - 8)}" '
-                   f'font-size="{_f(info_fs)}" fill="#f3e3b0">{_esc(info)}</text>' if info else "")
-                + "</g>")
-    if marks.get("north"):                      # right of the title, where no counter can be
-        head += north_arrow(width - MARGIN - 26, MARGIN - 6 + bar_h / 2, float(marks["north"]))
-    return "\n".join(head + body + legend_svg + ["</svg>"]) + "\n"
+        numbers.append(f'<text x="{_f(cx)}" y="{_f(cy - SQ3 / 2 * HEX_R + 9)}">{h}</text>')
+    numbers.append("</g>")
+    b = _Board()
+    b.key = next(_serial)
+    b.hexes, b.centre, b.terrain, b.features, b.numbers = hexes, centre, terrain, body, numbers
+    b.terrain_order, b.links_present, b.road_hexes = terrain_order, links_present, road_hexes
+    b.marks_present, b.side_feats = marks_present, side_feats
+    b.battle_position = any(has(h, "battle_position") for h in board.features)
+    return b
 
 
 def _stack_boxes(cx: float, cy: float, n: int) -> list[tuple[float, float, float, float, bool]]:

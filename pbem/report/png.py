@@ -20,6 +20,11 @@ MAP_COLOURS = 64          # the map's flat colours (and its anti-aliased text) f
 _FONTS = Path(__file__).resolve().parent / "fonts"
 FONT_FILES = tuple(str(_FONTS / n) for n in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf"))
 _FAMILY = "DejaVu Sans"
+# zlib level of the palette PNG.  Measured on the examples' maps (tests/benchmark_host.py,
+# issue 29): level 6 encodes El Alamein's 1126x1163 map in 15 ms (63 KB) and Khar'kov's
+# 1342x2534 in 28 ms (146 KB); ``optimize=True`` (level 9) took 76 / 169 ms for 6-8 %
+# fewer bytes (59 / 135 KB), and levels 1-5 save a few ms for 25-50 % more bytes.
+COMPRESS_LEVEL = 6
 
 _png_cache: dict[str, bytes | None] = {}
 
@@ -73,5 +78,5 @@ def _palette_png(png: bytes, colours: int) -> bytes:
     with Image.open(io.BytesIO(png)) as im:
         q = im.convert("RGB").quantize(colors=colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     out = io.BytesIO()
-    q.save(out, "PNG", optimize=True)
+    q.save(out, "PNG", compress_level=COMPRESS_LEVEL)
     return out.getvalue() if out.tell() < len(png) else png

@@ -1,0 +1,326 @@
+"""Benchmark of a host's day (a script, not a test; issue 29).
+
+    python tests/benchmark_host.py                  everything (several minutes)
+    python tests/benchmark_host.py --quick          small sizes: does the script still run?
+    python tests/benchmark_host.py --only mail      one part: mail | poll | workers
+    python tests/benchmark_host.py --mails 200 --games 10    a smaller poll
+
+Parts (CPU time throughout: the machine's 2 cores are shared, so wall-clock
+time says more about the neighbours than about pbem):
+
+  mail     one order mail to its answer, per game: a host (Maildir in, .eml
+           files out, maps on) holds one game of each example, played by its
+           playbook up to its middle and padded with press to 100, 10k and
+           100k events (legal play: ``press`` is an order of every game); the
+           next steps of the playbook are then mailed one at a time and
+           ``Host.poll()`` answers each (the answer with its report and map, the
+           reports with their maps to the other sides, the journal, the spool,
+           the outbox).  Median CPU of the mails, and its ratio to the floor
+           measured in the same run: the same poll of a mail that only asks
+           HELP (parse, authenticate, answer without a report or map).
+  poll     `pbem mail poll` of a Maildir holding 1,000 order mails over 50
+           games (the examples in turn, the first 20 steps of each playbook,
+           interleaved), in a fresh process: mails per CPU second.
+  workers  the same with `pbem mail serve --once --workers 2` when this pbem has
+           it: the wall-clock ratio to one worker, and every mail answered once.
+
+Targets (issue 29): CPU per mail <= 50 ms median for every game, flat in the
+log's length (100 / 10k / 100k events within 1.2x); >= 20 mails per CPU second
+through `pbem mail poll`; >= 1.7x with two workers.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from email.message import EmailMessage
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+AT = "2026-01-01T00:00:00Z"
+HOST = "host@club.example"
+
+
+def examples() -> list[str]:
+    return sorted(p.name for p in EXAMPLES.iterdir() if (p / "playbook.toml").is_file())
+
+
+def book(name: str) -> dict:
+    return tomllib.loads((EXAMPLES / name / "playbook.toml").read_text())
+
+
+def side_of(game, step: str) -> str:
+    return next(s for s in game.scenario.side_ids() if Path(step).stem.endswith("-" + s))
+
+
+def make_host(root: Path):
+    from pbem.host import Host, init_host
+    init_host(root, HOST, name="Benchmark host", period="off", maps=True)
+    return Host.open(root)
+
+
+_DICE: dict[str, list[int]] = {}
+
+
+def example_dice(name: str) -> list[int]:
+    """The rolls the example's playbook makes, in order (its seed is tied to its own
+    game id, so a game of another id replays the example with these as scripted dice)."""
+    if name not in _DICE:
+        from pbem.core import dice as D
+        from pbem.engine import Game
+        got: list[int] = []
+        plain = D.SeededDice.roll
+
+        def roll(self, sides):
+            v = plain(self, sides)
+            got.append(v)
+            return v
+        b = book(name)
+        with tempfile.TemporaryDirectory(prefix="pbem-bench-dice-") as tmp:
+            D.SeededDice.roll = roll
+            try:
+                g = Game.create(Path(tmp) / "g", b["scenario"], b.get("players", {}), seed_hex=b.get("seed"),
+                                game_id=b.get("id"), at=AT)
+                for step in b["steps"]:
+                    sub = g.submit(side_of(g, step), (EXAMPLES / name / step).read_text(), at=AT)
+                    assert sub.refused is None, (name, step, sub.refused)
+            finally:
+                D.SeededDice.roll = plain
+        _DICE[name] = got + [1] * 50
+    return _DICE[name]
+
+
+def new_game(host, name: str, gid: str):
+    """A hosted game of example ``name`` under id ``gid`` (its players' addresses made
+    unique per game), with the example's rolls as scripted dice."""
+    from pbem.engine import Game
+    b = book(name)
+    players = {s: f"{s}.{gid}@players.example" for s in b.get("players", {})}
+    return Game.create(host.cfg.games_dir / gid, b["scenario"], players, dice=example_dice(name), game_id=gid, at=AT)
+
+
+def secret(game, side: str) -> str:
+    return json.loads((game.dir / "player-secrets.json").read_text())[side]
+
+
+def order_mail(game, side: str, text: str, mid: str) -> bytes:
+    msg = EmailMessage()
+    msg["From"] = game.state().players[side]
+    msg["To"] = HOST
+    msg["Subject"] = f"[pbem {game.game_id}] orders"
+    msg["Message-ID"] = f"<{mid}>"
+    msg.set_content(f"Token: {secret(game, side)}\n{text}")
+    return bytes(msg)
+
+
+def pad_press(game, side: str, n: int) -> None:
+    """Append legal press of ``side`` until the log holds about ``n`` events
+    (two per press: the order and its PressSent), adjudicated in memory and
+    appended in chunks (one order at a time would take far longer than the
+    benchmark)."""
+    from pbem.core import events as E
+    from pbem.core import orders as O
+    seq = game.head()[0]
+    work = game.state()
+    batch: list = []
+    k = 0
+    while seq + 2 < n:
+        text = f"press padding message number {k}: nothing to see here"
+        given = E.OrderGiven(side=side, text=text)
+        trial, evs = game._adjudicate(work, given, O.parse_line(text, game.rules.verbs), None, {}, copy=False)
+        seq += len(evs)
+        trial.seq = seq
+        work = trial
+        batch.extend(evs)
+        k += 1
+        if len(batch) >= 5000 or seq + 2 >= n:
+            game.log.append_many([(E.kind_of(e), E.body_of(e)) for e in batch], at=AT)
+            batch = []
+
+
+def cpu() -> float:
+    return time.process_time()
+
+
+def _deliver(host, raw: bytes) -> None:
+    from pbem.host import mail as M
+    M.Maildir(host.inbox_path).deliver(raw)
+
+
+def bench_mail(work: Path, sizes: list[int], names: list[str], mails: int) -> list[tuple]:
+    """CPU per order mail for each example at each log length; returns rows."""
+    from pbem.engine import Game
+    rows = []
+    for name in names:
+        b = book(name)
+        steps = b["steps"]
+        start = len(steps) // 2
+        line = []
+        for n in sizes:
+            root = work / f"mail-{name}-{n}"
+            host = make_host(root)
+            g = new_game(host, name, "g")
+            host.welcome(g)
+            for step in steps[:start]:
+                sub = g.submit(side_of(g, step), (EXAMPLES / name / step).read_text(), at=AT)
+                assert sub.refused is None, (name, step, sub.refused)
+            pad_press(g, side_of(g, steps[start]), n)
+            g = Game(g.dir)
+            g.state()                                   # the host's folder: caches warm
+            seq = g.head()[0]
+            for s in g.scenario.side_ids():
+                g.mark_reported(s, seq)
+            host.poll()                                 # empty: warm imports, templates
+            # the floor: a HELP mail (parse, authenticate, answer; no report, no map)
+            s0 = side_of(g, steps[start])
+            floor = []
+            for r in range(3):
+                _deliver(host, order_mail(g, s0, "HELP", f"help-{r}@bench"))
+                t = cpu()
+                oc = host.poll()
+                floor.append(cpu() - t)
+            ts = []
+            for i, step in enumerate(steps[start:start + mails]):
+                side = side_of(g, step)
+                _deliver(host, order_mail(g, side, (EXAMPLES / name / step).read_text(), f"m{i}@bench"))
+                t = cpu()
+                oc = host.poll()
+                ts.append(cpu() - t)
+                assert [o.status for o in oc] == ["accepted"], (name, step, [o.line() for o in oc])
+            events = Game(g.dir).head()[0] + 1
+            med, fl = statistics.median(ts), statistics.median(floor)
+            line.append((n, events, med, fl))
+            rows.append((name, n, events, med, fl))
+            shutil.rmtree(root)
+        meds = [m for _n, _e, m, _f in line]
+        flat = max(meds) / min(meds)
+        parts = "; ".join(f"{e:>7,} events {m * 1000:6.1f} ms ({m / f:4.1f}x floor {f * 1000:4.1f} ms)"
+                          for _n, e, m, f in line)
+        ok = "ok" if max(meds) <= 0.050 and flat <= 1.2 else "MISSED"
+        print(f"mail    {name:<18} {parts}; max/min {flat:4.2f} [target <= 50 ms, <= 1.2x: {ok}]", flush=True)
+    return rows
+
+
+def host_with_mails(root: Path, games: int, mails: int) -> tuple[Path, int]:
+    """A host with ``games`` hosted games (the examples in turn) and ``mails``
+    order mails in its Maildir, each game's in playbook order, interleaved."""
+    host = make_host(root)
+    names = examples()
+    per = -(-mails // games)
+    queue: list[list[bytes]] = []
+    for i in range(games):
+        name = names[i % len(names)]
+        g = new_game(host, name, f"g{i:03d}")
+        host.register(g)
+        host.ensure_secrets(g)
+        steps = book(name)["steps"][:per]
+        assert len(steps) == per, (name, len(steps), per)
+        queue.append([order_mail(g, side_of(g, s), (EXAMPLES / name / s).read_text(), f"g{i}-{k}@bench")
+                      for k, s in enumerate(steps)])
+    n = 0
+    for k in range(per):
+        for q in queue:
+            if k < len(q) and n < mails:
+                _deliver(host, q[k])
+                n += 1
+                time.sleep(0)                           # distinct mtimes keep the order (Maildir sorts by mtime)
+    return root, n
+
+
+def _child_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run_pbem(root: Path, args: list[str]) -> tuple[float, float, str]:
+    env = dict(os.environ, PBEM_CLOCK=AT)
+    env.pop("PBEM_HOST", None)
+    c0, t0 = _child_cpu(), time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "pbem", "mail"] + args + ["--host", str(root)],
+                         capture_output=True, text=True, env=env)
+    if out.returncode:
+        raise SystemExit(f"pbem mail {' '.join(args)} failed:\n{out.stderr}")
+    return _child_cpu() - c0, time.perf_counter() - t0, out.stdout
+
+
+def answered(root: Path) -> dict[str, int]:
+    """Answers in the outbox per incoming Message-ID."""
+    from email import policy
+    from email.parser import BytesParser
+    seen: dict[str, int] = {}
+    for f in (root / "mail" / "outbox").glob("*.eml"):
+        m = BytesParser(policy=policy.default).parsebytes(f.read_bytes(), headersonly=True)
+        irt = str(m["In-Reply-To"] or "")
+        if irt.endswith("@bench>"):
+            seen[irt] = seen.get(irt, 0) + 1
+    return seen
+
+
+def bench_poll(work: Path, games: int, mails: int) -> float:
+    root, n = host_with_mails(work / "poll", games, mails)
+    c, w, _ = run_pbem(root, ["poll"])
+    seen = answered(root)
+    assert len(seen) == n and set(seen.values()) == {1}, (len(seen), n, sorted(set(seen.values())))
+    ok = "ok" if n / c >= 20 else "MISSED"
+    print(f"poll    `pbem mail poll`, {n:,} order mails over {games} games: CPU {c:6.1f} s = {n / c:5.1f} mails/s "
+          f"on one core (wall {w:.1f} s); every mail answered once [target >= 20 mails/s: {ok}]", flush=True)
+    shutil.rmtree(root)
+    return c
+
+
+def bench_workers(work: Path, games: int, mails: int) -> None:
+    help_ = subprocess.run([sys.executable, "-m", "pbem", "mail", "serve", "--help"], capture_output=True, text=True)
+    if "--workers" not in help_.stdout:
+        print("workers `pbem mail serve --workers`: not in this pbem (skipped)", flush=True)
+        return
+    walls = {}
+    for k in (1, 2):
+        root, n = host_with_mails(work / f"serve-{k}", games, mails)
+        c, w, _ = run_pbem(root, ["serve", "--once", "--workers", str(k)])
+        seen = answered(root)
+        assert len(seen) == n and set(seen.values()) == {1}, (k, len(seen), n, sorted(set(seen.values())))
+        walls[k] = w
+        print(f"workers `pbem mail serve --once --workers {k}`: {n:,} mails, wall {w:6.1f} s = {n / w:5.1f} mails/s, "
+              f"CPU {c:6.1f} s; every mail answered once (load average {os.getloadavg()[0]:.1f})", flush=True)
+        shutil.rmtree(root)
+    r = walls[1] / walls[2]
+    print(f"workers two workers / one: {r:4.2f}x [target >= 1.7x: {'ok' if r >= 1.7 else 'MISSED'}]", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small sizes only: check that the script runs")
+    ap.add_argument("--only", choices=["mail", "poll", "workers"], action="append")
+    ap.add_argument("--example", action="append", help="the mail part for these examples only")
+    ap.add_argument("--mails", type=int, default=1000)
+    ap.add_argument("--games", type=int, default=50)
+    args = ap.parse_args()
+    os.environ["PBEM_CLOCK"] = AT
+    parts = set(args.only or ["mail", "poll", "workers"])
+    sizes = [100, 1_000] if args.quick else [100, 10_000, 100_000]
+    mails, games = (40, 4) if args.quick else (args.mails, args.games)
+    names = args.example or examples()
+    with tempfile.TemporaryDirectory(prefix="pbem-bench-host-") as tmp:
+        work = Path(tmp)
+        print(f"pbem from {Path(sys.modules['pbem'].__file__).parent if 'pbem' in sys.modules else ROOT}; "
+              f"python {sys.version.split()[0]}; CPU time; load average {os.getloadavg()[0]:.1f}", flush=True)
+        if "mail" in parts:
+            bench_mail(work, sizes, names, 2 if args.quick else 5)
+        if "poll" in parts:
+            bench_poll(work, games, mails)
+        if "workers" in parts:
+            bench_workers(work, games, mails)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    main()

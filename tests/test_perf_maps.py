@@ -1,0 +1,89 @@
+"""The map caches of issue 29 give the maps the plain code gives (correctness only:
+the figures come from tests/benchmark_host.py and tests/benchmark.py):
+
+- a board's static layers (terrain, links, roads, marks, battle positions, hexsides,
+  hex numbers) are drawn once per scenario, and every map built on them is the map
+  drawn from scratch, byte for byte;
+- a map is drawn once per position and view: every viewer who sees the same units
+  gets the same string, and a viewer who sees other units gets another map;
+- the palette PNG is encoded at the measured zlib level, not with ``optimize``.
+"""
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from pbem.report import mapsvg, png
+from pbem.report.render import report_svg
+
+
+def _fresh(sc, *args, **kw) -> str:
+    """The map drawn with every cache emptied first (the board drawn anew)."""
+    mapsvg._boards.clear()
+    mapsvg._drawn.clear()
+    return mapsvg._render_svg(sc, *args, **kw)
+
+
+@pytest.mark.parametrize("name", ["el-alamein", "tobruk-salient", "mirages-compass"])
+def test_maps_on_the_cached_board_are_the_maps_drawn_from_scratch(played_example, name):
+    g = played_example(name).game()
+    st, entries = g.state(), g.entries()
+    head = entries[-1].hash
+    for side in g.scenario.side_ids():
+        for since in (0, st.seq // 2, st.seq - 5):
+            got = report_svg(g, side, st, entries, since, head)
+            again = report_svg(g, side, st, entries, since, head)
+            assert again is got                           # drawn once for this position and view
+            from pbem.report.marks import info_line, marks_for
+            from pbem.report.render import moves_since
+            from pbem.views import state_view
+            view = state_view(g, st, side, head)
+            marks = marks_for(g, st, side)
+            title = got.split("<title>", 1)[1].split("</title>", 1)[0]
+            plain = _fresh(g.scenario, view["units"],
+                           moves=moves_since(entries, since, {u.id: u.hex for u in g.scenario.units}),
+                           title=title, highlight=[a.target for a in st.attacks] if st.attacks else [],
+                           marks=marks, info=info_line(view, marks, g.scenario))
+            assert got == plain, (side, since)
+
+
+def test_a_map_is_drawn_once_per_position_and_view_and_another_view_is_drawn_again(played_example, monkeypatch):
+    drawn = []
+    plain = mapsvg._render_svg
+    monkeypatch.setattr(mapsvg, "_render_svg", lambda *a, **k: drawn.append(a[1]) or plain(*a, **k))
+    mapsvg._drawn.clear()
+    # El Alamein hides nothing: both sides and the referee see the same units, one drawing
+    g = played_example("el-alamein").game()
+    st, entries = g.state(), g.entries()
+    head = entries[-1].hash
+    maps = {side: report_svg(g, side, st, entries, st.seq - 3, head) for side in (*g.scenario.side_ids(), "referee")}
+    assert len(drawn) == 1 and len(set(maps.values())) == 1
+    # Tobruk's limited intelligence: each side sees its own units only, so each view is drawn
+    drawn.clear()
+    t = played_example("tobruk-salient").game()
+    st, entries = t.state(), t.entries()
+    sides = t.scenario.side_ids()
+    maps = [report_svg(t, s, st, entries, st.seq - 3, entries[-1].hash) for s in sides]
+    assert len(drawn) == len(sides) and len(set(maps)) == len(sides)
+    # the same board drawn for another scenario never hands out the first one's map
+    assert report_svg(g, "axis", g.state(), g.entries(), 0, head) != maps[0]
+
+
+def test_the_palette_png_is_encoded_at_the_measured_level_not_optimized(monkeypatch):
+    Image = pytest.importorskip("PIL.Image")
+    saved = []
+    plain = Image.Image.save
+
+    def save(self, fp, format=None, **params):
+        saved.append(params)
+        return plain(self, fp, format, **params)
+    monkeypatch.setattr(Image.Image, "save", save)
+    png._png_cache.clear()
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200"><rect width="300" height="200" '
+           'fill="#e8dcb0"/>' + "".join(f'<circle cx="{20 + i * 13}" cy="{40 + i * 7}" r="9" fill="#{i * 11:02x}6080"/>'
+                                        for i in range(20)) + "</svg>")
+    out = png.svg_to_png(svg)
+    with Image.open(io.BytesIO(out)) as im:
+        assert im.mode == "P"
+    assert saved == [{"compress_level": png.COMPRESS_LEVEL}]
