@@ -6,6 +6,8 @@ the figures come from tests/benchmark_host.py and tests/benchmark.py):
   drawn from scratch, byte for byte;
 - a map is drawn once per position and view: every viewer who sees the same units
   gets the same string, and a viewer who sees other units gets another map;
+- the replay page stores each step's map as runs of the map before it, and the
+  browser's rebuild of every step gives that step's map (``replay_page._delta``);
 - the palette PNG is encoded at the measured zlib level, not with ``optimize``.
 """
 from __future__ import annotations
@@ -22,6 +24,7 @@ def _fresh(sc, *args, **kw) -> str:
     """The map drawn with every cache emptied first (the board drawn anew)."""
     mapsvg._boards.clear()
     mapsvg._drawn.clear()
+    mapsvg._counters.clear()
     return mapsvg._render_svg(sc, *args, **kw)
 
 
@@ -87,3 +90,46 @@ def test_the_palette_png_is_encoded_at_the_measured_level_not_optimized(monkeypa
     with Image.open(io.BytesIO(out)) as im:
         assert im.mode == "P"
     assert saved == [{"compress_level": png.COMPRESS_LEVEL}]
+
+
+def _rebuild(prev: list[int], ops: list) -> list[int]:
+    """What the page's script does with a step's ops (templates/replay.html.j2)."""
+    out: list[int] = []
+    for op in ops:
+        out += prev[op[0]:op[0] + op[1]] if isinstance(op, list) else [op]
+    return out
+
+
+def test_each_replay_step_rebuilds_to_its_map_from_the_map_before():
+    import random
+    from pbem.referee.replay_page import _delta
+    rng = random.Random(29)
+    for _ in range(2000):
+        prev = [rng.randrange(30) for _ in range(rng.randrange(0, 60))]     # repeated lines too ("</g>")
+        cur = list(prev)
+        for _ in range(rng.randrange(0, 8)):
+            k = rng.randrange(len(cur) + 1)
+            if rng.random() < 0.5 and cur:
+                del cur[min(k, len(cur) - 1)]
+            else:
+                cur.insert(k, rng.randrange(40))
+        ops = _delta(prev, cur)
+        assert _rebuild(prev, ops) == cur
+        if cur == prev and prev:
+            assert len(ops) <= len(set(prev))                   # an unchanged map is a few runs, not its lines
+
+
+def test_a_replay_page_stores_every_steps_map(played_example):
+    from pbem.referee.replay_page import page_data
+    from pbem.report.render import report_svg as plain_svg
+    g = played_example("el-alamein").game()
+    data = page_data(g, "axis")
+    entries = g.entries()
+    prev: list[int] = []
+    for step in data["steps"]:
+        prev = _rebuild(prev, step["svg"])
+        if step["n"] % 9 == 0:
+            st = g.state(step["to"])
+            want = plain_svg(g, "axis", st, entries[:step["to"] + 1], step["from"] - 1 if step["from"] else step["to"],
+                             entries[step["to"]].hash)
+            assert "\n".join(data["lines"][i] for i in prev) == want

@@ -19,7 +19,6 @@ is put in a side's page and hidden; it is never written.
 from __future__ import annotations
 
 import json
-from difflib import SequenceMatcher
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
@@ -54,22 +53,58 @@ class _Maps:
         self.prev: list[int] = []
 
     def add(self, svg: str) -> list:
-        cur: list[int] = []
-        for line in svg.split("\n"):
-            i = self.index.get(line)
+        lines = svg.split("\n")
+        cur = list(map(self.index.get, lines))
+        for k, i in enumerate(cur):
             if i is None:
-                i = self.index[line] = len(self.lines)
-                self.lines.append(line)
-            cur.append(i)
-        ops: list = []
-        sm = SequenceMatcher(None, self.prev, cur, autojunk=False)
-        for tag, i1, i2, j1, j2 in sm.get_opcodes():
-            if tag == "equal":
-                ops.append([i1, i2 - i1])
-            elif tag in ("replace", "insert"):
-                ops.extend(cur[j1:j2])
+                line = lines[k]
+                i = self.index.get(line)              # twice in this map
+                if i is None:
+                    i = self.index[line] = len(self.lines)
+                    self.lines.append(line)
+                cur[k] = i
+        ops = _delta(self.prev, cur)
         self.prev = cur
         return ops
+
+
+def _delta(prev: list[int], cur: list[int]) -> list:
+    """``cur`` as runs of ``prev`` and single lines: a line starts a run where the
+    last run ended if ``prev`` goes on with it there, else where ``prev`` first has
+    it, and the run goes on as far as both agree (measured by comparing slices,
+    doubling then halving); a line ``prev`` lacks goes alone.  A step changes a few
+    lines of a map, so the runs are long; which runs are chosen changes only the
+    size of the page, never the map the browser rebuilds."""
+    first = dict(zip(reversed(prev), range(len(prev) - 1, -1, -1)))
+    ops: list = []
+    end, n_prev = 0, len(prev)                        # where the last run ended in prev
+    j, m = 0, len(cur)
+    while j < m:
+        x = cur[j]
+        a = end if end < n_prev and prev[end] == x else first.get(x)
+        if a is None:
+            ops.append(x)
+            j += 1
+            continue
+        n = _agree(prev, a, cur, j)
+        ops.append([a, n] if n > 1 else x)
+        end = a + n
+        j += n
+    return ops
+
+
+def _agree(a: list[int], i: int, b: list[int], j: int) -> int:
+    """How many items ``a[i:]`` and ``b[j:]`` have in common from their start (>= 1)."""
+    most = min(len(a) - i, len(b) - j)
+    lo, step = 1, 1
+    while lo + step <= most and a[i + lo:i + lo + step] == b[j + lo:j + lo + step]:
+        lo += step
+        step *= 2
+    while step > 1:                                   # a[i:i+lo] == b[j:j+lo]; the next step did not hold
+        step //= 2
+        if lo + step <= most and a[i + lo:i + lo + step] == b[j + lo:j + lo + step]:
+            lo += step
+    return lo
 
 
 def script_json(data) -> str:

@@ -297,7 +297,24 @@ def _fit_text(text: str, size: float, room: float, bold: bool = True) -> tuple[f
     return fs, ""
 
 
+_counters: dict[tuple, list[str]] = {}
+
+
 def _counter(u: dict, x0: float, y0: float, w: float, h: float, stacked: bool = False) -> list[str]:
+    """``_draw_counter``, kept: from one map to the next (a replay page draws a map
+    per order) most counters stand where they stood, as they were."""
+    key = (str(u.get("id", "")), tuple(str(x) for x in (u.get("status") or [])), str(u.get("nationality", "")),
+           str(u.get("side", "")), str(u.get("strength", "")), str(u.get("ma", "")), str(u.get("type", "")),
+           x0, y0, w, h, stacked)
+    got = _counters.get(key)
+    if got is None:
+        if len(_counters) >= 4096:
+            _counters.clear()
+        got = _counters[key] = _draw_counter(u, x0, y0, w, h, stacked)
+    return got
+
+
+def _draw_counter(u: dict, x0: float, y0: float, w: float, h: float, stacked: bool = False) -> list[str]:
     """One counter.  Alone: its id on top, the symbol, its values below.  In a
     stack only a strip of each lower counter shows: the strip holds its id
     and its values side by side, so every unit's values stay readable."""
@@ -457,7 +474,8 @@ def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: s
     marks_present, side_feats = base.marks_present, base.side_feats
 
     body: list[str] = list(base.terrain)
-    area_svg, area_legend = areas_svg(centre, list(marks.get("areas") or []), HEX_R)
+    areas = list(marks.get("areas") or [])
+    area_svg, area_legend = base.part(areas_svg, areas, centre, areas, HEX_R)
     body += area_svg
     body += base.features
 
@@ -474,7 +492,8 @@ def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: s
                     f'points="{_pts(hex_corners(cx, cy, HEX_R - 2.5))}"/>')
     body.append("</g>")
 
-    outline, badges = objectives_svg(centre, list(marks.get("objectives") or []), HEX_R)
+    objectives = list(marks.get("objectives") or [])
+    outline, badges = base.part(objectives_svg, objectives, centre, objectives, HEX_R)
     body += outline
 
     body += base.numbers
@@ -497,7 +516,7 @@ def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: s
         layout += [(u, *box) for u, box in zip(stack, _stack_boxes(cx, cy, len(stack)))]
     boxes = [(x0, y0, x0 + w, y0 + hh) for _u, x0, y0, w, hh, _st in layout]
 
-    names_under, names_over = _place_names(board, grid, centre, boxes)
+    names_under, names_over = _place_names(base.places, boxes)
     body += names_under
 
     # moves (under the counters)
@@ -546,7 +565,8 @@ def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: s
         "areas": area_legend,
     }
     legend_y = y + 6
-    legend_svg, legend_h = legend(sc, terrain_order, nats, extras, MARGIN + 4, legend_y, width - 2 * MARGIN - 8)
+    legend_svg, legend_h = base.part(legend, (terrain_order, nats, extras, MARGIN + 4, legend_y, width - 2 * MARGIN - 8),
+                                     sc, terrain_order, nats, extras, MARGIN + 4, legend_y, width - 2 * MARGIN - 8)
     height = legend_y + legend_h + MARGIN - 6
 
     # title bar: the title, and under it turn, phase and score
@@ -579,8 +599,20 @@ class _Board:
     """The layers of a map that only its scenario decides (terrain, links, roads,
     marks, battle positions, hexsides, hex numbers), drawn once per scenario:
     every report, mail and replay step of a game draws the same ones."""
-    __slots__ = ("key", "hexes", "centre", "terrain", "features", "numbers", "terrain_order", "links_present",
-                 "road_hexes", "marks_present", "side_feats", "battle_position")
+    __slots__ = ("parts", "key", "hexes", "centre", "terrain", "features", "numbers", "terrain_order", "links_present",
+                 "road_hexes", "marks_present", "side_feats", "battle_position", "places")
+
+
+    def part(self, draw, inputs, *args):
+        """``draw(*args)``, kept per board and ``inputs`` (what decides it besides the
+        board): the legend, objectives and areas of a game change seldom."""
+        key = (draw.__name__, repr(inputs))
+        got = self.parts.get(key)
+        if got is None:
+            if len(self.parts) >= 256:
+                self.parts.clear()
+            got = self.parts[key] = draw(*args)
+        return got
 
 
 _boards: dict[int, tuple[object, _Board]] = {}
@@ -702,11 +734,12 @@ def _draw_board(sc) -> _Board:
         numbers.append(f'<text x="{_f(cx)}" y="{_f(cy - SQ3 / 2 * HEX_R + 9)}">{h}</text>')
     numbers.append("</g>")
     b = _Board()
-    b.key = next(_serial)
+    b.key, b.parts = next(_serial), {}
     b.hexes, b.centre, b.terrain, b.features, b.numbers = hexes, centre, terrain, body, numbers
     b.terrain_order, b.links_present, b.road_hexes = terrain_order, links_present, road_hexes
     b.marks_present, b.side_feats = marks_present, side_feats
     b.battle_position = any(has(h, "battle_position") for h in board.features)
+    b.places = _place_spots(board, grid, centre)
     return b
 
 
@@ -726,20 +759,15 @@ def _stack_boxes(cx: float, cy: float, n: int) -> list[tuple[float, float, float
     return [(x0 + dx * i, y0 + dy * i, w, h, True) for i in range(n)]
 
 
-def _place_names(board, grid: Grid, centre: dict, boxes: list[tuple[float, float, float, float]]
-                 ) -> tuple[list[str], list[str]]:
-    """Place names, once per place, where they run under no counter: along the
-    bottom of one of its hexes (middle hex first), else of a neighbouring hex,
-    else along the top; measured with the font's widths.  A name with no clear
-    spot at all is drawn above the counters (the second list), never under one."""
+def _place_spots(board, grid: Grid, centre: dict) -> list[tuple[str, float, list[tuple[float, float]]]]:
+    """Each place's name, its half width and the spots its label may take, best
+    first: along the bottom of one of its hexes (middle hex first), else of a
+    neighbouring hex, else along the top (the board's, drawn once: ``_Board``)."""
     groups: dict[str, list[str]] = {}
     for h, name in board.places.items():
         if grid.contains(h):
             groups.setdefault(name, []).append(h)
-    style = ('font-size="9.5" font-style="italic" fill="#3b2410" text-anchor="middle" stroke="#ffffff" '
-             'stroke-width="3" stroke-opacity="0.8" stroke-linejoin="round" paint-order="stroke"')
-    under = [f'<g class="places" {style}>']
-    over = [f'<g class="places places-over" {style}>']
+    out = []
     for name in sorted(groups):
         hs = sorted(groups[name], key=lambda h: centre[h])
         mid = (len(hs) - 1) // 2
@@ -749,10 +777,38 @@ def _place_names(board, grid: Grid, centre: dict, boxes: list[tuple[float, float
         spots = [(centre[h][0], centre[h][1] + SQ3 / 2 * HEX_R - 2.2) for h in order]
         spots += [(centre[h][0], centre[h][1] - SQ3 / 2 * HEX_R + 18) for h in order]
         spots += [(centre[n][0], centre[n][1] + SQ3 / 2 * HEX_R - 2.2) for n in dict.fromkeys(near)]
-        clear = [(x, y) for x, y in spots
-                 if not any(bx0 < x + half and x - half < bx1 and by0 < y + 2.5 and y - 7.5 < by1
-                            for bx0, by0, bx1, by1 in boxes)]
-        x, y = (clear or spots)[0]
+        out.append((name, half, spots))
+    return out
+
+
+_CELL = 64.0          # the side of a cell of the counters' index in _place_names (px)
+
+
+def _place_names(spots_of: list[tuple[str, float, list[tuple[float, float]]]],
+                 boxes: list[tuple[float, float, float, float]]) -> tuple[list[str], list[str]]:
+    """Place names, once per place, where they run under no counter (the first spot
+    of ``_place_spots`` clear of every counter); measured with the font's widths.  A
+    name with no clear spot at all is drawn above the counters (the second list),
+    never under one."""
+    cells: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+    for b in boxes:                                   # each counter under every cell it touches
+        for i in range(int(b[0] // _CELL), int(b[2] // _CELL) + 1):
+            for j in range(int(b[1] // _CELL), int(b[3] // _CELL) + 1):
+                cells.setdefault((i, j), []).append(b)
+    style = ('font-size="9.5" font-style="italic" fill="#3b2410" text-anchor="middle" stroke="#ffffff" '
+             'stroke-width="3" stroke-opacity="0.8" stroke-linejoin="round" paint-order="stroke"')
+    under = [f'<g class="places" {style}>']
+    over = [f'<g class="places places-over" {style}>']
+    for name, half, spots in spots_of:
+        clear = None
+        for x, y in spots:
+            lx, hx, ly, hy = x - half, x + half, y - 7.5, y + 2.5
+            near = {b for i in range(int(lx // _CELL), int(hx // _CELL) + 1)
+                    for j in range(int(ly // _CELL), int(hy // _CELL) + 1) for b in cells.get((i, j), ())}
+            if not any(bx0 < hx and lx < bx1 and by0 < hy and ly < by1 for bx0, by0, bx1, by1 in near):
+                clear = (x, y)
+                break
+        x, y = clear or spots[0]
         (under if clear else over).append(f'<text class="place" x="{_f(x)}" y="{_f(y)}">{_esc(name)}</text>')
     return under + ["</g>"], (over + ["</g>"] if len(over) > 1 else [])
 
