@@ -76,8 +76,11 @@ def _began(st: TobrukState, ev: E.MoveBegan, sc: Scenario) -> None:
 
 
 def _carried(st: TobrukState, movers: list[str]) -> list[str]:
-    """Weapons held by the movers (they go along, 8.4)."""
-    return [w for w, p in st.pieces.items() if p.holder in movers and not st.units[w].eliminated]
+    """Weapons held by the movers (they go along, 8.4).  Reads every piece but changes
+    none: the caller asks for the ones it moves (so only their markers are derived again)."""
+    pieces = st.pieces.d if isinstance(st.pieces, _Asked) else st.pieces
+    units = st.units.d if isinstance(st.units, _Asked) else st.units
+    return [w for w, p in pieces.items() if p.holder in movers and not units[w].eliminated]
 
 
 def _stepped(st: TobrukState, ev: E.Stepped, sc: Scenario) -> None:
@@ -210,13 +213,87 @@ REDUCERS: dict[type, Callable[[TobrukState, E.Event, Scenario], None]] = {
 }
 
 
+class _Asked:
+    """A dict as a reducer sees it while ``reduce`` runs: every key it asks for is
+    noted, and anything that walks the whole dict notes all of them (``every``).
+    The units whose piece or unit a reducer did not ask for are as they were, so
+    their markers are too."""
+
+    __slots__ = ("d", "asked", "every")
+
+    def __init__(self, d: dict):
+        self.d, self.asked, self.every = d, set(), False
+
+    def __getitem__(self, k):
+        self.asked.add(k)
+        return self.d[k]
+
+    def get(self, k, default=None):
+        self.asked.add(k)
+        return self.d.get(k, default)
+
+    def __setitem__(self, k, v):
+        self.asked.add(k)
+        self.d[k] = v
+
+    def __contains__(self, k) -> bool:
+        return k in self.d
+
+    def __len__(self) -> int:
+        return len(self.d)
+
+    def __iter__(self):
+        self.every = True
+        return iter(self.d)
+
+    def keys(self):
+        self.every = True
+        return self.d.keys()
+
+    def values(self):
+        self.every = True
+        return self.d.values()
+
+    def items(self):
+        self.every = True
+        return self.d.items()
+
+
+# reducers that change no piece and no unit (the step, the orders, the score): no marker can change
+_NO_PIECES = frozenset({_nothing, _passed, _acted, _standing, _opp_passed, _vp})
+
+
 def reduce(st: TobrukState, ev: E.Event, sc: Scenario, game: str) -> None:
     fn = REDUCERS.get(type(ev))
     if fn is None:
         no_reducer(game, ev)
         return
-    fn(st, ev, sc)
-    for uid, u in st.units.items():
+    if fn in _NO_PIECES:
+        fn(st, ev, sc)
+        return
+    pieces, units = _Asked(st.pieces), _Asked(st.units)
+    st.pieces, st.units = pieces, units
+    try:
+        fn(st, ev, sc)
+    finally:
+        # a reducer that replaced a dict made a new one: every unit is looked at
+        every = st.pieces is not pieces or st.units is not units or pieces.every or units.every
+        if st.pieces is pieces:
+            st.pieces = pieces.d
+        if st.units is units:
+            st.units = units.d
+    # The markers (a report's status column) follow from a unit's piece, its elimination
+    # and the turn (winded, 6.413): only the units the event touched are derived again (all
+    # of them when it walked every piece or unit), and when a phase begins (the turn may
+    # change) the winded ones too.
+    if every:
+        touched = st.units.keys()
+    else:
+        touched = (pieces.asked | units.asked) & st.units.keys()
+        if isinstance(ev, E.PhaseStarted):
+            touched |= {uid for uid, p in st.pieces.items() if p.winded and uid in st.units}
+    for uid in touched:
+        u = st.units[uid]
         marks = markers(st.pieces[uid], st.turn, u.eliminated)
         if u.marks != marks:
             u.marks = marks

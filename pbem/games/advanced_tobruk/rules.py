@@ -82,6 +82,8 @@ class AdvancedTobruk(Ruleset):
                                     rim=DIRECTIONS.index(str(x["rim"]).upper()) if "rim" in x else -1,
                                     ammo=dict(x.get("ammo", {})))
         st.vp = {s: 0 for s in sc.side_ids()}
+        for uid, u in st.units.items():             # the reducer derives them again for the units events touch
+            u.marks = reducer.markers(st.pieces[uid], st.turn, u.eliminated)
         return st
 
     def reduce(self, st: TobrukState, ev: E.Event, sc: Scenario) -> None:
