@@ -8,7 +8,8 @@ from collections import deque
 
 from pbem.core.scenario import Scenario
 from pbem.games.formation.board import (alive, barrier, fdata, formation_of, hq_unit, is_hq, is_static,
-                                        path_open, road_link, zoc_hexes)
+                                        road_link, zoc_hexes)
+from pbem.games.formation.position import position
 from pbem.games.formation.state import FormationState, other
 
 
@@ -22,6 +23,7 @@ def trace(st: FormationState, sc: Scenario, side: str, start: str, goal: str, re
     if ezoc is None:
         ezoc = zoc_hexes(st, sc, other(side))
     grid = sc.board.grid
+    path_open = position(st, sc).open
     best: dict[str, int] = {start: 0}
     todo = deque([(start, 0, 0)])
     while todo:
@@ -36,7 +38,7 @@ def trace(st: FormationState, sc: Scenario, side: str, start: str, goal: str, re
                     continue
             if n == goal:
                 return True
-            if not path_open(st, sc, side, n, ezoc):
+            if not path_open(sc, side, n, ezoc):
                 continue
             key = f"{n}:{c}"
             if best.get(key, 99) <= d + 1:
@@ -48,7 +50,16 @@ def trace(st: FormationState, sc: Scenario, side: str, start: str, goal: str, re
 
 def in_command(st: FormationState, sc: Scenario, uid: str, ezoc: set[str] | None = None) -> bool:
     """5.8: static units always; HQs count as in command; a combat unit when its HQ is
-    on the map within command range by an unbroken path."""
+    on the map within command range by an unbroken path.  Found once per position
+    (``position``; ``ezoc``, when given, is the enemy's ZOC in it)."""
+    known = position(st, sc).command
+    got = known.get(uid)
+    if got is None:
+        got = known[uid] = _in_command(st, sc, uid, ezoc)
+    return got
+
+
+def _in_command(st: FormationState, sc: Scenario, uid: str, ezoc: set[str] | None = None) -> bool:
     u = st.units[uid]
     if not alive(u):
         return False
@@ -61,10 +72,48 @@ def in_command(st: FormationState, sc: Scenario, uid: str, ezoc: set[str] | None
     reach = fdata(sc, f).command_range
     if sc.board.grid.distance(hq.hex, u.hex) > reach:
         return False
-    return trace(st, sc, u.side, hq.hex, u.hex, reach, ezoc)
+    if ezoc is not None:
+        return trace(st, sc, u.side, hq.hex, u.hex, reach, ezoc)
+    return u.hex in commanded(st, sc, u.side, hq.hex, reach)
+
+
+def commanded(st: FormationState, sc: Scenario, side: str, start: str, reach: int) -> frozenset[str]:
+    """Every hex ``trace`` reaches from ``start`` within ``reach`` steps, found in one
+    search per position and HQ: the start, and each neighbour of a hex the search
+    enters (open, 5.8.2) or starts from less than ``reach`` steps out.  A goal never
+    needs to be open and its own crossing is not counted (13.2.2), and a path through
+    a goal reaches nothing the hex before it does not, so these are the goals ``trace``
+    finds, one by one."""
+    known = position(st, sc).reach
+    k = (side, start, reach)
+    got = known.get(k)
+    if got is not None:
+        return got
+    ezoc = zoc_hexes(st, sc, other(side))
+    grid = sc.board.grid
+    path_open = position(st, sc).open
+    out = {start}
+    best: dict[tuple[str, int], int] = {(start, 0): 0}
+    todo = deque([(start, 0, 0)])
+    while todo:
+        h, d, crossed = todo.popleft()
+        if d >= reach:
+            continue
+        for n in grid.neighbours(h):
+            out.add(n)
+            c = crossed
+            if barrier(sc, h, n) and not road_link(sc, h, n):
+                c += 1
+                if c > 1:
+                    continue
+            if not path_open(sc, side, n, ezoc) or best.get((n, c), 99) <= d + 1:
+                continue
+            best[n, c] = d + 1
+            todo.append((n, d + 1, c))
+    got = known[k] = frozenset(out)
+    return got
 
 
 def command_map(st: FormationState, sc: Scenario, side: str) -> dict[str, bool]:
     """Every living unit of ``side``: in command or not (one EZOC computation)."""
-    ezoc = zoc_hexes(st, sc, other(side))
-    return {u.id: in_command(st, sc, u.id, ezoc) for u in st.units.values() if u.side == side and alive(u)}
+    return {u.id: in_command(st, sc, u.id) for u in st.units.values() if u.side == side and alive(u)}

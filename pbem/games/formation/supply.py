@@ -9,7 +9,8 @@ from collections import deque
 
 from pbem.core.scenario import Scenario
 from pbem.games.formation.board import (barrier, fdata, functional_strongpoint, gd, hq_unit, on_road,
-                                        path_open, road_link, step_cost, zoc_hexes)
+                                        road_link, step_cost, zoc_hexes)
+from pbem.games.formation.position import position
 from pbem.games.formation.state import FormationState, other
 
 
@@ -20,14 +21,15 @@ def sources(st: FormationState, sc: Scenario, side: str) -> set[str]:
 
 def _road_reaches(st, sc, side: str, starts: set[str], goals: set[str], ezoc: set[str]) -> bool:
     """Along road/trail links only, through open hexes, from any start to any goal."""
-    seen = {h for h in starts if path_open(st, sc, side, h, ezoc) or h in goals}
+    path_open = position(st, sc).open
+    seen = {h for h in starts if path_open(sc, side, h, ezoc) or h in goals}
     todo = deque(seen)
     while todo:
         h = todo.popleft()
         if h in goals:
             return True
         for n in sc.board.grid.neighbours(h):
-            if n in seen or not road_link(sc, h, n) or not path_open(st, sc, side, n, ezoc):
+            if n in seen or not road_link(sc, h, n) or not path_open(sc, side, n, ezoc):
                 continue
             seen.add(n)
             todo.append(n)
@@ -36,7 +38,15 @@ def _road_reaches(st, sc, side: str, starts: set[str], goals: set[str], ezoc: se
 
 def hq_in_supply(st: FormationState, sc: Scenario, f: str) -> bool:
     """5.7.2: is formation f's HQ in supply now?  No HQ on the map: out of supply,
-    except an HQ off map with its units (13.2.4.1: in supply)."""
+    except an HQ off map with its units (13.2.4.1: in supply).  Found once per position."""
+    known = position(st, sc).supply
+    got = known.get(f)
+    if got is None:
+        got = known[f] = _hq_in_supply(st, sc, f)
+    return got
+
+
+def _hq_in_supply(st: FormationState, sc: Scenario, f: str) -> bool:
     hq = hq_unit(st, sc, f)
     if hq is None:
         return f in st.fm.formations and not st.fm.formations[f].removed
@@ -54,6 +64,7 @@ def hq_in_supply(st: FormationState, sc: Scenario, f: str) -> bool:
         starts = {h for h in near if on_road(sc, h)}
         return bool(starts) and _road_reaches(st, sc, side, starts, goals, ezoc)
     reach = row.command_range
+    path_open = position(st, sc).open
     starts: set[str] = set()
     todo = deque([(hq.hex, 0, 0)])
     seen = {(hq.hex, 0)}
@@ -65,7 +76,7 @@ def hq_in_supply(st: FormationState, sc: Scenario, f: str) -> bool:
             continue
         for n in grid.neighbours(h):
             c = crossed + (1 if barrier(sc, h, n) and not road_link(sc, h, n) else 0)
-            if c > 1 or (n, c) in seen or not path_open(st, sc, side, n, ezoc):
+            if c > 1 or (n, c) in seen or not path_open(sc, side, n, ezoc):
                 continue
             if step_cost(sc, {"hq"}, h, n, road_ok=False) is None:
                 continue
@@ -76,17 +87,27 @@ def hq_in_supply(st: FormationState, sc: Scenario, f: str) -> bool:
 
 def path_to_source(st: FormationState, sc: Scenario, side: str, start: str) -> bool:
     """16.1 (Italian surrender): any path of hexes, no length limit, from start to an
-    Axis supply source, never through an enemy unit or an EZOC without a friendly unit."""
+    Axis supply source, never through an enemy unit or an EZOC without a friendly unit.
+    Found once per position."""
+    known = position(st, sc).to_source
+    got = known.get((side, start))
+    if got is None:
+        got = known[side, start] = _path_to_source(st, sc, side, start)
+    return got
+
+
+def _path_to_source(st: FormationState, sc: Scenario, side: str, start: str) -> bool:
     goals = sources(st, sc, side)
     if start in goals:
         return True
     ezoc = zoc_hexes(st, sc, other(side))
+    path_open = position(st, sc).open
     seen = {start}
     todo = deque([start])
     while todo:
         h = todo.popleft()
         for n in sc.board.grid.neighbours(h):
-            if n in seen or not path_open(st, sc, side, n, ezoc):
+            if n in seen or not path_open(sc, side, n, ezoc):
                 continue
             if n in goals:
                 return True
