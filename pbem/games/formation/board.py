@@ -34,13 +34,27 @@ def fdata(sc: Scenario, f: str) -> Formation | None:
 
 def hq_formation(sc: Scenario, uid: str) -> str:
     """The formation whose HQ (or substitute HQ, 9.4.4) ``uid`` is, '' when none."""
-    for f, row in gd(sc).formations.items():
-        if uid in (row.hq, row.substitute_hq):
-            return f
-    for s in gd(sc).substitutes:
-        if s.hq == uid:
-            return s.formation
-    return ""
+    return _hqs(gd(sc)).get(uid, "")
+
+
+_hq_tables: dict[int, tuple[FormationData, dict[str, str]]] = {}
+
+
+def _hqs(data: FormationData) -> dict[str, str]:
+    """Each HQ counter's formation, read once per scenario's data (the first row that names it)."""
+    got = _hq_tables.get(id(data))
+    if got is not None and got[0] is data:        # the entry holds ``data``: its id is not reused
+        return got[1]
+    out: dict[str, str] = {}
+    for f, row in data.formations.items():
+        for uid in (row.hq, row.substitute_hq):
+            out.setdefault(uid, f)
+    for s in data.substitutes:
+        out.setdefault(s.hq, s.formation)
+    if len(_hq_tables) >= 16:
+        _hq_tables.clear()
+    _hq_tables[id(data)] = (data, out)
+    return out
 
 
 def is_hq(sc: Scenario, uid: str) -> bool:
@@ -171,7 +185,17 @@ def projects_zoc(st, sc: Scenario, u: UnitState, h: str) -> bool:
 
 
 def zoc_hexes(st, sc: Scenario, side: str) -> set[str]:
-    """Every hex into which ``side`` projects a ZOC (5.4)."""
+    """Every hex into which ``side`` projects a ZOC (5.4): worked out once per position
+    (``position``), a new set for the caller."""
+    from pbem.games.formation.position import position
+    pos = position(st, sc)
+    got = pos.ezoc.get(side)
+    if got is None:
+        got = pos.ezoc[side] = frozenset(_zoc_hexes(st, sc, side))
+    return set(got)
+
+
+def _zoc_hexes(st, sc: Scenario, side: str) -> set[str]:
     out: set[str] = set()
     grid = sc.board.grid
     for u in st.units.values():
