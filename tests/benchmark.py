@@ -23,6 +23,14 @@ in the same run, so a busy machine shows in both (it has 2 cores, shared):
                through click (PBEM_NO_FAST_PATH=1) for comparison.
   verify       `Game.verify()` of the eight examples of issue 18 (and, on a line of
                their own, of the examples added since), and `pbem verify` of each.
+  games        (issue 29) every example: replay of its log repeated to 10k / 100k / 1M
+               events next to decode-only, as `replay` does for El Alamein; the
+               events per CPU second of `Game.verify()`; the CPU time of its replay
+               page (`pbem replay`, the referee's).
+
+Targets (issue 29): every game replays at >= 150k events/s and <= 4x decode-only at
+10k / 100k / 1M events; `Game.verify()` >= 20k events/s for every example; the
+replay page of any example in < 3 s CPU.  The host's figures: tests/benchmark_host.py.
 
 Targets (issue 18): replay >= 150k events/s and <= 4x decode-only at every size;
 peak RSS of the 1M replay <= 50 MiB; submit flat in the log's length; `pbem
@@ -350,19 +358,78 @@ def bench_verify(work: Path) -> Path:
     return el
 
 
+# --- every game (issue 29) -----------------------------------------------------------------
+
+def _examples() -> list[str]:
+    return sorted(p.name for p in EXAMPLES.iterdir() if (p / "playbook.toml").is_file())
+
+
+def _ok(good: bool) -> str:
+    return "ok" if good else "MISSED"
+
+
+def bench_games(work: Path, sizes: list[int], names: list[str]) -> None:
+    """Replay (CPU of a fresh process), verify and the replay page of every example."""
+    from pbem.referee.replay_page import replay_html
+    for name in names:
+        d = work / f"ex-{name}"
+        if not d.exists():
+            play_example(name, d)
+        parts = []
+        good = True
+        for n in sizes:
+            r = work / f"replay-{name}-{n}"
+            repeated_log(d, r, n)
+            reps = 3 if n <= 100_000 else 1
+            out = subprocess.run([sys.executable, "-c", _CHILD_CPU, str(r), str(reps)], capture_output=True, text=True)
+            if out.returncode:
+                print(out.stderr, file=sys.stderr)
+                raise SystemExit(f"replay of {name} at {n} events failed")
+            t, dec = (float(x) for x in out.stdout.split()[:2])
+            good = good and n / t >= 150_000 and t / dec <= 4
+            parts.append(f"{n:,} {n / t / 1000:5.0f}k ev/s = {t / dec:4.2f}x decode")
+            shutil.rmtree(r)
+        print(f"games   {name:<18} replay {'; '.join(parts)} [target >= 150k ev/s, <= 4x: {_ok(good)}]",
+              flush=True)
+        g = Game(d)
+        events = g.head()[0] + 1
+        ts = []
+        for _ in range(5):
+            g = Game(d)
+            t0 = time.process_time()
+            rep = g.verify()
+            ts.append(time.process_time() - t0)
+            assert rep.ok, rep.problems
+        v = min(ts)
+        ts = []
+        for _ in range(2):
+            t0 = time.process_time()
+            replay_html(Game(d))
+            ts.append(time.process_time() - t0)
+        page = min(ts)
+        print(f"games   {name:<18} verify {events:,} events {v * 1000:6.1f} ms = {events / v / 1000:5.1f}k ev/s "
+              f"[target >= 20k: {_ok(events / v >= 20_000)}]; replay page {page:5.2f} s CPU "
+              f"[target < 3 s: {_ok(page < 3)}]", flush=True)
+
+
+# The replay child of bench_replay, timed in CPU (this process's), the figures only.
+_CHILD_CPU = _CHILD.replace("time.perf_counter()", "time.process_time()")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--skip-1m", action="store_true", help="skip the replay of 1,000,000 events")
     ap.add_argument("--quick", action="store_true", help="small sizes only: check that the script runs")
-    ap.add_argument("--only", choices=["replay", "submit", "cli", "verify"], action="append",
+    ap.add_argument("--only", choices=["replay", "submit", "cli", "verify", "games"], action="append",
                     help="run only these parts (repeatable)")
     ap.add_argument("--cpu", action="store_true",
                     help="time the cli and verify rows in CPU time (user + system), not wall-clock time")
+    ap.add_argument("--example", action="append", help="the games part for these examples only")
     args = ap.parse_args()
     global CPU
     CPU = args.cpu
     os.environ.setdefault("PBEM_CLOCK", AT)
-    parts = set(args.only or ["replay", "submit", "cli", "verify"])
+    parts = set(args.only or ["replay", "submit", "cli", "verify", "games"])
     replay_sizes = [1_000, 5_000] if args.quick else [10_000, 100_000] + ([] if args.skip_1m else [1_000_000])
     submit_sizes = [100, 1_000] if args.quick else [100, 10_000, 100_000]
     with tempfile.TemporaryDirectory(prefix="pbem-bench-") as tmp:
@@ -382,6 +449,8 @@ def main() -> None:
             bench_submit(submit_sizes, work, reps=3 if args.quick else 5)
         if "cli" in parts:
             bench_cli(work / f"eben-{max(submit_sizes)}")
+        if "games" in parts:
+            bench_games(work, replay_sizes, args.example or _examples())
 
 
 if __name__ == "__main__":

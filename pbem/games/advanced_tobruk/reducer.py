@@ -36,10 +36,12 @@ def _phase(st: TobrukState, ev: E.PhaseStarted, sc: Scenario) -> None:
     st.step = Step(segment=SEGMENT.get(ev.name, ev.name), phase=ev.name, first=ev.side, to_act=ev.side)
     st.pending = None
     if ev.name == "movement":                     # a new Movement Segment: MP counts start again
-        for p in st.pieces.values():
-            p.mp, p.move, p.reversed, p.pinned, p.path = "", "", False, False, []
-            if p.continued:                       # 6.541: the arrow of last turn is replaced by this turn's
-                p.continued = p.moved = False
+        for uid, p in _walk(st.pieces):
+            if p.mp or p.move or p.reversed or p.pinned or p.path or p.continued:
+                _touch(st.pieces, uid)
+                p.mp, p.move, p.reversed, p.pinned, p.path = "", "", False, False, []
+                if p.continued:                   # 6.541: the arrow of last turn is replaced by this turn's
+                    p.continued = p.moved = False
 
 
 def _passed(st: TobrukState, ev: E.Passed, sc: Scenario) -> None:
@@ -187,11 +189,14 @@ def _eliminated(st: TobrukState, ev: E.UnitEliminated, sc: Scenario) -> None:
 
 def _turn_ended(st: TobrukState, ev: E.TurnEnded, sc: Scenario) -> None:
     """5.41: F markers, movement arrows (not continued movers'), melee and pinned markers go."""
-    for p in st.pieces.values():
-        p.fired = p.moving = p.pinned = p.melee = p.attacker = False
-        p.overrun, p.overrun_by = 0, []
-        if not p.continued:
-            p.moved = False
+    for uid, p in _walk(st.pieces):
+        if (p.fired or p.moving or p.pinned or p.melee or p.attacker or p.overrun or p.overrun_by
+                or (p.moved and not p.continued)):
+            _touch(st.pieces, uid)
+            p.fired = p.moving = p.pinned = p.melee = p.attacker = False
+            p.overrun, p.overrun_by = 0, []
+            if not p.continued:
+                p.moved = False
     st.melees, st.melee_attacker = [], {}
 
 
@@ -263,6 +268,18 @@ class _Asked:
 _NO_PIECES = frozenset({_nothing, _passed, _acted, _standing, _opp_passed, _vp})
 
 
+def _walk(d):
+    """Every (key, value) of a dict of the state, the reducer's ``_Asked`` or not, without
+    asking for them all: a reducer that walks every piece to change a few asks for those
+    (``_touch``), so only their markers are derived again."""
+    return (d.d if isinstance(d, _Asked) else d).items()
+
+
+def _touch(d, k) -> None:
+    if isinstance(d, _Asked):
+        d.asked.add(k)
+
+
 def reduce(st: TobrukState, ev: E.Event, sc: Scenario, game: str) -> None:
     fn = REDUCERS.get(type(ev))
     if fn is None:
@@ -290,8 +307,10 @@ def reduce(st: TobrukState, ev: E.Event, sc: Scenario, game: str) -> None:
         touched = st.units.keys()
     else:
         touched = (pieces.asked | units.asked) & st.units.keys()
-        if isinstance(ev, E.PhaseStarted):
-            touched |= {uid for uid, p in st.pieces.items() if p.winded and uid in st.units}
+        if isinstance(ev, E.PhaseStarted):        # winded (6.413) ends as the turns go by, nothing else does
+            touched |= {uid for uid, p in st.pieces.items()
+                        if p.winded and st.turn - p.winded > 1 and uid in st.units
+                        and "winded" in st.units[uid].marks}
     for uid in touched:
         u = st.units[uid]
         marks = markers(st.pieces[uid], st.turn, u.eliminated)
@@ -302,13 +321,18 @@ def reduce(st: TobrukState, ev: E.Event, sc: Scenario, game: str) -> None:
 STEPS = {"squad": ("", "casualties", "half-squad", "half-squad, casualties"), "leader": ("", "wounded")}
 
 
+_FACING = tuple(f"facing {s}" for s in SPINES)
+_TURRET = tuple(f"turret {s}" for s in SPINES)
+
+
 def markers(p, turn: int, gone: bool = False) -> list[str]:
-    """The markers a report shows on a unit (its status column)."""
+    """The markers a report shows on a unit (its status column).  Every event derives
+    them again for the units it touched (``reduce``): plain tests, in the order shown."""
     out = []
     if p.facing >= 0:
-        out.append(f"facing {SPINES[p.facing]}")
+        out.append(_FACING[p.facing])
     if p.turret >= 0:
-        out.append(f"turret {SPINES[p.turret]}")
+        out.append(_TURRET[p.turret])
     if p.steps and not gone:
         names = STEPS.get(p.cls, ("", "reduced"))
         out.append(names[p.steps] if p.steps < len(names) else f"{p.steps} steps")
@@ -318,13 +342,40 @@ def markers(p, turn: int, gone: bool = False) -> list[str]:
         out.append(f"hidden in {p.hidden_at}")            # the owner's side note (32.22); views hide it
     if p.dummy:
         out.append("dummy")                               # 32.24, the owner's alone
-    flags = (("wreck", p.wreck == "wreck"), ("burning wreck", p.wreck == "burning"), ("F", p.fired),
-             ("moving", p.moving), ("moved", p.moved and not p.moving), ("continued movement", p.continued),
-             ("suppressed", p.suppressed), ("M-KILL", p.m_kill), ("bailed out", p.bailed),
-             ("broken", p.broken), ("surrendered", p.surrendered), ("pinned", p.pinned),
-             ("winded", bool(p.winded) and turn - p.winded <= 1), ("courage", p.courage), ("FULL cover", p.full),
-             ("melee", p.melee), ("hull defilade", bool(p.hd)))
-    out += [name for name, on in flags if on]
+    if p.wreck == "wreck":
+        out.append("wreck")
+    elif p.wreck == "burning":
+        out.append("burning wreck")
+    if p.fired:
+        out.append("F")
+    if p.moving:
+        out.append("moving")
+    elif p.moved:
+        out.append("moved")
+    if p.continued:
+        out.append("continued movement")
+    if p.suppressed:
+        out.append("suppressed")
+    if p.m_kill:
+        out.append("M-KILL")
+    if p.bailed:
+        out.append("bailed out")
+    if p.broken:
+        out.append("broken")
+    if p.surrendered:
+        out.append("surrendered")
+    if p.pinned:
+        out.append("pinned")
+    if p.winded and turn - p.winded <= 1:
+        out.append("winded")
+    if p.courage:
+        out.append("courage")
+    if p.full:
+        out.append("FULL cover")
+    if p.melee:
+        out.append("melee")
+    if p.hd:
+        out.append("hull defilade")
     if p.f_kill:
         out.append("F-KILL " + ",".join(p.f_kill))
     if p.rim >= 0 and not gone:
