@@ -114,6 +114,39 @@ def log_view(entries: list[Entry], side: str, rules: Ruleset) -> list[dict]:
     return out
 
 
+def _marked(path, end: int, last: int, marks: tuple[bytes, ...], chunk: int = 1 << 20):
+    """(line number, line) of each line before byte ``end`` of the log at ``path`` that
+    holds one of ``marks``, the last first; ``last`` is the number of the line that ends
+    at ``end``.  Blocks are read backwards and searched with ``bytes.rfind``."""
+    from pbem.log import open_regular
+    with open_regular(path) as f:
+        hi, carry = end, b""
+        while hi > 0:
+            lo = max(0, hi - chunk)
+            f.seek(lo)
+            block = f.read(hi - lo) + carry
+            hi = lo
+            if lo > 0:
+                cut = block.find(b"\n")
+                if cut < 0:                             # one line longer than the block
+                    carry = block
+                    continue
+                carry, block = block[:cut + 1], block[cut + 1:]
+            else:
+                carry = b""
+            # ``block``: whole lines, each ending in a newline; its last is line ``last``
+            top = len(block)
+            while True:
+                p = max(block.rfind(m, 0, top) for m in marks)
+                if p < 0:
+                    break
+                start = block.rfind(b"\n", 0, p) + 1
+                stop = block.find(b"\n", p)
+                yield last - block.count(b"\n", stop + 1), block[start:stop]
+                top = start
+            last -= block.count(b"\n")
+
+
 def report_entries(game: Game, since: int) -> list[Entry]:
     """What a report telling what happened after seq ``since`` reads, from the
     end of the log backwards: every entry after ``since`` (checked against the
@@ -123,15 +156,21 @@ def report_entries(game: Game, since: int) -> list[Entry]:
     report_context and moves_since) this list reads the same as ``entries()``,
     but a report of the last few events reads the last lines, not the whole log.
     A changed line before ``since`` is for ``pbem verify`` to find."""
+    import os
     path = game.log.path
     n = game.log.head()[0] + 1
     tail: list[Entry] = []
     before: list[Entry] = []
     wanted: set[str] = set()                    # units named after ``since``, position before unknown
     expect: str | None = None                   # the prev of the line after this one
+    try:
+        end = os.stat(path).st_size             # where the lines not read yet end
+    except OSError:
+        end = -1
     for line in game.log.iter_lines_reversed():
         n -= 1
-        if n > since:
+        end -= len(line) + 1
+        if n > since or expect is not None:
             x = game.decode_line(n, line)
             h = line_hash(x.prev, line)
             if x.seq != n:
@@ -142,25 +181,33 @@ def report_entries(game: Game, since: int) -> list[Entry]:
                 raise game._second_created(n)
             if n == 0:
                 game._check_link(0, x, GENESIS)
-            expect = x.prev
-            tail.append(Entry(x.seq, h, x.at, x.body))
             unit = getattr(x.body, "unit", None)
-            if unit:
-                wanted.add(unit)
-            continue
-        if expect is None and not wanted:
-            break
-        # Only lines that may name a unit and a path are decoded (a backslash: JSON escapes).
-        if expect is not None or (b'"path"' in line and b'"unit"' in line) or b"\\" in line:
-            x = game.decode_line(n, line)
-            h = line_hash(x.prev, line)
-            if expect is not None and h != expect:
-                raise LogError(f"hash chain broken (prev does not match line {n + 1})", n + 2, path)
-            expect = None
-            unit, moved = getattr(x.body, "unit", None), getattr(x.body, "path", None)
+            if n > since:
+                expect = x.prev
+                tail.append(Entry(x.seq, h, x.at, x.body))
+                if unit:
+                    wanted.add(unit)
+                continue
+            expect = None                       # the line at ``since``: checked, the chain read ends here
+            moved = getattr(x.body, "path", None)
             if unit and moved and unit in wanted:
                 wanted.discard(unit)
                 before.append(Entry(x.seq, h, x.at, x.body))
+        break
+    # Before that, only lines that may name a unit and a path are decoded (a backslash: JSON
+    # escapes), found a block at a time (``_marked``): a unit that has not moved for long
+    # costs a search of the bytes before, not a Python loop over their lines.
+    if wanted and n > 0 and end >= 0:
+        for k, line in _marked(path, end, n - 1, (b'"path"', b"\\")):
+            if not ((b'"path"' in line and b'"unit"' in line) or b"\\" in line):
+                continue
+            x = game.decode_line(k, line)
+            unit, moved = getattr(x.body, "unit", None), getattr(x.body, "path", None)
+            if unit and moved and unit in wanted:
+                wanted.discard(unit)
+                before.append(Entry(x.seq, line_hash(x.prev, line), x.at, x.body))
+                if not wanted:
+                    break
     before.reverse()
     tail.reverse()
     return before + tail

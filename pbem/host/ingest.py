@@ -375,7 +375,7 @@ class IngestMixin:
             outcome = {"check": "checked", "stage": "staged"}[mode]
         else:
             outcome = "accepted"
-        entries = game.entries()
+        entries = self._report_entries(game)
         applied = []
         if sub:
             for a in sub.applied:

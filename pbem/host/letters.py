@@ -50,13 +50,22 @@ class LettersMixin:
         """Every mail to a side threads under its welcome message."""
         return [f"<pbem.{game.game_id}.welcome.{side}@{self.cfg.domain}>"]
 
+    def _report_entries(self, game) -> list:
+        """What every viewer's report of this game reads (each side's and the referee's),
+        from the end of the log: the entries after the earliest of their last reports,
+        and before them the last move of each unit those name (``views.report_entries``,
+        as `pbem report` reads), never the whole log."""
+        from pbem.views import report_entries
+        viewers = [*self._players(game), *([REFEREE] if self.cfg.referee else [])]
+        return report_entries(game, min((game.last_report(v) for v in viewers), default=-1))
+
     def _state_mails(self, game, headline: dict[str, str], skip: set[str] = frozenset(), kind: str = "report",
                      referee_note: str = "", st=None, entries=None) -> list[Answer]:
         """Each side (and the referee) its own report of the new state (``st`` and
         ``entries``: the caller's, when it already read them at the head)."""
         st = game.state() if st is None else st
-        entries = game.entries() if entries is None else entries
-        head = entries[-1].hash
+        entries = self._report_entries(game) if entries is None else entries
+        head = game.head()[1]
         out = []
         sc = game.scenario
         for side, addr in self._players(game).items():
