@@ -16,13 +16,13 @@ import io
 
 import pytest
 
-from pbem.report import mapsvg, png
+from pbem.report import mapboard, mapsvg, png
 from pbem.report.render import report_svg
 
 
 def _fresh(sc, *args, **kw) -> str:
     """The map drawn with every cache emptied first (the board drawn anew)."""
-    mapsvg._boards.clear()
+    mapboard._boards.clear()
     mapsvg._drawn.clear()
     mapsvg._counters.clear()
     return mapsvg._render_svg(sc, *args, **kw)

@@ -21,9 +21,9 @@ _FONTS = Path(__file__).resolve().parent / "fonts"
 FONT_FILES = tuple(str(_FONTS / n) for n in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf"))
 _FAMILY = "DejaVu Sans"
 # zlib level of the palette PNG.  Measured on the examples' maps (tests/benchmark_host.py,
-# issue 29): level 6 encodes El Alamein's 1126x1163 map in 15 ms (63 KB) and Khar'kov's
-# 1342x2534 in 28 ms (146 KB); ``optimize=True`` (level 9) took 76 / 169 ms for 6-8 %
-# fewer bytes (59 / 135 KB), and levels 1-5 save a few ms for 25-50 % more bytes.
+# issue 29): level 6 encodes a 1126x1163 map in 15 ms (63 KB) and a 1342x2534 one in
+# 28 ms (146 KB); ``optimize=True`` (level 9) took 76 / 169 ms for 6-8 % fewer bytes
+# (59 / 135 KB), and levels 1-5 save a few ms for 25-50 % more bytes.
 COMPRESS_LEVEL = 6
 
 _png_cache: dict[str, bytes | None] = {}
