@@ -549,9 +549,9 @@ class Game(Verification):
         except (OSError, msgspec.DecodeError, ValueError, AttributeError):
             return 0
 
-    def mark_reported(self, side: str, seq: int) -> None:
-        """Record ``seq`` as ``side``'s last reported event. Read-modify-write
-        under reported.lock, so concurrent reports of other sides are kept."""
+    def mark_reported(self, side: str | dict[str, int], seq: int = 0, sync: bool = True) -> None:
+        """Record ``seq`` as ``side``'s last reported event (or each of ``{side: seq}``) under
+        reported.lock, keeping other sides'.  Unsynced, a crash can make a report tell more."""
         with self.store.doc_lock("reported.json"):
             try:
                 data = msgspec.json.decode(self.store.read("reported.json") or b"{}")
@@ -559,8 +559,8 @@ class Game(Verification):
                 data = {}
             if not isinstance(data, dict):
                 data = {}
-            data[side] = seq
-            self.store.write("reported.json", msgspec.json.encode(data))
+            data.update(side if isinstance(side, dict) else {side: seq})
+            self.store.write("reported.json", msgspec.json.encode(data), sync=sync)
 
     # --- writing ---------------------------------------------------------
 

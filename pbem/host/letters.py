@@ -86,10 +86,12 @@ class LettersMixin:
         return out
 
     def _mark_reported(self, game, answers: list[Answer]) -> None:
+        # One write for every viewer, not fsync'd: it is what the next reports start from,
+        # and these answers are durable in the spool already (engine.Game.mark_reported).
         seq = game.head()[0]
-        for a in answers:
-            if a.head:
-                game.mark_reported(a.viewer, seq)
+        seqs = {a.viewer: seq for a in answers if a.head}
+        if seqs:
+            game.mark_reported(seqs, sync=False)
 
     # --- welcome ----------------------------------------------------------------------
 

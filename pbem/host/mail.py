@@ -521,8 +521,9 @@ class Maildir:
         except OSError:                                 # another file system: copy, then remove
             write_atomic(dest, Path(path).read_bytes(), 0o600)
             os.unlink(path)
-        _fsync_dir(dest.parent)
-        _fsync_dir(Path(path).parent)
+        # No fsync of the two folders: the journal (fsync'd) holds the message as done before
+        # it is filed, so a rename a crash undoes puts it back in the inbox, where it is
+        # recognised as handled and filed again, never applied twice (README: Never twice).
         return dest
 
 

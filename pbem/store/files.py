@@ -215,7 +215,8 @@ class FileHostStore:
             shutil.rmtree(building)
         building.mkdir(parents=True)
         for name, data in mails:
-            M.write_atomic(building / name, data, 0o600)
+            _write_synced(building / name, data)
+        M._fsync_dir(building)                      # the job's files, once for all of them
         crash.checkpoint("spool-written")
         os.rename(building, final)
         M._fsync_dir(final.parent)
@@ -309,3 +310,16 @@ def same_game(hosted, game) -> bool:
     if isinstance(hosted, Path):
         return store is not None and store.kind == "files" and hosted.resolve() == game.dir.resolve()
     return store is not None and getattr(hosted, "game_id", None) == game.game_id and hosted.kind == store.kind
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    """A new file of the spool's building folder, its data fsync'd (0600); the folder is
+    fsync'd once for the job's files (``spool_put``), not once per file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
