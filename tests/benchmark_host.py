@@ -257,7 +257,9 @@ def answered(root: Path) -> dict[str, int]:
     from email import policy
     from email.parser import BytesParser
     seen: dict[str, int] = {}
-    for f in (root / "mail" / "outbox").glob("*.eml"):
+    from pbem.host.config import load_config
+    cfg = load_config(root)
+    for f in (cfg.root / cfg.outgoing.get("outbox", "outbox")).glob("*.eml"):
         m = BytesParser(policy=policy.default).parsebytes(f.read_bytes(), headersonly=True)
         irt = str(m["In-Reply-To"] or "")
         if irt.endswith("@bench>"):

@@ -133,3 +133,33 @@ def test_a_replay_page_stores_every_steps_map(played_example):
             want = plain_svg(g, "axis", st, entries[:step["to"] + 1], step["from"] - 1 if step["from"] else step["to"],
                              entries[step["to"]].hash)
             assert "\n".join(data["lines"][i] for i in prev) == want
+
+
+def test_a_map_drawn_a_tile_at_a_time_looks_as_the_map_drawn_whole(played_example):
+    # The first map is drawn whole and cut into tiles; the next one (a few moves later)
+    # draws only the tiles whose elements changed.  Both look as drawn whole: at most a
+    # few anti-aliased pixels differ where a tile's edge cuts a glyph.
+    Image = pytest.importorskip("PIL.Image")
+    from PIL import ImageChops
+
+    from pbem.report import tiles
+    g = played_example("el-alamein").game()
+    entries = g.entries()
+    tiles._kept.clear()
+    drawn = []
+
+    def render(svg, width):
+        drawn.append(width)
+        return png._resvg(svg, width, True)
+    for at in (120, 131):
+        st = g.state(at)
+        svg = report_svg(g, "axis", st, entries[:at + 1], at - 6, entries[at].hash)
+        pic = tiles.picture(svg, png.MAP_WIDTH, render)
+        with Image.open(io.BytesIO(png._resvg(svg, None, True))) as whole:
+            whole = whole.convert("RGB")
+        assert pic.size == whole.size
+        diff = ImageChops.difference(pic, whole).convert("L").point(lambda v: 255 if v > 24 else 0)
+        assert diff.histogram()[255] < pic.size[0] * pic.size[1] // 2000, at
+    first, *rest = drawn
+    assert first == pic.size[0] and rest and all(w == tiles.TILE for w in rest)   # the second: tiles only
+    assert len(rest) < (pic.size[0] // tiles.TILE + 1) * (pic.size[1] // tiles.TILE + 1) // 2

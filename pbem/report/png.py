@@ -44,23 +44,57 @@ def svg_to_png(svg: str, max_width: int = MAP_WIDTH, colours: int = MAP_COLOURS)
     if key in _png_cache:
         return _png_cache[key]
     png: bytes | None = None
-    try:
-        import resvg_py
-        m = re.search(r'<svg[^>]*\swidth="([0-9.]+)"', svg[:2000])
-        width = int(float(m.group(1))) if m else 0
-        kw: dict = {"width": max_width} if max_width and width > max_width else {}
-        if colours and _has_pillow():
-            kw["shape_rendering"] = "crisp_edges"
-        png = bytes(resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=list(FONT_FILES),
-                                          font_family=_FAMILY, sans_serif_family=_FAMILY, **kw))
-    except Exception:                    # noqa: BLE001 - no renderer, or it refused: send the SVG alone
-        png = None
-    if png and colours and _has_pillow():
-        png = _palette_png(png, colours)
+    if colours and _has_pillow():
+        png = _tiled_png(svg, max_width, colours)
+    if png is None:
+        try:
+            m = re.search(r'<svg[^>]*\swidth="([0-9.]+)"', svg[:2000])
+            width = int(float(m.group(1))) if m else 0
+            png = _resvg(svg, max_width if max_width and width > max_width else None, bool(colours and _has_pillow()))
+        except Exception:                # noqa: BLE001 - no renderer, or it refused: send the SVG alone
+            png = None
+        if png and colours and _has_pillow():
+            png = _palette_png(png, colours)
     if len(_png_cache) > 64:
         _png_cache.clear()
     _png_cache[key] = png
     return png
+
+
+def _resvg(svg: str, width: int | None, crisp: bool) -> bytes:
+    """resvg's PNG of ``svg`` at ``width`` pixels (its own size for None), in the bundled fonts."""
+    import resvg_py
+    kw: dict = {"width": width} if width else {}
+    if crisp:
+        kw["shape_rendering"] = "crisp_edges"
+    return bytes(resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=list(FONT_FILES),
+                                       font_family=_FAMILY, sans_serif_family=_FAMILY, **kw))
+
+
+def _tiled_png(svg: str, max_width: int, colours: int) -> bytes | None:
+    """The palette PNG of a map drawn a tile at a time (``tiles.picture``: a tile already
+    drawn for an earlier map of the same elements is not drawn again), one encode; None
+    when the SVG cannot be cut (then it is drawn whole)."""
+    from pbem.report import tiles
+
+    def render(part: str, width: int) -> bytes | None:
+        try:
+            return _resvg(part, width, True)
+        except Exception:                # noqa: BLE001 - refused: the caller draws the map whole
+            return None
+    try:
+        im = tiles.picture(svg, max_width, render)
+    except Exception:                    # noqa: BLE001 - a map this cannot cut: drawn whole
+        im = None
+    return None if im is None else _encode_palette(im, colours)
+
+
+def _encode_palette(im, colours: int) -> bytes:
+    from PIL import Image
+    q = im.quantize(colors=colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    q.save(out, "PNG", compress_level=COMPRESS_LEVEL)
+    return out.getvalue()
 
 
 def _has_pillow() -> bool:

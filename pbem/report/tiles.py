@@ -1,0 +1,280 @@
+"""The map's picture drawn a tile at a time, each tile once (``picture``).
+
+resvg's cost is mostly per pixel drawn and per text laid out, and one map differs
+from the last of its game in a few hexes.  So the picture is cut into square tiles
+(``TILE`` pixels); a tile is the SVG of every element whose box meets it, in the
+map's own order, cropped to the tile (a nested ``<svg>`` viewport), and its pixels
+are kept by that SVG text: a tile whose elements did not change is not drawn again,
+whichever map it belongs to.  The missing tiles of a map are drawn in one call to
+resvg, packed side by side, at the final scale, and pasted into the picture.
+
+An element's box comes from its coordinates (points, x/y, circles, rectangles,
+paths, text with a generous width), widened by ``MARGIN`` for strokes, arrowheads
+and anti-aliasing: too big a box only costs a tile more.  What this cannot read
+(a ``transform``, an element of no coordinates) covers every tile.  The map must
+look as drawn whole: tests/test_perf_maps.py compares the pixels."""
+from __future__ import annotations
+
+import math
+import re
+
+__all__ = ["picture", "TILE"]
+
+TILE = 128                 # px of the final picture
+MARGIN = 14.0              # SVG units added around every element's box
+_kept: dict[str, object] = {}          # a tile's SVG -> its pixels (PIL image), the last ones
+_KEEP = 1500
+_boxes: dict[str, tuple[float, float, float, float] | None] = {}
+
+_NUM = r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_ATTR = re.compile(r'\s(x|y|cx|cy|x1|y1|x2|y2|width|height|r|rx|ry|font-size|textLength)="(' + _NUM + ')"')
+_POINTS = re.compile(r'\spoints="([^"]*)"')
+_PATH = re.compile(r'\sd="([^"]*)"')
+_TOKENS = re.compile(r"[A-Za-z]|" + _NUM)
+_TEXT = re.compile(r"<text\b([^>]*)>([^<]*)</text>")
+_ELEMENT = re.compile(r"<(rect|circle|ellipse|line|polyline|polygon|path|text|use|image)\b([^>]*)>")
+EVERYWHERE = (-math.inf, -math.inf, math.inf, math.inf)
+
+
+def _path_points(d: str) -> tuple[list[tuple[float, float]], float] | None:
+    """The points a path's commands pass through (absolute) and the largest arc radius."""
+    out: list[tuple[float, float]] = []
+    pad = 0.0
+    x = y = sx = sy = 0.0
+    cmd = ""
+    nums: list[float] = []
+    arity = {"M": 2, "L": 2, "T": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "A": 7, "Z": 0}
+    tokens = _TOKENS.findall(d)
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.isalpha():
+            cmd = t
+            i += 1
+            if cmd in "Zz":
+                x, y = sx, sy
+            continue
+        c = cmd.upper()
+        n = arity.get(c)
+        if not n:
+            return None
+        nums = [float(v) for v in tokens[i:i + n]]
+        if len(nums) < n:
+            return None
+        i += n
+        rel = cmd.islower()
+        if c == "H":
+            x = x + nums[0] if rel else nums[0]
+        elif c == "V":
+            y = y + nums[0] if rel else nums[0]
+        else:
+            if c == "A":
+                pad = max(pad, abs(nums[0]), abs(nums[1]))
+                pts = [(nums[5], nums[6])]
+            else:
+                pts = [(nums[k], nums[k + 1]) for k in range(0, n, 2)]
+            for px, py in pts:
+                out.append((x + px, y + py) if rel else (px, py))
+            x, y = out[-1]
+        out.append((x, y))
+        if c == "M":
+            sx, sy = x, y
+            cmd = "l" if rel else "L"              # later pairs of a moveto are linetos
+    return out, pad
+
+
+def box(text: str) -> tuple[float, float, float, float] | None:
+    """The box (x0, y0, x1, y1) of everything an item of the map draws, widened by
+    MARGIN; None when it draws nothing (a title); EVERYWHERE when it cannot be read."""
+    got = _boxes.get(text, False)
+    if got is not False:
+        return got
+    got = _box(text)
+    if len(_boxes) > 50_000:
+        _boxes.clear()
+    _boxes[text] = got
+    return got
+
+
+def _box(text: str) -> tuple[float, float, float, float] | None:
+    if "transform" in text or "<use" in text or "<image" in text:
+        return EVERYWHERE
+    xs: list[float] = []
+    ys: list[float] = []
+    for m in _TEXT.finditer(text):                     # text: its anchor, a font-size per character
+        a = dict((k, float(v)) for k, v in _ATTR.findall(m.group(1)))
+        if "x" not in a or "y" not in a:
+            return EVERYWHERE
+        fs = a.get("font-size", 16.0)
+        w = a.get("textLength", len(m.group(2)) * fs * 0.8)
+        xs += [a["x"] - w, a["x"] + w]
+        ys += [a["y"] - fs * 1.2, a["y"] + fs * 0.5]
+    for m in _ELEMENT.finditer(text):
+        kind, attrs = m.group(1), m.group(2)
+        if kind == "text":
+            continue
+        a = dict((k, float(v)) for k, v in _ATTR.findall(attrs))
+        if kind == "rect":
+            if "width" not in a or "height" not in a or '%"' in attrs:
+                return EVERYWHERE
+            xs += [a.get("x", 0.0), a.get("x", 0.0) + a["width"]]
+            ys += [a.get("y", 0.0), a.get("y", 0.0) + a["height"]]
+        elif kind in ("circle", "ellipse"):
+            rx, ry = a.get("rx", a.get("r", 0.0)), a.get("ry", a.get("r", 0.0))
+            xs += [a.get("cx", 0.0) - rx, a.get("cx", 0.0) + rx]
+            ys += [a.get("cy", 0.0) - ry, a.get("cy", 0.0) + ry]
+        elif kind == "line":
+            xs += [a.get("x1", 0.0), a.get("x2", 0.0)]
+            ys += [a.get("y1", 0.0), a.get("y2", 0.0)]
+        elif kind in ("polyline", "polygon"):
+            p = _POINTS.search(attrs)
+            v = [float(t) for t in re.findall(_NUM, p.group(1))] if p else []
+            if not v or len(v) % 2:
+                return EVERYWHERE
+            xs += v[0::2]
+            ys += v[1::2]
+        elif kind == "path":
+            p = _PATH.search(attrs)
+            got = _path_points(p.group(1)) if p else None
+            if not got or not got[0]:
+                return EVERYWHERE
+            pts, pad = got
+            xs += [min(q[0] for q in pts) - pad, max(q[0] for q in pts) + pad]
+            ys += [min(q[1] for q in pts) - pad, max(q[1] for q in pts) + pad]
+    if not xs:
+        return None if "<title>" in text or not text.strip() else EVERYWHERE
+    return (min(xs) - MARGIN, min(ys) - MARGIN, max(xs) + MARGIN, max(ys) + MARGIN)
+
+
+def _depth(line: str) -> int:
+    return line.count("<g ") + line.count("<g>") + line.count("<defs") - line.count("</g>") - line.count("</defs>")
+
+
+def _items(svg: str):
+    """The map as (root tag, always, [(layer open line or "", item text, box)]): each
+    top-level group's children one by one, the other top-level elements alone;
+    ``always``: what every tile holds (the defs).  None when the SVG is not a map."""
+    lines = svg.rstrip("\n").split("\n")
+    if len(lines) < 3 or not lines[0].startswith("<svg") or lines[-1] != "</svg>":
+        return None
+    root, body = lines[0], lines[1:-1]
+    always: list[str] = []
+    items: list[tuple[str, str, tuple | None]] = []
+    i = 0
+    while i < len(body):
+        line = body[i]
+        d = _depth(line)
+        if d <= 0:                                   # one line: an element of its own
+            if line.startswith("<title>"):
+                i += 1
+                continue
+            items.append(("", line, box(line)))
+            i += 1
+            continue
+        j, depth = i + 1, d                          # a block: to the line closing it
+        while j < len(body) and depth > 0:
+            depth += _depth(body[j])
+            j += 1
+        if depth != 0:
+            return None
+        if line.startswith("<defs"):
+            always += body[i:j]
+        elif line.startswith("<g") and body[j - 1] == "</g>" and d == 1:
+            tag, _, drawn = line.partition(">")
+            line = tag + ">"
+            if drawn:                                # the group's own frame, title: an item of it
+                items.append((line, drawn, box(drawn)))
+            k = i + 1                                # a layer: each child an item
+            while k < j - 1:
+                m, depth = k + 1, _depth(body[k])
+                while m < j - 1 and depth > 0:
+                    depth += _depth(body[m])
+                    m += 1
+                text = "\n".join(body[k:m])
+                items.append((line, text, box(text)))
+                k = m
+        else:
+            text = "\n".join(body[i:j])
+            items.append(("", text, box(text)))
+        i = j
+    return root, always, items
+
+
+_SIZE = re.compile(r'\swidth="(' + _NUM + r')"\s+height="(' + _NUM + r')"')
+
+
+def picture(svg: str, max_width: int, render):
+    """The map as an RGB PIL image at most ``max_width`` pixels wide, drawn a tile at a
+    time (``render(svg, width)``: resvg's PNG of an SVG at that width); None when the
+    SVG is not one this module can cut (then draw it whole)."""
+    from PIL import Image
+    import io
+    parsed = _items(svg)
+    m = _SIZE.search(parsed[0]) if parsed else None
+    if m is None:
+        return None
+    root, always, items = parsed
+    sw, sh = float(m.group(1)), float(m.group(2))
+    full = f'width="{m.group(1)}" height="{m.group(2)}"'       # "100%" of a tile would be the tile
+    items = [(lay, t.replace('width="100%" height="100%"', full), b) if '100%"' in t else (lay, t, b)
+             for lay, t, b in items]
+    width = min(max_width, int(sw)) if max_width and sw > max_width else int(sw)
+    s = width / sw
+    height = math.ceil(sh * s - 1e-9)
+    ts = TILE / s                                   # a tile's side in SVG units
+    cols, rows = math.ceil(width / TILE), math.ceil(height / TILE)
+    per: dict[tuple[int, int], list[int]] = {}
+    for k, (_layer, _text, b) in enumerate(items):
+        if b is None:
+            continue
+        c0, c1 = max(0, int(b[0] // ts)) if b[0] > -math.inf else 0, min(cols - 1, int(b[2] // ts)) \
+            if b[2] < math.inf else cols - 1
+        r0, r1 = max(0, int(b[1] // ts)) if b[1] > -math.inf else 0, min(rows - 1, int(b[3] // ts)) \
+            if b[3] < math.inf else rows - 1
+        for c in range(c0, c1 + 1):
+            for r in range(r0, r1 + 1):
+                per.setdefault((c, r), []).append(k)
+    font = re.search(r'\sfont-family="[^"]*"', root)
+    tiles: dict[tuple[int, int], str] = {}
+    for (c, r), ks in per.items():
+        out, layer = [], ""
+        for k in ks:
+            lay, text, _b = items[k]
+            if lay != layer:
+                if layer:
+                    out.append("</g>")
+                if lay:
+                    out.append(lay)
+                layer = lay
+            out.append(text)
+        if layer:
+            out.append("</g>")
+        tiles[c, r] = f"{s!r} {c} {r}\n" + "\n".join(out)
+    missing = [cr for cr, key in tiles.items() if key not in _kept]
+    if len(_kept) + len(missing) > _KEEP:
+        _kept.clear()
+        missing = list(tiles)
+    if len(missing) > len(tiles) * 0.7:              # most of it new: drawn whole, then cut into tiles
+        png = render(svg, width)
+        if png is None:
+            return None
+        with Image.open(io.BytesIO(png)) as im:
+            whole = im.convert("RGB")
+        if whole.size != (width, height):
+            return None
+        for c, r in missing:
+            _kept[tiles[c, r]] = whole.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))
+        return whole
+    head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{ts!r}"{font.group(0) if font else ""}'
+    for c, r in missing:                             # each alone: a nested viewport costs resvg a whole mask
+        svg_t = "\n".join([f'{head} viewBox="{c * ts!r} {r * ts!r} {ts!r} {ts!r}">', *always,
+                            tiles[c, r].split("\n", 1)[1], "</svg>"])
+        png = render(svg_t, TILE)
+        if png is None:
+            return None
+        with Image.open(io.BytesIO(png)) as im:
+            _kept[tiles[c, r]] = im.convert("RGB")
+    out = Image.new("RGB", (width, height), (255, 255, 255))
+    for (c, r), key in tiles.items():
+        out.paste(_kept[key], (c * TILE, r * TILE))
+    return out
