@@ -141,7 +141,23 @@ NO_TEC = Terrain(prohibited_leg=True, prohibited_mot=True, prohibited_hq=True, z
 
 def barrier(sc: Scenario, a: str, b: str) -> bool:
     """A ridge or wadi hexside between a and b (13.2.2)."""
-    return any(f in BARRIERS for f in sc.board.side_features(a, b))
+    return ((a, b) if a < b else (b, a)) in _barrier_sides(sc.board)
+
+
+_barriers: dict[int, tuple[object, frozenset]] = {}
+
+
+def _barrier_sides(board) -> frozenset:
+    """The board's ridge and wadi hexsides (the pairs as ``hexsides`` keys them), once per board:
+    command, supply and ZOC tracing ask for every hexside they cross."""
+    got = _barriers.get(id(board))
+    if got is not None and got[0] is board:       # the entry holds ``board``: its id is not reused
+        return got[1]
+    sides = frozenset(k for k, feats in board.hexsides.items() if any(f in BARRIERS for f in feats))
+    if len(_barriers) >= 16:
+        _barriers.clear()
+    _barriers[id(board)] = (board, sides)
+    return sides
 
 
 def road_link(sc: Scenario, a: str, b: str) -> str:
