@@ -223,9 +223,21 @@ def picture(svg: str, max_width: int, render):
     height = math.ceil(sh * s - 1e-9)
     ts = TILE / s                                   # a tile's side in SVG units
     cols, rows = math.ceil(width / TILE), math.ceil(height / TILE)
+    # A wide, low element at the top level (the title bar, which names the head and so
+    # changes with every map) is drawn in a band of whole rows with everything that meets
+    # them, pasted over the tiles; the tiles leave it out, so they keep their pixels.
+    band = [k for k, (lay, _t, b) in enumerate(items) if not lay and b and b != EVERYWHERE
+            and b[2] - b[0] >= sw / 2 and b[3] - b[1] <= ts]
+    top = max(0, math.floor(min(items[k][2][1] for k in band) * s)) if band else 0
+    bottom = min(height, math.ceil(max(items[k][2][3] for k in band) * s)) if band else 0
     per: dict[tuple[int, int], list[int]] = {}
+    in_band: list[int] = []
     for k, (_layer, _text, b) in enumerate(items):
         if b is None:
+            continue
+        if band and b[1] * s < bottom and b[3] * s > top:
+            in_band.append(k)
+        if k in band:
             continue
         c0, c1 = max(0, int(b[0] // ts)) if b[0] > -math.inf else 0, min(cols - 1, int(b[2] // ts)) \
             if b[2] < math.inf else cols - 1
@@ -235,21 +247,8 @@ def picture(svg: str, max_width: int, render):
             for r in range(r0, r1 + 1):
                 per.setdefault((c, r), []).append(k)
     font = re.search(r'\sfont-family="[^"]*"', root)
-    tiles: dict[tuple[int, int], str] = {}
-    for (c, r), ks in per.items():
-        out, layer = [], ""
-        for k in ks:
-            lay, text, _b = items[k]
-            if lay != layer:
-                if layer:
-                    out.append("</g>")
-                if lay:
-                    out.append(lay)
-                layer = lay
-            out.append(text)
-        if layer:
-            out.append("</g>")
-        tiles[c, r] = f"{s!r} {c} {r}\n" + "\n".join(out)
+    fam = font.group(0) if font else ""
+    tiles = {(c, r): f"{s!r} {c} {r}\n" + _layered(items, ks) for (c, r), ks in per.items()}
     missing = [cr for cr, key in tiles.items() if key not in _kept]
     if len(_kept) + len(missing) > _KEEP:
         _kept.clear()
@@ -265,7 +264,7 @@ def picture(svg: str, max_width: int, render):
         for c, r in missing:
             _kept[tiles[c, r]] = whole.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))
         return whole
-    head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{ts!r}"{font.group(0) if font else ""}'
+    head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{ts!r}"{fam}'
     for c, r in missing:                             # each alone: a nested viewport costs resvg a whole mask
         svg_t = "\n".join([f'{head} viewBox="{c * ts!r} {r * ts!r} {ts!r} {ts!r}">', *always,
                             tiles[c, r].split("\n", 1)[1], "</svg>"])
@@ -277,4 +276,30 @@ def picture(svg: str, max_width: int, render):
     out = Image.new("RGB", (width, height), (255, 255, 255))
     for (c, r), key in tiles.items():
         out.paste(_kept[key], (c * TILE, r * TILE))
+    if band and bottom > top:
+        y0, h = top / s, (bottom - top) / s
+        png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{sw!r}" height="{h!r}"{fam} '
+                                 f'viewBox="0 {y0!r} {sw!r} {h!r}">', *always, _layered(items, in_band), "</svg>"]),
+                     width)
+        if png is None:
+            return None
+        with Image.open(io.BytesIO(png)) as im:
+            out.paste(im.convert("RGB").crop((0, 0, width, bottom - top)), (0, top))
     return out
+
+
+def _layered(items, ks: list[int]) -> str:
+    """The items ``ks`` (in the map's order) as SVG, each inside its layer's group."""
+    out, layer = [], ""
+    for k in ks:
+        lay, text, _b = items[k]
+        if lay != layer:
+            if layer:
+                out.append("</g>")
+            if lay:
+                out.append(lay)
+            layer = lay
+        out.append(text)
+    if layer:
+        out.append("</g>")
+    return "\n".join(out)
