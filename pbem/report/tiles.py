@@ -83,32 +83,61 @@ def _path_points(d: str) -> tuple[list[tuple[float, float]], float] | None:
     return out, pad
 
 
-def box(text: str) -> tuple[float, float, float, float] | None:
-    """The box (x0, y0, x1, y1) of everything an item of the map draws, widened by
-    MARGIN; None when it draws nothing (a title); EVERYWHERE when it cannot be read."""
-    got = _boxes.get(text, False)
+def box(text: str, layer: str = "") -> tuple[float, float, float, float] | None:
+    """The box (x0, y0, x1, y1) of everything an item of the map draws (in its layer's
+    group, whose text attributes it inherits), widened by MARGIN; None when it draws
+    nothing (a title); EVERYWHERE when it cannot be read."""
+    got = _boxes.get((layer, text), False)
     if got is not False:
         return got
-    got = _box(text)
+    got = _box(text, _text_style(layer))
     if len(_boxes) > 50_000:
         _boxes.clear()
-    _boxes[text] = got
+    _boxes[layer, text] = got
     return got
 
 
-def _box(text: str) -> tuple[float, float, float, float] | None:
+_STYLE = re.compile(r'\s(font-size|font-weight|font-style|text-anchor)="([^"]*)"')
+
+
+def _text_style(attrs: str) -> dict[str, str]:
+    return dict(_STYLE.findall(attrs))
+
+
+def _text_span(attrs: str, content: str, inherited: dict[str, str]) -> tuple[float, float, float, float] | None:
+    """The box of one text element: its advance in the map's font (``fontmetrics``),
+    widened by a quarter, placed by its anchor; None when it cannot be read."""
+    from html import unescape
+
+    from pbem.report.fontmetrics import text_width
+    a = dict((k, float(v)) for k, v in _ATTR.findall(attrs))
+    if "x" not in a or "y" not in a:
+        return None
+    st = {**inherited, **_text_style(attrs)}
+    try:
+        fs = float(a.get("font-size", st.get("font-size", 16.0)))
+    except ValueError:
+        return None
+    w = a.get("textLength") or text_width(unescape(content), fs, bold=st.get("font-weight") == "bold",
+                                          italic=st.get("font-style") == "italic")
+    w = w * 1.25 + 2
+    anchor = st.get("text-anchor", "start")
+    x0 = {"middle": a["x"] - w / 2, "end": a["x"] - w}.get(anchor, a["x"])
+    return (x0, a["y"] - fs * 1.2, x0 + w, a["y"] + fs * 0.5)
+
+
+def _box(text: str, inherited: dict[str, str]) -> tuple[float, float, float, float] | None:
     if "transform" in text or "<use" in text or "<image" in text:
         return EVERYWHERE
     xs: list[float] = []
     ys: list[float] = []
-    for m in _TEXT.finditer(text):                     # text: its anchor, a font-size per character
-        a = dict((k, float(v)) for k, v in _ATTR.findall(m.group(1)))
-        if "x" not in a or "y" not in a:
+    inner = _text_style(text.partition(">")[0]) if text.startswith("<g") else {}   # an item's own group
+    for m in _TEXT.finditer(text):
+        span = _text_span(m.group(1), m.group(2), {**inherited, **inner})
+        if span is None:
             return EVERYWHERE
-        fs = a.get("font-size", 16.0)
-        w = a.get("textLength", len(m.group(2)) * fs * 0.8)
-        xs += [a["x"] - w, a["x"] + w]
-        ys += [a["y"] - fs * 1.2, a["y"] + fs * 0.5]
+        xs += [span[0], span[2]]
+        ys += [span[1], span[3]]
     for m in _ELEMENT.finditer(text):
         kind, attrs = m.group(1), m.group(2)
         if kind == "text":
@@ -183,7 +212,7 @@ def _items(svg: str):
             tag, _, drawn = line.partition(">")
             line = tag + ">"
             if drawn:                                # the group's own frame, title: an item of it
-                items.append((line, drawn, box(drawn)))
+                items.append((line, drawn, box(drawn, line)))
             k = i + 1                                # a layer: each child an item
             while k < j - 1:
                 m, depth = k + 1, _depth(body[k])
@@ -191,7 +220,7 @@ def _items(svg: str):
                     depth += _depth(body[m])
                     m += 1
                 text = "\n".join(body[k:m])
-                items.append((line, text, box(text)))
+                items.append((line, text, box(text, line)))
                 k = m
         else:
             text = "\n".join(body[i:j])
