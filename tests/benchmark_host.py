@@ -111,7 +111,8 @@ def new_game(host, name: str, gid: str):
     from pbem.engine import Game
     b = book(name)
     players = {s: f"{s}.{gid}@players.example" for s in b.get("players", {})}
-    return Game.create(host.store.game(gid), b["scenario"], players, dice=example_dice(name), game_id=gid, at=AT)
+    where = host.store.game(gid) if hasattr(host.store, "game") else host.cfg.games_dir / gid   # database / files
+    return Game.create(where, b["scenario"], players, dice=example_dice(name), game_id=gid, at=AT)
 
 
 def secret(game, side: str) -> str:
