@@ -165,3 +165,21 @@ def test_a_map_drawn_a_tile_at_a_time_looks_as_the_map_drawn_whole(played_exampl
     second = drawn[1:-1]
     assert second and all(w == tiles.TILE for w in second)
     assert len(second) < (pic.size[0] // tiles.TILE + 1) * (pic.size[1] // tiles.TILE + 1) // 2
+
+
+def test_kept_tiles_move_from_images_to_packed_pixels_and_come_back_the_same():
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report import tiles
+    import random
+    import zlib
+    rng = random.Random(29)
+    ims = {f"t{i}": Image.frombytes("RGB", (tiles.TILE, tiles.TILE), rng.randbytes(tiles.TILE * tiles.TILE * 3))
+           for i in range(6)}
+    one = len(zlib.compress(ims["t0"].tobytes(), 1))
+    kept = tiles._Kept(hot=2, cold_bytes=one * 5 // 2)                  # two packed tiles fit
+    for key, im in ims.items():
+        kept[key] = im
+    assert list(kept.images) == ["t4", "t5"] and list(kept.packed) == ["t2", "t3"]
+    assert kept.size <= one * 5 // 2 and "t0" not in kept and "t1" not in kept   # the oldest forgotten
+    last = max(kept.packed, key=lambda k: int(k[1:]))
+    assert kept[last].tobytes() == ims[last].tobytes() and last in kept.images

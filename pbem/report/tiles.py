@@ -22,8 +22,60 @@ __all__ = ["picture", "TILE"]
 
 TILE = 128                 # px of the final picture
 MARGIN = 14.0              # SVG units added around every element's box
-_kept: dict[str, object] = {}          # a tile's SVG -> its pixels (PIL image), the last ones
-_KEEP = 1500
+
+
+class _Kept:
+    """The tiles drawn, by their SVG: the last ``hot`` as images, older ones as their
+    pixels compressed (zlib level 1, about a tenth of the bytes) up to ``cold_bytes``, the
+    least recently used forgotten first.  A host mails many games in turn, and each keeps
+    the tiles of its map between its mails."""
+
+    def __init__(self, hot: int = 1500, cold_bytes: int = 192 << 20):
+        from collections import OrderedDict
+        self.hot, self.cold_bytes = hot, cold_bytes
+        self.images: OrderedDict = OrderedDict()
+        self.packed: OrderedDict = OrderedDict()
+        self.size = 0
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.images or key in self.packed
+
+    def __len__(self) -> int:
+        return len(self.images) + len(self.packed)
+
+    def clear(self) -> None:
+        self.images.clear()
+        self.packed.clear()
+        self.size = 0
+
+    def __getitem__(self, key: str):
+        im = self.images.get(key)
+        if im is not None:
+            self.images.move_to_end(key)
+            return im
+        from PIL import Image
+        import zlib
+        data = self.packed.pop(key)
+        self.size -= len(data)
+        im = Image.frombytes("RGB", (TILE, TILE), zlib.decompress(data))
+        self[key] = im
+        return im
+
+    def __setitem__(self, key: str, im) -> None:
+        import zlib
+        self.images[key] = im
+        self.images.move_to_end(key)
+        while len(self.images) > self.hot:
+            old, oim = self.images.popitem(last=False)
+            data = zlib.compress(oim.tobytes(), 1)
+            self.packed[old] = data
+            self.size += len(data)
+        while self.size > self.cold_bytes and self.packed:
+            _old, data = self.packed.popitem(last=False)
+            self.size -= len(data)
+
+
+_kept = _Kept()
 _boxes: dict[str, tuple[float, float, float, float] | None] = {}
 
 _NUM = r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -278,10 +330,8 @@ def picture(svg: str, max_width: int, render):
     font = re.search(r'\sfont-family="[^"]*"', root)
     fam = font.group(0) if font else ""
     tiles = {(c, r): f"{s!r} {c} {r}\n" + _layered(items, ks) for (c, r), ks in per.items()}
-    missing = [cr for cr, key in tiles.items() if key not in _kept]
-    if len(_kept) + len(missing) > _KEEP:
-        _kept.clear()
-        missing = list(tiles)
+    have = {cr: _kept[key] for cr, key in tiles.items() if key in _kept}      # taken now: kept while drawing
+    missing = [cr for cr in tiles if cr not in have]
     if len(missing) > len(tiles) * 0.7:              # most of it new: drawn whole, then cut into tiles
         png = render(svg, width)
         if png is None:
@@ -291,7 +341,7 @@ def picture(svg: str, max_width: int, render):
         if whole.size != (width, height):
             return None
         for c, r in missing:
-            _kept[tiles[c, r]] = whole.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))
+            _kept[tiles[c, r]] = have[c, r] = whole.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))
         return whole
     head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{ts!r}"{fam}'
     for c, r in missing:                             # each alone: a nested viewport costs resvg a whole mask
@@ -301,10 +351,10 @@ def picture(svg: str, max_width: int, render):
         if png is None:
             return None
         with Image.open(io.BytesIO(png)) as im:
-            _kept[tiles[c, r]] = im.convert("RGB")
+            _kept[tiles[c, r]] = have[c, r] = im.convert("RGB")
     out = Image.new("RGB", (width, height), (255, 255, 255))
-    for (c, r), key in tiles.items():
-        out.paste(_kept[key], (c * TILE, r * TILE))
+    for (c, r), im in have.items():
+        out.paste(im, (c * TILE, r * TILE))
     if band and bottom > top:
         y0, h = top / s, (bottom - top) / s
         png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{sw!r}" height="{h!r}"{fam} '
