@@ -103,12 +103,12 @@ def north_arrow(x: float, y: float, degrees: float) -> list[str]:
 
 def info_line(view: dict, marks: dict, sc) -> str:
     """Turn (of how many, and its date), phase, and the score, on one line."""
+    from pbem.core.turn import step_line
     parts = [f"Turn {view['turn']} of {view['turns']}" + (f" ({view['turn_label']})" if view.get("turn_label") else "")]
     if view.get("result"):
         parts.append(f"game over: {sc.side_name(view['result']['winner']) if view['result']['winner'] in sc.side_ids() else view['result']['winner']}")
     elif view.get("phase"):
-        side = view.get("phase_side")
-        parts.append(f"{sc.side_name(side) if side in sc.side_ids() else side or ''} {view['phase']}".strip())
+        parts.append(step_line(sc, view, turn=False))
     if marks.get("score"):
         parts.append(f"Score: {marks['score']}")
     return "  \u00b7  ".join(parts)
