@@ -92,6 +92,10 @@ def test_tobruk_r33_seq53_is_the_british_movement(played_example):
     text = render.report_text(g, "german", st, g.entries()[:54], 52, head)
     assert "Turn 1 of 10 (05:40 first light), British movement phase" in text
     assert "German movement" not in text
+    svg = render.report_svg(g, "german", st, g.entries()[:54], 52, head)     # the map title and its info line
+    assert "turn 1, British movement - seq 53" in svg and "German movement" not in svg
+    from pbem.referee.replay_page import _label
+    assert _label(g, view) == "turn 1, British movement"
     # the alternation goes on: when the Germans' activation comes, the step line names them
     later = next(s for s in range(54, 120) if turn_of(g, g.state(s)).phase_side == "german")
     assert turn_of(g, g.state(later)).line() == "turn 1, German movement"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from pbem.core.turn import step_line
 from pbem.report.fontmetrics import text_width
 from pbem.report.mapsvg import _esc, _f, _pts, hex_corners   # mapsvg imports this module only when drawing
 
@@ -103,7 +104,6 @@ def north_arrow(x: float, y: float, degrees: float) -> list[str]:
 
 def info_line(view: dict, marks: dict, sc) -> str:
     """Turn (of how many, and its date), phase, and the score, on one line."""
-    from pbem.core.turn import step_line
     parts = [f"Turn {view['turn']} of {view['turns']}" + (f" ({view['turn_label']})" if view.get("turn_label") else "")]
     if view.get("result"):
         parts.append(f"game over: {sc.side_name(view['result']['winner']) if view['result']['winner'] in sc.side_ids() else view['result']['winner']}")
