@@ -105,6 +105,7 @@ def _game(game_dir: str, side: str | None):
 
 def state_text(game_dir: str, side: str | None, at: int | None, as_json: bool) -> str:
     """What `pbem state` prints (every line ends with a newline)."""
+    from pbem.core.turn import step_line
     from pbem.views import result_text, state_view
     g, side = _game(game_dir, side)
     st, head = g.state_and_hash(at)                 # at the head: the state cache, no log line read
@@ -117,8 +118,7 @@ def state_text(game_dir: str, side: str | None, at: int | None, as_json: bool) -
     if view["result"]:
         lines.append(f"{sc.title}: game over - {result_text(sc, view['result'])}")
     else:
-        lines.append(f"{sc.title}: turn {view['turn']}/{view['turns']}, {sc.side_name(view['phase_side'])} "
-                     f"{view['phase']} phase")
+        lines.append(f"{sc.title}: {step_line(sc, view, long=True)}")
     for a in view["awaiting"]:
         lines.append(f"waiting for {sc.side_name(a['side'])}: {a['kind']} ({a['order']})")
     lines.append(f"seq {view['seq']}  head {view['head']}")

@@ -46,8 +46,9 @@ def _locked(game):
 
 
 def step_of(st) -> str:
-    """The step orders are staged for: the turn and the phase of the sequence."""
-    return f"t{st.turn}.p{st.phase}"
+    """The step orders are staged for (core/turn.py ``step_id``): the turn and the phase of the sequence."""
+    from pbem.core.turn import step_id
+    return step_id(st)
 
 
 def staged(game, side: str) -> dict | None:
@@ -66,9 +67,10 @@ def stage(game, side: str, text: str, at: str = ""):
     step (replacing what was staged); returns the check (``Game.check``).
     Raises NotYourStep (nothing held) when the game waits for other sides only."""
     from pbem.engine import now_utc
-    from pbem.views import awaiting_rows
+    from pbem.views import turn_of
     st = game.state()
-    waits = awaiting_rows(game, st, side)          # what the side's own report says the game waits for
+    turn = turn_of(game, st)
+    waits = turn.rows(side)                        # what the side's own report says the game waits for
     if text.strip() and st.result is None and waits and all(a.get("side") != side for a in waits):
         who = ", ".join(dict.fromkeys(game.scenario.side_name(a["side"]) for a in waits if a.get("side")))
         raise NotYourStep(f"NOT STAGED: the game waits for {who} now, not for {game.scenario.side_name(side)}; "
@@ -78,7 +80,7 @@ def stage(game, side: str, text: str, at: str = ""):
     with _locked(game):
         data = _load(game)
         if text.strip():
-            data[side] = {"text": text, "step": step_of(st), "turn": st.turn, "phase": st.phase,
+            data[side] = {"text": text, "step": turn.step_id, "turn": st.turn, "phase": st.phase,
                           "head": sub.head, "at": at or now_utc()}
         else:
             data.pop(side, None)

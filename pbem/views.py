@@ -10,6 +10,7 @@ from pbem.core.known import base_row
 from pbem.engine import Entry, Game
 from pbem.core.ruleset import Ruleset
 from pbem.core.state import GameState
+from pbem.core.turn import Turn
 from pbem.log import GENESIS, LogError, line_hash
 
 REFEREE = "referee"
@@ -72,17 +73,21 @@ def unit_rows(game: Game, st: GameState, side: str) -> list[dict]:
     return rows
 
 
-def awaiting_rows(game: Game, st: GameState, side: str) -> list[dict]:
+def turn_of(game: Game, st: GameState) -> Turn:
+    """The turn of ``st`` (core/turn.py): what the game waits for and offers, read once from its hooks."""
+    return Turn(game.rules, game.scenario, st)
+
+
+def awaiting_rows(game: Game, st: GameState, side: str, turn: Turn | None = None) -> list[dict]:
     """What the game waits for, as ``side`` may read it (``Ruleset.awaiting_view``)."""
-    items = game.rules.awaiting(st, game.scenario)
-    return items if side == REFEREE else game.rules.awaiting_view(st, game.scenario, items, side)
+    return (turn or turn_of(game, st)).rows(side)
 
 
-def state_view(game: Game, st: GameState, side: str = REFEREE, head: str = "") -> dict:
-    """The state as a JSON-ready dict (the `pbem state --json` contract)."""
+def state_view(game: Game, st: GameState, side: str = REFEREE, head: str = "", turn: Turn | None = None) -> dict:
+    """The state as a JSON-ready dict (the `pbem state --json` contract); ``turn``: the
+    state's Turn when the caller has one already."""
     sc = game.scenario
-    ph = sc.sequence[st.phase] if 0 <= st.phase < len(sc.sequence) else None
-    label = next((t.label for t in sc.turn_track if t.turn == st.turn), "")
+    t = turn or turn_of(game, st)
     return {
         "game_id": st.game_id,
         "scenario": sc.id,
@@ -90,14 +95,13 @@ def state_view(game: Game, st: GameState, side: str = REFEREE, head: str = "") -
         "viewer": side,
         "turn": st.turn,
         "turns": sc.turns,
-        "turn_label": label,
-        "phase": ph.name if ph else None,
-        "phase_side": game.rules.phase_side(st, sc) if ph else None,
-        "awaiting": awaiting_rows(game, st, side),
+        "turn_label": t.turn_label,
+        "phase": t.phase,
+        "phase_side": t.phase_side,
+        "awaiting": t.rows(side),
         "units": unit_rows(game, st, side),
         "score": dict(st.score),
-        "result": None if st.result is None else {"winner": st.result.winner, "reason": st.result.reason,
-                                                  "rule": st.result.rule},
+        "result": t.result,
         "dice_mode": st.dice_mode,
         "seed_commitment": st.seed_commitment,
         "seed_revealed": bool(st.seed),

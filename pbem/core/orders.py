@@ -319,3 +319,47 @@ def parse(text: str, verbs: frozenset[str] = frozenset()) -> list[Line]:
         if o is not None:
             out.append(Line(number=n, text=raw.split("#", 1)[0].strip(), order=o))
     return out
+
+
+def order_line(order: Order) -> str:
+    """An order as the one line ``parse_line`` reads back into the same order (the
+    canonical spelling: lower-case verbs, one space between words).  Deadline defaults
+    are Order objects (core/turn.py); this is the line the host applies and tells."""
+    if isinstance(order, Move):
+        if order.off and not order.path:
+            return f"break {order.unit}"
+        return " ".join(["move", order.unit, *order.path] + (["off"] if order.off else []))
+    if isinstance(order, Attack):
+        out = ["attack", order.target, "with", *order.attackers]
+        if order.retreat:
+            out += ["retreat", *order.retreat]
+        if order.attacker_retreat:
+            out.append("ar")
+            for u, hexes in order.attacker_retreat.items():
+                out += [u, *hexes[:1]]
+        if order.advance == "-":
+            out.append("no-advance")
+        elif order.advance:
+            out += ["advance", order.advance, *order.advance_path] + [t for g in order.advance_more for t in g]
+        if order.ex_loss:
+            out += ["ex", order.ex_loss]
+        return " ".join(out)
+    if isinstance(order, Retreat):
+        return " ".join(["retreat", order.unit, *order.path])
+    if isinstance(order, Advance):
+        if order.unit == "-":
+            return "no-advance"
+        return " ".join(["advance", order.unit, *order.path] + [t for g in order.also for t in g])
+    if isinstance(order, End):
+        return "end"
+    if isinstance(order, Secret):
+        return f"secret {order.name} {order.payload}"
+    if isinstance(order, Unveil):
+        return f"unveil {order.name}"
+    if isinstance(order, Press):
+        return f"press {order.text}"
+    if isinstance(order, Entropy):
+        return " ".join(["entropy", order.action] + ([order.value] if order.value else []))
+    if isinstance(order, GameVerb):
+        return " ".join([order.word, *order.args])
+    raise TypeError(f"no line for {type(order).__name__}")

@@ -13,6 +13,7 @@ import re
 from datetime import timedelta
 
 from pbem import staging
+from pbem.core.turn import Turn
 from pbem.host import crash
 from pbem.host.common import DEADLINE_NAME, REFEREE, Answer, HostError, fmt_duration, iso, parse_duration, \
     parse_time
@@ -123,7 +124,7 @@ class DeadlinesMixin:
         st = game.state()
         waits = dict(dl.get("waits", {}))
         now = self.now()
-        items = [] if st.result is not None else game.rules.awaiting(st, game.scenario)
+        items = [] if st.result is not None else Turn(game.rules, game.scenario, st).rows(REFEREE)
         keys = {}
         for item in items:
             k = self._await_key(st, item)
@@ -252,11 +253,11 @@ class DeadlinesMixin:
             head = game.head()[1]
             answers = []
             if addr:
-                from pbem.views import awaiting_rows
-                # as the side may read it (Ruleset.awaiting_view), as its reports and STATUS say it
+                # what the side is offered, as it may read it (core/turn.py), as its reports and STATUS say it
+                offer = Turn(game.rules, game.scenario, st).offer(w["side"])
                 body = self._tpl("reminder", due=self.show_time(game, w["side"], w["due"]), kind=w["kind"],
-                                 awaiting=[a for a in awaiting_rows(game, st, w["side"]) if a["side"] == w["side"]],
-                                 default_lines=game.rules.default_orders(st, game.scenario, w["side"]),
+                                 awaiting=[x.row() for x in offer.waits],
+                                 default_lines=offer.default_lines(),
                                  staged=bool((staging.staged(game, w["side"]) or {}).get("step") == staging.step_of(st)),
                                  **self._context(game, w["side"], st, head))
                 answers.append(Answer(addr, w["side"], "reminder",
@@ -334,7 +335,8 @@ class DeadlinesMixin:
                        staged_ident=staging.ident(held))
             self.journal_put(key, rec)
             crash.checkpoint("journaled")
-        lines = [] if rec and rec.get("staged") else game.rules.default_orders(st, game.scenario, side)
+        # the deadline default: the orders the turn offers as the side's default (core/turn.py Offer.default)
+        lines = [] if rec and rec.get("staged") else Turn(game.rules, game.scenario, st).default_lines(side)
         if not rec:
             if not lines:
                 if not w.get("no_default"):

@@ -5,6 +5,7 @@ of a new state to every side, and the welcome of a new game (which also
 registers it and gives every side its secret)."""
 from __future__ import annotations
 
+from pbem.core.turn import Turn
 from pbem.host.trustmail import head_receipt, welcome_lines
 from pbem.host.common import REFEREE, Answer, fmt_duration
 from pbem.host.journal import job_key
@@ -44,7 +45,7 @@ class LettersMixin:
                 "auth": self.cfg.auth, "sides": [(s.id, s.name) for s in sc.sides],
                 "orders_mode": self.cfg.orders_mode,
                 # during a set-up step: the viewer's legal choices (set-up areas, drop zones, hexes)
-                "setup": [] if viewer == REFEREE else game.rules.setup_choices(st, sc, viewer)}
+                "setup": [] if viewer == REFEREE else list(Turn(game.rules, game.scenario, st).setup(viewer))}
 
     def _refs(self, game, side: str) -> list[str]:
         """Every mail to a side threads under its welcome message."""
@@ -115,7 +116,7 @@ class LettersMixin:
                     ctx = self._context(game, side, st, head)
                     from pbem.host.mailcmd import align
                     body = self._tpl("welcome", report=text, secret=sec[side],
-                                     orders_help=[row for x in game.rules.order_help(st, game.scenario, side)
+                                     orders_help=[row for x in Turn(game.rules, game.scenario, st).help(side)
                                                   for row in align(x)],
                                      commitment=game.created.seed_commitment, dice_mode=game.created.dice_mode,
                                      trust=welcome_lines(self.cfg.root, game, side), **ctx)
@@ -142,12 +143,9 @@ class LettersMixin:
 
 
 def _when(game, st) -> str:
-    sc = game.scenario
-    if st.result is not None:
-        return f"game over, {sc.side_name(st.result.winner)} wins (seq {st.seq})"
-    ph = sc.sequence[st.phase] if 0 <= st.phase < len(sc.sequence) else None
-    where = f", {sc.side_name(ph.side)} {ph.name}" if ph else ""
-    return f"turn {st.turn}{where} (seq {st.seq})"
+    """A mail subject's step: the one step line (core/turn.py), naming the side the step
+    belongs to (an Ops Phase: the Initiative player), and the seq."""
+    return f"{Turn(game.rules, game.scenario, st).line()} (seq {st.seq})"
 
 
 def _defaults_text(game) -> str:

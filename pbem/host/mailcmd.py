@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from pbem.core import orders as O
+from pbem.core.turn import step_line
 from pbem.host.common import fmt_duration, iso, parse_time
 
 MODES = ("check", "final", "draft")
@@ -204,21 +205,20 @@ def _hint(toks: list[str], verbs: list[str], units: dict[str, str], sc) -> str:
 # --- answers to the commands --------------------------------------------------------
 
 def help_lines(game, st, side: str) -> list[str]:
-    """HELP: the orders of this game for ``side`` (``Ruleset.order_help``), what
-    the game waits for from it now, the legal set-up choices, the mail commands."""
-    sc = game.scenario
+    """HELP: what ``side`` is offered (core/turn.py ``Offer``): the orders of this game,
+    what the game waits for from it now, the legal set-up choices; then the mail commands."""
+    from pbem.views import turn_of
+    offer = turn_of(game, st).offer(side)
     out = ["Orders of this game (one a line):"]
-    out += [f"  {row}" for x in game.rules.order_help(st, sc, side) for row in align(x)]
-    from pbem.views import awaiting_rows
-    mine = [a for a in awaiting_rows(game, st, side) if a.get("side") == side]
+    out += [f"  {row}" for x in offer.help for row in align(x)]
     if st.result is not None:
         out.append("The game is over: it takes no more orders (press still reaches the others).")
-    elif mine:
+    elif offer.waits:
         out.append("The game waits for you now:")
-        out += [f"  {a['kind']}: write {a['order']}" for a in mine]
+        out += [f"  {w.kind}: write {w.order}" for w in offer.waits]
     else:
         out.append("The game waits for the other side now; you may still send press, or stage orders with DRAFT.")
-    choices = game.rules.setup_choices(st, sc, side)
+    choices = offer.setup
     if choices:
         out.append("Your set-up choices now:")
         out += [f"  {c}" for c in choices]
@@ -261,8 +261,7 @@ def status_lines(host, game, st, side: str, head: str) -> list[str]:
     if v["result"]:
         out.append(f"Game over: {result_text(sc, v['result'])}.")
     else:
-        out.append(f"Turn {v['turn']} of {v['turns']}{' (' + v['turn_label'] + ')' if v['turn_label'] else ''}: "
-                   f"{sc.side_name(v['phase_side'])} {v['phase']} phase.")
+        out.append(step_line(sc, v, long=True) + ".")
     for a in v["awaiting"]:
         who = "you" if a["side"] == side else sc.side_name(a["side"])
         out.append(f"Waiting for {who}: {a['kind']} ({a['order']}).")

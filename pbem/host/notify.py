@@ -132,10 +132,10 @@ class NotifyMixin:
 
     def _your_turn(self, game, dl: dict, st, sides) -> None:
         from pbem.host.letters import _when
-        from pbem.staging import step_of
-        from pbem.views import awaiting_rows
+        from pbem.views import turn_of
         head = game.head()[1]
         sc = game.scenario
+        turn = turn_of(game, st)
         for side in sides:
             target = self.hook_of(game, side)
             if not target:
@@ -143,8 +143,7 @@ class NotifyMixin:
             fmt, url = split_target(target)
             dues = [w["due"] for w in dl.get("waits", {}).values() if w["side"] == side]
             doc = {"game": game.game_id, "side": side, "side_name": sc.side_name(side), "step": _when(game, st),
-                   "step_id": step_of(st), "waiting_for": [a["kind"] for a in awaiting_rows(game, st, side)
-                                                           if a.get("side") == side],
+                   "step_id": turn.step_id, "waiting_for": [w.kind for w in turn.waits_for(side) if w.side == side],
                    "due": min(dues) if dues else None, "head": head, "seq": st.seq}
             key = f"{game.game_id}:{side}:{head}"
             path = self._ping_dir / "pending" / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")

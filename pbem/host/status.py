@@ -121,10 +121,10 @@ def _game_row(host, gid: str, path: Path, jobs: list[dict], spooled: dict, quara
         row.phase = "game over"
         row.waiting_for = []
     else:
-        ph = sc.sequence[st.phase] if 0 <= st.phase < len(sc.sequence) else None
-        row.phase = f"{sc.side_name(ph.side)} {ph.name}" if ph else f"phase {st.phase}"
-        sides = dict.fromkeys(item["side"] for item in game.rules.awaiting(st, sc))
-        row.waiting_for = [sc.side_name(s) for s in sides]
+        from pbem.views import turn_of
+        turn = turn_of(game, st)                  # the side the step belongs to, as the game names it
+        row.phase = turn.line(turn=False) if turn.phase is not None else f"phase {st.phase}"
+        row.waiting_for = [sc.side_name(s) for s in turn.sides_waited()]
     dl = host._deadlines(game)                    # deadline.json is read in one place
     waits = dl.get("waits", {}) if isinstance(dl, dict) else {}
     dues = []

@@ -478,7 +478,8 @@ def _rerun(path: Path, ch: Chain, scenario_raw: bytes, row: GameAudit, private: 
             from pbem.engine import Entry
             entries = [Entry(ln.index, ln.hash, ln.at, ln.event) for ln in ch.lines]
             st = g.replay(entries)
-            row.waiting = [f"{a['side']}: {a['kind']}" for a in g.rules.awaiting(st, g.scenario)]
+            from pbem.core.turn import Turn
+            row.waiting = [f"{w.side}: {w.kind}" for w in Turn(g.rules, g.scenario, st).waits]
         except Exception:                       # noqa: BLE001 - only a courtesy of the row
             pass
 

@@ -39,6 +39,7 @@ from pbem.core import orders as O
 from pbem.core.reduce import secret_commitment
 from pbem.core.ruleset import Ctx, dispatch
 from pbem.core.state import GameState, copy_state
+from pbem.core.turn import step_line
 from pbem.engine import EngineError, Entry, Game
 from pbem.report.render import describe
 from pbem.views import REFEREE, check_viewer, result_text, state_view, visible_event
@@ -392,9 +393,7 @@ class Explainer:
         ch = out["changes"]
 
         def when(v):
-            if v["result"]:
-                return "game over"
-            return f"turn {v['turn']}, {self.sc.side_name(v['phase_side'] or '')} {v['phase']}"
+            return step_line(self.sc, v)
         if when(va) != when(vb):
             ch.append(f"{when(va)} -> {when(vb)}")
         ua = {u["id"]: u for u in va["units"]}

@@ -23,6 +23,7 @@ import json
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from pbem.core import events as E
+from pbem.core.turn import step_line
 from pbem.engine import Game
 from pbem.referee.explain import Explainer, explain_text
 from pbem.report.render import TEMPLATES, describe, report_svg
@@ -115,11 +116,7 @@ def script_json(data) -> str:
 
 
 def _label(game: Game, view: dict) -> str:
-    sc = game.scenario
-    if view["result"]:
-        r = view["result"]
-        return "game over: a draw" if r["winner"] == "draw" else f"game over: {sc.side_name(r['winner'])} wins"
-    return f"turn {view['turn']}, {sc.side_name(view['phase_side'] or '')} {view['phase']}"
+    return step_line(game.scenario, view)
 
 
 def page_data(game: Game, viewer: str = REFEREE) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from pbem.core.turn import step_line
 from pbem.report.fontmetrics import text_width
 from pbem.report.mapsvg import _esc, _f, _pts, hex_corners   # mapsvg imports this module only when drawing
 
@@ -107,8 +108,7 @@ def info_line(view: dict, marks: dict, sc) -> str:
     if view.get("result"):
         parts.append(f"game over: {sc.side_name(view['result']['winner']) if view['result']['winner'] in sc.side_ids() else view['result']['winner']}")
     elif view.get("phase"):
-        side = view.get("phase_side")
-        parts.append(f"{sc.side_name(side) if side in sc.side_ids() else side or ''} {view['phase']}".strip())
+        parts.append(step_line(sc, view, turn=False))
     if marks.get("score"):
         parts.append(f"Score: {marks['score']}")
     return "  \u00b7  ".join(parts)

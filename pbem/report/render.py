@@ -10,6 +10,7 @@ from pbem.core import events as E
 from pbem.engine import Entry, Game
 from pbem.core.scenario import ROOT, Scenario
 from pbem.core.state import GameState
+from pbem.core.turn import step_line
 from pbem.games import ruleset_for
 from pbem.report.words import core_words
 from pbem.views import REFEREE, state_view, visible_event
@@ -95,6 +96,7 @@ def report_context(game: Game, side: str, st: GameState, entries: list[Entry], s
     return {"v": view, "sc": sc, "side": side, "side_name": sc.side_name(side) if side != REFEREE else "Referee",
             "happened": happened, "since": since, "units_by_side": by_side, "label": sc.board.label,
             "side_name_of": sc.side_name, "order_example": game.rules.order_example,
+            "step": step_line(sc, view, long=True),
             "notes": game.rules.report_notes(st, sc, side),
             # the SITUATION columns: at least 9 wide, wider when an id or a type is longer
             "id_width": max([9] + [len(u["id"]) for u in view["units"]]),
@@ -113,11 +115,7 @@ def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since
     from pbem.report.marks import info_line, marks_for
     view = state_view(game, st, side, head)
     sc = game.scenario
-    if st.result is not None:
-        when = f"game over, {sc.side_name(st.result.winner)} wins"
-    else:
-        when = f"turn {st.turn}, {sc.side_name(view['phase_side'])} {view['phase']}"
-    title = f"{sc.title} - {when} - seq {st.seq} - head {head[:12]}"
+    title = f"{sc.title} - {step_line(sc, view)} - seq {st.seq} - head {head[:12]}"
     highlight = [a.target for a in st.attacks] if st.attacks else []
     marks = marks_for(game, st, side)
     return render_svg(game.scenario, view["units"], moves=moves_since(entries, since, {u.id: u.hex for u in game.scenario.units}),

@@ -105,6 +105,15 @@ class AdvancedTobruk(Ruleset):
     def awaiting_view(self, state: TobrukState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
         return views.awaiting_view(state, sc, items, viewer)
 
+    def phase_side(self, state: TobrukState, sc: Scenario) -> str | None:
+        """The sides alternate one activation at a time in the set-up and in every phase the
+        first-fire/first-move roll opens (5.031, 5.121, 5.21): headers name the side whose
+        activation it is (the roll's winner at the start, 5.031), not the sequence's side.
+        A move paused for opportunity fire stays the mover's (6.6)."""
+        if state.step.to_act and state.step.phase == sequence.phase_name(state, sc):
+            return state.step.to_act
+        return super().phase_side(state, sc)
+
     def map_marks(self, state: TobrukState, sc: Scenario, viewer: str) -> dict:
         return views.map_marks(state, sc, viewer)
 

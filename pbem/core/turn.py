@@ -1,0 +1,245 @@
+"""The turn as the kernel sees it: what the game waits for, what each side is offered, the step line.
+
+This is the first stage of issue 26.  A game still describes its turn through the
+hooks of ``Ruleset`` (``awaiting``, ``awaiting_view``, ``default_orders``,
+``order_help``, ``setup_choices``, ``phase_side``); ``Turn`` is an adapter that
+reads them for one state and gives the rest of the program typed objects:
+
+* ``Wait``  - one row of what the game waits for (the keys ``pbem state --json``
+  has always shown in ``awaiting``, typed, in the order the game gave them);
+* ``Offer`` - what one side is offered now: the waits it may read, the order words
+  they offer, their rules, the deadline default as ``Order`` objects (never a
+  display string), the HELP lines and the set-up choices;
+* ``step_line`` - the one wording of "turn N, SIDE PHASE" (reports, maps, mail
+  subjects, STATUS, the status board, the replay page, explain, ``pbem state``).
+
+The views, HELP and STATUS, the deadlines, the letters and staging read a ``Turn``
+instead of calling the hooks each on their own.  Still to come (issue 26): games
+declaring their steps and offers themselves (then these hooks go), the kernel's
+``handle`` gate refusing what is not offered, and CHECK through the offers.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import cached_property
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, Struct, UnsetType
+
+from pbem.core.orders import CORE_VERBS, Order, order_line, parse_line
+
+REFEREE = "referee"
+
+
+class Bonus(Struct, frozen=True):
+    """A winning defender's bonus action points and the units that may spend them."""
+    ap: int
+    units: tuple[str, ...]
+
+
+class Wait(Struct, frozen=True, omit_defaults=True):
+    """One thing the game waits for: from which side, what (``kind``), under which
+    rule, and how to answer (``order``, the syntax players read); the rest is what
+    some steps add.  ``keys`` keeps the order the game gave them in, so that a
+    ``pbem state --json`` row reads byte for byte as before (it goes with the hooks)."""
+    side: str
+    kind: str
+    rule: str
+    order: str
+    units: tuple[str, ...] | UnsetType = UNSET         # the units the answer is about
+    combat: str | UnsetType = UNSET                    # the attacked hex of the combat
+    distance: int | UnsetType = UNSET                  # hexes a retreat must cover
+    options: tuple[str, ...] | UnsetType = UNSET       # the legal answers, or notes on them
+    at: str | UnsetType = UNSET                        # the hex a paused move stands in
+    formations: tuple[str, ...] | UnsetType = UNSET    # formations that may act or react
+    leaving: bool | UnsetType = UNSET                  # the paused mover leaves a zone of control
+    rest: tuple[str, ...] | UnsetType = UNSET          # the rest of a paused move's path
+    cycle: int | UnsetType = UNSET                     # the initiative cycle
+    formation: str | UnsetType = UNSET                 # the formation acting
+    ap: int | UnsetType = UNSET                        # its action points left
+    bonus: Bonus | UnsetType = UNSET                   # a Battle Victory bonus
+    todo: tuple[str, ...] | UnsetType = UNSET          # administration still to do
+    reinforcements: tuple[str, ...] | UnsetType = UNSET    # reinforcements due
+    plan: dict[str, str] | UnsetType = UNSET           # a drop plan's landings so far
+    must_leave_tracks: dict[str, tuple[str, ...]] | UnsetType = UNSET   # units owing their entry hexes
+    keys: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> "Wait":
+        """A hook's row (a dict) as a Wait; a key no Wait knows is an error (add it here)."""
+        unknown = [k for k in row if k not in _ROW_KEYS]
+        if unknown:
+            raise ValueError(f"what the game waits for has a key the kernel does not know: {', '.join(unknown)}")
+        return msgspec.convert({**row, "keys": tuple(row)}, cls)
+
+    def row(self) -> dict:
+        """The row as ``pbem state --json`` shows it (plain lists and dicts, the game's key order)."""
+        return {k: _plain(getattr(self, k)) for k in self.keys}
+
+
+def _plain(x):
+    """A field as JSON-ready builtins: tuples as lists, a Bonus as a dict."""
+    if isinstance(x, tuple):
+        return [_plain(y) for y in x]
+    if isinstance(x, dict):
+        return {k: _plain(y) for k, y in x.items()}
+    if isinstance(x, Bonus):
+        return {"ap": x.ap, "units": list(x.units)}
+    return x
+
+
+_ROW_KEYS = frozenset(Wait.__struct_fields__) - {"keys"}
+
+
+class Offer(Struct, frozen=True):
+    """What ``side`` is offered in this state (empty ``waits``: nothing is asked of it now)."""
+    side: str
+    waits: tuple[Wait, ...]        # what the game waits for from this side, as the side may read it
+    verbs: tuple[str, ...]         # the order words those waits offer (read from their syntax), and the default's
+    rule: str                      # the rules of those waits, as they cite them
+    default: tuple[Order, ...]     # the deadline default: the orders applied when the side misses its deadline
+    help: tuple[str, ...]          # HELP: the game's orders for this side, "SYNTAX    what it does"
+    setup: tuple[str, ...]         # the legal set-up choices during a set-up step of the side
+
+    def default_lines(self) -> list[str]:
+        """The deadline default as the order lines the host applies and tells."""
+        return [order_line(o) for o in self.default]
+
+
+_WORD = re.compile(r"[a-z][a-z-]*")
+
+
+class Turn:
+    """One state's turn, read once from the game's hooks (the adapter of issue 26).
+
+    Each hook runs at most once per Turn (per side where it takes one), when first
+    needed.  Build one per state and hand it on; never keep one past a change of the state."""
+
+    def __init__(self, rules, sc, st):
+        self.rules, self.sc, self.st = rules, sc, st
+        self.turn = st.turn
+        self.phase_index = st.phase
+        ph = sc.sequence[st.phase] if 0 <= st.phase < len(sc.sequence) else None
+        self.phase: str | None = ph.name if ph else None
+        self.turns = sc.turns
+        self.turn_label = next((t.label for t in sc.turn_track if t.turn == st.turn), "")
+        self.result = None if st.result is None else {"winner": st.result.winner, "reason": st.result.reason,
+                                                      "rule": st.result.rule}
+        self._views: dict[str, tuple[Wait, ...]] = {}
+        self._offers: dict[str, Offer] = {}
+        self._parts: dict[tuple[str, str], Any] = {}
+
+    @cached_property
+    def phase_side(self) -> str | None:
+        """The side the step belongs to as headers name it (``Ruleset.phase_side``)."""
+        return self.rules.phase_side(self.st, self.sc) if self.phase is not None else None
+
+    @property
+    def step_id(self) -> str:
+        return step_id(self.st)
+
+    @cached_property
+    def _rows(self) -> list[dict]:
+        return self.rules.awaiting(self.st, self.sc)
+
+    @cached_property
+    def waits(self) -> tuple[Wait, ...]:
+        """Everything the game waits for (as the referee reads it)."""
+        return tuple(Wait.of(r) for r in self._rows)
+
+    def waits_for(self, viewer: str) -> tuple[Wait, ...]:
+        """What the game waits for as ``viewer`` may read it (``Ruleset.awaiting_view``)."""
+        if viewer == REFEREE:
+            return self.waits
+        got = self._views.get(viewer)
+        if got is None:
+            rows = self.rules.awaiting_view(self.st, self.sc, [dict(r) for r in self._rows], viewer)
+            got = self._views[viewer] = tuple(Wait.of(r) for r in rows)
+        return got
+
+    def rows(self, viewer: str) -> list[dict]:
+        """The ``awaiting`` rows of ``pbem state --json`` for ``viewer``."""
+        return [w.row() for w in self.waits_for(viewer)]
+
+    def sides_waited(self) -> list[str]:
+        """The sides the game waits for, in the order it names them."""
+        return list(dict.fromkeys(w.side for w in self.waits))
+
+    def offer(self, side: str) -> Offer:
+        """What ``side`` is offered now: its waits, verbs, rules, default, HELP and set-up choices."""
+        got = self._offers.get(side)
+        if got is None:
+            got = self._offers[side] = self._offer(side)
+        return got
+
+    def _offer(self, side: str) -> Offer:
+        mine = tuple(w for w in self.waits_for(side) if w.side == side)
+        default = self.default(side)
+        known = set(CORE_VERBS) | set(self.rules.verbs) | {"entropy"}
+        said = [t for w in mine for t in _WORD.findall(w.order) if t in known]
+        said += [order_line(o).split()[0] for o in default]
+        return Offer(side=side, waits=mine, verbs=tuple(dict.fromkeys(said)),
+                     rule=", ".join(dict.fromkeys(w.rule for w in mine if w.rule)), default=default,
+                     help=self.help(side), setup=self.setup(side))
+
+    # One part of an offer, for a caller that needs no more (each hook still runs once per side).
+
+    def default(self, side: str) -> tuple[Order, ...]:
+        """``side``'s deadline default as orders (``Ruleset.default_orders``, parsed once here)."""
+        return self._once("default", side, lambda: tuple(
+            o for o in (parse_line(x, self.rules.verbs) for x in self.rules.default_orders(self.st, self.sc, side))
+            if o is not None))
+
+    def default_lines(self, side: str) -> list[str]:
+        """The deadline default as the lines the host applies (``Offer.default_lines``)."""
+        return [order_line(o) for o in self.default(side)]
+
+    def help(self, side: str) -> tuple[str, ...]:
+        return self._once("help", side, lambda: tuple(self.rules.order_help(self.st, self.sc, side)))
+
+    def setup(self, side: str) -> tuple[str, ...]:
+        return self._once("setup", side, lambda: tuple(self.rules.setup_choices(self.st, self.sc, side)))
+
+    def _once(self, what: str, side: str, make):
+        got = self._parts.get((what, side))
+        if got is None:
+            got = self._parts[what, side] = make()
+        return got
+
+    def head(self) -> dict:
+        """What ``step_line`` reads: the fields of ``pbem state --json`` that name the step."""
+        return {"turn": self.turn, "turns": self.turns, "turn_label": self.turn_label, "phase": self.phase,
+                "phase_side": self.phase_side, "result": self.result}
+
+    def line(self, *, long: bool = False, turn: bool = True) -> str:
+        return step_line(self.sc, self.head(), long=long, turn=turn)
+
+
+def step_id(st) -> str:
+    """The step's identity, what staged orders are held for (pbem/staging.py): the turn and
+    the phase of the sequence, "t3.p2".  (Later: the top frame of a step's stack too.)"""
+    return f"t{st.turn}.p{st.phase}"
+
+
+def step_line(sc, v: Mapping[str, Any], *, long: bool = False, turn: bool = True) -> str:
+    """The step in words, everywhere the same: "turn 3, British movement"; ``long``:
+    "Turn 3 of 10 (14 April), British movement phase"; ``turn=False``: "British movement".
+    The side is the one the step belongs to (``Ruleset.phase_side``, the side acting
+    where both share a phase), never the sequence's side read apart from it.
+    A game over: "game over, British wins" / "game over, a draw"."""
+    r = v.get("result")
+    if r:
+        if long:
+            return f"Game over after turn {v['turn']} of {v['turns']}"
+        return "game over, a draw" if r["winner"] == "draw" else f"game over, {sc.side_name(r['winner'])} wins"
+    side = v.get("phase_side")
+    who = sc.side_name(side) if side in sc.side_ids() else (side or "")
+    words = f"{who} {v.get('phase') or ''}".strip()
+    if not turn:
+        return words
+    if long:
+        label = f" ({v['turn_label']})" if v.get("turn_label") else ""
+        return f"Turn {v['turn']} of {v['turns']}{label}" + (f", {words} phase" if words else "")
+    return f"turn {v['turn']}" + (f", {words}" if words else "")
