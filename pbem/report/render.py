@@ -12,7 +12,7 @@ from pbem.core.scenario import ROOT, Scenario
 from pbem.core.state import GameState
 from pbem.games import ruleset_for
 from pbem.report.words import core_words
-from pbem.views import REFEREE, state_view, visible_event
+from pbem.views import REFEREE, score_line, state_view, visible_event
 
 if TYPE_CHECKING:
     from email.message import EmailMessage
@@ -96,6 +96,9 @@ def report_context(game: Game, side: str, st: GameState, entries: list[Entry], s
             "happened": happened, "since": since, "units_by_side": by_side, "label": sc.board.label,
             "side_name_of": sc.side_name, "order_example": game.rules.order_example,
             "notes": game.rules.report_notes(st, sc, side),
+            "score": score_line(game, st, side),
+            # a formation column when the game gives units one (Ruleset.unit_facts)
+            "formation_width": max([0] + [max(9, len(u["formation"] or "-")) for u in view["units"] if "formation" in u]),
             # the SITUATION columns: at least 9 wide, wider when an id or a type is longer
             "id_width": max([9] + [len(u["id"]) for u in view["units"]]),
             "type_width": max([9] + [len(u.get("type") or "") for u in view["units"]])}
