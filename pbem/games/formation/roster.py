@@ -87,6 +87,12 @@ def order_help(st: FormationState, sc: Scenario, side: str) -> list[str]:
 
 
 def waiting_options(st: FormationState, sc: Scenario) -> list[str]:
-    """The active formation's units in one line each, for the report's WAITING FOR."""
-    return [f"{u.id} {u.hex}: {state}, move {m} AP" + (f", hasty attack {h} AP" if h else "")
+    """The active formation, then its units one a line, for the report's WAITING FOR."""
+    act = st.fm.active
+    if act is None:
+        return []
+    head = (f"the winners' bonus: {act.bonus} AP (7.4.3); only these units may act:" if act.defender else
+            f"{act.formation} has {act.ap} AP left" + (f" (+{act.bonus} bonus)" if act.bonus else "")
+            + "; only its units may act (5.5.1):")
+    return [head] + [f"  {u.id} {u.hex}: {state}, move {m} AP" + (f", hasty attack {h} AP" if h else "")
             for u, state, m, h in active_units(st, sc)]
