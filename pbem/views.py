@@ -40,6 +40,14 @@ def score_text(sc, score: dict) -> str:
     return ", ".join(f"{sc.side_name(k) if k in sc.side_ids() else k} {n}" for k, n in sorted(score.items()))
 
 
+def score_line(game: Game, st: GameState, viewer: str) -> str:
+    """The running score in one line, as the map's title bar and the report's SITUATION say
+    it: the game's own words (``Ruleset.map_marks``'s ``score``: its victory points against
+    the turn's range, say), else the state's score by side; "" for a game without one."""
+    got = (game.rules.map_marks(st, game.scenario, viewer) or {}).get("score")
+    return got or (score_text(game.scenario, st.score) if st.score else "")
+
+
 def visible_event(ev: E.Event, side: str, rules: Ruleset) -> E.Event:
     """The event as ``side`` may see it: sealed secrets and sealing orders of
     another side show only their commitment and name; then the game redacts its
@@ -66,6 +74,7 @@ def unit_rows(game: Game, st: GameState, side: str) -> list[dict]:
     rows = []
     for u in st.units.values():
         row: dict | None = base_row(sc, u)
+        row.update(game.rules.unit_facts(st, sc, u))
         if side != REFEREE and u.side != side:
             row = game.rules.unit_row(st, sc, u, row, side)
         if row is not None:

@@ -217,6 +217,13 @@ class Ruleset:
         intelligence returns a public face (fewer or other keys) or None to hide it."""
         return row
 
+    def unit_facts(self, state: GameState, sc: Scenario, unit: UnitState) -> dict:
+        """What the game adds to every unit's row before ``unit_row`` filters it for another
+        side: keys its counters print that the core row lacks (a formation, say, as
+        ``{"formation": "7armdbg"}``; the SITUATION table, the map and ``pbem state --json``
+        show a ``formation``).  Default: nothing."""
+        return {}
+
     def phase_side(self, state: GameState, sc: Scenario) -> str | None:
         """The side the current phase belongs to, as headers and status lines name it: by
         default the scenario's sequence says; a phase both sides share (an initiative

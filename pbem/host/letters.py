@@ -45,7 +45,9 @@ class LettersMixin:
                 "auth": self.cfg.auth, "sides": [(s.id, s.name) for s in sc.sides],
                 "orders_mode": self.cfg.orders_mode,
                 # during a set-up step: the viewer's legal choices (set-up areas, drop zones, hexes)
-                "setup": [] if viewer == REFEREE else list(Turn(game.rules, game.scenario, st).setup(viewer))}
+                "setup": [] if viewer == REFEREE else list(Turn(game.rules, game.scenario, st).setup(viewer)),
+                # a board wider than the PNG: the mail says what its two pictures are (report/closeup.py)
+                "map_note": _map_note(sc, self.cfg)}
 
     def _refs(self, game, side: str) -> list[str]:
         """Every mail to a side threads under its welcome message."""
@@ -150,3 +152,8 @@ def _when(game, st) -> str:
 
 def _defaults_text(game) -> str:
     return game.rules.defaults_help or "the rules of this game define no default; the game waits"
+
+
+def _map_note(sc, cfg) -> list[str]:
+    from pbem.report import closeup
+    return closeup.note() if cfg.map_png and closeup.big_board(sc, cfg.map_width) else []

@@ -42,6 +42,8 @@ def legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
     items = [(name, ("counter", colour)) for name, colour in nationalities]
     items.append(("disrupted", ("disrupted", "")))
     rows.append(("Counters", items))
+    if extras.get("formations"):
+        rows.append(("Formations", [(label, ("band", colour)) for label, colour in extras["formations"]]))
     if extras.get("types"):
         rows.append(("Units", [(t, ("symbol", t)) for t in extras["types"]]))
     items = []
@@ -89,6 +91,10 @@ def legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
             elif kind == "counter":
                 out.append(f'<rect x="{_f(sx - 8)}" y="{_f(sy - 8)}" width="16" height="16" rx="2" '
                            f'fill="{_esc(arg)}" stroke="#1a1a1a" stroke-width="1"/>')
+            elif kind == "band":
+                out.append(f'<rect x="{_f(sx - 8)}" y="{_f(sy - 8)}" width="16" height="16" rx="2" '
+                           f'fill="#eeeeee" stroke="#1a1a1a" stroke-width="1"/>'
+                           f'<rect x="{_f(sx - 7.5)}" y="{_f(sy - 7.5)}" width="5" height="15" fill="{_esc(arg)}"/>')
             elif kind == "disrupted":
                 out.append(f'<rect x="{_f(sx - 8)}" y="{_f(sy - 8)}" width="16" height="16" rx="2" '
                            f'fill="#dddddd" stroke="{DISRUPTED_COLOUR}" stroke-width="2" '

@@ -83,6 +83,12 @@ MARK_STYLES: dict[str, tuple[str, str, str]] = {
     "trench": ("dot", "#7a4a1a", "anti-tank trench"),
     "wire": ("dot", "#3d3d3d", "barbed wire"),
 }
+# A formation's colour band on its counters' left edge (``Ruleset.unit_facts`` gives a unit
+# its formation; ``map_marks``' ``formations`` their order, so a formation keeps its colour).
+FORMATION_COLOURS: tuple[str, ...] = ("#1f4fd1", "#d62728", "#1b8a2e", "#8e3fc9", "#ee7f00", "#7b4a26", "#e0399e",
+                                      "#0f9fb3", "#9a9a10", "#222222", "#5e6ec7", "#b3123f")
+BAND_W = 5.0                     # the band's width, px
+ID_LEAST = 7.0                   # a counter's id is shrunk to this size at most, then condensed
 # Fallback counter colours, picked per side by a stable checksum of its id.
 SIDE_PALETTE: tuple[str, ...] = ("#a9c4e4", "#e8a9a9", "#e4d48f", "#c7b0e4",
                                  "#9fdccf", "#e8c39e")
@@ -285,13 +291,13 @@ def _hexside_svg(feature: str, p: tuple[float, float], q: tuple[float, float]) -
             f'stroke-dasharray="4 2"><title>{_esc(feature)}</title></line>')
 
 
-def _fit_text(text: str, size: float, room: float, bold: bool = True) -> tuple[float, str]:
+def _fit_text(text: str, size: float, room: float, bold: bool = True, least: float = 5.0) -> tuple[float, str]:
     """(font size, extra attributes) so that ``text`` fits ``room`` pixels:
-    shrunk by its measured width, and squeezed below 5 px no further."""
+    shrunk by its measured width, and below ``least`` px condensed instead."""
     w = text_width(text, size, bold)
     if w <= room:
         return size, ""
-    fs = max(5.0, size * room / w)
+    fs = max(least, size * room / w)
     if text_width(text, fs, bold) > room:
         return fs, f' textLength="{_f(room)}" lengthAdjust="spacingAndGlyphs"'
     return fs, ""
@@ -305,7 +311,7 @@ def _counter(u: dict, x0: float, y0: float, w: float, h: float, stacked: bool = 
     per order) most counters stand where they stood, as they were."""
     key = (str(u.get("id", "")), tuple(str(x) for x in (u.get("status") or [])), str(u.get("nationality", "")),
            str(u.get("side", "")), str(u.get("strength", "")), str(u.get("ma", "")), str(u.get("type", "")),
-           x0, y0, w, h, stacked)
+           str(u.get("formation", "")), str(u.get("band", "")), x0, y0, w, h, stacked)
     got = _counters.get(key)
     if got is None:
         if len(_counters) >= 4096:
@@ -335,18 +341,24 @@ def _draw_counter(u: dict, x0: float, y0: float, w: float, h: float, stacked: bo
         out.append(f'<rect x="{_f(x0)}" y="{_f(y0)}" width="{_f(w)}" height="{_f(h)}" rx="2" '
                    f'fill="{fill}" stroke="#1a1a1a" stroke-width="1"/>')
     values = f'{u.get("strength", "")}-{u.get("ma", "")}'
+    band = str(u.get("band", ""))
+    bw = BAND_W if band else 0.0
+    if band:                                   # the formation's colour down the left edge
+        out.append(f'<rect class="formation-band" data-formation="{_esc(u.get("formation", ""))}" x="{_f(x0 + 0.5)}" '
+                   f'y="{_f(y0 + 0.5)}" width="{_f(bw)}" height="{_f(h - 1)}" fill="{_esc(band)}">'
+                   f'<title>formation {_esc(u.get("formation", ""))}</title></rect>')
     if stacked:
         vs = 8.0
         vw = text_width(values, vs, True)
-        fs, extra = _fit_text(uid, 8.0, w - vw - 7)
-        out.append(f'<text class="unit-id" x="{_f(x0 + 2.5)}" y="{_f(y0 + 8.4)}" font-size="{_f(fs)}" '
+        fs, extra = _fit_text(uid, 8.0, w - vw - 7 - bw, least=ID_LEAST)
+        out.append(f'<text class="unit-id" x="{_f(x0 + 2.5 + bw)}" y="{_f(y0 + 8.4)}" font-size="{_f(fs)}" '
                    f'font-weight="bold" fill="#111111"{extra}>{_esc(uid)}</text>')
         out.append(f'<text class="unit-values" x="{_f(x0 + w - 2.5)}" y="{_f(y0 + 8.4)}" font-size="{_f(vs)}" '
                    f'font-weight="bold" text-anchor="end" fill="#111111">{_esc(values)}</text>')
         out += symbol(str(u.get("type", "")), cx, y0 + 10 + (h - 10) / 2, min(w * 0.5, 24), (h - 10) * 0.62, _f)
     else:
-        fs, extra = _fit_text(uid, 9.0, w - 4)
-        out.append(f'<text class="unit-id" x="{_f(cx)}" y="{_f(y0 + 10)}" font-size="{_f(fs)}" '
+        fs, extra = _fit_text(uid, 9.0, w - 4 - bw, least=ID_LEAST)
+        out.append(f'<text class="unit-id" x="{_f(cx + bw / 2)}" y="{_f(y0 + 10)}" font-size="{_f(fs)}" '
                    f'font-weight="bold" text-anchor="middle" fill="#111111"{extra}>{_esc(uid)}</text>')
         out += symbol(str(u.get("type", "")), cx, y0 + h * 0.47, w * 0.46, h * 0.27, _f)
         out.append(f'<text class="unit-values" x="{_f(cx)}" y="{_f(y0 + h - 3.5)}" font-size="10.5" '
@@ -502,9 +514,12 @@ def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: s
     body += base.numbers
 
     # counter layout (drawn last, but place names avoid them)
+    bands = formation_bands(marks.get("formations") or [], units)
     stacks: dict[str, list[dict]] = {}
     gone: list[dict] = []
     for u in units:
+        if u.get("formation") in bands:
+            u = dict(u, band=bands[u["formation"]])
         h = u.get("hex")
         if "eliminated" in (u.get("status") or []):
             gone.append(u)
@@ -566,6 +581,8 @@ def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: s
         "types": sorted({str(u.get("type", "")) for u in drawn + gone if u.get("type")}),
         "objective": len(badges) > 2,
         "areas": area_legend,
+        "formations": [(f"{f['id']} {f['name']}" if f.get("name") and f["name"] != f["id"] else f["id"], bands[f["id"]])
+                       for f in (marks.get("formations") or []) if f["id"] in {u.get("formation") for u in drawn}],
     }
     legend_y = y + 6
     legend_svg, legend_h = base.part(legend, (terrain_order, nats, extras, MARGIN + 4, legend_y, width - 2 * MARGIN - 8),
@@ -596,6 +613,17 @@ def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: s
         head += north_arrow(width - MARGIN - 26, MARGIN - 6 + bar_h / 2, float(marks["north"]))
     return "\n".join(head + body + legend_svg + ["</svg>"]) + "\n"
 
+
+
+def formation_bands(formations: list[dict], units: list[dict]) -> dict[str, str]:
+    """Each formation's band colour: by its place in ``formations`` (the game's order, the
+    same on every map), else (a formation the game did not list) by a checksum of its id."""
+    out = {f["id"]: FORMATION_COLOURS[i % len(FORMATION_COLOURS)] for i, f in enumerate(formations)}
+    for u in units:
+        f = u.get("formation")
+        if f and f not in out:
+            out[f] = FORMATION_COLOURS[zlib.crc32(str(f).encode("utf-8")) % len(FORMATION_COLOURS)]
+    return out
 
 
 def _stack_boxes(cx: float, cy: float, n: int) -> list[tuple[float, float, float, float, bool]]:

@@ -13,7 +13,7 @@ from pbem.core.state import GameState
 from pbem.core.turn import step_line
 from pbem.games import ruleset_for
 from pbem.report.words import core_words
-from pbem.views import REFEREE, state_view, visible_event
+from pbem.views import REFEREE, score_line, state_view, visible_event
 
 if TYPE_CHECKING:
     from email.message import EmailMessage
@@ -98,6 +98,9 @@ def report_context(game: Game, side: str, st: GameState, entries: list[Entry], s
             "side_name_of": sc.side_name, "order_example": game.rules.order_example,
             "step": step_line(sc, view, long=True),
             "notes": game.rules.report_notes(st, sc, side),
+            "score": score_line(game, st, side),
+            # a formation column when the game gives units one (Ruleset.unit_facts)
+            "formation_width": max([0] + [max(9, len(u["formation"] or "-")) for u in view["units"] if "formation" in u]),
             # the SITUATION columns: at least 9 wide, wider when an id or a type is longer
             "id_width": max([9] + [len(u["id"]) for u in view["units"]]),
             "type_width": max([9] + [len(u.get("type") or "") for u in view["units"]])}
@@ -122,6 +125,32 @@ def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since
                       title=title, highlight=highlight, marks=marks, info=info_line(view, marks, sc))
 
 
+def focus_points(game: Game, side: str, st: GameState, entries: list[Entry], since: int) -> list[tuple[float, float]]:
+    """Where the step after ``since`` happened on ``side``'s map, as points of the drawing:
+    the moves the map draws, the hexes under attack, and the hexes the step's events name as
+    ``side`` may read them; when none, ``side``'s own units (every unit it sees for the
+    referee).  The last point is the latest."""
+    from pbem.report.mapsvg import hex_centre
+    sc = game.scenario
+    grid = sc.board.grid
+    hexes: list[str] = []
+    for en in entries:
+        if en.seq <= since or en.seq > st.seq:
+            continue
+        ev = visible_event(en.event, side, game.rules)
+        for key in ("hex", "target", "at"):
+            h = getattr(ev, key, None)
+            if isinstance(h, str):
+                hexes.append(h)
+    for m in moves_since(entries, since, {u.id: u.hex for u in sc.units}):
+        hexes += list(m["path"])
+    hexes += [a.target for a in st.attacks] if st.attacks else []
+    if not hexes:
+        rows = state_view(game, st, side)["units"]
+        hexes = [u["hex"] for u in rows if u.get("hex") and (side == REFEREE or u["side"] == side)]
+    return [hex_centre(grid, h) for h in hexes if isinstance(h, str) and grid.contains(h)]
+
+
 def wants_svg(svg: bool | str, st: GameState) -> bool:
     """Whether the SVG goes along: ``True``, ``False`` or ``"final"`` (only
     once the game is over, the report a player keeps)."""
@@ -134,6 +163,7 @@ def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], 
     (``pbem.report.png.svg_to_png``) and the SVG only when ``svg`` asks for it
     (see ``wants_svg``).  The map is not even drawn when neither goes."""
     from pbem.host import mail as M
+    from pbem.report.mapsvg import HEX_R
     from pbem.report.png import MAP_WIDTH, svg_to_png
     with_svg = wants_svg(svg, st)
     if not (png or with_svg):
@@ -142,7 +172,15 @@ def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], 
     name = f"{game.game_id}-seq{st.seq}-{side}"
     out = []
     if png:
-        data = svg_to_png(drawing, width or MAP_WIDTH)
+        from pbem.report import closeup
+        width = width or MAP_WIDTH
+        if closeup.svg_size(drawing)[0] > width:          # a big board: first where the step happened, readable
+            scale = closeup.label_scale(drawing)
+            rect = closeup.focus_rect(drawing, focus_points(game, side, st, entries, since), 1.4 * HEX_R, scale, width)
+            data = closeup.closeup_png(drawing, rect, scale)
+            if data:
+                out.append(M.Attachment(data, "image", "png", name + "-closeup.png"))
+        data = svg_to_png(drawing, width)
         if data:
             out.append(M.Attachment(data, "image", "png", name + ".png"))
     if with_svg or (png and not out):             # no PNG could be made: the SVG is the only map

@@ -27,7 +27,7 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.formation import actions, admin, bonus, choices, intel, reaction, reducer, sequence, terms, words
+from pbem.games.formation import actions, admin, bonus, choices, intel, reaction, reducer, roster, sequence, terms, words
 from pbem.games.formation import known as knowing
 from pbem.games.formation import events as E
 from pbem.games.formation.board import gd
@@ -268,7 +268,7 @@ class MiragesRules(Ruleset):
             "end    end the activation (or reaction), or your Admin Phase orders",
         ]
         keep = [x for x in core_help(st, sc, side) if x.split()[0] in ("secret", "unveil", "press")]
-        return own + keep
+        return roster.order_help(st, sc, side) + own + keep
 
     def setup_choices(self, st: FormationState, sc: Scenario, side: str) -> list[str]:
         return choices.setup_choices(st, sc, side)
@@ -281,13 +281,23 @@ class MiragesRules(Ruleset):
     def unit_row(self, st: FormationState, sc: Scenario, unit: UnitState, row: dict, viewer: str) -> dict | None:
         return intel.unit_row(st, sc, unit, row, viewer)
 
+    def unit_facts(self, st: FormationState, sc: Scenario, unit: UnitState) -> dict:
+        """3.2 b: the formation printed on the counter (a static unit's: none, 3.2.1)."""
+        return roster.unit_facts(st, sc, unit)
+
     def map_marks(self, st: FormationState, sc: Scenario, viewer: str) -> dict:
         """16: the victory locations (in-command value) or the hold objective, and the VP
-        score against this turn's range."""
-        return terms.map_marks(st, sc)
+        score against this turn's range; the formations, whose colours band the counters."""
+        return {**terms.map_marks(st, sc), "formations": roster.legend(sc)}
 
     def awaiting_view(self, st: FormationState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
-        return intel.awaiting_view(st, sc, items, viewer)
+        """Another side's items as intel lets it see them; the viewer's own activation lists
+        the active formation's units and their AP costs (5.5.1, 7.0, 5.8.3)."""
+        out = intel.awaiting_view(st, sc, items, viewer)
+        for it in out:
+            if it.get("side") == viewer and it.get("kind") in ("actions", "reaction actions", "battle victory bonus"):
+                it["options"] = roster.waiting_options(st, sc)
+        return out
 
     def known(self, k: FormationState, st: FormationState, sc: Scenario, viewer: str) -> None:
         knowing.known(k, st, sc, viewer)           # a check's view: no enemy plans, stacks or standing orders
