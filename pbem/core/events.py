@@ -78,6 +78,20 @@ def moved_to(ev: Event) -> list[str] | None:
     return [h] if h else []
 
 
+def moved_where(ev: Event) -> tuple[list[str], str | None] | None:
+    """Where ``ev`` leaves the units it moves: (units, their hex, None off the map); None
+    when it moves none, or leaves them where they were (an empty path)."""
+    m = ev.motion
+    if m is None:
+        return None
+    hexes = moved_to(ev)
+    if hexes:
+        return moved_units(ev), hexes[-1]
+    if m.kind in ("off", "eliminated") or m.hex:
+        return moved_units(ev), None
+    return None
+
+
 def struck_hexes(ev: Event) -> list[str]:
     """The hexes ``ev`` attacks (its declared ``strike`` field), [] for none."""
     if not ev.strike:

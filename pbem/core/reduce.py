@@ -94,18 +94,14 @@ def board_effect(st: GameState, ev: E.Event, eliminated_stay: bool = False) -> N
             if not eliminated_stay:
                 u.hex = None
         return
-    hexes = E.moved_to(ev)
-    if m.kind == "off" or (m.hex and not hexes):
-        for uid in units:
-            st.units[uid].hex = None
+    where = E.moved_where(ev)
+    if where is None:                          # an empty path: nobody moves
         return
-    if not hexes:                              # an empty path: nobody moves
-        return
-    end = hexes[-1]
+    end = where[1]
     for uid in units:
         u = st.units[uid]
         u.hex = end
-        if m.kind == "move":
+        if m.kind == "move" and end is not None:
             u.moved = True
 
 
