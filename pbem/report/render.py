@@ -60,8 +60,8 @@ def moves_since(entries: list[Entry], since: int, start: dict[str, str | None],
                 see: Callable[[E.Event], E.Event] | None = None, shown: set[str] | None = None) -> list[dict]:
     """The trails moved, retreated or advanced after ``since``, for the map, from every
     event's declared motion (``events.Motion``; one code path for every game): one trail
-    per event and start hex, ``{unit, units, path, kind}`` with the start hex first; a
-    unit's steps of one move (``Motion.step``) join into one trail.  ``start`` is where
+    per event and start hex, ``{unit, units, path, kind}`` with the start hex first (a unit
+    that enters the map: the hexes it entered, when more than one); a unit's steps of one move (``Motion.step``) join into one trail.  ``start`` is where
     the units stand before ``entries``; ``see`` gives an event as the viewer may see it
     (``views.visible_event``) and ``shown`` the units the viewer sees (None: every unit):
     a trail shows only those."""
@@ -79,14 +79,15 @@ def moves_since(entries: list[Entry], since: int, start: dict[str, str | None],
             seen = set(E.moved_units(see(ev))) if see is not None else set(units)
             groups: dict[str, list[str]] = {}     # start hex -> the units that leave it, the top one first
             for u in units:
-                if u in seen and (shown is None or u in shown) and where.get(u):
-                    groups.setdefault(where[u], []).append(u)
+                if u in seen and (shown is None or u in shown):
+                    groups.setdefault(where.get(u) or "", []).append(u)
             for frm, us in groups.items():
                 t = last.get(us[0]) if m.step else None
+                path = ([frm] if frm else []) + hexes  # from off the map: from the first hex entered
                 if t is not None and t["kind"] == m.kind and t["units"] == us and t["path"][-1] == frm:
                     t["path"] += hexes
-                elif [frm] + hexes != [frm] * (len(hexes) + 1):     # a pivot in place draws nothing
-                    t = {"unit": us[0], "units": us, "path": [frm] + hexes, "kind": m.kind}
+                elif len(set(path)) > 1:              # a pivot in place draws nothing
+                    t = {"unit": us[0], "units": us, "path": path, "kind": m.kind}
                     out.append(t)
                 else:
                     continue
