@@ -147,6 +147,20 @@ def report_text(game: Game, side: str, st: GameState, entries: list[Entry], sinc
     return env().get_template("report.txt.j2").render(**report_context(game, side, st, entries, since, head))
 
 
+def board_moves(game: Game, side: str, st: GameState, view: dict, entries: list[Entry],
+                since: int) -> tuple[list[dict], list[str]]:
+    """What a map after ``since`` draws of the events, as ``side`` sees them: the trails
+    (``moves_since``) and the hexes to outline: those attacked in what the map tells
+    (``attacks_since``) and the attacks declared and not yet resolved (``st.attacks``)."""
+    rules = game.rules
+
+    def see(ev: E.Event) -> E.Event:
+        return visible_event(ev, side, rules)
+    shown = {u["id"] for u in view["units"]}
+    highlight = list(dict.fromkeys(attacks_since(entries, since, see) + [a.target for a in st.attacks]))
+    return moves_since(entries, since, {u.id: u.hex for u in game.scenario.units}, see, shown), highlight
+
+
 def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> str:
     """The map as ``side`` may see it: units, this report's moves, the hexes
     under attack, and what decides the game (``marks.marks_for``: objectives,
@@ -160,15 +174,8 @@ def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since
     else:
         when = f"turn {st.turn}, {sc.side_name(view['phase_side'])} {view['phase']}"
     title = f"{sc.title} - {when} - seq {st.seq} - head {head[:12]}"
-    rules = game.rules
-
-    def see(ev: E.Event) -> E.Event:
-        return visible_event(ev, side, rules)
-    shown = {u["id"] for u in view["units"]}
-    # the hexes attacked in what this map tells, and the attacks declared and not yet resolved
-    highlight = list(dict.fromkeys(attacks_since(entries, since, see) + [a.target for a in st.attacks]))
+    moves, highlight = board_moves(game, side, st, view, entries, since)
     marks = marks_for(game, st, side)
-    moves = moves_since(entries, since, {u.id: u.hex for u in sc.units}, see, shown)
     return render_svg(sc, view["units"], moves=moves, title=title, highlight=highlight, marks=marks,
                       info=info_line(view, marks, sc))
 
