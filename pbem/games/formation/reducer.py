@@ -1,6 +1,8 @@
 """The Formation Series part of applying an event (after the core reducer): one
 small function per event type; the combat events' functions come from M2's
-``COMBAT_REDUCERS``."""
+``COMBAT_REDUCERS``.  Where a stack move, a retreat before combat, a displaced HQ,
+a reinforcement or an elimination leaves its units is the core's (their declared
+``motion``); what reads the hex a unit leaves runs before it (``reduce_before``)."""
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -2,8 +2,9 @@
 
 ``PanzerCorps.apply`` runs the core reducer (pbem.core.reduce) first, then
 ``reduce`` here: one function per event type, looked up in ``REDUCERS``.
-Only what this family adds is here; dice positions, phases, decisions and
-sealed-secret commitments are the core's.
+Only what this family adds is here; dice positions, phases, decisions,
+sealed-secret commitments and where a moved, retreated, advanced, placed or
+eliminated unit stands (the events' declared ``motion``) are the core's.
 """
 from __future__ import annotations
 
