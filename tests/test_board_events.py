@@ -111,6 +111,15 @@ def test_a_stack_move_of_a_game_gets_the_core_effect_from_its_declaration():
     assert st.units["A"].hex == "0202"
 
 
+def test_a_substitute_hq_is_placed_on_its_hex_or_off_the_map():
+    # 9.4.4: the substitute HQ comes in where the formation's HQ enters ("" = not yet on the map)
+    st = _state()
+    board_effect(st, F.SubstituteHQ(formation="f", old="A", new="B", hex="1400", level=3))
+    assert st.units["B"].hex == "1400" and not st.units["B"].moved
+    board_effect(st, F.SubstituteHQ(formation="f", old="A", new="B", hex="", level=3))
+    assert st.units["B"].hex is None
+
+
 def test_advanced_tobruk_keeps_its_wrecks_in_their_hex(tmp_path, fixed_clock):
     # 13.611, 13.7: a K-KILLed vehicle becomes a wreck in its hex; the core takes other games' units off
     from pbem.engine import Game
@@ -190,3 +199,17 @@ def test_old_games_still_draw_their_moves_and_attacks(played_example, name, kind
     attacked = {en.event.target for en in entries if isinstance(en.event, E.AttackDeclared)}
     lit = {h for _s, _t, hl in maps for h in hl}
     assert attacked and attacked <= lit
+
+
+@pytest.mark.parametrize("name", ["mirages-compass", "tobruk-r33"])
+def test_a_report_from_the_logs_tail_draws_the_trails_of_the_whole_log(played_example, name):
+    # views.report_entries finds where each unit stood from the declared motions before ``since``
+    from pbem.views import report_entries
+    g = played_example(name).game()
+    entries = g.entries()
+    start = {u.id: u.hex for u in g.scenario.units}
+    last = entries[-1].seq
+    for since in sorted({0, last // 3, last // 2, (2 * last) // 3, last - 20, last - 3}):
+        tail = report_entries(g, since)
+        assert render.moves_since(tail, since, start) == render.moves_since(entries, since, start), since
+        assert render.attacks_since(tail, since) == render.attacks_since(entries, since), since

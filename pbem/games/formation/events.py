@@ -216,6 +216,7 @@ class ReinforcementEntered(Event, tag="FormationReinforcement"):
 
 class SubstituteHQ(Event, tag="SubstituteHQ"):
     """9.4.4: a formation's HQ replaced by its substitute; the activation marker moves."""
+    motion = Motion("place", unit="new", hex="hex", core=True)
     formation: str
     old: str
     new: str

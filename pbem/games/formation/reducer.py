@@ -259,8 +259,7 @@ def entered(st: FormationState, ev: E.ReinforcementEntered, sc: Scenario) -> Non
 
 
 def substitute(st: FormationState, ev: E.SubstituteHQ, sc: Scenario) -> None:
-    old, new = st.units[ev.old], st.units[ev.new]
-    new.hex = ev.hex or None
+    old, new = st.units[ev.old], st.units[ev.new]     # the core placed the new one
     new.waiting = ""
     old.hex, old.eliminated = None, True
     old.gone = "replaced"
