@@ -149,23 +149,45 @@ def _marked(path, end: int, last: int, marks: tuple[bytes, ...], chunk: int = 1 
                 carry = b""
             # ``block``: whole lines, each ending in a newline; its last is line ``last``
             top = len(block)
+            at = {m: block.rfind(m, 0, top) for m in marks}     # each mark's last place before ``top``
             while True:
-                p = max(block.rfind(m, 0, top) for m in marks)
+                p = max(at.values())
                 if p < 0:
                     break
                 start = block.rfind(b"\n", 0, p) + 1
                 stop = block.find(b"\n", p)
                 yield last - block.count(b"\n", stop + 1), block[start:stop]
                 top = start
+                for m, q in at.items():
+                    if q >= top:
+                        at[m] = block.rfind(m, 0, top)
             last -= block.count(b"\n")
+
+
+def _stood(ev: E.Event, want_path: set[str], want_where: set[str]) -> bool:
+    """Whether ``ev``, read backwards from ``since``, tells where a wanted unit stood then:
+    the last event with a ``unit`` and a ``path`` of a unit (the reports' words read it), or
+    the last event of a unit's declared motion that places it (the map's trails start there).
+    The units it answers for leave the sets."""
+    hit = False
+    unit = getattr(ev, "unit", None)
+    if unit in want_path and getattr(ev, "path", None):
+        want_path.discard(unit)
+        hit = True
+    moved = E.moved_where(ev)
+    if moved is not None and want_where.intersection(moved[0]):
+        want_where.difference_update(moved[0])
+        hit = True
+    return hit
 
 
 def report_entries(game: Game, since: int) -> list[Entry]:
     """What a report telling what happened after seq ``since`` reads, from the
     end of the log backwards: every entry after ``since`` (checked against the
     chain from the head down to the line before them) and, of those before it,
-    the last event with a ``unit`` and a ``path`` of each unit the later entries
-    name (where each stood when they begin).  For the reports (render's
+    the last event with a ``unit`` and a ``path``, and the last declared motion
+    (``events.Motion``), of each unit the later entries name (where each stood when
+    they begin).  For the reports (render's
     report_context and moves_since) this list reads the same as ``entries()``,
     but a report of the last few events reads the last lines, not the whole log.
     A changed line before ``since`` is for ``pbem verify`` to find."""
@@ -175,6 +197,8 @@ def report_entries(game: Game, since: int) -> list[Entry]:
     tail: list[Entry] = []
     before: list[Entry] = []
     wanted: set[str] = set()                    # units named after ``since``, position before unknown
+    want_path: set[str] = set()                 # of those, the ones whose line before is still to find
+    want_where: set[str] = set()
     expect: str | None = None                   # the prev of the line after this one
     try:
         end = os.stat(path).st_size             # where the lines not read yet end
@@ -200,26 +224,25 @@ def report_entries(game: Game, since: int) -> list[Entry]:
                 tail.append(Entry(x.seq, h, x.at, x.body))
                 if unit:
                     wanted.add(unit)
+                wanted.update(E.moved_units(x.body))
                 continue
             expect = None                       # the line at ``since``: checked, the chain read ends here
-            moved = getattr(x.body, "path", None)
-            if unit and moved and unit in wanted:
-                wanted.discard(unit)
+            want_path, want_where = set(wanted), set(wanted)
+            if _stood(x.body, want_path, want_where):
                 before.append(Entry(x.seq, h, x.at, x.body))
         break
-    # Before that, only lines that may name a unit and a path are decoded (a backslash: JSON
-    # escapes), found a block at a time (``_marked``): a unit that has not moved for long
+    # Before that, only lines that may name a unit and a path, or of a kind that declares a
+    # motion, are decoded (a backslash: JSON escapes), found a block at a time (``_marked``): a unit that has not moved for long
     # costs a search of the bytes before, not a Python loop over their lines.
-    if wanted and n > 0 and end >= 0:
-        for k, line in _marked(path, end, n - 1, (b'"path"', b"\\")):
-            if not ((b'"path"' in line and b'"unit"' in line) or b"\\" in line):
+    if wanted and n > 0 and end >= 0 and (want_path or want_where):
+        kinds = tuple(b'"kind":"%s"' % k.encode() for k, t in E.BY_KIND.items() if t.motion is not None)
+        for k, line in _marked(path, end, n - 1, (b'"path"', b"\\") + kinds):
+            if not ((b'"path"' in line and b'"unit"' in line) or b"\\" in line or any(m in line for m in kinds)):
                 continue
             x = game.decode_line(k, line)
-            unit, moved = getattr(x.body, "unit", None), getattr(x.body, "path", None)
-            if unit and moved and unit in wanted:
-                wanted.discard(unit)
+            if _stood(x.body, want_path, want_where):
                 before.append(Entry(x.seq, line_hash(x.prev, line), x.at, x.body))
-                if not wanted:
+                if not (want_path or want_where):
                     break
     before.reverse()
     tail.reverse()

@@ -163,10 +163,22 @@ class Ruleset:
 
     # --- the reducer --------------------------------------------------------------
 
+    # The core takes an eliminated unit off the map (reduce.board_effect); a game whose
+    # eliminated units stay in their hex sets this, with the rule that says so.
+    eliminated_stay: bool = False
+
     def apply(self, state: GameState, ev: Event, sc: Scenario) -> None:
-        """Apply one event: the core part (reduce.reduce_core) for every game, then the game's."""
-        reduce_core(state, ev)
+        """Apply one event: the game's part that reads the board before the core moves
+        anything (``reduce_before``), the core part (reduce.reduce_core) for every game,
+        then the game's."""
+        self.reduce_before(state, ev, sc)
+        reduce_core(state, ev, self.eliminated_stay)
         self.reduce(state, ev, sc)
+
+    def reduce_before(self, state: GameState, ev: Event, sc: Scenario) -> None:
+        """The game's part of applying ``ev`` that reads where units stood before the core
+        part moves them (a marker on the hex a unit leaves, a river its move crosses).
+        Default: nothing; most games need none."""
 
     def reduce(self, state: GameState, ev: Event, sc: Scenario) -> None:
         """The game's part of applying ``ev`` (after the core part); unknown game events raise."""

@@ -4,6 +4,7 @@ Everything here formats what views.py lets a side see; nothing here decides.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pbem.core import events as E
@@ -53,23 +54,64 @@ def describe(ev: E.Event, sc: Scenario, viewer: str, origin: str | None = None) 
     return text if text is not None else core_words(ev, sc, origin)
 
 
-def moves_since(entries: list[Entry], since: int, start: dict[str, str | None]) -> list[dict]:
-    """Paths (start hex included) moved, retreated or advanced after ``since``, for the map."""
+DRAWN = ("move", "retreat", "advance")         # the motions the map draws (mapsvg.MOVE_STYLES)
+
+
+def moves_since(entries: list[Entry], since: int, start: dict[str, str | None],
+                see: Callable[[E.Event], E.Event] | None = None, shown: set[str] | None = None) -> list[dict]:
+    """The trails moved, retreated or advanced after ``since``, for the map, from every
+    event's declared motion (``events.Motion``; one code path for every game): one trail
+    per event and start hex, ``{unit, units, path, kind}`` with the start hex first (a unit
+    that enters the map: the hexes it entered, when more than one); a unit's steps of one move (``Motion.step``) join into one trail.  ``start`` is where
+    the units stand before ``entries``; ``see`` gives an event as the viewer may see it
+    (``views.visible_event``) and ``shown`` the units the viewer sees (None: every unit):
+    a trail shows only those."""
     where = dict(start)
-    out = []
+    out: list[dict] = []
+    last: dict[str, dict] = {}                  # unit -> the step trail it may go on with
     for en in entries:
         ev = en.event
-        if isinstance(ev, E.GameCreated):
+        m = ev.motion
+        if m is None or isinstance(ev, E.GameCreated):
             continue
-        path = getattr(ev, "path", None)
-        unit = getattr(ev, "unit", None)
-        if en.seq > since and path and unit and unit in where and where[unit]:
-            kind = {"UnitMoved": "move", "UnitRetreated": "retreat", "UnitAdvanced": "advance"}.get(en.kind)
-            if kind:
-                out.append({"unit": unit, "path": [where[unit]] + list(path), "kind": kind})
-        if path and unit:
-            where[unit] = path[-1]
+        units = E.moved_units(ev)
+        hexes = E.moved_to(ev)
+        if en.seq > since and m.kind in DRAWN and hexes:
+            seen = set(E.moved_units(see(ev))) if see is not None else set(units)
+            groups: dict[str, list[str]] = {}     # start hex -> the units that leave it, the top one first
+            for u in units:
+                if u in seen and (shown is None or u in shown):
+                    groups.setdefault(where.get(u) or "", []).append(u)
+            for frm, us in groups.items():
+                t = last.get(us[0]) if m.step else None
+                path = ([frm] if frm else []) + hexes  # from off the map: from the first hex entered
+                if t is not None and t["kind"] == m.kind and t["units"] == us and t["path"][-1] == frm:
+                    t["path"] += hexes
+                elif len(set(path)) > 1:              # a pivot in place draws nothing
+                    t = {"unit": us[0], "units": us, "path": path, "kind": m.kind}
+                    out.append(t)
+                else:
+                    continue
+                for u in us:
+                    last[u] = t if m.step else None
+        moved = E.moved_where(ev)
+        if moved is not None:
+            for u in moved[0]:
+                where[u] = moved[1]
+                if not (m.step and en.seq > since):
+                    last.pop(u, None)
     return out
+
+
+def attacks_since(entries: list[Entry], since: int, see: Callable[[E.Event], E.Event] | None = None) -> list[str]:
+    """The hexes attacked after ``since`` (every event's declared ``strike``), in order, once
+    each, as the viewer may see them (``see``)."""
+    out: dict[str, None] = {}
+    for en in entries:
+        if en.seq > since and en.event.strike:
+            for h in E.struck_hexes(see(en.event) if see is not None else en.event):
+                out[h] = None
+    return list(out)
 
 
 def report_context(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> dict:
@@ -110,6 +152,20 @@ def report_text(game: Game, side: str, st: GameState, entries: list[Entry], sinc
     return env().get_template("report.txt.j2").render(**report_context(game, side, st, entries, since, head))
 
 
+def board_moves(game: Game, side: str, st: GameState, view: dict, entries: list[Entry],
+                since: int) -> tuple[list[dict], list[str]]:
+    """What a map after ``since`` draws of the events, as ``side`` sees them: the trails
+    (``moves_since``) and the hexes to outline: those attacked in what the map tells
+    (``attacks_since``) and the attacks declared and not yet resolved (``st.attacks``)."""
+    rules = game.rules
+
+    def see(ev: E.Event) -> E.Event:
+        return visible_event(ev, side, rules)
+    shown = {u["id"] for u in view["units"]}
+    highlight = list(dict.fromkeys(attacks_since(entries, since, see) + [a.target for a in st.attacks]))
+    return moves_since(entries, since, {u.id: u.hex for u in game.scenario.units}, see, shown), highlight
+
+
 def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> str:
     """The map as ``side`` may see it: units, this report's moves, the hexes
     under attack, and what decides the game (``marks.marks_for``: objectives,
@@ -119,10 +175,10 @@ def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since
     view = state_view(game, st, side, head)
     sc = game.scenario
     title = f"{sc.title} - {step_line(sc, view)} - seq {st.seq} - head {head[:12]}"
-    highlight = [a.target for a in st.attacks] if st.attacks else []
+    moves, highlight = board_moves(game, side, st, view, entries, since)
     marks = marks_for(game, st, side)
-    return render_svg(game.scenario, view["units"], moves=moves_since(entries, since, {u.id: u.hex for u in game.scenario.units}),
-                      title=title, highlight=highlight, marks=marks, info=info_line(view, marks, sc))
+    return render_svg(sc, view["units"], moves=moves, title=title, highlight=highlight, marks=marks,
+                      info=info_line(view, marks, sc))
 
 
 def focus_points(game: Game, side: str, st: GameState, entries: list[Entry], since: int) -> list[tuple[float, float]]:
@@ -142,11 +198,13 @@ def focus_points(game: Game, side: str, st: GameState, entries: list[Entry], sin
             h = getattr(ev, key, None)
             if isinstance(h, str):
                 hexes.append(h)
-    for m in moves_since(entries, since, {u.id: u.hex for u in sc.units}):
+    view = state_view(game, st, side)
+    moves, highlight = board_moves(game, side, st, view, entries, since)   # as the map draws them
+    for m in moves:
         hexes += list(m["path"])
-    hexes += [a.target for a in st.attacks] if st.attacks else []
+    hexes += highlight
     if not hexes:
-        rows = state_view(game, st, side)["units"]
+        rows = view["units"]
         hexes = [u["hex"] for u in rows if u.get("hex") and (side == REFEREE or u["side"] == side)]
     return [hex_centre(grid, h) for h in hexes if isinstance(h, str) and grid.contains(h)]
 

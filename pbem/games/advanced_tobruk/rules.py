@@ -57,6 +57,7 @@ class AdvancedTobruk(Ruleset):
     result_codes = frozenset({"TUR", "UH", "LH", "TR"})     # the scenario's [crt]: the Hit Location Tables (13.52)
     state_type = TobrukState
     setup_stacking = True          # 4: units stack; lint.py checks the limits of 4.21 and 4.31 at set-up
+    eliminated_stay = True         # 13.611, 13.7: a K-KILLed vehicle stays in its hex as a wreck (LOS reads it, 12.42)
     scenario_schema = (TobrukVictory, TobrukData)
     order_example = "fire UNIT at TARGET  |  assault UNIT HEX ...  |  pass"
     verbs = frozenset({"fire", "pass", "standing", "pivot", "turret", "infiltrate", "grenade", "close-assault",

@@ -83,6 +83,9 @@ class MiragesRules(Ruleset):
                                           drm=gd(sc).initiative_track[0]))
         return out
 
+    def reduce_before(self, st: FormationState, ev: E.Event, sc: Scenario) -> None:
+        reducer.reduce_before(st, ev, sc)
+
     def reduce(self, st: FormationState, ev: E.Event, sc: Scenario) -> None:
         reducer.reduce(self.game, st, ev, sc)
 
