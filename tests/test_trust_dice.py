@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import json
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from pbem.log import GENESIS, line_hash
 
 CLOCK = "2024-01-01T00:00:00Z"
 SEED = "5a" * 32
+EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
 
 
 @pytest.fixture(autouse=True)
@@ -95,6 +97,48 @@ def test_scheme2_every_scenario_reveals_each_turn_and_verify_checks_it(scenario,
     assert [r.turn for r in reveals] == sorted({r.turn for r in reveals})
     for a, b in zip(reveals, reveals[1:]):
         assert C.walk(bytes.fromhex(b.seed), b.turn - a.turn).hex() == a.seed
+
+
+def _rederived(rep) -> int:
+    """How many rolls verify re-derived from revealed turn seeds (its scheme-2 note)."""
+    [note] = [n for n in rep.notes if n.startswith("dice scheme 2:")]
+    return int(note.split(": ", 1)[1].split()[0])
+
+
+@pytest.mark.parametrize("example", sorted(p.parent.name for p in EXAMPLES_DIR.glob("*/playbook.toml")))
+def test_every_example_under_scheme2_is_checked_by_verify_after_each_turn(example, tmp_path):
+    """Each example's own orders under dice scheme 2, as far as the other dice let them
+    go (a retreat or a result the new dice do not give is refused), then the rules'
+    deadline defaults: after each turn ends, a player's copy (no seed) verifies and
+    re-derives every roll of the turns over.  The examples themselves stay on scheme 1."""
+    from pbem.playbook import _side_of
+    folder = EXAMPLES_DIR / example
+    book = tomllib.loads((folder / "playbook.toml").read_text())
+    g = Game.create(tmp_path / "g", book["scenario"], book.get("players", {}), seed_hex=book["seed"],
+                    game_id=book.get("id"), dice_scheme=2)
+    sides = g.scenario.side_ids()
+    steps, own, defaults = list(book["steps"]), 0, 0
+    checked: list[int] = []
+    derived: list[int] = []
+    while len(checked) < 3 and g.state().result is None and defaults < 150:
+        if steps:
+            step = steps.pop(0)
+            if g.submit(_side_of(step, sides), (folder / step).read_text()).refused is not None:
+                steps = []                                  # the new dice part from the example here
+                continue
+            own += 1
+        else:
+            assert deadline_step(g, salient_setup), f"{example}: nobody has a default"
+            defaults += 1
+        revealed = g.state().chain.revealed
+        if revealed >= 1 and revealed not in checked:
+            rep = players_copy(g, tmp_path / f"copy{revealed}").verify()
+            assert rep.ok, (example, revealed, rep.problems)
+            derived.append(_rederived(rep))
+            checked.append(revealed)
+    assert own >= 1 or example == "mirages-brevity"          # its first order already meets other dice
+    assert checked == list(range(1, len(checked) + 1)) and (len(checked) == 3 or g.state().result is not None)
+    assert derived == sorted(derived) and derived[-1] > 0, (example, derived)      # real rolls re-derived
 
 
 def _independent_roll(seed_t: bytes, c: str, game_id: str, n: int, k: int, sides: int) -> int:
