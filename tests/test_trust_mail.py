@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mail_helpers import AXIS, BRITISH, answers, deliver, make_host, message, secret, text_of
+from mail_helpers import AXIS, BRITISH, answers, deliver, make_host, message, outbox, secret, text_of
 from pbem.cli import main
 from pbem.engine import Game
 from pbem.trust import sshsig
+from test_trust_dice import players_copy, rechain
 from test_trust_signatures import SSH_KEYGEN, keygen, ssh_sign
 
 CLOCK = "2024-01-01T00:00:00Z"
@@ -83,6 +84,22 @@ def test_a_game_by_mail_with_every_order_signed_by_the_players_ssh_keys(tmp_path
     assert rep.ok, rep.problems
     assert any("order signatures: 8 signed" in x for x in rep.notes), rep.notes
     assert game.state().chain.revealed >= 1                      # the turn is over: its dice are out
+    # every report's head is signed too: the British player's last report checks against the game,
+    # and against a copy rewritten afterwards it does not
+    reports = [m for _n, m in outbox(host) if m["To"] == BRITISH and "SIGNED HEAD" in text_of(m)]
+    reports = [m for m in reports if m["X-pbem-Kind"] == "report"]             # reports, not answers
+    assert reports
+    last = text_of(reports[-1])
+    head = re.search(r"Log head ([0-9a-f]{64}) \(seq (\d+)\)", last)
+    (tmp_path / "report.txt").write_text(last)
+    args = ["receipt", "check", str(tmp_path / "report.txt"), "--host-key", host_pub]
+    r = CliRunner().invoke(main, args + ["--game", str(g.dir)])
+    assert r.exit_code == 0, r.output
+    assert f"seq {head[2]}, head {head[1]}" in r.output and f"holds that head at seq {head[2]}" in r.output
+    copy = players_copy(game, tmp_path / "rewritten")
+    rechain(copy.dir, lambda n, rec: rec.update(at="2030-01-01T00:00:00Z") if n == int(head[2]) else None)
+    r = CliRunner().invoke(main, args + ["--game", str(copy.dir)])
+    assert r.exit_code == 1 and "the log was changed after the host accepted it" in r.output
 
 
 def test_a_signed_mail_by_another_key_or_changed_on_the_way_is_refused(tmp_path):
