@@ -313,6 +313,23 @@ def test_contributions_fix_the_dice_and_change_them(tmp_path):
     assert players_copy(g, tmp_path / "copy").verify().ok
 
 
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_every_game_waits_for_the_exchange_first_and_a_missed_deadline_contributes_nothing(scenario, tmp_path):
+    # the kernel's wait comes before every game's own, wherever the game defines its hooks
+    # (the Panzer Corps family takes them from a mixin: it asked for movement at once)
+    g = Game.create(tmp_path / "g", scenario, seed_hex=SEED, dice_scheme=2, contributions=True)
+    sides = g.scenario.side_ids()
+    st = g.state()
+    assert sorted((w["side"], w["kind"]) for w in g.rules.awaiting(st, g.scenario)) == \
+        sorted((s, "dice contribution") for s in sides)
+    assert all(g.rules.default_orders(st, g.scenario, s) == ["entropy none"] for s in sides)
+    for _ in sides:
+        assert deadline_step(g)
+    st = g.state()
+    assert st.chain.entropy == "" and st.chain.digest == C.digest({})
+    assert all(w["kind"] != "dice contribution" for w in g.rules.awaiting(st, g.scenario))
+
+
 def test_a_player_who_never_answers_contributes_nothing_by_the_deadline(tmp_path):
     a, ca = contribution("axis")
     g = Game.create(tmp_path / "g", "eben-emael-12-1", seed_hex=SEED, dice_scheme=2, contributions=True)

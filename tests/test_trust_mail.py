@@ -122,3 +122,42 @@ def test_a_signed_mail_by_another_key_or_changed_on_the_way_is_refused(tmp_path)
     deliver(host, signed_mail(g, "axis", axis_key, "end\n", tmp_path, "m3@x", AXIS))
     host.poll()
     assert "RECEIPT" in answer_of(host, "m3@x") and Game(g.dir).head()[0] > before
+
+
+def test_the_contribution_exchange_by_mail_with_a_player_who_never_answers(tmp_path):
+    """Issue 31: each side may commit to a contribution to the dice by mail (`pbem dice
+    contribute` makes the line), then reveal it; a side that never answers contributes
+    nothing when the host's deadline passes, and the game goes on."""
+    from datetime import datetime, timedelta, timezone
+    from pbem.core import chain as C
+    from pbem.host import Host
+    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    clock = [start]
+    make_host(tmp_path / "host", period="72h")
+    host = Host.open(tmp_path / "host", now=lambda: clock[0])
+    g = Game.create(host.cfg.games_dir / "g1", "el-alamein", {"axis": AXIS, "british": BRITISH},
+                    seed_hex="11" * 32, game_id="g1", at=CLOCK, dice_scheme=2, contributions=True)
+    host.welcome(g)
+    waits = g.rules.awaiting(g.state(), g.scenario)
+    assert {(w["side"], w["kind"]) for w in waits} == {("axis", "dice contribution"), ("british", "dice contribution")}
+    run = CliRunner().invoke
+    commit = run(main, ["dice", "contribute", str(tmp_path / "mine")])
+    assert commit.exit_code == 0 and commit.output.startswith("entropy commit ")
+    deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\n{commit.output}", mid="c1@x"))
+    host.poll()
+    assert "applied" in answer_of(host, "c1@x").lower()
+    assert Game(g.dir).state().chain.entropy == "commit"            # the British have not answered
+    clock[0] = start + timedelta(hours=73)                           # their deadline passes
+    host.poll()
+    nothing = [en.event for en in Game(g.dir).entries() if type(en.event).__name__ == "OrderGiven"][-1]
+    assert (nothing.side, nothing.text, nothing.by) == ("british", "entropy none", "deadline")
+    assert Game(g.dir).state().chain.entropy == "reveal"
+    reveal = run(main, ["dice", "reveal", str(tmp_path / "mine")])
+    deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\n{reveal.output}", mid="r1@x"))
+    host.poll()
+    st = Game(g.dir).state()
+    value = (tmp_path / "mine").read_text().strip()
+    assert st.chain.entropy == "" and st.chain.digest == C.digest({"axis": value}) != C.digest({})
+    assert [w["kind"] for w in g.rules.awaiting(st, g.scenario)] == ["movement"]    # the game goes on
+    rep = players_copy(Game(g.dir), tmp_path / "copy").verify()
+    assert rep.ok, rep.problems
