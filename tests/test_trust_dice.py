@@ -180,6 +180,24 @@ def test_a_revealed_turn_seed_rederives_every_roll_of_that_turn(tmp_path):
     assert checked >= 6
 
 
+def test_every_report_says_which_turns_dice_check(tmp_path):
+    # issue 31: "every report can then say 'the dice of turn t check'" (not scheme 1's
+    # "the host reveals the seed at the end"); the examples' scheme-1 reports are the golden ones
+    from pbem.report.render import report_text
+
+    def render_text(g, side, since):
+        entries = g.entries()
+        return report_text(g, side, g.state(), entries, since, entries[-1].hash)
+    g = Game.create(tmp_path / "g", "el-alamein", {"axis": "a@x.org"}, seed_hex=SEED, dice_scheme=2)
+    first = render_text(g, "axis", since=0)
+    assert f"turn chain head {g.created.dice_chain}" in first
+    assert "each turn's seed is revealed when the turn is over" in first and "at the end" not in first
+    while g.state().chain.revealed < 2:
+        assert deadline_step(g)
+    later = render_text(g, "british", since=0)
+    assert "the dice of turns up to 2 check: their seeds are revealed and hash to the chain" in later
+
+
 def test_verify_catches_a_changed_roll_once_its_turn_is_revealed(tmp_path):
     g = Game.create(tmp_path / "g", "eben-emael-12-1", seed_hex=SEED, dice_scheme=2)
     while g.state().chain.revealed < 1:

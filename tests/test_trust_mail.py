@@ -44,6 +44,9 @@ def test_a_game_by_mail_with_every_order_signed_by_the_players_ssh_keys(tmp_path
     g = Game.create(host.cfg.games_dir / "g1", "el-alamein", {"axis": AXIS, "british": BRITISH}, seed_hex="11" * 32,
                     game_id="g1", at=CLOCK, dice_scheme=2, require_signatures=True)
     host.welcome(g)
+    welcome = text_of(next(m for _n, m in outbox(host) if m["X-pbem-Kind"] == "welcome"))
+    assert "When a turn is over the host reveals that turn's seed" in welcome and "At the end the host" not in welcome
+    assert "\nSIGNATURES, RECEIPTS\n  The host signs every answer's receipt" in welcome      # the heading on its own line
     keys = {"axis": keygen(tmp_path, "axis"), "british": keygen(tmp_path, "british", "rsa", 2048)}
     addr = {"axis": AXIS, "british": BRITISH}
     # KEY: asked with the token, confirmed by a reply from the same address
