@@ -66,10 +66,11 @@ def test_a_game_by_mail_with_every_order_signed_by_the_players_ssh_keys(tmp_path
     deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nend\n", mid="unsigned@x"))
     host.poll()
     assert "requires every order to be signed" in answer_of(host, "unsigned@x")
-    # the turn's four phases, each side's two by one signed mail; an answer holds the host's receipt
+    # the whole game: each side's two phases of a turn by one signed mail; an answer holds the host's receipt
     host_pub = (host.cfg.root / "host-key.pub").read_text()
     n = 0
-    for side in ("axis", "british", "axis", "british"):
+    while (st := Game(g.dir).state()).result is None:
+        [side] = {w["side"] for w in g.rules.awaiting(st, g.scenario)}
         n += 1
         mid = f"orders{n}@x"
         deliver(host, signed_mail(Game(g.dir), side, keys[side], "end\nend  # no attacks\n", tmp_path, mid, addr[side]))
@@ -82,11 +83,12 @@ def test_a_game_by_mail_with_every_order_signed_by_the_players_ssh_keys(tmp_path
         assert r.exit_code == 0, r.output
     game = Game(g.dir)
     given = [en.event for en in game.entries() if type(en.event).__name__ == "OrderGiven"]
-    assert len(given) == 8 and all(ev.signature or ev.signed_in for ev in given)
+    assert n == 2 * game.scenario.turns and len(given) == 4 * game.scenario.turns     # played to its end
+    assert all(ev.signature or ev.signed_in for ev in given)
     rep = game.verify()
     assert rep.ok, rep.problems
-    assert any("order signatures: 8 signed" in x for x in rep.notes), rep.notes
-    assert game.state().chain.revealed >= 1                      # the turn is over: its dice are out
+    assert any(f"order signatures: {len(given)} signed" in x for x in rep.notes), rep.notes
+    assert game.state().chain.revealed >= game.scenario.turns - 1     # the turns are over: their dice are out
     # every report's head is signed too: the British player's last report checks against the game,
     # and against a copy rewritten afterwards it does not
     reports = [m for _n, m in outbox(host) if m["To"] == BRITISH and "SIGNED HEAD" in text_of(m)]
