@@ -166,3 +166,23 @@ def test_the_contribution_exchange_by_mail_with_a_player_who_never_answers(tmp_p
     assert [w["kind"] for w in g.rules.awaiting(st, g.scenario)] == ["movement"]    # the game goes on
     rep = players_copy(Game(g.dir), tmp_path / "copy").verify()
     assert rep.ok, rep.problems
+
+
+def test_a_key_by_mail_is_refused_once_the_game_has_begun(tmp_path):
+    host = make_host(tmp_path / "host")
+    g = Game.create(host.cfg.games_dir / "g1", "el-alamein", {"axis": AXIS, "british": BRITISH}, seed_hex="11" * 32,
+                    game_id="g1", at=CLOCK, dice_scheme=2)
+    host.welcome(g)
+    pub = Path(str(keygen(tmp_path, "axis")) + ".pub").read_text().strip()
+    deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nKEY {pub}\n", mid="k1@x"))
+    host.poll()
+    code = re.search(r"KEY CONFIRM ([0-9a-f]{16})", answer_of(host, "k1@x"))[1]
+    deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nend\n", mid="o1@x"))        # the first order
+    host.poll()
+    deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nKEY CONFIRM {code}\n", mid="k2@x"))
+    host.poll()
+    assert "the game has begun" in answer_of(host, "k2@x").lower()
+    deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nKEY {pub}\n", mid="k3@x"))
+    host.poll()
+    assert "The game has begun" in answer_of(host, "k3@x")
+    assert Game(g.dir).state().keys == {}
