@@ -139,3 +139,25 @@ def test_the_status_board_reads_the_store(root):
     rows, text = board(host)
     assert [r["game"] for r in rows] == ["g1", "g2"] and all(r["deadline"] for r in rows)
     assert ("worker(s) on the database" in text) == host.store.shared
+
+
+@pytest.mark.parametrize("kind", ["files", "postgresql"])
+def test_mail_no_server_takes_is_shown_by_status_with_the_servers_words(kind, tmp_path, request):
+    """Issue 28 on both stores: a mail the server refuses is set aside, and `pbem host
+    status` shows it with the server's words (the spool's errors.json, or pbem_outgoing)."""
+    from click.testing import CliRunner
+    from mail_helpers import SmtpCapture
+    from pbem.cli import main
+    with SmtpCapture(refuse=(BRITISH,)) as smtp:
+        root = tmp_path / "h"
+        make_host(root, smtp_port=smtp.port)
+        if kind == "postgresql":
+            from pg_helpers import use_database
+            use_database(root, request.getfixturevalue("pg_url"))
+        host = Host.open(root)
+        new_game(host)
+        host.flush()
+        assert len(smtp.messages) == 2                              # axis and the referee
+        out = CliRunner().invoke(main, ["host", "status", "--host", str(root)]).output
+        assert f"welcome to {BRITISH}: set aside (no server will take it), 1 try" in out, out
+        assert "550 5.1.1 no such mailbox" in out
