@@ -161,3 +161,37 @@ def test_mail_no_server_takes_is_shown_by_status_with_the_servers_words(kind, tm
         out = CliRunner().invoke(main, ["host", "status", "--host", str(root)]).output
         assert f"welcome to {BRITISH}: set aside (no server will take it), 1 try" in out, out
         assert "550 5.1.1 no such mailbox" in out
+
+
+def test_pause_extend_timezone_and_a_webhook_alike_on_both_stores(root, monkeypatch):
+    """Issue 28's deadlines and pings on either store: `pbem deadline --pause/--resume`
+    (a folder on files, the game's id on the database), EXTEND from each side and
+    TIMEZONE by mail, a "your turn" ping to a webhook on loopback."""
+    from click.testing import CliRunner
+    from pbem.cli import main
+    from pbem.host import notify as N
+    from test_hosts_notify import Hooks
+    monkeypatch.setenv("PBEM_HOST", str(root))
+    monkeypatch.chdir(root)
+    with Hooks() as hooks:
+        host = Host.open(root)
+        where = host.store.game("g1") if host.store.shared else host.cfg.games_dir / "g1"
+        game = Game.create(where, "el-alamein", {"axis": AXIS, "british": BRITISH}, dice=DICE, game_id="g1", at=CLOCK)
+        N.set_hooks(game, {"axis": f"{hooks.url}/axis"})
+        host.welcome(game)
+        assert [(p, d["side"], d["due"]) for p, d in hooks.posts] == [("/axis", "axis", "2026-01-04T00:00:00Z")]
+        ref = "g1" if host.store.shared else str(where)
+        r = CliRunner().invoke(main, ["deadline", ref, "--pause"])
+        assert r.exit_code == 0 and "deadlines paused" in r.output, r.output
+        r = CliRunner().invoke(main, ["deadline", ref, "--resume"])
+        assert r.exit_code == 0 and "deadlines resumed" in r.output, r.output
+        deliver(host, message(AXIS, f"Token: {token(game, 'axis')}\nTIMEZONE Asia/Tokyo\nEXTEND 1d\n", mid="a1@x"))
+        deliver(host, message(BRITISH, f"Token: {token(game, 'british')}\nEXTEND 1d\n", mid="b1@x"))
+        Host.open(root).poll()
+        changes = [(en.event.action, en.event.by) for en in Game(game.store).entries() if en.kind == "DeadlinesChanged"]
+        assert changes == [("paused", "host"), ("resumed", "host"), ("extended", "sides")]
+        assert "Your times are now in UTC and in Asia/Tokyo" in text_of(answers(host, "a1@x")[-1])
+        assert "Every side asked for it" in " ".join(text_of(answers(host, "b1@x")[-1]).split())
+        due = [w["due"] for w in Host.open(root)._deadlines(Game(game.store))["waits"].values()]
+        assert due == ["2026-01-05T00:00:00Z"]                  # 72 h from the start, then a day more
+        assert Game(game.store).verify().ok
