@@ -195,3 +195,36 @@ def test_pause_extend_timezone_and_a_webhook_alike_on_both_stores(root, monkeypa
         due = [w["due"] for w in Host.open(root)._deadlines(Game(game.store))["waits"].values()]
         assert due == ["2026-01-05T00:00:00Z"]                  # 72 h from the start, then a day more
         assert Game(game.store).verify().ok
+
+
+def test_a_key_by_mail_and_a_signed_order_with_its_receipt_alike_on_both_stores(root, tmp_path):
+    """Issue 31 on either store: KEY / KEY CONFIRM by mail, an order signed with
+    ssh-keygen, the host's receipt checked by `pbem receipt check`."""
+    import re
+    from pathlib import Path
+    from click.testing import CliRunner
+    from pbem.cli import main
+    from test_trust_mail import SSH_KEYGEN, signed_mail
+    from test_trust_signatures import keygen
+    if SSH_KEYGEN is None:
+        pytest.skip("ssh-keygen (OpenSSH) is not installed")
+    host = Host.open(root)
+    game = new_game(host)
+    key = keygen(tmp_path, "axis")
+    pub = Path(str(key) + ".pub").read_text().strip()
+    deliver(host, message(AXIS, f"Token: {token(game, 'axis')}\nKEY {pub}\n", mid="k1@x"))
+    host.poll()
+    code = re.search(r"KEY CONFIRM ([0-9a-f]{16})", text_of(answers(host, "k1@x")[-1]))[1]
+    deliver(host, message(AXIS, f"Token: {token(game, 'axis')}\nKEY CONFIRM {code}\n", mid="k2@x"))
+    host.poll()
+    assert "Registered" in text_of(answers(host, "k2@x")[-1])
+    deliver(host, signed_mail(Game(game.store), "axis", key, "end\n", tmp_path, "s1@x", AXIS))
+    host.poll()
+    body = text_of(answers(host, "s1@x")[-1])
+    assert "RECEIPT" in body, body
+    (tmp_path / "answer.txt").write_text(body)
+    r = CliRunner().invoke(main, ["receipt", "check", str(tmp_path / "answer.txt"), "--host-key",
+                                  (root / "host-key.pub").read_text()])
+    assert r.exit_code == 0, r.output
+    given = [en.event for en in Game(game.store).entries() if en.kind == "OrderGiven"]
+    assert given[-1].signature and Game(game.store).verify().ok
