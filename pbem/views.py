@@ -116,6 +116,7 @@ def state_view(game: Game, st: GameState, side: str = REFEREE, head: str = "", t
         "seed_revealed": bool(st.seed),
         "head": head,
         "seq": st.seq,
+        **({} if st.chain is None else {"dice_chain": st.chain.head, "dice_revealed": st.chain.revealed}),
     }
 
 

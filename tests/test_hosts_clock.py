@@ -148,6 +148,10 @@ def test_a_clock_with_grace_names_the_late_side_to_all_then_applies_the_default(
     assert game_seq(host) > seq
     # the next decision (axis combat) arose on Saturday: due the next weekday's 23:30 after 24h
     assert "Deadline: your attack-declarations is due by 2026-01-05T22:30:00Z" in mails(smtp, AXIS)[-1]
+    # the policy in words is in every report too, each in its reader's zone
+    for addr in (AXIS, BRITISH, HOST_ADDR):
+        assert "due at 23:30 Europe/Berlin on Monday to Friday" in mails(smtp, addr)[-1]
+        assert "12h of grace" in mails(smtp, addr)[-1]
 
 
 def game_seq(host: Host) -> int:

@@ -106,7 +106,7 @@ def _kernel_awaiting(f):
             from pbem.core.chain import exchange_waits
             return exchange_waits(state, sc.side_ids())
         return f(self, state, sc)
-    awaiting.__doc__, awaiting.__wrapped__ = f.__doc__, f
+    awaiting.__doc__, awaiting.__wrapped__, awaiting.kernel_wrapped = f.__doc__, f, True
     return awaiting
 
 
@@ -116,7 +116,7 @@ def _kernel_defaults(f):
             from pbem.core.chain import exchange_waits
             return ["entropy none"] if any(w["side"] == side for w in exchange_waits(state, sc.side_ids())) else []
         return f(self, state, sc, side)
-    default_orders.__doc__, default_orders.__wrapped__ = f.__doc__, f
+    default_orders.__doc__, default_orders.__wrapped__, default_orders.kernel_wrapped = f.__doc__, f, True
     return default_orders
 
 
@@ -147,8 +147,10 @@ class Ruleset:
         missed deadline contributes nothing.  No game needs to know."""
         super().__init_subclass__(**kw)
         for name, wrap in (("awaiting", _kernel_awaiting), ("default_orders", _kernel_defaults)):
-            f = cls.__dict__.get(name)
-            if f is not None:
+            # the game's own hook, or one it takes from a mixin before Ruleset (the Panzer
+            # Corps family's Decisions): wrapped once, wherever it is defined
+            f = getattr(cls, name)
+            if not getattr(f, "kernel_wrapped", False):
                 setattr(cls, name, wrap(f))
 
     # --- the game's start -------------------------------------------------------

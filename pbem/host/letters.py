@@ -121,7 +121,7 @@ class LettersMixin:
                                      orders_help=[row for x in Turn(game.rules, game.scenario, st).help(side)
                                                   for row in align(x)],
                                      commitment=game.created.seed_commitment, dice_mode=game.created.dice_mode,
-                                     trust=welcome_lines(self.cfg.root, game, side), **ctx)
+                                     dice_scheme=game.created.dice_scheme, trust=welcome_lines(self.cfg.root, game, side), **ctx)
                     answers.append(Answer(addr, side, "welcome",
                                           f"[pbem {game.game_id}] welcome: you play {game.scenario.side_name(side)} "
                                           f"in {game.scenario.title}", body, atts, head=head, seq=st.seq,
