@@ -40,6 +40,7 @@ class LettersMixin:
                 "host": self.cfg.address, "head": head, "seq": st.seq, "turn": st.turn,
                 "period": fmt_duration(self._period(game)), "has_period": self.deadlines_on(game),
                 "deadline_lines": self.deadline_lines(game, viewer),
+                "due_lines": self.due_lines(game, viewer, st),
                 "reminder": fmt_duration(self.cfg.reminder), "defaults": _defaults_text(game),
                 "auth": self.cfg.auth, "sides": [(s.id, s.name) for s in sc.sides],
                 "orders_mode": self.cfg.orders_mode,
@@ -151,4 +152,5 @@ def _when(game, st) -> str:
 
 
 def _defaults_text(game) -> str:
-    return game.rules.defaults_help or "the rules of this game define no default; the game waits"
+    from pbem.host.deadlines import defaults_text
+    return defaults_text(game)

@@ -11,6 +11,7 @@ HELP and STATUS, a capitalised word of the subject):
 
     CHECK            check the orders of this mail; apply nothing
     DRAFT / FINAL    hold the orders for this step / apply them (or the held ones)
+    UNDO             drop the orders held (staged) for this side
     HELP             the orders of this game and step, with examples
     STATUS           whose move, the deadline, the score, what the game waits for
     HISTORY [N]      the last N events (default 10) as this side may see them
@@ -30,7 +31,7 @@ from pbem.core import orders as O
 from pbem.host.common import fmt_duration, iso, parse_time
 
 MODES = ("check", "final", "draft")
-COMMANDS = ("help", "status", "history", "absent", "key", "timezone", "extend")
+COMMANDS = ("help", "status", "history", "absent", "key", "timezone", "extend", "undo")
 SUBJECT_WORDS = {"CHECK", "FINAL", "DRAFT", "HELP", "STATUS", "SVG"}
 MAP_SVG = ["map", "svg"]                  # the command a line `MAP SVG` (or the subject word SVG) gives
 HISTORY_DEFAULT, HISTORY_MAX = 10, 200
@@ -91,7 +92,7 @@ def read(text: str, subject: str, game) -> Request:
         if first in MODES and len(toks) == 1:
             req.mode = _stronger(req.mode, first)
             continue
-        if first in COMMANDS and (first != "help" and first != "status" or len(toks) == 1):
+        if first in COMMANDS and (first not in ("help", "status", "undo") or len(toks) == 1):
             req.commands.append([first, " ".join(toks[1:])])
             continue
         try:
@@ -225,8 +226,10 @@ def help_lines(game, st, side: str) -> list[str]:
     out += ["Mail commands (a line of their own; CHECK, DRAFT, FINAL, HELP, STATUS also as a word of the subject):",
             "  CHECK               check this mail's orders: what would be applied and refused; nothing is applied",
             "  DRAFT               hold this mail's orders for your current step (replacing any held); nothing applied;",
-            "                      a DRAFT without orders shows the held ones, checked again",
+            "                      a DRAFT without orders shows the held ones, checked again; a DRAFT with a",
+            "                      refused line is refused and the held orders stay as they were",
             "  FINAL               apply this mail's orders, or the held ones if it has none",
+            "  UNDO                drop your held (staged) orders; nothing is held then",
             "  HELP                this list",
             "  STATUS              whose move, deadline, score, what the game waits for",
             "  HISTORY [N]         the last N events (default 10) as you may see them",
@@ -303,12 +306,17 @@ def history_lines(game, side: str, arg: str) -> list[str]:
         if not arg.strip().isdigit():
             return [f"HISTORY takes a number of events (1 to {HISTORY_MAX}), not {arg.strip()!r}."]
         n = max(1, min(HISTORY_MAX, int(arg.strip())))
+    from pbem.core.events import OrderGiven
     rows = []
-    for en in game.entries()[-n:]:
+    for en in reversed(game.entries()):
+        if len(rows) >= n:
+            break
+        if isinstance(en.event, OrderGiven) and en.event.text.split(None, 1)[:1] == ["press"]:
+            continue                # its PressSent says it: a press once, not twice
         text = describe(en.event, game.scenario, side)
         if text:
             rows.append(f"  {en.seq:>5}  {text}")
-    return [f"The last {n} events of the log, as you may see them:"] + rows
+    return [f"The last {n} events of the log, as you may see them:"] + rows[::-1]
 
 
 def check_lines(game, side: str, sub) -> list[str]:
@@ -352,3 +360,13 @@ def board_asked(inc) -> bool:
     words = [ln.strip().lower() for ln in inc.orders.split("\n") if ln.strip()]
     subject = {w.strip(".,;:!?") for w in _TAG.sub(" ", inc.subject or "").split()}
     return words == ["status"] or (not words and "STATUS" in subject)
+
+
+def undo_lines(game, side: str) -> list[str]:
+    """UNDO (and `pbem order --unstage`): drop ``side``'s staged orders."""
+    from pbem import staging
+    held = staging.staged(game, side)
+    if held is None:
+        return ["You had no orders staged; nothing to drop."]
+    staging.discard(game, side)
+    return [f"Your staged orders (held since {held.get('at', '?')}) were dropped; nothing is staged now."]
