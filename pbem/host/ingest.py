@@ -405,12 +405,12 @@ class IngestMixin:
                 from pbem.report import render
                 effects = [t for t in (render.describe(ev, sc, side) for ev in a.events) if t]
                 applied.append({"line": a.line, "text": a.text, "effects": effects})
-        ctx = self._context(game, side, st, head)
         svg_asked = mailcmd.MAP_SVG in rec.get("commands", [])
         report, atts = self._report(game, side, st, entries, head, maps=outcome != "refused",   # a refusal: no map
                                     svg_asked=svg_asked)
         commands = self._commands(game, side, st, head, rec.get("commands", []), refused=outcome == "refused",
                                   job=rec["job"])
+        ctx = self._context(game, side, st, head)     # after the commands: a TIMEZONE, an UNDO show at once
         empty = bool(sub) and not sub.applied and sub.refused is None and mode == "apply" and not commands
         shown = ("empty" if empty else "answered") if outcome == "accepted" and not applied else outcome
         body = self._tpl("answer", outcome=outcome, stale=stale, applied=applied,
