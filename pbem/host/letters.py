@@ -45,7 +45,8 @@ class LettersMixin:
                 "auth": self.cfg.auth, "sides": [(s.id, s.name) for s in sc.sides],
                 "orders_mode": self.cfg.orders_mode,
                 # during a set-up step: the viewer's legal choices (set-up areas, drop zones, hexes)
-                "setup": [] if viewer == REFEREE else game.rules.setup_choices(st, sc, viewer)}
+                "setup": [] if viewer == REFEREE else game.rules.setup_choices(st, sc, viewer),
+                "setup_title": "" if viewer == REFEREE else game.rules.choices_title(st, sc, viewer)}
 
     def _refs(self, game, side: str) -> list[str]:
         """Every mail to a side threads under its welcome message."""

@@ -221,7 +221,7 @@ def help_lines(game, st, side: str) -> list[str]:
         out.append("The game waits for the other side now; you may still send press, or stage orders with DRAFT.")
     choices = game.rules.setup_choices(st, sc, side)
     if choices:
-        out.append("Your set-up choices now:")
+        out.append(f"Your {game.rules.choices_title(st, sc, side)} now:")
         out += [f"  {c}" for c in choices]
     out += ["Mail commands (a line of their own; CHECK, DRAFT, FINAL, HELP, STATUS also as a word of the subject):",
             "  CHECK               check this mail's orders: what would be applied and refused; nothing is applied",
@@ -256,7 +256,8 @@ def align(line: str) -> list[str]:
 
 def status_lines(host, game, st, side: str, head: str) -> list[str]:
     """STATUS as ``side`` may see it (views.state_view): turn and phase, whose
-    move, what the game waits for, the score, this side's deadlines."""
+    move, what the game waits for, the score, this side's deadlines (``host``: the
+    mail host that runs the game; None for `pbem status` of a game none runs)."""
     from pbem.views import result_text, score_text, state_view
     sc = game.scenario
     v = state_view(game, st, side, head)
@@ -273,6 +274,15 @@ def status_lines(host, game, st, side: str, head: str) -> list[str]:
         out.append("Waiting for nobody.")
     if v["score"]:
         out.append("Score so far: " + score_text(sc, v["score"]))
+    from pbem import staging
+    held = staging.staged(game, side)
+    if host is None:                            # `pbem status` of a game no mail host here runs
+        out.append("No mail host runs this game here, so no deadline runs.")
+        if held:
+            out.append(f"You have orders staged (held) since {held['at']}; `pbem order GAME --as SIDE --final` "
+                       "applies them, --unstage drops them.")
+        out.append(f"Log head {head} (seq {st.seq}).")
+        return out
     dl = host._deadlines(game)
     out += host.deadline_lines(game, side, dl)
     if not dl.get("waits") and host.deadlines_on(game):
@@ -289,11 +299,9 @@ def status_lines(host, game, st, side: str, head: str) -> list[str]:
         rule = f"this host allows {fmt_duration(cap)} at most in any {fmt_duration(window)}"
         out.append(f"ABSENT: {fmt_duration(reach - since)} more is left: an ABSENT sent now could reach "
                    f"{host.show_time(game, side, reach, dl)} ({rule})." if reach > since else f"ABSENT: none is left now ({rule}).")
-    from pbem import staging
-    held = staging.staged(game, side)
     if held:
         out.append(f"You have orders staged (held) since {host.show_time(game, side, held['at'], dl)}; send FINAL "
-                   "to apply them.")
+                   "to apply them, UNDO to drop them.")
     out.append(f"Log head {head} (seq {st.seq}).")
     return out
 
