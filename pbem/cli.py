@@ -163,6 +163,11 @@ def _player_prefs(zones: tuple[str, ...], hooks: tuple[str, ...]) -> tuple[dict,
     return (tz, urls) if tz or urls else None
 
 
+def _by_id(sc, given: dict[str, str]) -> dict[str, str]:
+    """SIDE=... options keyed by side id: a side's name as `pbem scenarios` prints it counts too."""
+    return {sc.side_of(k) or k: v for k, v in given.items()}
+
+
 def _parse_dice(text: str | None) -> list[int] | None:
     if text is None:
         return None
@@ -203,20 +208,25 @@ def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id, keys, requ
         prefs = _player_prefs(zones, hooks)
     except HostError as e:
         raise click.BadParameter(str(e)) from None
+    from pbem.core.scenario import ScenarioError, load
+    try:
+        sc = load(scenario_ref)
+    except ScenarioError:
+        sc = None                               # Game.create says what is wrong with it
+    players, keys = _parse_players(players), _parse_keys(keys)
+    if sc is not None:                          # a side by its id or its name ("Commonwealth" for allied)
+        players, keys = (_by_id(sc, d) for d in (players, keys))
+        prefs = prefs and (_by_id(sc, prefs[0]), _by_id(sc, prefs[1]))
     if prefs:                                   # a side the scenario lacks: refused before anything is made
-        from pbem.core.scenario import ScenarioError, load
-        try:
-            sides = load(scenario_ref).side_ids()
-        except ScenarioError:
-            sides = None                        # Game.create says what is wrong with it
+        sides = sc.side_ids() if sc is not None else None
         bad = [s for s in [*prefs[0], *prefs[1]] if sides is not None and s not in sides]
         if bad:
             raise click.BadParameter(f"{bad[0]}=...: the scenario has no side {bad[0]!r}; sides: {', '.join(sides)}")
     from pbem.store import new_game_target
     where = new_game_target(Path(game_dir), game_id)     # the folder, or the host's database
-    g = Game.create(where, scenario_ref, _parse_players(players), seed_hex=seed_hex,
+    g = Game.create(where, scenario_ref, players, seed_hex=seed_hex,
                     dice=_parse_dice(dice), game_id=game_id, dice_scheme=int(dice_scheme),
-                    keys=_parse_keys(keys), require_signatures=require_signatures, contributions=contributions)
+                    keys=keys, require_signatures=require_signatures, contributions=contributions)
     if prefs:
         from pbem.host.deadlines import set_preferences
         set_preferences(g, *prefs)

@@ -28,7 +28,7 @@ def side_id(sc, side: str, referee: bool = True) -> str:
     import difflib
     names = {s.id.lower(): s.id for s in sc.sides} | {s.name.lower(): s.id for s in sc.sides}
     near = difflib.get_close_matches((side or "").lower(), list(names), n=1, cutoff=0.6)
-    hint = f"did you mean {names[near[0]]}? " if near else ""
+    hint = f"did you mean {sc.side_name(names[near[0]])} ({names[near[0]]})? " if near else ""
     choices = ", ".join(f"{s.id} ({s.name})" if s.name.lower() != s.id.lower() else s.id for s in sc.sides)
     raise EngineError(f"unknown side {side!r}; {hint}choose one of: {choices}" + (", referee" if referee else ""))
 
