@@ -164,3 +164,24 @@ def test_history_shows_a_press_once(tmp_path, smtp):
     a = send(host, game, smtp, "HISTORY 5\n", mid="m2@example.org")
     history = text_of(a).split("\nHISTORY 5\n")[1].split("\n\n")[0]
     assert history.count("Good luck, Auchinleck!") == 1
+
+
+def test_mirages_by_mail_words_its_deadlines_choices_and_default(tmp_path, smtp):
+    from mail_helpers import CLOCK as AT
+    from pbem.engine import Game
+    host, _g = table(tmp_path, smtp)
+    game = Game.create(host.cfg.games_dir / "m1", "mirages-skorpion", {"axis": AXIS, "allied": BRITISH},
+                       seed_hex="ab" * 32, game_id="m1", at=AT)
+    host.welcome(game)
+    welcome = flat(text_of(smtp.to(AXIS)[-1]))
+    assert "the host applies the game's default: Initiative: end the Ops Phase" in welcome
+    assert "Deadline defaults" not in welcome and "SET-UP" not in welcome.upper().replace("YOUR SET-UP", "")
+    assert "Your Ops Phase choices: activate cramer" in welcome
+    a = send(host, game, smtp, "activate cramer\n", subject="[pbem m1] go")
+    t = flat(text_of(a))
+    assert str(a["Subject"]) == "ACCEPTED: Re: [pbem m1] go"
+    assert "Your next orders (actions) are due by 2026-01-03T00:00:00Z." in t
+    assert "YOUR OPS PHASE CHOICES NOW" in t and "SET-UP CHOICES" not in t
+    a = send(host, game, smtp, "STATUS\n", subject="[pbem m1] status", mid="m2@example.org")
+    t = flat(text_of(a))
+    assert "Deadline for your actions: due by 2026-01-03T00:00:00Z" in t and "actions is due" not in t

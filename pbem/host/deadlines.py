@@ -296,7 +296,7 @@ class DeadlinesMixin:
                                  **self._context(game, w["side"], st, head))
                 answers.append(Answer(addr, w["side"], "reminder",
                                       f"[pbem {game.game_id}] reminder: {game.scenario.side_name(w['side'])}, your "
-                                      f"{w['kind']} is due by {w['due']}", body, head=head, seq=st.seq,
+                                      f"{w['kind']}: due by {w['due']}", body, head=head, seq=st.seq,
                                       references=self._refs(game, w["side"]), slug=f"{w['side']}-reminder"))
             self.commit(rec["job"], answers, game.game_id)
             self._done(key, rec, outcome="reminded", game=game.game_id, side=w["side"])
