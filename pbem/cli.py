@@ -289,7 +289,8 @@ def order_cmd(game_dir, orders, side, expect_head, mode) -> None:
         text, mode = _read_as_mail(g, side, text, mode)
     if mode in ("check", "stage"):
         trial = g.check(side, text)
-        if mode == "stage" and trial.refused is not None:     # not held: what was held stays
+        if mode == "stage" and trial.refused is not None and not staging.not_your_step(g, side, text):
+            # not held: what was held before stays
             _print_check(g, side, trial)
             held = staging.staged(g, side)
             _fail("REFUSED: a line would be refused, so these orders were not staged; " +

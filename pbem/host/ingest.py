@@ -453,7 +453,8 @@ class IngestMixin:
         check (Game.check), else None.  Such a draft is not held: the previous one stays.
         Looked at only before the job touched the log (a job finished after a crash goes on
         as it began)."""
-        if rec.get("mode") != "stage" or not rec.get("stage", "").strip() or game.head()[1] != rec["head_before"]:
+        if rec.get("mode") != "stage" or not rec.get("stage", "").strip() or game.head()[1] != rec["head_before"] \
+                or staging.not_your_step(game, rec["side"], rec["stage"]):      # answered "NOT STAGED" as before
             return None
         trial = game.check(rec["side"], rec["stage"])
         return trial if trial.refused is not None else None
