@@ -342,9 +342,8 @@ class IngestMixin:
                 due = self.due_lines(game, side) if game is not None else []
             body = self._tpl("refused", reason=reason, host=self.cfg.address, game_id=game_id, side=side,
                              subject=inc.subject, message_id=inc.message_id, due_lines=due)
-            answers.append(Answer(inc.sender, side or "unknown", "answer",
-                               self._reply_subject(inc, game_id, "refused"), body,
-                                  in_reply_to=inc.message_id, references=inc.references, outcome="refused",
+            answers.append(Answer(inc.sender, side or "unknown", "answer", self._reply_subject(inc, game_id, "refused"),
+                                  body, in_reply_to=inc.message_id, references=inc.references, outcome="refused",
                                   slug="refused"))
         self.commit(rec["job"], answers, game_id)
         crash.checkpoint("spooled")
