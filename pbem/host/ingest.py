@@ -182,6 +182,7 @@ class IngestMixin:
                                 "game id in your welcome mail", quarantine=True, game_id=gid if game else "")
         players = self._players(game)
         side = inc.fields.get("side", "").lower()
+        side = game.scenario.side_of(side) or side          # "Side: Commonwealth" names allied
         if not side:
             mine = [s for s, a in players.items() if a == inc.sender]
             if len(mine) == 1:
