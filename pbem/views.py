@@ -16,17 +16,32 @@ from pbem.log import GENESIS, LogError, line_hash
 REFEREE = "referee"
 
 
-def check_viewer(game: Game, side: str) -> None:
+def side_id(sc, side: str, referee: bool = True) -> str:
+    """The side a command line names, by its id or its name as `pbem scenarios` prints it
+    ("Commonwealth" or ``allied``; any case), or the referee; an unknown one is refused
+    with a "did you mean" and the choices."""
     from pbem.engine import EngineError
-    if side != REFEREE and side not in game.scenario.side_ids():
-        raise EngineError(f"unknown side {side!r}; choose one of: {', '.join(game.scenario.side_ids())}, referee")
+    if side == REFEREE and referee:
+        return side
+    found = sc.side_of(side)
+    if found:
+        return found
+    import difflib
+    names = {s.id.lower(): s.id for s in sc.sides} | {s.name.lower(): s.id for s in sc.sides}
+    near = difflib.get_close_matches((side or "").lower(), list(names), n=1, cutoff=0.6)
+    hint = f"did you mean {sc.side_name(names[near[0]])} ({names[near[0]]})? " if near else ""
+    choices = ", ".join(f"{s.id} ({s.name})" if s.name.lower() != s.id.lower() else s.id for s in sc.sides)
+    raise EngineError(f"unknown side {side!r}; {hint}choose one of: {choices}" + (", referee" if referee else ""))
+
+
+def check_viewer(game: Game, side: str) -> str:
+    """The viewer ``side`` names (``side_id``), or EngineError."""
+    return side_id(game.scenario, side)
 
 
 def viewer(game: Game, side: str | None) -> str:
     """The viewer a command names (the referee when none), checked (``check_viewer``)."""
-    side = side or REFEREE
-    check_viewer(game, side)
-    return side
+    return check_viewer(game, side or REFEREE)
 
 
 def result_text(sc, result: dict) -> str:

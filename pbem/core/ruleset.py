@@ -215,6 +215,11 @@ class Ruleset:
         units may go where: set-up areas, drop-zone alternatives); [] otherwise."""
         return []
 
+    def choices_title(self, state: GameState, sc: Scenario, side: str) -> str:
+        """What ``setup_choices`` lists now, for its heading ("Your set-up choices now"):
+        a game whose choices outlast the set-up names them otherwise."""
+        return "set-up choices"
+
     # --- what sides see ---------------------------------------------------------------
 
     def redact(self, ev: Event, viewer: str) -> Event:

@@ -41,11 +41,13 @@ class LettersMixin:
                 "host": self.cfg.address, "head": head, "seq": st.seq, "turn": st.turn,
                 "period": fmt_duration(self._period(game)), "has_period": self.deadlines_on(game),
                 "deadline_lines": self.deadline_lines(game, viewer),
+                "due_lines": self.due_lines(game, viewer, st),
                 "reminder": fmt_duration(self.cfg.reminder), "defaults": _defaults_text(game),
                 "auth": self.cfg.auth, "sides": [(s.id, s.name) for s in sc.sides],
                 "orders_mode": self.cfg.orders_mode,
                 # during a set-up step: the viewer's legal choices (set-up areas, drop zones, hexes)
                 "setup": [] if viewer == REFEREE else list(Turn(game.rules, game.scenario, st).setup(viewer)),
+                "setup_title": "" if viewer == REFEREE else game.rules.choices_title(st, sc, viewer),
                 # a board wider than the PNG: the mail says what its two pictures are (report/closeup.py)
                 "map_note": _map_note(sc, self.cfg)}
 
@@ -151,7 +153,8 @@ def _when(game, st) -> str:
 
 
 def _defaults_text(game) -> str:
-    return game.rules.defaults_help or "the rules of this game define no default; the game waits"
+    from pbem.host.deadlines import defaults_text
+    return defaults_text(game)
 
 
 def _map_note(sc, cfg) -> list[str]:

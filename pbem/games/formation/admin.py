@@ -207,7 +207,7 @@ def place_schwerpunkt(ctx: Ctx, args: list[str]) -> None:
         raise OrderError(f"the Schwerpunkt marker is not {sc.side_name(ctx.side)}'s this turn", "9.2")
     if len(args) != 1:
         raise OrderError("schwerpunkt needs one formation: schwerpunkt FORMATION", "9.2")
-    f = find_formation(st, args[0])
+    f = find_formation(st, args[0], ctx.side)
     if f not in _sp_choices(st, sc, ctx.side):
         raise OrderError(f"{f} cannot take the Schwerpunkt: it must be one of yours with its HQ in supply "
                          f"({', '.join(_sp_choices(st, sc, ctx.side)) or 'none'})", "5.9")

@@ -102,6 +102,8 @@ def handle_attack(ctx: Ctx, order: O.Attack) -> None:
     if len(hexes) != 1:
         raise OrderError("the attackers must be one unit or units of one hex", "7.4.1 A")
     here = hexes.pop()
+    if order.target == here:
+        raise OrderError(f"the attackers are in {here}: attack a hex next to it, held by the enemy", "7.4")
     if not sc.board.grid.adjacent(here, order.target):
         raise OrderError(f"{order.target} is not next to {here}", "7.4")
     defenders = [u.id for u in B.combat_units(st, sc, order.target) if u.side != ctx.side]

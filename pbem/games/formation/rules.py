@@ -276,6 +276,10 @@ class MiragesRules(Ruleset):
     def setup_choices(self, st: FormationState, sc: Scenario, side: str) -> list[str]:
         return choices.setup_choices(st, sc, side)
 
+    def choices_title(self, st: FormationState, sc: Scenario, side: str) -> str:
+        """No set-up here: the choices are the Admin Phase's or the Ops Phase's (6.0, 9.0)."""
+        return {"admin": "Admin Phase choices"}.get(st.fm.step, "Ops Phase choices")
+
     # --- what sides see ------------------------------------------------------------------------
 
     def redact(self, ev: E.Event, viewer: str) -> E.Event:
