@@ -144,7 +144,8 @@ def report_bytes(game_dir: str, side: str, at: int | None, since: int | None, fm
         from pbem.core.orders import visible
         text = render.report_text(g, side, st, entries, since, head)
         if at is None and side in g.scenario.side_ids():    # a set-up step: the choices the welcome lists
-            choices = g.rules.setup_choices(st, g.scenario, side)
+            from pbem.views import turn_of
+            choices = turn_of(g, st).setup(side)
             if choices:
                 title = g.rules.choices_title(st, g.scenario, side).upper()
                 text = text.rstrip("\n") + f"\n\nYOUR {title} NOW\n" + "".join(f"  {c}\n" for c in choices)
