@@ -40,8 +40,8 @@ def test_every_pin_has_its_hashes():
 
 
 @pytest.mark.parametrize("edit, lock, said", [
-    (('"click>=8.1"', '"click>=99"'), "requirements.lock", "click: requirements.lock pins 8."),
-    (('"msgspec>=0.18",', '"msgspec>=0.18", "tomli-w>=1",'), "requirements.lock",
+    (('"click>=8.2"', '"click>=99"'), "requirements.lock", "click: requirements.lock pins 8."),
+    (('"msgspec>=0.23",', '"msgspec>=0.23", "tomli-w>=1",'), "requirements.lock",
      "tomli-w: asked for by pyproject.toml, not pinned"),
     (('    "pillow>=10",', '   '), "requirements.lock", "pillow: pinned in requirements.lock for pbem, no longer asked"),
     (('"aiosmtpd>=1.4",', ''), "requirements-test.lock", "aiosmtpd: pinned in requirements-test.lock for pbem"),
