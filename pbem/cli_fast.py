@@ -147,7 +147,7 @@ def report_bytes(game_dir: str, side: str, at: int | None, since: int | None, fm
             from pbem.views import turn_of
             choices = turn_of(g, st).setup(side)
             if choices:
-                title = g.rules.choices_title(st, g.scenario, side).upper()
+                title = turn_of(g, st).setup_title(side).upper()
                 text = text.rstrip("\n") + f"\n\nYOUR {title} NOW\n" + "".join(f"  {c}\n" for c in choices)
         return visible(text).encode()
     if fmt == "svg":

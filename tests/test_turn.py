@@ -134,7 +134,7 @@ def test_only_the_turn_calls_the_step_hooks():
     (issue 26): no module outside pbem/core calls the step hooks itself."""
     import re
     from pathlib import Path
-    hooks = re.compile(r"\.(awaiting|awaiting_view|default_orders|order_help|setup_choices|phase_side)\(")
+    hooks = re.compile(r"\.(awaiting|awaiting_view|default_orders|order_help|setup_choices|choices_title|phase_side)\(")
     root = Path(__file__).resolve().parent.parent / "pbem"
     found = []
     for path in root.rglob("*.py"):

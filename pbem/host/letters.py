@@ -47,7 +47,7 @@ class LettersMixin:
                 "orders_mode": self.cfg.orders_mode,
                 # during a set-up step: the viewer's legal choices (set-up areas, drop zones, hexes)
                 "setup": [] if viewer == REFEREE else list(Turn(game.rules, game.scenario, st).setup(viewer)),
-                "setup_title": "" if viewer == REFEREE else game.rules.choices_title(st, sc, viewer),
+                "setup_title": "" if viewer == REFEREE else Turn(game.rules, game.scenario, st).setup_title(viewer),
                 # a board wider than the PNG: the mail says what its two pictures are (report/closeup.py)
                 "map_note": _map_note(sc, self.cfg)}
 

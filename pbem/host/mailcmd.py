@@ -221,7 +221,7 @@ def help_lines(game, st, side: str) -> list[str]:
         out.append("The game waits for the other side now; you may still send press, or stage orders with DRAFT.")
     choices = offer.setup
     if choices:
-        out.append(f"Your {game.rules.choices_title(st, sc, side)} now:")
+        out.append(f"Your {turn_of(game, st).setup_title(side)} now:")
         out += [f"  {c}" for c in choices]
     out += ["Mail commands (a line of their own; CHECK, DRAFT, FINAL, HELP, STATUS also as a word of the subject):",
             "  CHECK               check this mail's orders: what would be applied and refused; nothing is applied",
