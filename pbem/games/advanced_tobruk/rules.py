@@ -120,6 +120,16 @@ class AdvancedTobruk(Ruleset):
                 out.append((title, lines))
         return out
 
+    def counter_face(self, state: TobrukState, sc: Scenario, row: dict, viewer: str) -> dict:
+        """The counter's values, front and turret, status markers and wreck (map_face.py)."""
+        from pbem.games.advanced_tobruk.map_face import counter_face
+        return counter_face(state, sc, row, viewer)
+
+    def map_shots(self, state: TobrukState, sc: Scenario, events: list, viewer: str) -> list[dict]:
+        """A line from firer to target for each shot of ``events`` (map_face.py)."""
+        from pbem.games.advanced_tobruk.map_face import shots
+        return shots(state, sc, events, viewer)
+
     def unit_row(self, state: TobrukState, sc: Scenario, unit: UnitState, row: dict, viewer: str) -> dict | None:
         """32: hidden units unseen, FOW faces, stacks and FULL cover as the rules let the enemy look."""
         return views.unit_row(state, sc, unit, row, viewer)
