@@ -736,6 +736,7 @@ def _eliminated_box(units: list[dict], x0: float, y0: float, width: float) -> tu
            f'Eliminated</text>']
     for i, u in enumerate(sorted(units, key=lambda u: (str(u.get("side", "")), str(u.get("id", ""))))):
         r, c = divmod(i, per_row)
-        out += _counter(dict(u, status=[]), x0 + head + c * (s + gap), y0 + gap + r * (s + gap), s, s)
+        face = {k: v for k, v in (u.get("face") or {}).items() if k == "values"}    # no markers, no front: gone
+        out += _counter(dict(u, status=[], face=face), x0 + head + c * (s + gap), y0 + gap + r * (s + gap), s, s)
     out.append("</g>")
     return out, h
