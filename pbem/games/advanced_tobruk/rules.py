@@ -275,6 +275,10 @@ class AdvancedTobruk(Ruleset):
             "cross VEHICLE STEP ... | assault VEHICLE STEP ...    vehicles; STEP: HEX, back HEX, face SPINE, "
             "turret SPINE, overrun UNIT (an AFV by assault movement, 21), off, continue (6.5)",
             "standing [UNIT] ask | hold | any [range N] | afv [range N]    standing opportunity-fire orders (6.6)",
+            "standing orders in mails    ask (the default) pauses an enemy move at every hex where your unit may "
+            "fire: each pause costs a mail from you (fire or pass) and another round of the host's mails (its "
+            "answer and the reports); any and afv fire by themselves and hold never fires: the move runs on with "
+            "no mail of yours (6.6)",
             "fire UNIT[+UNIT...] | pass    answer a move paused for your opportunity fire (6.6)",
             "fire UNIT[+UNIT...]    (units already marked fired) desperation fire in that answer: personnel, "
             "printed gunfire, mover within normal range, the attack's roll is their morale check (15.6)",
