@@ -95,6 +95,20 @@ def test_the_map_draws_a_face_front_turret_marks_and_a_wreck_where_the_game_give
         assert f">{words}<" in legend, words
 
 
+def test_a_full_strip_of_a_stack_ends_in_a_chip_naming_the_rest():
+    sc = load("tobruk-r33")
+    marks = [{"key": k, "text": k[:2], "colour": "#333333", "label": f"{k} label"} for k in ("aa", "bb", "cc", "dd", "ee")]
+    units = [{"id": "L", "side": "british", "hex": "0705", "strength": 1, "ma": 0, "status": [], "type": "squad",
+              "face": {"values": "", "marks": marks}},
+             {"id": "Z", "side": "british", "hex": "0705", "strength": 1, "ma": 0, "status": [], "type": "squad"}]
+    top = _group(render_svg(sc, units), "counter", "L")
+    more = re.search(r'<g class="status-mark more" data-mark="([^"]*)"><title>([^<]*)</title>', top)
+    drawn = re.findall(r'<g class="status-mark" data-mark="([^"]*)"', top)
+    assert more and drawn and drawn[0] == "aa"
+    assert drawn + more.group(1).split() == ["aa", "bb", "cc", "dd", "ee"]
+    assert more.group(2) == "; ".join(f"{k} label" for k in more.group(1).split())
+
+
 def test_a_shot_from_a_firer_the_viewer_does_not_see_draws_no_line():
     sc = load("tobruk-r33")
     units = [{"id": "X", "side": "british", "hex": "0705", "strength": 1, "ma": 0, "status": [], "type": "squad"}]
@@ -119,7 +133,10 @@ def test_every_hexside_type_drawn_is_in_the_legend():
 def test_after_p1_fires_at_a1_a1_shows_broken_and_casualties_and_the_shot(after_p1_fires):
     svg = after_p1_fires
     a1 = _group(svg, "counter", "A1")
-    assert 'data-mark="broken"' in a1 and 'data-mark="casualties"' in a1          # 11.1, 15.82
+    assert 'data-mark="broken"' in a1                                              # 11.1, the weightiest first
+    shown = {k for keys in re.findall(r'data-mark="([^"]*)"', a1) for k in keys.split()}
+    assert {"broken", "casualties"} <= shown                                       # 15.82: drawn, or in the "+N" chip
+    assert "casualties marker (15.82)" in a1
     assert re.search(r'<g class="shot shot-direct" data-firer="P1" data-target="A1" data-from="0609" data-to="0705"', svg)
     assert 'data-firer="Tk2"' not in svg            # the step before's shot is not this step's
     legend = svg[svg.index('<g class="legend"'):]
@@ -198,7 +215,7 @@ def test_the_replay_page_shows_the_shot_and_the_status_of_its_step(r33):
     n = next(s["n"] for s in d["steps"] if s["what"].endswith(P1_AT_A1) or P1_AT_A1 in s["what"])
     svg = maps[n]
     assert re.search(r'data-firer="P1" data-target="A1"', svg)
-    assert 'data-mark="broken"' in _group(svg, "counter", "A1")
+    assert 'data-mark="broken"' in _group(svg, "counter", "A1") and "casualties marker" in _group(svg, "counter", "A1")
     assert not re.search(r'data-firer="P1" data-target="A1"', maps[n + 1])       # the next step: its own shots
 
 

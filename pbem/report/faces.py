@@ -54,11 +54,18 @@ def counter_marks(marks: list[dict], x0: float, y0: float, w: float, h: float, s
     width left of the strip's text)."""
     out = []
     if stacked:
-        x = x0 + w - 1.5
-        for m in marks:
+        x, left = x0 + w - 1.5, x0 + w - room
+        for i, m in enumerate(marks):
             svg, cw = chip(x, y0 + 1, str(m.get("text", "")), str(m.get("colour", "#333333")), "end")
-            if x - cw < x0 + w - room:
-                break                                   # the strip is full: the text report lists the rest
+            rest = marks[i + 1:]
+            more_w = chip(0, 0, f"+{len(rest)}", "#333333")[1] + 1 if rest else 0.0
+            if x - cw - more_w < left:                  # the strip is full: "+N", the rest named in its title
+                rest = marks[i:]
+                more, _w = chip(x, y0 + 1, f"+{len(rest)}", "#333333", "end")
+                names = "; ".join(str(r.get("label", "")) for r in rest)
+                out.append(f'<g class="status-mark more" data-mark="{" ".join(_esc(r.get("key", "")) for r in rest)}">'
+                           f'<title>{_esc(names)}</title>{more}</g>')
+                break
             out.append(f'<g class="status-mark" data-mark="{_esc(m.get("key", ""))}"><title>{_esc(m.get("label", ""))}</title>{svg}</g>')
             x -= cw + 1
         return out

@@ -40,6 +40,9 @@ STATUS_MARKS: dict[str, tuple[str, str, str, str]] = {
 }
 BOT_MARK = {"key": "bot", "text": "BOT", "colour": "#0d47a1",
             "label": "burst on target: hit before, the firer doubles its rate of fire (13.46)"}
+RANK = ("surrendered", "broken", "pinned", "suppressed", "bailed", "m-kill", "f-kill", "casualties",
+        "half-squad-casualties", "half-squad", "reduced", "wounded", "melee", "bot", "fired", "winded", "full", "hd",
+        "courage", "continued")
 REDUCED = ("half-squad", "half-squad, casualties", "reduced", "wounded")
 
 
@@ -100,8 +103,8 @@ def counter_face(st: TobrukState, sc: Scenario, row: dict, viewer: str) -> dict:
     t = _bearing(turret)
     if t is not None and turret != front:
         face["turret"], face["turret_label"] = t, f"{turret} (12.2)"
-    if marks:
-        face["marks"] = marks
+    if marks:                                           # the weightiest first: a full strip keeps them
+        face["marks"] = sorted(marks, key=lambda m: RANK.index(m["key"]) if m["key"] in RANK else len(RANK))
     return face
 
 
