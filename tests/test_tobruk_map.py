@@ -244,3 +244,23 @@ def test_help_and_the_welcome_say_what_each_standing_order_costs_in_mails():
     assert len(cost) == 1
     assert re.search(r"ask \(the default\) pauses .* each pause costs a mail from you \(fire or pass\)", cost[0])
     assert "any and afv fire by themselves and hold never fires" in cost[0] and "no mail of yours" in cost[0]
+
+
+def test_tobruks_face_of_a_row_reads_only_the_row():
+    # map_face.counter_face: the row's markers (reducer.markers' words) become the face; a FOW face
+    # (32.11: its type is the face, "AFV") carries no values; a wreck keeps its hex (13.7)
+    from pbem.games.advanced_tobruk.map_face import counter_face
+    from pbem.games import ruleset_for
+    sc = load("tobruk-r33")
+    st = ruleset_for(sc.game).new_state(sc, "x")
+    row = {"id": "Tk1", "type": "a13", "hex": "0502", "status": ["facing SSE", "turret NNE", "F", "casualties", "broken"]}
+    face = counter_face(st, sc, row, "german")
+    assert (face["values"], face["front"], face["turret"]) == ("2pdr", 150.0, 30.0)     # 13.91; spines 6.52, 12.2
+    assert [m["key"] for m in face["marks"]] == ["broken", "casualties", "fired"]        # the weightiest first
+    assert "turret" not in counter_face(st, sc, dict(row, status=["facing SSE", "turret SSE"]), "german")
+    assert counter_face(st, sc, {"id": "Tk1", "type": "AFV", "hex": "0502", "status": ["facing SSE"]}, "german")["values"] == ""
+    half = counter_face(st, sc, {"id": "A2", "type": "aus-squad", "hex": "0905", "status": ["half-squad"]}, "german")
+    assert half["values"] == "3|4|6"                                                     # the reduced side (15.82)
+    wreck = counter_face(st, sc, {"id": "P1", "type": "pz3g", "hex": "0609",
+                                  "status": ["facing NNE", "burning wreck", "eliminated"]}, "british")
+    assert wreck["wreck"] == "burning wreck (13.7)" and wreck["burning"] and "front" not in wreck
