@@ -235,7 +235,8 @@ class Ruleset:
 
     def counter_face(self, state: GameState, sc: Scenario, row: dict, viewer: str) -> dict:
         """How the map and the report's SITUATION table show ``row``: a unit as ``viewer`` sees it
-        (``unit_row`` applied), decided from the row alone, so nothing the viewer may not see shows.
+        (``unit_row`` applied), decided from the row and what every side sees (a marker on the
+        map), so nothing the viewer may not see shows.
         Every key optional: ``values``: the text on the counter and in the table (default
         "STRENGTH-MA"; "" = none); ``front``: the bearing the counter faces, degrees clockwise
         from the map's up (a flat-topped hex's spines are at 30, 90, ... 330), with

@@ -12,10 +12,12 @@ apart vertically, so every grid neighbour is exactly ``sqrt(3) R`` away.
 Drawing order (bottom to top): title bar (with turn, phase and score, and a
 north arrow where north is not up), terrain fills and borders, set-up areas
 and drop zones, roads, battle positions, hexside features, highlighted
-hexes, objective outlines, hex numbers, place names, move arrows, counters,
-objective badges, then the box of eliminated units and the legend below the
-map.  Helpers: ``symbols`` (unit icons), ``fontmetrics`` (text widths),
-``marks`` (what decides the game), ``legend``.
+hexes, objective outlines, hex numbers, place names, hex markers' outlines,
+move arrows, shot lines, counters (with a game's face: values, status chips,
+wrecks), fronts and turrets, hex markers' chips, objective badges, then the box
+of eliminated units and the legend below the map.  Helpers: ``symbols`` (unit
+icons), ``fontmetrics`` (text widths), ``marks`` (what decides the game),
+``faces`` (fronts, status markers, wrecks, hex markers, shots), ``legend``.
 """
 from __future__ import annotations
 

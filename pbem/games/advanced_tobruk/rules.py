@@ -11,6 +11,7 @@ each phase and what the game waits for.  The rules, by concern:
     fire_*.py, casualty.py, morale.py, melee.py, assault.py   fire, morale, close assault (10-17, 21-23)
     terms.py        victory (2.44-2.46);  words.py  report wording;  schema.py, lint.py  scenario
     views.py        map marks, set-up choices, the other side's standing orders hidden (6.6)
+    map_face.py     the map's counters (values, fronts, turrets, status, wrecks), hex markers, shot lines
 """
 from __future__ import annotations
 
