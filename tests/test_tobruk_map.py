@@ -264,3 +264,33 @@ def test_tobruks_face_of_a_row_reads_only_the_row():
     wreck = counter_face(st, sc, {"id": "P1", "type": "pz3g", "hex": "0609",
                                   "status": ["facing NNE", "burning wreck", "eliminated"]}, "british")
     assert wreck["wreck"] == "burning wreck (13.7)" and wreck["burning"] and "front" not in wreck
+
+
+def test_every_kind_of_marker_on_the_map_is_drawn_where_it_stands():
+    # map_face.hex_markers: CFF (18.21), FFE, barrage limits (18.71), smoke with its side (20.36),
+    # a burst on target in a hex (13.461, 19.71), continued fire (15.931); all public
+    from pbem.games import ruleset_for
+    from pbem.games.advanced_tobruk.arty_state import Battery
+    from pbem.report.marks import marks_for
+    sc = load("tobruk-r33")
+    rules = ruleset_for(sc.game)
+    st = rules.new_state(sc, "x")
+    st.batteries = {"B1": Battery(side="british", cff="0404"), "B2": Battery(side="german", cff="0606", ffe=True,
+                                                                             ends=["0506", "0706"])}
+    st.smoke = {"0909": 2}
+    st.cfire = ["1003"]
+    st.pieces["P1"].bot = "1105"
+
+    class G:
+        scenario = sc
+    G.rules = rules
+    marks = marks_for(G, st, "british")
+    got = sorted((m["hex"], m["key"], m["text"]) for m in marks["markers"])
+    assert got == [("0404", "cff", "CFF"), ("0506", "barrage", "BAR"), ("0606", "ffe", "FFE"),
+                   ("0706", "barrage", "BAR"), ("0909", "smoke2", "SM2"), ("1003", "cfire", "CF"),
+                   ("1105", "bot-hex", "BOT")]
+    svg = render_svg(sc, [], marks=marks)
+    legend = svg[svg.index('<g class="legend"'):]
+    for m in marks["markers"]:
+        assert f'<g class="marker" data-hex="{m["hex"]}" data-mark="{m["key"]}">' in svg
+        assert f'>{m["label"]}<' in legend
