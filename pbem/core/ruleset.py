@@ -256,9 +256,32 @@ class Ruleset:
         score (``vp`` 0 = no value printed; ``side`` = who holds it now, "" = nobody/unknown);
         ``areas``: [{"label": "...", "hexes": [...], "side": "..."}] set-up areas and drop zones
         while they matter (nothing the viewer may not see); ``score``: one line, the running
-        score; ``north``: degrees clockwise from the map's up to north (0: no arrow).
+        score; ``north``: degrees clockwise from the map's up to north (0: no arrow);
+        ``markers``: [{"hex", "key", "text", "colour", "label", "fill": bool}] markers standing in a
+        hex (smoke, a fire mission), each a chip in the hex and an entry of the legend.
         Default: {} (the map shows units and terrain only)."""
         return {}
+
+    def counter_face(self, state: GameState, sc: Scenario, row: dict, viewer: str) -> dict:
+        """How the map and the report's SITUATION table show ``row``: a unit as ``viewer`` sees it
+        (``unit_row`` applied), decided from the row and what every side sees (a marker on the
+        map), so nothing the viewer may not see shows.
+        Every key optional: ``values``: the text on the counter and in the table (default
+        "STRENGTH-MA"; "" = none); ``front``: the bearing the counter faces, degrees clockwise
+        from the map's up (a flat-topped hex's spines are at 30, 90, ... 330), with
+        ``front_label``; ``turret``: a second front (a turret turned from the hull), with
+        ``turret_label``; ``marks``: status markers [{"key", "text", "colour", "label"}], each
+        drawn on the counter and explained by its label in the legend; ``wreck``: a label
+        ("wreck"): an eliminated unit left in its hex, drawn there as a wreck (``burning``: True
+        adds flames).  Default: {} (the core's counter: strength-MA and "disrupted")."""
+        return {}
+
+    def map_shots(self, state: GameState, sc: Scenario, events: list[Event], viewer: str) -> list[dict]:
+        """The shots among ``events`` (one step's or one report's, as ``viewer`` may see them), for a
+        line from firer to target on the map: [{"firer": unit, "target": unit or "", "hex": the
+        target hex, "kind": "direct" | "indirect", "label": words}].  The map draws a line only from
+        a firer it shows.  Default: none."""
+        return []
 
     def report_notes(self, state: GameState, sc: Scenario, viewer: str) -> list[tuple[str, list[str]]]:
         """Sections the report adds for ``viewer`` (a side or "referee") after SITUATION, as

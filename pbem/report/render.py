@@ -132,8 +132,15 @@ def report_context(game: Game, side: str, st: GameState, entries: list[Entry], s
         if text:
             happened.append({"seq": en.seq, "kind": en.kind, "text": text})
     by_side = {}
+    faced = faces(game, st, view["units"], side)
+    given = any("values" in (u.get("face") or {}) for u in faced)
+    width = max([len(str(u["face"]["values"])) for u in faced if "values" in (u.get("face") or {})] + [0])
+    for u in faced:                 # the SITUATION table's values: the game's (aligned), else strength-MA
+        f = u.get("face") or {}
+        u["values"] = str(f["values"]).ljust(width) if given and "values" in f else (
+            f"{u['strength']}-{u['ma']}".ljust(width) if given else f"{u['strength']}-{u['ma']}")
     for s in sc.sides:
-        rows = sorted((u for u in view["units"] if u["side"] == s.id), key=lambda u: (u["hex"] is None, u["hex"] or "", u["id"]))
+        rows = sorted((u for u in faced if u["side"] == s.id), key=lambda u: (u["hex"] is None, u["hex"] or "", u["id"]))
         by_side[s.id] = rows
     return {"v": view, "sc": sc, "side": side, "side_name": sc.side_name(side) if side != REFEREE else "Referee",
             "happened": happened, "since": since, "units_by_side": by_side, "label": sc.board.label,
@@ -146,6 +153,24 @@ def report_context(game: Game, side: str, st: GameState, entries: list[Entry], s
             # the SITUATION columns: at least 9 wide, wider when an id or a type is longer
             "id_width": max([9] + [len(u["id"]) for u in view["units"]]),
             "type_width": max([9] + [len(u.get("type") or "") for u in view["units"]])}
+
+
+def faces(game: Game, st: GameState, rows: list[dict], viewer: str) -> list[dict]:
+    """``rows`` (as ``viewer`` sees them) each with the game's ``face`` where it gives one
+    (``Ruleset.counter_face``: values, front, turret, status markers, wreck); copies."""
+    rules, sc = game.rules, game.scenario
+    out = []
+    for r in rows:
+        f = rules.counter_face(st, sc, r, viewer)
+        out.append(dict(r, face=f) if f else dict(r))
+    return out
+
+
+def shots_since(game: Game, st: GameState, entries: list[Entry], since: int, viewer: str) -> list[dict]:
+    """The shots of the events after ``since`` up to the state's, as ``viewer`` sees them (``Ruleset.map_shots``)."""
+    rules = game.rules
+    events = [visible_event(en.event, viewer, rules) for en in entries if since < en.seq <= st.seq]
+    return rules.map_shots(st, game.scenario, events, viewer) if events else []
 
 
 def report_text(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> str:
@@ -177,8 +202,8 @@ def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since
     title = f"{sc.title} - {step_line(sc, view)} - seq {st.seq} - head {head[:12]}"
     moves, highlight = board_moves(game, side, st, view, entries, since)
     marks = marks_for(game, st, side)
-    return render_svg(sc, view["units"], moves=moves, title=title, highlight=highlight, marks=marks,
-                      info=info_line(view, marks, sc))
+    return render_svg(sc, faces(game, st, view["units"], side), moves=moves, title=title, highlight=highlight,
+                      marks=marks, info=info_line(view, marks, sc), shots=shots_since(game, st, entries, since, side))
 
 
 def focus_points(game: Game, side: str, st: GameState, entries: list[Entry], since: int) -> list[tuple[float, float]]:
