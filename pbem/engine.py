@@ -615,6 +615,9 @@ class Game(Verification):
                 break
             trial.seq = work.seq + len(ctx.events)
             work = trial
+            # the checker's own notes sealed by this line are read by the next, as in submit
+            records = {**records, **{f"{ev.side}:{ev.name}": ev for ev in ctx.events
+                                     if isinstance(ev, E.SecretRecorded) and ev.side == side}}
             sub.applied.append(Applied(ln.number, ln.text, ctx.events[1:]))
         return sub
 

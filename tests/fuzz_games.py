@@ -84,6 +84,25 @@ def positions(example: str, starts: list[int], into: Path) -> dict[int, Path]:
     return out
 
 
+def walk(example: str, into: Path):
+    """The example played one order line at a time, as separate submissions: yields the game
+    before each line and once at the end (every state a player could find it in)."""
+    from pbem.core import orders as O
+    from pbem.engine import Game
+    folder, book = playbook(example)
+    game = Game.create(into, book["scenario"], book.get("players", {}), seed_hex=book.get("seed"),
+                       game_id=book.get("id") or "game", at=CLOCK)
+    sides = game.scenario.side_ids()
+    for step in book["steps"]:
+        side = step_side(step, sides)
+        for ln in O.parse((folder / step).read_text(), game.rules.verbs):
+            yield game
+            sub = game.submit(side, ln.text, at=CLOCK)
+            if sub.refused is not None:
+                raise RuntimeError(f"{example} {step}: {sub.refused}")
+    yield game
+
+
 def step_count(example: str) -> int:
     return len(playbook(example)[1]["steps"])
 

@@ -68,12 +68,17 @@ def default_lines(st: TobrukState, sc: Scenario, side: str) -> list[str]:
             out.append(f"note fo {b} {fos.pop(0)}")
     crews = [u.id for u in sc.units if u.side == side and data.cls(sc, u.id) == "crew"
              and not any(p.holder == u.id for p in st.pieces.values())]
+    spec = _gd(sc).dummies.get(side, {})
+    dummies = int(spec.get("count", 0)) - sum(1 for x, p in st.pieces.items() if p.dummy and st.units[x].side == side)
     for w in _crewless(st, sc, side):
         wh = st.units[w].hex or st.pieces[w].hidden_at
         c = next((c for c in crews if (st.units[c].hex or st.pieces[c].hidden_at) in (wh, None, "")), None)
         if c:
             crews.remove(c)
             out.append(f"note crew {w} {c}")
+        elif dummies > 0 and w in spec.get("counters", []):
+            dummies -= 1                            # 32.24: a weapon no crew is left for may be the dummy
+            out.append(f"note dummy {w}")
     area = _area(sc, side) or sorted(sc.board.terrain)
     spots = [h for h in area if data.terrain(sc, h) in HIDE_TERRAIN or sc.board.has(h, "pit")]
     for u in _unplaced_hidden(st, sc, side):
