@@ -13,7 +13,9 @@ answers (end, pass, no-advance) and now and then garbage.  Refusals are fine.  I
                    setup_choices, awaiting_view, phase_side) raised instead of answering
   dead end         no result, yet nothing awaited from any side, or no default for any
                    side awaited (a host would wait for ever)
-  default refused  an awaited side's deadline default refused by ``submit``
+  default refused  an awaited side's deadline default refused by ``submit`` (applied in part,
+                   then refused because the game now waits for another side, is fine)
+  no end           (with ``finish``) the deadline defaults alone did not end the game
   replay           the state the orders built live differs from a replay of the log, or
                    ``Game.verify()`` finds a problem (every order re-run)
 
@@ -373,13 +375,14 @@ class Failure:
     seed: int
     trace: list[str]
     orders: int = 0                                 # submissions to replay it
+    p_default: float = 0.3
 
     def __str__(self) -> str:
         tail = self.trace[-30:]
         more = f"  ... {len(self.trace) - 30} earlier submissions\n" if len(self.trace) > 30 else ""
         return (f"{self.kind}: {self.example} from step {self.start}, seed {self.seed}: {self.message}\n"
                 f"  replay: .venv/bin/python tests/fuzz_games.py --example {self.example} --start {self.start} "
-                f"--seed {self.seed} --orders {self.orders} -v\n" + more + "".join(f"  {t}\n" for t in tail))
+                f"--seed {self.seed} --orders {self.orders} --p-default {self.p_default} -v\n" + more + "".join(f"  {t}\n" for t in tail))
 
 
 @dataclass
@@ -420,7 +423,7 @@ def fuzz(game_dir: Path, example: str, start: int, seed: int, orders: int = 100,
     sides = game.scenario.side_ids()
 
     def fail(kind: str, message: str) -> None:
-        out.failures.append(Failure(kind, message, example, start, seed, list(out.trace), n))
+        out.failures.append(Failure(kind, message, example, start, seed, list(out.trace), n, p_default))
 
     def crash(where: str) -> None:
         fail("crash", f"{where} raised:\n" + traceback.format_exc())
@@ -481,8 +484,19 @@ def fuzz(game_dir: Path, example: str, start: int, seed: int, orders: int = 100,
         if verbose:
             print(out.trace[-1])
         if by and sub.refused is not None:
-            fail("default refused", f"seq {st.seq}: {side}'s deadline default {defaults[side]} was refused: {sub.refused}")
-            break
+            # Applied in part, then refused because the game now waits for another side (a
+            # decision an order raised): the host applies what it can, as it should.
+            try:
+                still = side in {w["side"] for w in game.rules.awaiting(game.state(), game.scenario)}
+            except Exception:
+                crash("a hook")
+                break
+            if not sub.applied or still:
+                fail("default refused", f"seq {st.seq}: {side}'s deadline default {defaults[side]} was refused: "
+                                        f"{sub.refused}")
+                break
+    if finish and not out.over and not out.failures:
+        fail("no end", f"{finish} deadline defaults in a row did not end the game (seq {game.state().seq})")
     # replay equals live, and verify re-runs every order
     try:
         live = game.state()
@@ -499,7 +513,7 @@ def fuzz(game_dir: Path, example: str, start: int, seed: int, orders: int = 100,
 
 
 def run_example(example: str, starts: list[int], seeds: list[int], orders: int, root: Path,
-                finish: int = 0, verbose: bool = False) -> list[Outcome]:
+                finish: int = 0, verbose: bool = False, p_default: float = 0.3) -> list[Outcome]:
     """Every (start, seed) of ``example``; each run on its own copy of the start position."""
     pos = positions(example, starts, root / example)
     outs = []
@@ -507,7 +521,7 @@ def run_example(example: str, starts: list[int], seeds: list[int], orders: int, 
         for seed in seeds:
             dest = root / example / f"run-{k}-{seed}" / "game"
             shutil.copytree(pos[k], dest, symlinks=True)
-            outs.append(fuzz(dest, example, k, seed, orders, finish=finish, verbose=verbose))
+            outs.append(fuzz(dest, example, k, seed, orders, p_default, finish=finish, verbose=verbose))
             shutil.rmtree(dest.parent)
     return outs
 
@@ -531,6 +545,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--orders", type=int, default=200, help="submissions per run (default 200)")
     ap.add_argument("--finish", type=int, default=0,
                     help="then up to this many deadline defaults, to play the game to its end")
+    ap.add_argument("--p-default", type=float, default=0.3,
+                    help="the chance a submission is the side's deadline default (default 0.3; lower: "
+                         "more made-up orders on each position, slower progress)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every submission")
     ns = ap.parse_args(argv)
     sys.path.insert(0, str(HERE.parent))
@@ -547,7 +564,8 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 pick = random.Random(f"starts:{ex}:{ns.seeds}")
                 starts = sorted(pick.sample(range(n), min(n, int(ns.starts))))
-            outs = run_example(ex, starts, seeds, ns.orders, Path(tmp), finish=ns.finish, verbose=ns.verbose)
+            outs = run_example(ex, starts, seeds, ns.orders, Path(tmp), finish=ns.finish, verbose=ns.verbose,
+                               p_default=ns.p_default)
             for o in outs:
                 total += 1
                 bad += o.failures
