@@ -7,7 +7,9 @@ either that side's deadline default (``Ruleset.default_orders``, sent ``by="dead
 the host sends it) or orders made up from the position: the syntax lines of
 ``Ruleset.order_help`` filled with the side's unit ids and hexes near them, the examples
 HELP gives, the set-up choices (``setup_choices``), the options ``awaiting`` lists, one-word
-answers (end, pass, no-advance) and now and then garbage.  Refusals are fine.  It fails on:
+answers (end, pass, no-advance) and now and then garbage; often the first of a few such
+lines that ``Game.check`` accepts (not a one-word answer if it can), so play goes deep.
+Refusals are fine.  It fails on:
 
   crash            ``submit``, ``check`` or a hook (awaiting, default_orders, order_help,
                    setup_choices, awaiting_view, phase_side) raised instead of answering
@@ -412,7 +414,7 @@ def _hooks(game, st, sides: list[str]) -> list[dict]:
 
 
 def fuzz(game_dir: Path, example: str, start: int, seed: int, orders: int = 100,
-         p_default: float = 0.3, finish: int = 0, verbose: bool = False) -> Outcome:
+         p_default: float = 0.3, finish: int = 0, verbose: bool = False, p_legal: float = 0.4) -> Outcome:
     """Play ``orders`` submissions on the game in ``game_dir`` (then, with ``finish``, up to
     that many deadline defaults to the end of the game) and check it as the module says."""
     from pbem.core.state import state_bytes
@@ -459,17 +461,31 @@ def fuzz(game_dir: Path, example: str, start: int, seed: int, orders: int = 100,
             if rng.random() < 0.05:
                 side = rng.choice(sides)             # a side the game does not wait for may write too
             try:
-                text = Maker(rng, game, st, side, waits).batch()
+                maker = Maker(rng, game, st, side, waits)
+                text = maker.batch()
             except Exception:
                 crash("making orders from the hooks")
                 break
-            if rng.random() < 0.1:
-                try:
+            try:
+                if rng.random() < p_legal:
+                    # as Rally the Troops' fuzzer picks among legal actions: the first of a few
+                    # made-up lines that a check does not refuse (it may stop at a die)
+                    short = ""
+                    for _ in range(8):
+                        line = maker.line()
+                        if game.check(side, line).refused is None:
+                            if len(line.split()) > 1:
+                                text = line
+                                break
+                            short = short or line
+                    else:
+                        text = short or text
+                elif rng.random() < 0.1:
                     game.check(side, text)
-                except Exception:
-                    out.trace.append(f"{side} check: {text!r}")
-                    crash("Game.check")
-                    break
+            except Exception:
+                out.trace.append(f"{side} check: {text!r}")
+                crash("Game.check")
+                break
         try:
             sub = game.submit(side, text, at=CLOCK, by=by)
         except Exception:
