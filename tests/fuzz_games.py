@@ -11,8 +11,9 @@ answers (end, pass, no-advance) and now and then garbage; often the first of a f
 lines that ``Game.check`` accepts (not a one-word answer if it can), so play goes deep.
 Refusals are fine.  It fails on:
 
-  crash            ``submit``, ``check`` or a hook (awaiting, default_orders, order_help,
-                   setup_choices, awaiting_view, phase_side) raised instead of answering
+  crash            ``submit``, ``check``, a hook (awaiting, default_orders, order_help,
+                   setup_choices, awaiting_view, phase_side) or, at the end, a side's or the
+                   referee's text report raised instead of answering
   dead end         no result, yet nothing awaited from any side, or no default for any
                    side awaited (a host would wait for ever)
   default refused  an awaited side's deadline default refused by ``submit`` (applied in part,
@@ -514,6 +515,7 @@ def fuzz(game_dir: Path, example: str, start: int, seed: int, orders: int = 100,
     if finish and not out.over and not out.failures:
         fail("no end", f"{finish} deadline defaults in a row did not end the game (seq {game.state().seq})")
     # replay equals live, and verify re-runs every order
+    fresh = None
     try:
         live = game.state()
         fresh = Game(game_dir)
@@ -525,6 +527,15 @@ def fuzz(game_dir: Path, example: str, start: int, seed: int, orders: int = 100,
             fail("replay", "verify: " + "; ".join(rep.problems + rep.notes))
     except Exception:
         crash("replay/verify")
+    try:                                            # what every side and the referee would be mailed
+        from pbem.report import render
+        if fresh is None:
+            return out
+        entries = fresh.entries()
+        for viewer in sides + ["referee"]:
+            render.report_text(fresh, viewer, live, entries, 0, entries[-1].hash)
+    except Exception:
+        crash("the text report")
     return out
 
 
