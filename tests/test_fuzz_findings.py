@@ -126,3 +126,19 @@ def test_tobruk_grenade_from_off_the_map_or_at_no_hex_is_refused(tmp_path):
         sub = game.submit(side, text)
         assert sub.refused is not None and sub.refused.rule == rule, (text, sub.refused)
     assert game.head() == head
+
+
+def test_tobruk_setup_default_gives_a_hidden_crew_to_the_weapon_not_placed_yet(tmp_path):
+    """9.12, 32.22: with Cr2 already hidden in 0805 and H1 the dummy, the default paired crews
+    only with weapons in the same hex or with crews not placed, so H3 got none and 'pass' was
+    refused (5.01).  A weapon not placed yet takes any free crew, and hides where it is."""
+    (where,) = F.positions("tobruk-salient", [0], tmp_path).values()
+    from pbem.engine import Game
+    game = Game(where)
+    assert game.submit("british", "note hide Cr2 0805\nnote dummy H1").refused is None
+    st = game.state()
+    lines = game.rules.default_orders(st, game.scenario, "british")
+    assert "note crew H3 Cr2" in lines
+    sub = game.submit("british", "\n".join(lines), by="deadline")
+    assert sub.refused is None, sub.refused
+    assert game.state().pieces["H3"].holder == "Cr2"
