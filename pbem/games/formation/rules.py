@@ -56,7 +56,8 @@ class MiragesRules(Ruleset):
     defaults_help = (
         "Deadline defaults. Initiative: end the Ops Phase when allowed, else transfer when allowed, else "
         "activate the first formation able to; actions: end the activation; a paused move: pass (no "
-        "reaction); Admin Phase: the Schwerpunkt left unplaced, reinforcements on their first entry hex; "
+        "reaction); Admin Phase: the Schwerpunkt left unplaced, reinforcements on the first entry hex where "
+        "they do not overstack; "
         "retreat before combat: no; escalation: hasty; Battle Victory bonus: unspent.")
 
     # --- the start -------------------------------------------------------------------------
@@ -191,8 +192,9 @@ class MiragesRules(Ruleset):
         if fm.step == "ops-choose" and fm.initiative:
             s = fm.initiative
             opts = ["activate FORMATION"]
-            if not fm.by_transfer and sequence.activations_left(st, sc, other(s)):
-                opts.append("transfer")
+            if not fm.by_transfer and sequence.activations_left(st, sc, other(s)) \
+                    and not (fm.transfer_side == other(s) and fm.transfers >= gd(sc).max_transfers_in_row):
+                opts.append("transfer")             # 6.2: not past the scenario's transfers in a row
             if fm.by_transfer or not sequence.activations_left(st, sc, other(s)):
                 opts.append("end")
             left = sequence.activations_left(st, sc, s)
@@ -233,11 +235,13 @@ class MiragesRules(Ruleset):
             elif k == "reaction":
                 out.append("pass")
             elif k == "admin":
-                for u in item["reinforcements"]:
-                    ent = admin.entry_hexes(st, sc, u)
-                    if ent:
-                        out.append(f"enter {u} {ent[0]}")
-                out.append("end")
+                # 9.4, 13.1.3: every due unit enters where it does not overstack; a side whose
+                # Admin orders are then all given is done by itself (admin_step), so "end" is
+                # only added while something is left (the Schwerpunkt, a unit with no room)
+                lines, all_in = admin.default_entries(st, sc, side)
+                out += lines
+                if not all_in or "schwerpunkt" in item["todo"] or not lines:
+                    out.append("end")
             else:
                 out += combat_defaults(st, sc, side)
         return out
