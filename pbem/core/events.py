@@ -43,7 +43,7 @@ class Motion(NamedTuple):
     step: bool = False             # one step of a longer move: the map joins a unit's steps into one trail
 
 
-class Event(Struct, tag_field="kind", forbid_unknown_fields=True, omit_defaults=True):
+class Event(Struct, tag_field="kind", forbid_unknown_fields=True, omit_defaults=True, frozen=True):
     """Base of all events.  An event that rolled keeps its dice in ``rolls`` (DICE_FIELD).
 
     A board event declares ``motion`` (how it moves units, ``Motion``) and an attack
