@@ -226,7 +226,7 @@ class Game(Verification):
                 raise EngineError(f"--player {side}=...: {sc.id} has no side {side!r}; sides: {', '.join(sc.side_ids())}")
         from email.utils import parseaddr
 
-        from pbem.host.mail import safe_address
+        from pbem.report.mailparts import safe_address
         for side, addr in players.items():
             # an address goes into mail headers: a line break in it would add a header of its own
             if addr and (any(ord(c) < 32 or ord(c) == 127 for c in addr) or not safe_address(parseaddr(addr)[1])):
