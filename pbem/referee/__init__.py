@@ -17,6 +17,7 @@ from pathlib import Path
 
 import msgspec
 
+from pbem import games  # noqa: F401 - the game registry: every game's events decode, every scenario checks
 from pbem.log import GENESIS, EventLog, FileRefused, anchor_of, raw_envelope, read_regular, walk_chain
 
 LOG_NAME = "log.jsonl"
