@@ -131,7 +131,7 @@ def fo_gone(st: TobrukState, side: str, fo: str) -> bool:
 
 def line_drm(st: TobrukState, sc: Scenario, a: str, b: str) -> tuple[int, list[str]]:
     """HPN DRMs of the line a -> b (wrecks, vehicles 13.72; smoke 20.31); blocked lines raise."""
-    from pbem.games.advanced_tobruk.mortar import smoke_drm
+    from pbem.games.advanced_tobruk.mortar import smoke_drm  # here: mortar imports this module (a cycle)
     n, why = fire_ap.los_drm(st, sc, a, b)
     s = smoke_drm(st, sc, a, b)
     if s:
