@@ -83,6 +83,7 @@ def main() -> None:
 @main.command("scenarios")
 def scenarios_cmd() -> None:
     """List the shipped scenarios (id, title, turns, sides)."""
+    from pbem import games  # noqa: F401 - the registry checks each scenario against its game's schema
     from pbem.core import scenario as S
     for p in S.shipped():
         try:

@@ -37,7 +37,7 @@ from typing import Any, Iterator
 
 import msgspec
 
-from pbem.log import GENESIS, EventLog, LogError, Record, StaleHead, _check_at, _decoder, line_hash
+from pbem.log import GENESIS, EventLog, LogError, Record, StaleHead, _check_at, _decoder, line_hash, walk_chain
 from pbem.store import SECRET_DOCS, StoreError
 from pbem.store import pg_schema as S
 
@@ -565,14 +565,11 @@ class PgEventLog:
         return page[0][2] if page else None
 
     def read(self, verify: bool = True) -> list[Record]:
-        records, h = [], GENESIS
-        for i, line in enumerate(self.iter_lines()):
-            env = _decoder.decode(line)
-            if verify and (env.seq != i or env.prev != h):
-                raise LogError(f"hash chain broken at seq {i}", i + 1, self.path)
-            h = line_hash(h, line)
-            records.append(Record(env.seq, env.prev, env.kind, env.body, env.at, h, line))
-        return records
+        def broken(i: int, env, h: str) -> None:
+            raise LogError(f"hash chain broken at seq {i}", i + 1, self.path)
+        return [Record(env.seq, env.prev, env.kind, env.body, env.at, h, line)
+                for _, line, env, h in walk_chain(self.iter_lines(), lambda i, line: _decoder.decode(line),
+                                                  broken if verify else None)]
 
     def head(self) -> tuple[int, str]:
         """(seq, hash) of the last line, computed from its bytes as the file store does."""

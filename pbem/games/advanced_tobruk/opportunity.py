@@ -117,7 +117,7 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
         if _stopped(st, p.units):
             break
         if s.startswith("fire:"):
-            from pbem.games.advanced_tobruk import assault_fire
+            from pbem.games.advanced_tobruk import assault_fire  # no cycle now: may move to the top
             assault_fire.fire(ctx, p.units, s[5:])          # 15.52: no trigger of its own (6.61)
             continue
         lp = st.pieces[lead]
@@ -203,7 +203,7 @@ def _minefield(ctx: Ctx, movers: list[str], here: str, move: str) -> bool:
     the move must stop.  No minefield in the scenario: nothing is asked."""
     if ctx.state.minefields.get(here) is None:
         return False
-    from pbem.games.advanced_tobruk import mines
+    from pbem.games.advanced_tobruk import mines  # no cycle now: may move to the top
     return mines.on_enter(ctx, movers, here, move)
 
 
@@ -292,7 +292,7 @@ def move_order(ctx: Ctx, word: str, args: list[str]) -> None:
     if len(args) < 2:
         raise OrderError(f"{word} UNIT[+UNIT...] STEP ... (a step: HEX, back HEX, face SPINE, turret SPINE, off, "
                          "continue)", "6.0")
-    from pbem.games.advanced_tobruk.movement import check_movers
+    from pbem.games.advanced_tobruk.movement import check_movers  # no cycle now: may move to the top
     names = [u for u in args[0].split("+") if u]
     hidden.own_use(ctx, [find_unit(ctx, n, ctx.side).id for n in names], "it moved")      # 32.211
     ids = check_movers(ctx, names, word)
@@ -304,7 +304,7 @@ def move_order(ctx: Ctx, word: str, args: list[str]) -> None:
 
 def pivot_order(ctx: Ctx, word: str, args: list[str]) -> None:
     """pivot UNIT SPINE / turret UNIT SPINE in place (6.532, 12.232): free, still movement, still a trigger."""
-    from pbem.games.advanced_tobruk.movement import stationary
+    from pbem.games.advanced_tobruk.movement import stationary  # no cycle now: may move to the top
     if args:
         why = "it pivoted" if word == "pivot" else "it turned its turret"
         hidden.own_use(ctx, [find_unit(ctx, args[0], ctx.side).id], why)                 # 32.211

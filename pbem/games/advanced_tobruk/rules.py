@@ -133,12 +133,12 @@ class AdvancedTobruk(Ruleset):
 
     def counter_face(self, state: TobrukState, sc: Scenario, row: dict, viewer: str) -> dict:
         """The counter's values, front and turret, status markers and wreck (map_face.py)."""
-        from pbem.games.advanced_tobruk.map_face import counter_face
+        from pbem.games.advanced_tobruk.map_face import counter_face  # here: the map's code loads only when a map is drawn
         return counter_face(state, sc, row, viewer)
 
     def map_shots(self, state: TobrukState, sc: Scenario, events: list, viewer: str) -> list[dict]:
         """A line from firer to target for each shot of ``events`` (map_face.py)."""
-        from pbem.games.advanced_tobruk.map_face import shots
+        from pbem.games.advanced_tobruk.map_face import shots  # here: the map's code loads only when a map is drawn
         return shots(state, sc, events, viewer)
 
     def unit_row(self, state: TobrukState, sc: Scenario, unit: UnitState, row: dict, viewer: str) -> dict | None:
