@@ -53,7 +53,7 @@ RULE = {"setup": "2.48", "direct-fire": "5.12", "movement": "5.2, 6", "final-fir
 
 class AdvancedTobruk(Ruleset):
     game = GAME
-    ruleset_version = "2"
+    ruleset_version = "3"          # 3: one pause a move, answered for its whole path (6.6 by email)
     result_codes = frozenset({"TUR", "UH", "LH", "TR"})     # the scenario's [crt]: the Hit Location Tables (13.52)
     state_type = TobrukState
     setup_stacking = True          # 4: units stack; lint.py checks the limits of 4.21 and 4.31 at set-up
