@@ -249,15 +249,15 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
                            turret=turret if data.is_vehicle(sc, lead) else -1, terrain=w, cover=covers[i]))
         if terrain_stops(ctx, p, what, here):
             fow.update(ctx)
-            if not _stopped(st, p.units) and not opportunity(ctx, p.units, here, spent_here, True, [], came_from, done, answered) \
-                    and st.pending is not None:
+            if not _stopped(st, p.units) and not opportunity(ctx, p.units, here, spent_here, True, [], came_from,
+                                                             done, answered) and st.pending is not None:
                 return
             return _end(ctx, p.units, False, True)
         if what in ("enter", "reverse") and _minefield(ctx, p.units, here, p.move):
             # 31.15-31.17: the move stops in the minefield hex; its opportunity fire is that of a last step (6.64)
             fow.update(ctx)
-            if not _stopped(st, p.units) and not opportunity(ctx, p.units, here, spent_here, True, [], came_from, done, answered) \
-                    and st.pending is not None:
+            if not _stopped(st, p.units) and not opportunity(ctx, p.units, here, spent_here, True, [], came_from,
+                                                             done, answered) and st.pending is not None:
                 return
             return _end(ctx, p.units, False, True)
         fow.update(ctx)                                  # 32.12: the step may bring units into sight
