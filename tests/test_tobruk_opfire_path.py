@@ -53,6 +53,11 @@ def test_6_6_shots_at_chosen_hexes_of_the_path_in_several_lines(tmp_path, fixed_
     evs = t.ok("british", "fire A1 at 0708")                # A2 not named yet: the answer goes on
     assert kinds(evs) == ["OpportunityPlanned"] and t.state().pending.hex == "0709"
     assert "planned so far: A1 at 0708" in t.awaiting()[0]["order"]
+    rules, sc = t.game.rules, t.game.scenario
+    seen = rules.redact(evs[0], "german")                   # the mover learns of the shots when they come
+    assert (seen.firers, seen.hex) == ([], "") and "plans opportunity fire at the mover" in \
+        rules.describe_event(seen, sc)
+    assert "A1" in rules.describe_event(rules.redact(evs[0], "british"), sc)
     evs = t.ok("british", "fire A2 at 0707")                # every unit asked named: the move goes on
     shots = [(a.firers, a.hex) for a in only(evs, E.CasualtyAttack)]
     assert shots == [(["A1"], "0708"), (["A2"], "0707")]

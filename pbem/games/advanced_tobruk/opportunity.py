@@ -352,6 +352,9 @@ def answer(ctx: Ctx, word: str, args: list[str]) -> None:
     for f in firers:
         if (st.units[f].hex is None or st.units[f].eliminated) and not hidden.is_hidden(st, f):
             raise OrderError(f"{f} is not on the map")
+    if where != pd.hex and any(hidden.is_hidden(st, f) for f in firers):
+        raise OrderError(f"a hidden unit answers only for the hex where the mover stands, {pd.hex}: planned for a "
+                         "hex ahead, the answer would show it before it fires (32.2)", "32.2")
     named = {f for s in pd.shots for f in s.firers}
     again = [f for f in firers if f in named]
     if again:

@@ -194,6 +194,8 @@ def redact(ev: Event, viewer: str) -> Event:
         return E.StandingOrderSet(side=ev.side, unit="", mode="")
     if isinstance(ev, E.OpportunityPassed) and ev.side != viewer:
         return E.OpportunityPassed(side=ev.side, firers=ev.firers, target=ev.target, hex=ev.hex, by="")
+    if isinstance(ev, E.OpportunityPlanned) and ev.side != viewer:  # the shots come when they come
+        return msgspec.structs.replace(ev, firers=[], hex="")
     if isinstance(ev, E.MovePaused) and ev.side != viewer:          # which units are left to 'ask'
         return msgspec.structs.replace(ev, firers=[])
     if isinstance(ev, (F.GunFired, F.CasualtyAttack)) and ev.by in OPPORTUNITY:

@@ -103,6 +103,8 @@ def own_words(ev: E.Event, sc: Scenario) -> str | None:
             path = f"; the path ahead: {' '.join(lab(h) for h in ahead)}" if ahead else "; the move ends there"
             return (f"{who} in {lab(ev.hex)} ({ev.spent_here} MP spent there{path}): {name(ev.side)} may fire"
                     f"{with_} there or in a hex ahead, one answer for the whole path, or pass (6.6, 6.64).")
+        case E.OpportunityPlanned() if not ev.firers:        # the other side's plan, redacted (views.py)
+            return f"{name(ev.side)} plans opportunity fire at the mover; the answer goes on (6.6)."
         case E.OpportunityPlanned():
             return (f"{name(ev.side)} plans {'+'.join(ev.firers)}'s opportunity fire at the mover in {lab(ev.hex)}; "
                     f"the answer goes on (6.6).")
