@@ -54,7 +54,7 @@ RULE = {"setup": "2.48", "direct-fire": "5.12", "movement": "5.2, 6", "final-fir
 
 class AdvancedTobruk(Ruleset):
     game = GAME
-    ruleset_version = "2"
+    ruleset_version = "3"          # 3: one pause a move, answered for its whole path (6.6 by email)
     result_codes = frozenset({"TUR", "UH", "LH", "TR"})     # the scenario's [crt]: the Hit Location Tables (13.52)
     state_type = TobrukState
     setup_stacking = True          # 4: units stack; lint.py checks the limits of 4.21 and 4.31 at set-up
@@ -67,7 +67,7 @@ class AdvancedTobruk(Ruleset):
     defaults_help = ("Deadline defaults: in the set-up the secret rolls and the side notes the rules require "
                      "(the first legal choice of each), then 'pass'; a phase's activation 'pass' (in the Movement "
                      "Segment a broken unit that must move first crawls one hex towards safety, 11.131); a "
-                     "paused move's opportunity fire 'pass'.")
+                     "paused move's opportunity fire 'pass' (the shots already planned for its path are taken).")
 
     # --- the game's start, the reducer, the data ------------------------------------------
 
@@ -263,9 +263,11 @@ class AdvancedTobruk(Ruleset):
             return []
         pd = st.pending
         if pd is not None:
+            planned = "; ".join(f"{'+'.join(x.firers)} at {x.hex}" for x in pd.shots)
             return [{"side": pd.side, "kind": "opportunity-fire", "units": list(pd.firers), "rule": "6.6",
-                     "order": f"fire UNIT[+UNIT...] (of {' '.join(pd.firers)}) | pass  - the mover: "
-                              f"{'+'.join(pd.units)} in {pd.hex}, {pd.spent_here} MP spent there"}]
+                     "order": f"fire UNIT[+UNIT...] [at HEX] (of {' '.join(pd.firers)}; one line a shot, any hex "
+                              f"of the path) | pass  - the mover: {views.pause_words(pd)}"
+                              + (f"; planned so far: {planned} (name the rest or pass)" if planned else "")}]
         name = sequence.phase_name(st, sc)
         if name not in HELP:
             return []
@@ -286,13 +288,13 @@ class AdvancedTobruk(Ruleset):
             "cross VEHICLE STEP ... | assault VEHICLE STEP ...    vehicles; STEP: HEX, back HEX, face SPINE, "
             "turret SPINE, overrun UNIT (an AFV by assault movement, 21), off, continue (6.5)",
             "standing [UNIT] ask | hold | any [range N] | afv [range N]    standing opportunity-fire orders (6.6)",
-            "standing orders in mails    ask (the default) pauses an enemy move at every hex where your unit may "
-            "fire: each pause costs a mail from you (fire or pass) and another round of the host's mails (its "
-            "answer and the reports); any and afv fire by themselves and hold never fires: the move runs on with "
-            "no mail of yours (6.6)",
-            "fire UNIT[+UNIT...] | pass    answer a move paused for your opportunity fire (6.6)",
-            "fire UNIT[+UNIT...]    (units already marked fired) desperation fire in that answer: personnel, "
+            "fire UNIT[+UNIT...] [at HEX] | pass    answer a move paused for your opportunity fire, once for its "
+            "whole path: one line a shot, HEX any hex of the path ahead (none: where the mover stands); the move "
+            "goes on when every unit asked is named, or at pass (the others hold); a shot that stops the mover "
+            "ends its move there (6.6, 6.64, 11.41)",
+            "fire UNIT[+UNIT...] [at HEX]    (units already marked fired) desperation fire in that answer: personnel, "
             "printed gunfire, mover within normal range, the attack's roll is their morale check (15.6)",
+            views.MAIL_COSTS,
             "infiltrate UNIT HEX | grenade UNIT at HEX | close-assault UNIT at VEHICLE    Infiltration Phase (22, 23)",
             f"spines: {' '.join(SPINES)} (a vehicle facing NNE has its front hexsides N and NE)",
         ]

@@ -147,6 +147,7 @@ def setup_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     own = ", ".join(f"{uid} {_order_words(order_for(st, side, uid))}" for uid in sorted(so.units)) or "none"
     out.append(f"standing [UNIT] ask | hold | any [range N] | afv [range N] | duel | noduel{_drop_words(sc)}  (6.6; side default "
                f"now: {_order_words(so.default)}; units of their own: {own})")
+    out.append(MAIL_COSTS)
     from pbem.games.advanced_tobruk import notes  # no cycle now: may move to the top
     if notes.in_use(sc):
         out.append("pass  when the facings, standing orders and the side notes marked 'required' below are written "
@@ -154,6 +155,12 @@ def setup_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     else:
         out.append("pass  when the facings and standing orders are set (the set-up hexes are the card's, 2.48)")
     return out
+
+
+MAIL_COSTS = ("what each standing order costs in mails: ask (the default) - an enemy move that comes into the "
+              "sight of a unit on ask pauses once, at the first hex where one may fire, and waits for one "
+              "answer mail from you for its whole path (fire UNIT at HEX lines, or pass); hold, any, afv - "
+              "no mail: the rules fire or hold for you at every hex (6.6)")
 
 
 def _drop_words(sc) -> str:
@@ -180,6 +187,8 @@ def redact(ev: Event, viewer: str) -> Event:
         return E.StandingOrderSet(side=ev.side, unit="", mode="")
     if isinstance(ev, E.OpportunityPassed) and ev.side != viewer:
         return E.OpportunityPassed(side=ev.side, firers=ev.firers, target=ev.target, hex=ev.hex, by="")
+    if isinstance(ev, E.OpportunityPlanned) and ev.side != viewer:  # the shots come when they come
+        return msgspec.structs.replace(ev, firers=[], hex="")
     if isinstance(ev, E.MovePaused) and ev.side != viewer:          # which units are left to 'ask'
         return msgspec.structs.replace(ev, firers=[])
     if isinstance(ev, (F.GunFired, F.CasualtyAttack)) and ev.by in OPPORTUNITY:
@@ -216,6 +225,13 @@ def _pregame_order(st: TobrukState, sc: Scenario, it: dict, viewer: str) -> str:
         "then pass")
 
 
+def pause_words(pd) -> str:
+    """A paused move as the awaiting line tells it: the mover, where it stands, the path ahead (6.6, 6.64)."""
+    ahead = [h for h in (s[5:] if s.startswith("back:") else s for s in pd.remaining) if len(h) == 4 and h.isdigit()]
+    return (f"{'+'.join(pd.units)} in {pd.hex}, {pd.spent_here} MP spent there; the path ahead: "
+            f"{' '.join(ahead) or 'none, the move ends there'}")
+
+
 def awaiting_view(st: TobrukState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
     """A paused move as the mover reads it: the answering side, not which of its units may fire;
     the set-up and registration steps with the side notes still to write (5.01)."""
@@ -227,7 +243,7 @@ def awaiting_view(st: TobrukState, sc: Scenario, items: list[dict], viewer: str)
         if it.get("kind") == "opportunity-fire" and it.get("side") != viewer:
             pd = st.pending
             it = {k: v for k, v in it.items() if k != "units"}
-            it["order"] = ("fire UNIT[+UNIT...] | pass  - the mover: "
-                           + (f"{'+'.join(pd.units)} in {pd.hex}, {pd.spent_here} MP spent there" if pd else "?"))
+            it["order"] = ("fire UNIT[+UNIT...] [at HEX] (one line a shot) | pass  - the mover: "
+                           + (pause_words(pd) if pd else "?"))
         out.append(it)
     return out
