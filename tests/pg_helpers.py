@@ -87,6 +87,7 @@ class Cluster:
             for p in (self.dir, self.sock):
                 os.chown(p, pw.pw_uid, pw.pw_gid)
         self.port = 5432 + os.getpid() % 20000           # only names the socket file: no TCP
+        self.made: list[str] = []                        # the databases new_database made, in order
         self.settings = {"listen_addresses": "''", "unix_socket_directories": f"'{self.sock}'",
                          "port": str(self.port), "max_connections": "200", **(settings or {})}
 
@@ -121,7 +122,21 @@ class Cluster:
         name = f"t{os.getpid()}_{next(_counter)}"
         with psycopg.connect(self.url(), autocommit=True) as c:
             c.execute(f"CREATE DATABASE {name}")
+        self.made.append(name)
         return self.url(name)
+
+    def drop_since(self, n: int) -> None:
+        """Drop the databases made after the first ``n`` (a host test's), closing this
+        process's pools on them first: a worker's cluster serves hundreds of tests."""
+        import psycopg
+        from pbem.store.pg import PgStore
+        names, self.made[n:] = self.made[n:], []
+        for key, store in list(PgStore._open.items()):
+            if any(store.url == self.url(name) for name in names):
+                store.close()
+        with psycopg.connect(self.url(), autocommit=True) as c:
+            for name in names:
+                c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def use_database(root: Path, url: str) -> None:
