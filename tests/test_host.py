@@ -67,6 +67,7 @@ def order_texts(game):
 
 # --- configuration -------------------------------------------------------------------
 
+@pytest.mark.files_only("host init's folders and modes; no store is opened")
 def test_host_init_writes_config_folders_and_private_credentials(tmp_path):
     r = CliRunner().invoke(main, ["host", "init", str(tmp_path / "h"), "--address", "Ref@Club.Example",
                                   "--smtp", "smtp.club.example:587", "--ask-passwords"], input="s3cret-pw\n")
@@ -87,6 +88,7 @@ def test_host_init_writes_config_folders_and_private_credentials(tmp_path):
         H.password(cfg, "smtp")
 
 
+@pytest.mark.files_only("passwords only; no store is opened")
 def test_password_from_environment_wins(tmp_path, monkeypatch):
     H.init_host(tmp_path / "h", HOST_ADDR, outgoing={"kind": "smtp", "server": "x", "port": 25})
     monkeypatch.setenv("PBEM_SMTP_PASSWORD", "from-env")
@@ -140,6 +142,7 @@ def test_pbem_new_with_a_host_mails_each_player_a_welcome(tmp_path, monkeypatch)
     assert not any(s in mails["referee"].as_string() for s in sec.values())
 
 
+@pytest.mark.files_only("no host at all")
 def test_pbem_new_without_a_host_sends_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = CliRunner().invoke(main, ["new", "g", "--scenario", "el-alamein", "--player", f"axis={AXIS}"])
@@ -677,6 +680,7 @@ def test_passwords_never_reach_the_log_or_the_output(tmp_path, monkeypatch):
         assert "hunter2" not in text
 
 
+@pytest.mark.files_only("refused before any store exists")
 def test_clear_text_passwords_to_a_remote_server_are_refused(tmp_path):
     r = CliRunner().invoke(main, ["host", "init", str(tmp_path / "h"), "--address", HOST_ADDR,
                                   "--imap", "imap.club.example:143", "--imap-security", "none"])
@@ -733,6 +737,7 @@ def test_pbem_host_env_names_the_host_for_a_game_anywhere(tmp_path, monkeypatch)
     assert r.exit_code == 1 and "PBEM_HOST" in r.output and "Traceback" not in r.output
 
 
+@pytest.mark.files_only("no host store involved")
 def test_mail_demo_refuses_a_folder_in_use(tmp_path):
     (tmp_path / "used").mkdir()
     (tmp_path / "used" / "x").write_text("")

@@ -117,7 +117,8 @@ class IngestMixin:
             # give up on this message: what the log holds stays; the next tick mails every side its report
             self._done(inc.key, rec, outcome="error", filed="quarantine", reason=why)
             return Outcome(name, "error", "quarantine", gid, side, f"{why} after the orders were taken, "
-                           f"{self.MAX_ATTEMPTS} times; set aside (what was applied stays applied)")
+                           f"{self.MAX_ATTEMPTS} times; set aside " + ("(the database kept nothing of it)" if
+                           self.store.shared else "(what was applied stays applied)"))
         except OSError as e2:
             return Outcome(name, "error", "left", detail=f"{why}; the host could not record it either "
                            f"({e2.strerror or e2}); tried again on the next poll")
