@@ -136,6 +136,16 @@ def game_arg(game: Game) -> str:
     return game.store.game_id
 
 
+def folder_of(game: Game, where: Path) -> Path:
+    """The game as a folder, for the offline tools (audit, verify): the folder itself, or
+    the database's game exported by ``pbem host export`` into ``where``."""
+    if game.store.kind == "files":
+        return game.dir
+    from pbem.store.moving import export_host
+    export_host(game.store.pg, where, echo=lambda *a: None)
+    return where / game.store.game_id
+
+
 def log_bytes(game: Game) -> bytes:
     """The log's bytes: log.jsonl, or the database's lines joined as the file store writes them."""
     if game.store.kind == "files":

@@ -608,6 +608,20 @@ def test_deadline_extend_from_the_command_line(tmp_path, monkeypatch):
 
 # --- the command line -----------------------------------------------------------------------------
 
+def test_a_hosted_game_is_named_to_the_host_commands_from_any_folder(host, game, tmp_path, monkeypatch):
+    """With --host the game may be named by its id (a database host) from any folder:
+    the id is looked up on that host, not on the one found from the current folder."""
+    arg = game_arg(game)
+    monkeypatch.delenv("PBEM_HOST", raising=False)
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, ["deadline", arg, "--period", "72h", "--host", str(host.cfg.root)])
+    assert r.exit_code == 0 and "axis: movement due by" in r.output, r.output
+    r = CliRunner().invoke(main, ["host", "rotate-secret", arg, "british", "--host", str(host.cfg.root)])
+    assert r.exit_code == 0 and f"new secret for british mailed to {BRITISH}" in r.output, r.output
+    r = CliRunner().invoke(main, ["deadline", "nowhere", "--host", str(host.cfg.root)])
+    assert r.exit_code == 1 and "not a pbem game" in r.output, r.output
+
+
 def test_mail_ingest_files_and_quarantine_listing(host, game, tmp_path):
     good = tmp_path / "good.eml"
     good.write_bytes(orders_mail(game))
