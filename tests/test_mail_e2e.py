@@ -7,11 +7,13 @@ import re
 
 import pytest
 
-from mail_helpers import (AXIS, BRITISH, CLOCK, EXAMPLE, HOST_ADDR, SEED, SmtpCapture, make_host, parse,
-                          text_of)
+from mail_helpers import (AXIS, BRITISH, CLOCK, EXAMPLE, HOST_ADDR, SEED, SmtpCapture, game_store, log_bytes,
+                          make_host, parse, reopen, text_of)
 from pbem.host import mail as M
 from pbem.engine import Game
 from pbem.host.mailplay import Player, Table, play_steps
+
+pytestmark = pytest.mark.usefixtures("store_kind")         # every test on files and on PostgreSQL (conftest)
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +40,7 @@ def test_example_game_by_mail_through_smtp_equals_pbem_play(tmp_path):
 
     with SmtpCapture() as smtp:
         host = make_host(tmp_path / "host", smtp_port=smtp.port, map_png=True)
-        game = Game.create(host.cfg.games_dir / "el-alamein-example", "el-alamein",
+        game = Game.create(game_store(host, "el-alamein-example"), "el-alamein",
                            {"axis": AXIS, "british": BRITISH}, seed_hex=SEED, game_id="el-alamein-example")
         host.welcome(game)
         inbox = M.Maildir(host.inbox_path)
@@ -50,10 +52,10 @@ def test_example_game_by_mail_through_smtp_equals_pbem_play(tmp_path):
         sent = list(smtp.messages)
 
     # the same game, event for event and byte for byte
-    game = Game(game.dir)
+    game = reopen(game)
     st = game.state()
     assert st.result is not None and st.result.winner == "british" and st.turn == 4
-    assert (game.dir / "log.jsonl").read_bytes() == (direct / "log.jsonl").read_bytes()
+    assert log_bytes(game) == (direct / "log.jsonl").read_bytes()
     assert game.verify().ok
     # every message went out through SMTP: nothing was left in the spool, nothing in the inbox
     assert host.pending() == 0 and M.Maildir(host.inbox_path).messages() == []
@@ -116,7 +118,7 @@ def test_secrets_by_mail_never_reach_the_other_side(tmp_path):
     # scripted dice = the example's rolls, so the extra events (the secrets) do not change the game
     rolls = _rolls_of(play_directly(tmp_path / "direct").dir)
     host = make_host(tmp_path / "host")
-    game = Game.create(host.cfg.games_dir / "g1", "el-alamein", {"axis": AXIS, "british": BRITISH},
+    game = Game.create(game_store(host, "g1"), "el-alamein", {"axis": AXIS, "british": BRITISH},
                        dice=rolls, game_id="g1")
     host.welcome(game)
     inbox = M.Maildir(host.inbox_path)
@@ -147,7 +149,7 @@ def test_secrets_by_mail_never_reach_the_other_side(tmp_path):
     # the British unveil one secret at the end: from then on it is public
     answer = table.send("british", "unveil minefield")
     assert answer["X-pbem-Outcome"] == "accepted"
-    game = Game(game.dir)
+    game = reopen(game)
     assert game.state().result.winner == "british" and game.verify().ok
 
     payloads = {side: [line.split(None, 2)[2] for _s, line in SECRETS[side]] for side in SECRETS}
