@@ -106,7 +106,7 @@ def use_store(root: Path) -> None:
     """Point a host folder made by ``init_host`` at the test's store (a fresh database on postgresql)."""
     if on_database():
         from pg_helpers import use_database
-        use_database(root, PG_CLUSTER.new_database())
+        use_database(root, PG_CLUSTER.new_database(schema=True))
 
 
 def game_store(host: Host, gid: str = "g1"):
