@@ -33,13 +33,15 @@ def play_directly(into) -> Game:
     return g
 
 
-def test_example_game_by_mail_through_smtp_equals_pbem_play(tmp_path):
+def test_example_game_by_mail_through_smtp_equals_pbem_play(tmp_path, store_kind):
     # the reference: the same playbook applied directly
     direct = tmp_path / "direct"
     play_directly(direct)
+    # the PNG maps (two thirds of this test's time) are drawn alike on either store: files only
+    png = store_kind == "files"
 
     with SmtpCapture() as smtp:
-        host = make_host(tmp_path / "host", smtp_port=smtp.port, map_png=True)
+        host = make_host(tmp_path / "host", smtp_port=smtp.port, map_png=png)
         game = Game.create(game_store(host, "el-alamein-example"), "el-alamein",
                            {"axis": AXIS, "british": BRITISH}, seed_hex=SEED, game_id="el-alamein-example")
         host.welcome(game)
@@ -78,10 +80,10 @@ def test_example_game_by_mail_through_smtp_equals_pbem_play(tmp_path):
         kinds = [p.get_content_type() for p in msg.iter_attachments()]
         # the SVG goes only with the game-over report (host config map_svg = "final")
         over = int(msg["X-pbem-Seq"]) == st.seq             # mailed at the final state, the game over
-        want = ["image/png"] + (["image/svg+xml"] if over else [])
+        want = (["image/png"] if png else []) + (["image/svg+xml"] if over else [])
         assert kinds == want, (kinds, str(msg["Subject"]))
-        png = next(msg.iter_attachments()).get_content()
-        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        if png:
+            assert next(msg.iter_attachments()).get_content()[:8] == b"\x89PNG\r\n\x1a\n"
     # reports to a side thread under that side's welcome
     for msg in by_kind["report"]:
         side = str(msg["X-pbem-Side"])
