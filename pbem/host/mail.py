@@ -515,7 +515,10 @@ class Outbox:
 
     def send(self, name: str, data: bytes) -> str:
         dest = self.path / f"{name}.eml"
-        write_atomic(dest, data)
+        try:
+            write_atomic(dest, data)
+        except OSError as e:                        # a full disk: the mail waits in the spool, as for a server down
+            raise MailError(f"cannot write {dest}: {e.strerror or e}") from None
         return str(dest)
 
 
