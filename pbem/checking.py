@@ -24,11 +24,11 @@ import msgspec
 from pbem.core import events as E
 from pbem.core import known as K
 from pbem.core import orders as O
-from pbem.core.dice import EveryRoll
+from pbem.core.dice import EveryRoll, TooManyRolls
 from pbem.core.ruleset import Ctx, dispatch
 from pbem.core.state import GameState, copy_state, state_bytes
 
-RUNS = 3000             # the rules run at most this often for one check past its first roll
+RUNS = 1000             # the rules run at most this often for one check past its first roll
 BRANCHES = 64           # and follow at most this many different states from one line to the next
 
 
@@ -83,7 +83,7 @@ class _CheckDice:
 
 
 class _Run(msgspec.Struct):
-    kind: str                                       # "apply", "refuse", "dice", "stop"
+    kind: str                                       # "apply", "refuse", "dice", "stop", "many" (rolls)
     state: GameState | None = None
     events: list = []
     error: O.OrderError | None = None
@@ -106,6 +106,8 @@ def _try(rules, sc, side: str, records: dict, work: GameState, ln, dice) -> _Run
         return _Run("refuse", error=e)
     except DiceNeeded:
         stop = "dice"
+    except TooManyRolls:
+        return _Run("many")
     except K.SecretNeeded as e:
         stop = K.stop_reason(e, sc)
     except Exception as e:                          # the known state's stand-ins went where the rules
@@ -155,13 +157,17 @@ def _past_dice(rules, sc, side: str, work: GameState, records: dict, lines: list
             prefix: list[int] | None = []
             while prefix is not None:
                 runs += 1
-                if runs > RUNS or len(nxt) > BRANCHES:
-                    sub.too_many = f"line {ln.number}: {ln.text}"
-                    sub.unchecked = [x.text for x in lines[i:]]
-                    return sub
                 dice = EveryRoll(prefix)
-                run = _try(rules, sc, side, records, st, ln, dice)
+                run = _try(rules, sc, side, records, st, ln, dice) if runs <= RUNS else _Run("many")
+                if run.kind == "many" or len(nxt) > BRANCHES:
+                    sub.too_many = f"line {ln.number}: {ln.text}"
+                    sub.unchecked = [x.text for x in lines[i + 1:]]
+                    return sub
                 c.rolls = c.rolls or bool(dice.made)
+                if not prefix and _outcomes(dice.made) > RUNS - runs + 1:     # its first run shows it
+                    sub.too_many = f"line {ln.number}: {ln.text}"               # would not fit: stop now
+                    sub.unchecked = [x.text for x in lines[i + 1:]]
+                    return sub
                 prefix = dice.next_prefix()
                 if run.kind == "stop":
                     sub.needs_reveal, sub.why, sub.internal = f"line {ln.number}: {ln.text}", run.why, run.internal
@@ -192,6 +198,16 @@ def _past_dice(rules, sc, side: str, work: GameState, records: dict, lines: list
             return sub
         states = list(nxt.values())
     return sub
+
+
+def _outcomes(made: list[tuple[int, int]]) -> int:
+    """How many outcomes the rolls of one run have (those of the other runs may differ)."""
+    n = 1
+    for sides, _ in made:
+        n *= sides
+        if n > RUNS:
+            break
+    return n
 
 
 def _reason(e: O.OrderError) -> str:

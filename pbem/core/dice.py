@@ -34,6 +34,7 @@ __all__ = [
     "Dice",
     "DiceError",
     "EveryRoll",
+    "TooManyRolls",
     "ScriptedDice",
     "SeededDice",
     "check_reveal",
@@ -312,6 +313,10 @@ class ScriptedWithSalt(ScriptedDice):
         return hashlib.sha256(f"{self.label}:{self.salts}".encode()).hexdigest()[:32]
 
 
+class TooManyRolls(DiceError):
+    """An order rolled more dice than ``EveryRoll`` follows (all their outcomes could not be tried)."""
+
+
 class EveryRoll:
     """The dice of a check past its first roll: no die is rolled, every outcome is tried.
 
@@ -321,8 +326,9 @@ class EveryRoll:
     rolls nothing has one outcome.  Nothing here reads a seed: what a check learns
     this way is what the rules make of every roll, never what the game will roll."""
 
-    def __init__(self, prefix: list[int] | tuple[int, ...] = ()):
+    def __init__(self, prefix: list[int] | tuple[int, ...] = (), most: int = 12):
         self.prefix = list(prefix)
+        self.most = most                # rolls in one run (rules that roll until a die is not 1 would never stop)
         self.made: list[tuple[int, int]] = []
 
     @property
@@ -332,6 +338,8 @@ class EveryRoll:
     def roll(self, sides: int) -> int:
         _check_sides(sides)
         k = len(self.made)
+        if k >= self.most:
+            raise TooManyRolls(f"more than {self.most} rolls in one order")
         v = self.prefix[k] if k < len(self.prefix) else 1
         self.made.append((sides, v))
         return v

@@ -323,7 +323,7 @@ def check_lines(game, side: str, sub) -> list[str]:
     for n, c in enumerate(sub.past_dice):
         out += past_dice_lines(game, side, c, first=n == 0)
     if sub.too_many:
-        out.append(f"not checked  {sub.too_many}: the rolls before it have too many outcomes to try them all")
+        out.append(f"not checked  {sub.too_many}: it and the rolls before it have too many outcomes to try them all")
         out += [f"not checked  {t} (too many outcomes before it)" for t in sub.unchecked]
     if sub.needs_reveal:
         out.append(f"needs reveal {sub.needs_reveal}: would need the game to reveal something; not checked "
