@@ -159,15 +159,12 @@ def _past_dice(rules, sc, side: str, work: GameState, records: dict, lines: list
                 runs += 1
                 dice = EveryRoll(prefix)
                 run = _try(rules, sc, side, records, st, ln, dice) if runs <= RUNS else _Run("many")
-                if run.kind == "many" or len(nxt) > BRANCHES:
+                # past the bound, or sure to go past it (a line's first run shows how many outcomes it has)
+                if run.kind == "many" or len(nxt) > BRANCHES or (not prefix and _outcomes(dice.made) > RUNS - runs + 1):
                     sub.too_many = f"line {ln.number}: {ln.text}"
                     sub.unchecked = [x.text for x in lines[i + 1:]]
                     return sub
                 c.rolls = c.rolls or bool(dice.made)
-                if not prefix and _outcomes(dice.made) > RUNS - runs + 1:     # its first run shows it
-                    sub.too_many = f"line {ln.number}: {ln.text}"               # would not fit: stop now
-                    sub.unchecked = [x.text for x in lines[i + 1:]]
-                    return sub
                 prefix = dice.next_prefix()
                 if run.kind == "stop":
                     sub.needs_reveal, sub.why, sub.internal = f"line {ln.number}: {ln.text}", run.why, run.internal

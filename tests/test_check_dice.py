@@ -77,7 +77,7 @@ def test_moves_within_the_fewest_aps_of_an_activation_apply_whatever_the_roll(br
     assert c[6].verdict == "depends" and c[6].applies                     # the 5th needs a roll giving 5 or more
     assert c[6].refusals and not sub.refused and not sub.unchecked
     text = told(brevity, "allied", ACTIVATE)
-    assert "needs dice   line 1: activate 7armdbg" in text
+    assert "needs dice   line 1: activate 7armdbg: legal whatever the roll; a check rolls no die" in text
     assert "would apply  line 2: move 11H 1817 - whatever the roll\n" \
            "             7armdbg spends 1 AP on move (7.0).\n             11H moves to 1817." in text
     assert "would apply  line 5: move 2RB 2014 - whatever the roll" in text
@@ -137,6 +137,7 @@ def test_a_move_after_the_combats_is_refused_whatever_their_rolls(alamein):
     assert [a.line for a in sub.applied] == [2, 3, 4, 5, 6, 7, 8, 9]
     assert sub.refused is not None and sub.refused.line == 11
     assert by_line(sub)[10].verdict == "apply"
+    assert "needs dice   line 10: end: legal whatever the roll" in told(alamein, "axis", ALAMEIN)
     assert "[move 8Pz 0813] - whatever the roll" in told(alamein, "axis", ALAMEIN + "move 8Pz 0813\n")
 
 

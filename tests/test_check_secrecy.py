@@ -126,7 +126,7 @@ PAIRS = [
     Pair("tobruk-perimeter", 6, "british", "drop-order", edit=((2, "standing G2 drop", "standing G2 nodrop"),),
          orders=("fire A3 at 0807", "fire A2+B1 at 0807", "pass", "fire A2+B1 at 0807\npass"),
          # issue 26 item 3: the fire is tried with every outcome of its dice (what G2 drops into is the secret)
-         expect=(("fire A2+B1 at 0807\npass", "would apply  line 1: fire A2+B1 at 0807 - whatever the roll"),
+         expect=(("fire A2+B1 at 0807\npass", "needs dice   line 1: fire A2+B1 at 0807: legal whatever the roll"),
                  ("fire A2+B1 at 0807\npass", "would REFUSE line 2:"))),
     # --- Mirages (Formation Series 5.3.4, 6.5, 7.4): standing orders, stacks, plans, an attack's participants
     Pair("mirages-brevity", 3, "allied", "standing-orders",
@@ -156,7 +156,7 @@ PAIRS = [
     Pair("el-alamein", 4, "british", "sealed-note-past-dice", base=((4, "", "secret plan attack at dawn"),),
          edit=((4, "secret plan attack at dawn", "secret plan attack at dusk"),), orders=(ALAMEIN_COMBAT,),
          expect=((ALAMEIN_COMBAT, "needs dice   line 6: end"), (ALAMEIN_COMBAT, "depends      line 7: retreat 5NZ 1009"),
-                 (ALAMEIN_COMBAT, "- whatever the roll"))),
+                 (ALAMEIN_COMBAT, "needs dice   line 6: end: legal whatever the roll"))),
     # --- Dunkerque 10.0(2): the hidden draw
     Pair("dunkerque", 6, "allied", "hidden-draw", mutate=swap_draw,
          orders=("enter 2201", "enter 2202\nend", "delay"), expect=(("enter 2201", "face-down unit"),)),

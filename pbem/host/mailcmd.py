@@ -317,11 +317,17 @@ def check_lines(game, side: str, sub) -> list[str]:
     for a in sub.applied:
         out.append(f"would apply  line {a.line}: {a.text}")
         out += [f"             {t}" for t in (describe(ev, game.scenario, side) for ev in a.events) if t]
+    past = list(sub.past_dice)
     if sub.needs_dice:
-        out.append(f"needs dice   {sub.needs_dice}: a check rolls no die, so its outcome is known only when it "
-                   "is applied; from here on each line is tried with every outcome of the rolls")
-    for n, c in enumerate(sub.past_dice):
-        out += past_dice_lines(game, side, c, first=n == 0)
+        legal = bool(past) and past[0].verdict == "apply"
+        out.append(f"needs dice   {sub.needs_dice}: " + ("legal whatever the roll; " if legal else "")
+                   + "a check rolls no die, so what it does is known only when it is applied; "
+                   + ("the lines after it are" if legal else "it and the lines after it are")
+                   + " tried with every outcome of the rolls")
+        if legal:
+            del past[0]
+    for c in past:
+        out += past_dice_lines(game, side, c, first=c is sub.past_dice[0])
     if sub.too_many:
         out.append(f"not checked  {sub.too_many}: it and the rolls before it have too many outcomes to try them all")
         out += [f"not checked  {t} (too many outcomes before it)" for t in sub.unchecked]
