@@ -17,8 +17,11 @@ and the answers must be equal byte for byte once the head hash is set aside (it
 is in every report the checker has).  The battery holds the orders the example
 played next, the checker's deadline defaults and orders aimed at the secret (the
 issue's own: a path through a hidden minefield, ``cross P2 ... 0909`` into a hidden
-gun).  Last, the states the checks run on (core/known.py) are equal byte for byte,
-which makes every other order's answer equal too.
+gun).  A check goes on past a roll with every outcome of it (issue 26 item 3): the
+pairs whose orders do (a Mirages activation and its moves, an El Alamein combat and
+the answers after it, Advanced Tobruk fire on a squad whose cover is the secret) hold
+those answers to the same rule.  Last, the states the checks run on (core/known.py)
+are equal byte for byte, which makes every other order's answer equal too.
 """
 from __future__ import annotations
 
