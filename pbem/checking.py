@@ -24,7 +24,6 @@ import msgspec
 from pbem.core import events as E
 from pbem.core import known as K
 from pbem.core import orders as O
-from pbem.core.dice import EveryRoll, TooManyRolls
 from pbem.core.ruleset import Ctx, dispatch
 from pbem.core.state import GameState, copy_state, state_bytes
 
@@ -94,6 +93,7 @@ class _Run(msgspec.Struct):
 def _try(rules, sc, side: str, records: dict, work: GameState, ln, dice) -> _Run:
     """One line once on a copy of ``work``: applied, refused, stopped by a roll (the exact part's
     dice) or stopped where the real order could reveal something."""
+    from pbem.core.dice import TooManyRolls     # here: reading a game loads no dice (engine.py)
     trial = copy_state(work)
     ctx = Ctx(rules, trial, sc, side, dice)
     ctx.secret_records = records
@@ -145,6 +145,7 @@ def check(rules, sc, side: str, work: GameState, records: dict, lines: list, sub
 
 def _past_dice(rules, sc, side: str, work: GameState, records: dict, lines: list, sub: Submission) -> Submission:
     """``lines`` (the first of them rolls) tried with every outcome of every roll, on every state they lead to."""
+    from pbem.core.dice import EveryRoll        # here: reading a game loads no dice (engine.py)
     states = [work]
     lost = False                                    # some outcome was refused on an earlier line
     runs = 0
