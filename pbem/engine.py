@@ -50,6 +50,8 @@ from pbem.log import LogError, StaleHead, GENESIS, raw_envelope, walk_chain, wri
 from pbem.store.files import FileGame
 from pbem.games import Ctx, Ruleset, ruleset_for
 from pbem.core.ruleset import dispatch
+from pbem import checking
+from pbem.checking import Applied, Checked, Submission  # noqa: F401 - what a check or a submission answers
 from pbem.core.scenario import SCENARIO_LIMIT, Printed, Scenario, ScenarioError, load, loads
 from pbem.core.state import GameState, copy_state, decode_state, encode_state, layout
 from pbem.verify import Verification, VerifyReport  # noqa: F401 - VerifyReport is part of the engine's API
@@ -103,42 +105,6 @@ class Entry(msgspec.Struct):
     @property
     def kind(self) -> str:
         return E.kind_of(self.event)
-
-
-class Applied(msgspec.Struct):
-    line: int
-    text: str
-    events: list[E.Event]
-
-
-class Submission(msgspec.Struct):
-    applied: list[Applied] = []                     # a new list for every Submission
-    refused: O.OrderError | None = None
-    not_applied: list[str] = []
-    head: str = ""
-    seq: int = -1
-    # a check only (Game.check): the line where it stopped, on a roll (needs_dice) or on what the
-    # game would reveal (needs_reveal, why), and the lines after it
-    needs_dice: str = ""
-    needs_reveal: str = ""
-    why: str = ""
-    unchecked: list[str] = []
-    internal: str = ""                              # the rules' error a check stopped on (tests; never shown)
-
-
-class DiceNeeded(Exception):
-    """A checked order rolls: the check stops there, as its roll must stay unknown."""
-
-
-class _CheckDice:
-    """The dice of a check: no roll is ever made (a check showing a roll would let a
-    player try orders until the dice suit them), so an order that rolls ends the check."""
-
-    def roll(self, sides: int) -> int:
-        raise DiceNeeded()
-
-    def salt(self) -> str:
-        return "0" * 32                             # a check's seal is never shown to anyone else nor kept
 
 
 REVEALED = ("the dice seed of this game has been revealed, so every future roll is known in advance; "
@@ -554,11 +520,13 @@ class Game(Verification):
 
     def check(self, side: str, text: str) -> Submission:
         """What ``side`` may learn of ``text`` without committing it: each line tried in turn, as
-        ``submit`` would, on the game as ``side`` may know it (core/known.py), writing nothing.
-        A check stops at the first line that would roll a die (``needs_dice``) or that could make
-        the game reveal something (``needs_reveal``, ``why``: another side's sealed note read, or
-        ``Ruleset.check_stop``); the lines after it are ``unchecked``.  Nothing of it depends on
-        what ``side`` may not know: the same game with one secret changed answers the same."""
+        ``submit`` would, on the game as ``side`` may know it (core/known.py), writing nothing
+        (pbem/checking.py).  From the first line that would roll a die (``needs_dice``) on, the
+        lines are tried with every outcome of the rolls (``past_dice``).  A check stops where the
+        real order could make the game reveal something (``needs_reveal``, ``why``: another side's
+        sealed note read, or ``Ruleset.check_stop``); the lines after it are ``unchecked``.  Nothing
+        of it depends on what ``side`` may not know: the same game with one secret changed answers
+        the same."""
         from pbem.core import known as K
         self._side_of(side)
         sub, lines = self._parse(text)
@@ -569,43 +537,9 @@ class Game(Verification):
         sub.seq, sub.head = seq, head
         if st.seed and lines:
             return self._revealed(sub, lines)
-        sc, rules = self.scenario, self.rules
-        work = K.known_state(rules, st, sc, side)
-        records = K.known_records(_decode_sealed(sealed), st, side)
-        for i, ln in enumerate(lines):
-            trial = copy_state(work)
-            ctx = Ctx(rules, trial, sc, side, _CheckDice())
-            ctx.secret_records = records
-            stop = internal = ""
-            try:
-                ctx.emit(E.OrderGiven(side=side, text=ln.text))
-                dispatch(rules, ctx, ln.order)
-            except O.OrderError as e:
-                e.line, e.text = ln.number, ln.text
-                sub.refused = e
-                sub.not_applied = [x.text for x in lines[i:]]
-                break
-            except DiceNeeded:
-                stop = "dice"
-            except K.SecretNeeded as e:
-                stop = K.stop_reason(e, sc)
-            except Exception as e:                  # the known state's stand-ins went where the rules
-                stop = "the rules need what only the game knows here"   # cannot follow: stop, never guess
-                internal = f"{type(e).__name__}: {e}"
-            why = rules.check_stop(work, trial, ctx.events[1:], sc, side, ln.order)
-            if why or (stop and stop != "dice"):
-                sub.needs_reveal, sub.why = f"line {ln.number}: {ln.text}", why or stop
-                sub.internal = "" if why else internal
-            elif stop:
-                sub.needs_dice = f"line {ln.number}: {ln.text}"
-            if stop or why:
-                sub.unchecked = [x.text for x in lines[i + 1:]]
-                break
-            trial.seq, work = work.seq + len(ctx.events), trial
-            records.update({f"{ev.side}:{ev.name}": ev for ev in ctx.events   # its own notes: read on, as submit does
-                            if isinstance(ev, E.SecretRecorded) and ev.side == side})
-            sub.applied.append(Applied(ln.number, ln.text, ctx.events[1:]))
-        return sub
+        rules, sc = self.rules, self.scenario
+        return checking.check(rules, sc, side, K.known_state(rules, st, sc, side),
+                              K.known_records(_decode_sealed(sealed), st, side), lines, sub)
 
     def _side_of(self, side: str) -> None:
         if side not in self.scenario.side_ids():

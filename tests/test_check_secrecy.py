@@ -17,8 +17,11 @@ and the answers must be equal byte for byte once the head hash is set aside (it
 is in every report the checker has).  The battery holds the orders the example
 played next, the checker's deadline defaults and orders aimed at the secret (the
 issue's own: a path through a hidden minefield, ``cross P2 ... 0909`` into a hidden
-gun).  Last, the states the checks run on (core/known.py) are equal byte for byte,
-which makes every other order's answer equal too.
+gun).  A check goes on past a roll with every outcome of it (issue 26 item 3): the
+pairs whose orders do (a Mirages activation and its moves, an El Alamein combat and
+the answers after it, Advanced Tobruk fire on a squad whose cover is the secret) hold
+those answers to the same rule.  Last, the states the checks run on (core/known.py)
+are equal byte for byte, which makes every other order's answer equal too.
 """
 from __future__ import annotations
 
@@ -94,6 +97,10 @@ def ffe_allotment(st, records, sc) -> None:
     n.names = {**n.names, "roll-1": text}
 
 
+ACTIVATE_COAST = "activate coast\nmove 8Fd 2312\nmove 8Fd 2311\nmove 8Fd 2312\nmove 8Fd 2311\nmove 2SG 2113"
+ALAMEIN_COMBAT = "move 4LtArm 1013 1012\nmove 23Arm 1109 1110\nmove 2Arm 1706 1606\nend\n" \
+                 "attack 0911 with 5NZ 132 no-advance\nend\nretreat 5NZ 1009\nmove 4LtArm 1013"
+
 PAIRS = [
     # --- Advanced Tobruk: side notes, hidden units, dummies, minefields, standing orders (5.01, 31, 32, 6.6)
     Pair("tobruk-salient", 5, "german", "hidden-minefield", edit=((1, "note mine 0607 3 hidden", "note mine 0606 3 hidden"),),
@@ -127,7 +134,10 @@ PAIRS = [
          orders=("run A1 0706 0707", "run A2 0906 0907 0908", "cross Tk1 0503 0504 0505 0506 0607")),
     # 15.22: whether the German squad in the ditch drops into FULL cover when fired on (a standing order)
     Pair("tobruk-perimeter", 6, "british", "drop-order", edit=((2, "standing G2 drop", "standing G2 nodrop"),),
-         orders=("fire A3 at 0807", "fire A2+B1 at 0807", "pass")),
+         orders=("fire A3 at 0807", "fire A2+B1 at 0807", "pass", "fire A2+B1 at 0807\npass"),
+         # issue 26 item 3: the fire is tried with every outcome of its dice (what G2 drops into is the secret)
+         expect=(("fire A2+B1 at 0807\npass", "needs dice   line 1: fire A2+B1 at 0807: legal whatever the roll"),
+                 ("fire A2+B1 at 0807\npass", "would REFUSE line 2:"))),
     # --- Mirages (Formation Series 5.3.4, 6.5, 7.4): standing orders, stacks, plans, an attack's participants
     Pair("mirages-brevity", 3, "allied", "standing-orders",
          edit=((3, "doctrine reaction always", "doctrine reaction never"),)),
@@ -143,7 +153,20 @@ PAIRS = [
          expect=(("attack 1609 with IPz8", "shows you the whole defending stack"),)),
     Pair("mirages-compass", 3, "axis", "paused-plan", mutate=paused_plan, orders=("pass",),
          expect=(("pass", "the mover's own plan"),)),
+    # issue 26 item 3: an activation (a d10, 6.4.1) and the moves after it, checked with every outcome of the roll,
+    # while the Axis standing orders (which decide a reaction to those moves, 6.5) differ
+    Pair("mirages-brevity", 11, "allied", "standing-orders-past-dice", base=((11, "", "doctrine reaction always"),),
+         edit=((11, "doctrine reaction always", "doctrine reaction never"),),
+         orders=(ACTIVATE_COAST, "activate coast\nmove 3CG 2110\nmove 8Fd 2312", "activate 22gds\nmove 2SG 2213"),
+         expect=((ACTIVATE_COAST, "would apply  line 2: move 8Fd 2312 - whatever the roll"),
+                 (ACTIVATE_COAST, "depends      line 4: move 8Fd 2312 - on the roll"),
+                 ("activate coast\nmove 3CG 2110\nmove 8Fd 2312", "needs reveal line 2: move 3CG 2110"))),
     Pair("mirages-battleaxe", 1, "axis", "standing-orders", edit=((1, "doctrine reaction always", "doctrine reaction ask"),)),
+    # --- the Panzer Corps family: the combats' dice, and the orders after them (issue 26 item 3)
+    Pair("el-alamein", 4, "british", "sealed-note-past-dice", base=((4, "", "secret plan attack at dawn"),),
+         edit=((4, "secret plan attack at dawn", "secret plan attack at dusk"),), orders=(ALAMEIN_COMBAT,),
+         expect=((ALAMEIN_COMBAT, "needs dice   line 6: end"), (ALAMEIN_COMBAT, "depends      line 7: retreat 5NZ 1009"),
+                 (ALAMEIN_COMBAT, "needs dice   line 6: end: legal whatever the roll"))),
     # --- Dunkerque 10.0(2): the hidden draw
     Pair("dunkerque", 6, "allied", "hidden-draw", mutate=swap_draw,
          orders=("enter 2201", "enter 2202\nend", "delay"), expect=(("enter 2201", "face-down unit"),)),

@@ -3,6 +3,8 @@ orders (--stage / --final), press, a report without side effects, and no
 order after the seed is revealed."""
 from __future__ import annotations
 
+import re
+
 import json
 import stat
 
@@ -48,15 +50,17 @@ def test_check_says_what_would_happen_and_writes_nothing(game):
     assert log(game) == before and not (game / "staged.json").exists()
 
 
-def test_check_rolls_no_die_and_stops_at_the_first_roll(game):
+def test_check_rolls_no_die_and_checks_past_it_with_every_outcome(game):
     before = log(game)
     r = run("order", game, "--as", "axis", "--check", "-",
             input="move 8Pz 0612 0712 0812\nend\nattack 0913 with 8Pz\nend\nmove 5Pz 0512\n")
-    assert r.exit_code == 0
     assert "would apply  line 3: attack 0913 with 8Pz" in r.output
     assert "needs dice   line 4: end" in r.output
-    assert "not checked  move 5Pz 0512 (depends on that roll)" in r.output
-    assert "die" not in r.output.split("needs dice")[0]          # no roll shown before it
+    # issue 26 item 3: the move after the combat is checked with every outcome of its roll, and refused with each
+    # (the game waits for a retreat, 9.5(1), or the movement phase is over, 5.0), as the real orders would be
+    assert "would REFUSE line 5:" in r.output and "[move 5Pz 0512] - whatever the roll" in r.output
+    assert r.exit_code == 1
+    assert not re.search(r"\bdie \d", r.output)                 # no roll shown, before the roll or after it
     assert log(game) == before
     # the real dice are untouched: the same orders applied afterwards roll the script's first die
     r = run("order", game, "--as", "axis", "-", input="move 8Pz 0612 0712 0812\nend\nattack 0913 with 8Pz\nend\n")

@@ -33,6 +33,8 @@ from typing import Callable, Iterator, Protocol, runtime_checkable
 __all__ = [
     "Dice",
     "DiceError",
+    "EveryRoll",
+    "TooManyRolls",
     "ScriptedDice",
     "SeededDice",
     "check_reveal",
@@ -309,3 +311,46 @@ class ScriptedWithSalt(ScriptedDice):
     def salt(self) -> str:
         self.salts += 1
         return hashlib.sha256(f"{self.label}:{self.salts}".encode()).hexdigest()[:32]
+
+
+class TooManyRolls(DiceError):
+    """An order rolled more dice than ``EveryRoll`` follows (all their outcomes could not be tried)."""
+
+
+class EveryRoll:
+    """The dice of a check past its first roll: no die is rolled, every outcome is tried.
+
+    One run of an order takes the values of ``prefix`` for its first rolls and 1 for
+    the rest; ``next_prefix()`` then names the next run, depth first, until every
+    sequence of values the order's rolls can take was tried (``None``).  A run that
+    rolls nothing has one outcome.  Nothing here reads a seed: what a check learns
+    this way is what the rules make of every roll, never what the game will roll."""
+
+    def __init__(self, prefix: list[int] | tuple[int, ...] = (), most: int = 12):
+        self.prefix = list(prefix)
+        self.most = most                # rolls in one run (rules that roll until a die is not 1 would never stop)
+        self.made: list[tuple[int, int]] = []
+
+    @property
+    def rolls(self) -> list[tuple[int, int]]:
+        return list(self.made)
+
+    def roll(self, sides: int) -> int:
+        _check_sides(sides)
+        k = len(self.made)
+        if k >= self.most:
+            raise TooManyRolls(f"more than {self.most} rolls in one order")
+        v = self.prefix[k] if k < len(self.prefix) else 1
+        self.made.append((sides, v))
+        return v
+
+    def salt(self) -> str:
+        return "0" * 32                 # a check's seal is never shown to anyone else nor kept
+
+    def next_prefix(self) -> list[int] | None:
+        """The values of the next run's first rolls, or None when this run was the last."""
+        for k in range(len(self.made) - 1, -1, -1):
+            sides, v = self.made[k]
+            if v < sides:
+                return [x for _, x in self.made[:k]] + [v + 1]
+        return None

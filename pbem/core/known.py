@@ -9,9 +9,10 @@ those already opened, and for each still sealed note of another side a
 placeholder that stops the check when the rules read it.  Whatever the rules
 then answer depends only on what the checker may know (non-interference: two
 games that look the same to the checker give it the same answers), and so
-does the point where a check stops: the first roll (a check rolls no die),
-the first read of another side's sealed note, and where the game says the
-real order could reveal something (``Ruleset.check_stop``).
+does the point where a check stops: the first read of another side's sealed
+note, and where the game says the real order could reveal something
+(``Ruleset.check_stop``).  A check rolls no die: past the first roll it tries
+every outcome on this same state (pbem/checking.py).
 
 The core hides what every game shares: the payloads of other sides' sealed
 notes, their commitments (public, but two games differing in a note differ in

@@ -309,8 +309,8 @@ class Ruleset:
         ("" if it cannot): a check stops there ("would need the game to reveal something").
         Decide it from the known states only (``before`` the order, ``after`` it as far as the
         check got, and the events it gave), never from the true state: the stop must not
-        depend on a secret.  Default: never (a check still stops at the first roll and at the
-        first read of another side's sealed note)."""
+        depend on a secret.  Past a roll it is asked for every outcome of the roll (pbem/checking.py).
+        Default: never (a check still stops at the first read of another side's sealed note)."""
         return ""
 
     # --- data ---------------------------------------------------------------------------

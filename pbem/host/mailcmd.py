@@ -333,26 +333,69 @@ def check_lines(game, side: str, sub) -> list[str]:
     for a in sub.applied:
         out.append(f"would apply  line {a.line}: {a.text}")
         out += [f"             {t}" for t in (describe(ev, game.scenario, side) for ev in a.events) if t]
+    past = list(sub.past_dice)
     if sub.needs_dice:
-        out.append(f"needs dice   {sub.needs_dice}: legal up to its roll; a check rolls no die, "
-                   "so its outcome is known only when it is applied")
-        out += [f"not checked  {t} (depends on that roll)" for t in sub.unchecked]
+        legal = bool(past) and past[0].verdict == "apply"
+        out.append(f"needs dice   {sub.needs_dice}: " + ("legal whatever the roll; " if legal else "")
+                   + "a check rolls no die, so what it does is known only when it is applied; "
+                   + ("the lines after it are" if legal else "it and the lines after it are")
+                   + " tried with every outcome of the rolls")
+        if legal:
+            del past[0]
+    for c in past:
+        out += past_dice_lines(game, side, c, first=c is sub.past_dice[0])
+    if sub.too_many:
+        out.append(f"not checked  {sub.too_many}: it and the rolls before it have too many outcomes to try them all")
+        out += [f"not checked  {t} (too many outcomes before it)" for t in sub.unchecked]
     if sub.needs_reveal:
         out.append(f"needs reveal {sub.needs_reveal}: would need the game to reveal something; not checked "
                    f"- {sub.why}")
         out += [f"not checked  {t} (depends on what it would reveal)" for t in sub.unchecked]
     if sub.refused is not None:
-        out.append(f"would REFUSE {sub.refused}")
+        last = sub.past_dice[-1] if sub.past_dice else None
+        out.append(f"would REFUSE {sub.refused}" + ("" if last is None else " - whatever the roll" + (
+            "; with other outcomes: " + reasons(last.refusals[1:]) if len(last.refusals) > 1 else "")))
         rest = list(sub.not_applied)
         bare = [t.split("#", 1)[0].strip() for t in rest]
         named = sub.refused.text.split("#", 1)[0].strip()
         if named in bare:                                       # the refused line itself is named above
             del rest[bare.index(named)]
         out += [f"not applied  {t}" for t in rest]
+    elif sub.not_applied:                                       # past a roll: refused with every outcome
+        out += [f"not applied  {t} (every outcome stops before it)" for t in sub.not_applied]
     if not (sub.applied or sub.refused or sub.needs_dice or sub.needs_reveal):
         out.append("no orders to check")
     out.append(f"checked against head {sub.head} (seq {sub.seq}); nothing was written")
     return out
+
+
+def reasons(said: list[str], most: int = 3) -> str:
+    """Refusals found with different outcomes of the rolls: the first few, and how many more."""
+    more = f" OR {len(said) - most} more" if len(said) > most else ""
+    return " OR ".join(said[:most]) + more
+
+
+def past_dice_lines(game, side: str, c, first: bool = False) -> list[str]:
+    """One line checked with every outcome of the rolls (``checking.Checked``), in words."""
+    from pbem.report.render import describe
+    said = f"line {c.line}: {c.text}"
+    rolls = "; it rolls too" if c.rolls and not first else ""
+    if c.verdict == "refuse":
+        return []                                               # said as "would REFUSE ... whatever the roll"
+    if c.verdict == "apply":
+        head = [f"would apply  {said} - whatever the roll{rolls}"]
+    else:
+        how = ["would apply with some outcomes"] if c.applies else []
+        if c.refusals:
+            how.append("REFUSED with " + ("others" if c.applies else "some") + ": " + reasons(c.refusals))
+        if not c.reached_by_all:
+            how.append("not reached with others (a line before it is refused)")
+        head = [f"depends      {said} - on the roll: " + "; ".join(how) + rolls]
+    if c.applies and c.events is None and not first:
+        head[-1] += "; its events depend on the roll"
+    if c.events:
+        head += [f"             {t}" for t in (describe(ev, game.scenario, side) for ev in c.events) if t]
+    return head
 
 
 def merge(*texts: str) -> str:
