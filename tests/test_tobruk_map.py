@@ -163,7 +163,7 @@ def test_no_strength_movement_pair_on_the_counters_or_in_the_situation_table(r33
     text = report_text(r33, "british", st, r33.entries(), st.seq - 3, r33.log.head()[1])
     table = text[text.index("SITUATION"):text.index("=" * 72, text.index("SITUATION"))]
     assert not re.search(r"\s\d+-\d+\s", table)
-    assert re.search(r"A2\s+0905\s+3\|4\|6\s+aus-squad\s+half-squad", table)   # the reduced side (15.82)
+    assert re.search(r"A1\s+0705\s+3\|4\|6\s+aus-squad\s+half-squad", table)   # the reduced side (15.82)
     assert re.search(r"P1\s+0609\s+wreck\s+pz3g", table)
 
 
