@@ -8,7 +8,8 @@ from __future__ import annotations
 from pbem.games.advanced_tobruk import events as E
 
 from conftest import one, only
-from tobruk_kit import MOVEMENT, U, make
+from test_tobruk_opfire import to_movement
+from tobruk_kit import U, make
 
 
 def two_posts(tmp_path, dice, extra=(), british=()):
@@ -16,13 +17,7 @@ def two_posts(tmp_path, dice, extra=(), british=()):
     units = [U("A1", "british", "aus-squad", "0705"), U("A2", "british", "aus-squad", "0705"),
              U("G1", "german", "ger-squad", "0710"), *extra]
     t = make(tmp_path, units, dice=(2, 1, 2, 1) + tuple(dice) + (2, 1) * 6, setup=False)
-    for o in british:
-        t.ok("british", o)
-    t.ok("british", "pass")
-    t.ok("german", "pass")
-    while t.phase()[1] != MOVEMENT:
-        t.ok(t.state().step.to_act, "pass")
-    assert t.state().step.to_act == "german"
+    to_movement(t, british)
     return t
 
 
