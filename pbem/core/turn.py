@@ -21,14 +21,14 @@ declaring their steps and offers themselves (then these hooks go), the kernel's
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from typing import Any
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from pbem.core.orders import CORE_VERBS, Order, order_line, parse_line
+from pbem.core.orders import CORE_VERBS, End, Order, OrderError, order_line, parse_line
 
 REFEREE = "referee"
 
@@ -177,8 +177,12 @@ class Turn:
     def _offer(self, side: str) -> Offer:
         mine = tuple(w for w in self.waits_for(side) if w.side == side)
         default = self.default(side)
-        known = set(CORE_VERBS) | set(self.rules.verbs) | {"entropy"}
-        said = [t for w in mine for t in _WORD.findall(w.order) if t in known]
+        step = current_step(self.rules, self.st, self.sc) if self.rules.steps or self.rules.interrupts else None
+        if step is not None and mine and not (self.st.chain is not None and self.st.chain.entropy):
+            said = list(step.words(self.st, self.sc, side))       # the step declares them
+        else:
+            known = set(CORE_VERBS) | set(self.rules.verbs) | {"entropy"}
+            said = [t for w in mine for t in _WORD.findall(w.order) if t in known]
         said += [order_line(o).split()[0] for o in default]
         return Offer(side=side, waits=mine, verbs=tuple(dict.fromkeys(said)),
                      rule=", ".join(dict.fromkeys(w.rule for w in mine if w.rule)), default=default,
@@ -188,9 +192,16 @@ class Turn:
 
     def default(self, side: str) -> tuple[Order, ...]:
         """``side``'s deadline default as orders (``Ruleset.default_orders``, parsed once here)."""
-        return self._once("default", side, lambda: tuple(
-            o for o in (parse_line(x, self.rules.verbs) for x in self.rules.default_orders(self.st, self.sc, side))
-            if o is not None))
+        return self._once("default", side, self._default_of(side))
+
+    def _default_of(self, side: str):
+        rules, st, sc = self.rules, self.st, self.sc
+        if rules.steps or rules.interrupts:                     # a game that declares its steps
+            if st.chain is not None and st.chain.entropy:      # the dice exchange first (core/chain.py)
+                return lambda: tuple(parse_line(x) for x in rules.default_orders(st, sc, side))
+            return lambda: tuple(step_default(rules, st, sc, side))
+        return lambda: tuple(o for o in (parse_line(x, rules.verbs) for x in rules.default_orders(st, sc, side))
+                             if o is not None)
 
     def default_lines(self, side: str) -> list[str]:
         """The deadline default as the lines the host applies (``Offer.default_lines``)."""
@@ -243,3 +254,144 @@ def step_line(sc, v: Mapping[str, Any], *, long: bool = False, turn: bool = True
         label = f" ({v['turn_label']})" if v.get("turn_label") else ""
         return f"Turn {v['turn']} of {v['turns']}{label}" + (f", {words} phase" if words else "")
     return f"turn {v['turn']}" + (f", {words}" if words else "")
+
+
+# --- steps: a game's turn declared, and the kernel's handle (issue 26, second stage) ---------------
+# A game that declares its steps (``Ruleset.steps``, ``Ruleset.interrupts``) defines
+# no ``handle``, ``awaiting`` or ``default_orders``: the kernel reads the step the
+# state is in and derives all three from it.
+#
+# * ``Step`` - one step of the turn: who acts, the order words it offers and the
+#   handler of each, the rule it cites, what the game waits for in it (the rows of
+#   ``pbem state --json``), and its deadline default as ``Order`` objects.
+# * A phase step is found by its name (``Ruleset.step_name``: the phase's name by
+#   default, a game may group phases under one step).  An interrupt step (a loss to
+#   choose, an advance, an opportunity fire, a paused move) is declared with
+#   ``pending``: it is the step while the state says the game waits for it, and the
+#   step below it resumes when its handler has cleared that.  The pending decision
+#   lives where the games already keep it (the core ``GameState.decision``, or a
+#   game's own field), so no event, no log and no state's bytes change.
+# * ``handle`` - the gate every order of a ported game passes: the game is over ->
+#   is this side offered anything now -> is this order word offered -> the step's
+#   handler.  The refusals are worded here, once, from the offers.
+#
+# The core verbs any side may send at any time (``secret``, ``unveil``, ``press``,
+# ``entropy``) never reach ``handle``: ``ruleset.dispatch`` takes them first.
+
+Handler = Callable[[Any, Order], None]          # (ctx, order): emits events or refuses
+
+
+class Step:
+    """One step of a game's turn (a phase, a part of one, or an interrupt).
+
+    ``verbs``   order word -> handler(ctx, order); the words offered in this step
+    ``rule``    the rule the step cites (refusals, the wait row)
+    ``kind``    what the game waits for, as the wait row names it (default: ``name``)
+    ``order``   the answer's syntax players read in the wait row
+    ``side``    (st, sc) -> who acts (default: the side of the current phase of the sequence)
+    ``waits``   (st, sc) -> the wait rows when the step needs more than side/kind/rule/order
+                (a combat, units, options ...); [] when nothing is asked now
+    ``default`` (st, sc, side) -> the deadline default as orders (default: ``end`` where offered)
+    ``pending`` (st, sc) -> True while this interrupt is the step (interrupts only)
+    ``offered`` (st, sc, side) -> the words offered to ``side`` when not all of ``verbs`` are
+    """
+
+    __slots__ = ("name", "verbs", "rule", "kind", "order", "side", "waits", "default", "pending", "offered")
+
+    def __init__(self, name: str, *, verbs: Mapping[str, Handler], rule: str = "", kind: str = "",
+                 order: str = "", side: Callable | None = None, waits: Callable | None = None,
+                 default: Callable | None = None, pending: Callable | None = None,
+                 offered: Callable | None = None):
+        self.name, self.verbs, self.rule = name, dict(verbs), rule
+        self.kind, self.order = kind or name, order
+        self.side, self.waits, self.default = side, waits, default
+        self.pending, self.offered = pending, offered
+
+    def __repr__(self) -> str:
+        return f"Step({self.name!r}, verbs={list(self.verbs)})"
+
+    def acting(self, st, sc) -> str | None:
+        if self.side is not None:
+            return self.side(st, sc)
+        return sc.sequence[st.phase].side if 0 <= st.phase < len(sc.sequence) else None
+
+    def rows(self, st, sc) -> list[dict]:
+        """What the game waits for in this step (the ``awaiting`` rows)."""
+        if self.waits is not None:
+            return self.waits(st, sc)
+        who = self.acting(st, sc)
+        return [{"side": who, "kind": self.kind, "rule": self.rule, "order": self.order}] if who else []
+
+    def words(self, st, sc, side: str) -> tuple[str, ...]:
+        """The order words ``side`` is offered in this step."""
+        if self.offered is not None:
+            return tuple(self.offered(st, sc, side))
+        return tuple(self.verbs)
+
+    def defaults(self, st, sc, side: str) -> list[Order]:
+        if not any(r["side"] == side for r in self.rows(st, sc)):
+            return []
+        if self.default is not None:
+            return list(self.default(st, sc, side))
+        return [End()] if "end" in self.words(st, sc, side) else []
+
+
+def phase_steps(*steps: Step) -> dict[str, Step]:
+    """A game's phase steps by name (``Ruleset.steps``)."""
+    return {s.name: s for s in steps}
+
+
+def current_step(rules, st, sc) -> Step | None:
+    """The step the state is in: the first pending interrupt, else the phase's step
+    (None: the game is over, not started, or the game declares no step for the phase)."""
+    if st.result is not None or not 0 <= st.phase < len(sc.sequence):
+        return None
+    for s in rules.interrupts:
+        if s.pending(st, sc):
+            return s
+    return rules.steps.get(rules.step_name(st, sc))
+
+
+def step_waits(rules, st, sc) -> list[dict]:
+    step = current_step(rules, st, sc)
+    return step.rows(st, sc) if step is not None else []
+
+
+def step_default(rules, st, sc, side: str) -> list[Order]:
+    step = current_step(rules, st, sc)
+    return step.defaults(st, sc, side) if step is not None else []
+
+
+def verb_of(order: Order) -> str:
+    """The word an order starts with (``no-advance``, ``break``, a game's own word ...)."""
+    return order_line(order).split()[0]
+
+
+def _said(sc, rows: Iterable[dict]) -> str:
+    parts = []
+    for r in rows:
+        what = ", ".join(x for x in (r.get("kind", ""), r.get("rule", "")) if x)
+        parts.append(f"{sc.side_name(r['side'])}" + (f" ({what})" if what else ""))
+    return " and ".join(dict.fromkeys(parts))
+
+
+def handle(rules, ctx, order: Order) -> None:
+    """The kernel's gate for a game that declares its steps, then the step's handler."""
+    st, sc = ctx.state, ctx.sc
+    if st.result is not None:
+        r = st.result
+        who = "a draw" if r.winner == "draw" else f"{sc.side_name(r.winner)} won"
+        raise OrderError(f"the game is over: {who} ({r.reason})", r.rule)
+    step = current_step(rules, st, sc)
+    rows = step.rows(st, sc) if step is not None else []
+    if not rows:
+        raise OrderError("the game waits for no order now", step.rule if step else "")
+    if not any(r["side"] == ctx.side for r in rows):
+        raise OrderError(f"not your turn: the game waits for {_said(sc, rows)}", step.rule)
+    word = verb_of(order)
+    offered = step.words(st, sc, ctx.side)
+    if word not in offered:
+        raise OrderError(f"'{word}' is not an order of this step ({_said(sc, rows)}); "
+                         f"offered now: {', '.join(offered) or 'nothing'}", step.rule)
+    step.verbs[word](ctx, order)
+
