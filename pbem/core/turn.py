@@ -28,7 +28,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from pbem.core.orders import CORE_VERBS, End, Order, OrderError, order_line, parse_line
+from pbem.core.orders import CORE_VERBS, Advance, End, GameVerb, Order, OrderError, order_line, parse_line
 
 REFEREE = "referee"
 
@@ -276,7 +276,10 @@ def step_line(sc, v: Mapping[str, Any], *, long: bool = False, turn: bool = True
 #   handler.  The refusals are worded here, once, from the offers.
 #
 # The core verbs any side may send at any time (``secret``, ``unveil``, ``press``,
-# ``entropy``) never reach ``handle``: ``ruleset.dispatch`` takes them first.
+# ``entropy``) never reach ``handle``: ``ruleset.dispatch`` takes them first; a game's
+# own such words (Red Devils' standing ``doctrine``) are its ``Ruleset.any_time``.
+# A step may list a core verb among its offered words (``unveil`` when the game waits
+# for one): that tells the player what to send, and the verb never reaches the gate.
 
 Handler = Callable[[Any, Order], None]          # (ctx, order): emits events or refuses
 
@@ -363,8 +366,13 @@ def step_default(rules, st, sc, side: str) -> list[Order]:
 
 
 def verb_of(order: Order) -> str:
-    """The word an order starts with (``no-advance``, ``break``, a game's own word ...)."""
-    return order_line(order).split()[0]
+    """The order word a step offers: a game's own word, ``no-advance``, else the order's kind
+    (``break UNIT`` is a ``move``: a move off the map)."""
+    if isinstance(order, GameVerb):
+        return order.word
+    if isinstance(order, Advance) and order.unit == "-":
+        return "no-advance"
+    return order.__struct_config__.tag
 
 
 def _said(sc, rows: Iterable[dict]) -> str:
@@ -382,13 +390,15 @@ def handle(rules, ctx, order: Order) -> None:
         r = st.result
         who = "a draw" if r.winner == "draw" else f"{sc.side_name(r.winner)} won"
         raise OrderError(f"the game is over: {who} ({r.reason})", r.rule)
+    word = verb_of(order)
+    if word in rules.any_time:                  # a word any side may send at any time (a standing order)
+        return rules.any_time[word](ctx, order)
     step = current_step(rules, st, sc)
     rows = step.rows(st, sc) if step is not None else []
     if not rows:
         raise OrderError("the game waits for no order now", step.rule if step else "")
     if not any(r["side"] == ctx.side for r in rows):
         raise OrderError(f"not your turn: the game waits for {_said(sc, rows)}", step.rule)
-    word = verb_of(order)
     offered = step.words(st, sc, ctx.side)
     if word not in offered:
         raise OrderError(f"'{word}' is not an order of this step ({_said(sc, rows)}); "
