@@ -146,6 +146,7 @@ class Ruleset:
     steps: dict[str, T.Step] = {}          # phase steps by name (Ruleset.step_name)
     interrupts: tuple[T.Step, ...] = ()    # steps that interrupt a phase while pending, first pending first
     any_time: dict[str, T.Handler] = {}    # the game's words any side may send at any time (game over: none)
+    sequence_rule = ""                     # the sequence of play's rule: "not your turn" cites it in a phase
 
     def __init_subclass__(cls, **kw):
         """The kernel's waits come first: while the players exchange their contributions

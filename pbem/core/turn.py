@@ -277,7 +277,7 @@ def step_line(sc, v: Mapping[str, Any], *, long: bool = False, turn: bool = True
 #
 # The core verbs any side may send at any time (``secret``, ``unveil``, ``press``,
 # ``entropy``) never reach ``handle``: ``ruleset.dispatch`` takes them first; a game's
-# own such words (Red Devils' standing ``doctrine``) are its ``Ruleset.any_time``.
+# own such words (a standing order) are its ``Ruleset.any_time``.
 # A step may list a core verb among its offered words (``unveil`` when the game waits
 # for one): that tells the player what to send, and the verb never reaches the gate.
 
@@ -288,7 +288,7 @@ class Step:
     """One step of a game's turn (a phase, a part of one, or an interrupt).
 
     ``verbs``   order word -> handler(ctx, order); the words offered in this step
-    ``rule``    the rule the step cites (refusals, the wait row)
+    ``rule``    the rule the step cites (refusals, the wait row); or (st, sc) -> it (a decision's own)
     ``kind``    what the game waits for, as the wait row names it (default: ``name``)
     ``order``   the answer's syntax players read in the wait row
     ``side``    (st, sc) -> who acts (default: the side of the current phase of the sequence)
@@ -297,21 +297,28 @@ class Step:
     ``default`` (st, sc, side) -> the deadline default as orders (default: ``end`` where offered)
     ``pending`` (st, sc) -> True while this interrupt is the step (interrupts only)
     ``offered`` (st, sc, side) -> the words offered to ``side`` when not all of ``verbs`` are
+    ``why``     word -> (reason, rule): why a word this step does not offer is refused, where a
+                rule says more than "not now" (units move only in their own movement phase);
+                the refusal adds the reason and cites that rule
     """
 
-    __slots__ = ("name", "verbs", "rule", "kind", "order", "side", "waits", "default", "pending", "offered")
+    __slots__ = ("name", "verbs", "rule", "kind", "order", "side", "waits", "default", "pending", "offered", "why")
 
     def __init__(self, name: str, *, verbs: Mapping[str, Handler], rule: str = "", kind: str = "",
                  order: str = "", side: Callable | None = None, waits: Callable | None = None,
                  default: Callable | None = None, pending: Callable | None = None,
-                 offered: Callable | None = None):
-        self.name, self.verbs, self.rule = name, dict(verbs), rule
+                 offered: Callable | None = None, why: Mapping[str, tuple[str, str]] | None = None):
+        self.name, self.verbs, self.rule, self.why = name, dict(verbs), rule, dict(why or {})
         self.kind, self.order = kind or name, order
         self.side, self.waits, self.default = side, waits, default
         self.pending, self.offered = pending, offered
 
     def __repr__(self) -> str:
         return f"Step({self.name!r}, verbs={list(self.verbs)})"
+
+    def cite(self, st, sc) -> str:
+        """The rule the step cites now."""
+        return self.rule(st, sc) if callable(self.rule) else self.rule
 
     def acting(self, st, sc) -> str | None:
         if self.side is not None:
@@ -323,7 +330,7 @@ class Step:
         if self.waits is not None:
             return self.waits(st, sc)
         who = self.acting(st, sc)
-        return [{"side": who, "kind": self.kind, "rule": self.rule, "order": self.order}] if who else []
+        return [{"side": who, "kind": self.kind, "rule": self.cite(st, sc), "order": self.order}] if who else []
 
     def words(self, st, sc, side: str) -> tuple[str, ...]:
         """The order words ``side`` is offered in this step."""
@@ -384,24 +391,33 @@ def _said(sc, rows: Iterable[dict]) -> str:
 
 
 def handle(rules, ctx, order: Order) -> None:
-    """The kernel's gate for a game that declares its steps, then the step's handler."""
+    """The kernel's gate for a game that declares its steps, then the step's handler.
+
+    Refusals, the same words in every game: "the game is over: British won (REASON)";
+    "not your turn: the game waits for British (movement, 5.1)" (citing the game's sequence of
+    play, ``Ruleset.sequence_rule``, in a phase; an interrupt's own rule in an interrupt);
+    "'attack' is not an order of this step (British (movement, 8.0)); offered now: move, end -
+    SYNTAX" (the step's rule, or the reason and rule it gives for that word)."""
     st, sc = ctx.state, ctx.sc
     if st.result is not None:
         r = st.result
         who = "a draw" if r.winner == "draw" else f"{sc.side_name(r.winner)} won"
-        raise OrderError(f"the game is over: {who} ({r.reason})", r.rule)
+        raise OrderError(f"the game is over: {who} ({r.reason})")
     word = verb_of(order)
     if word in rules.any_time:                  # a word any side may send at any time (a standing order)
         return rules.any_time[word](ctx, order)
     step = current_step(rules, st, sc)
     rows = step.rows(st, sc) if step is not None else []
     if not rows:
-        raise OrderError("the game waits for no order now", step.rule if step else "")
+        raise OrderError("the game waits for no order now", step.cite(st, sc) if step else "")
     if not any(r["side"] == ctx.side for r in rows):
-        raise OrderError(f"not your turn: the game waits for {_said(sc, rows)}", step.rule)
+        rule = step.cite(st, sc) if step.pending is not None else (rules.sequence_rule or step.cite(st, sc))
+        raise OrderError(f"not your turn: the game waits for {_said(sc, rows)}", rule)
     offered = step.words(st, sc, ctx.side)
     if word not in offered:
+        syntax = "; ".join(dict.fromkeys(r["order"] for r in rows if r["side"] == ctx.side and r.get("order")))
+        reason, rule = step.why.get(word, ("", step.cite(st, sc)))
         raise OrderError(f"'{word}' is not an order of this step ({_said(sc, rows)}); "
-                         f"offered now: {', '.join(offered) or 'nothing'}", step.rule)
+                         f"offered now: {', '.join(offered) or 'nothing'}" + (f" - {syntax}" if syntax else "")
+                         + (f"; {reason}" if reason else ""), rule)
     step.verbs[word](ctx, order)
-

@@ -62,6 +62,7 @@ class Crete(Ruleset):
     state_type = CreteState
     steps = STEPS                 # the turn (3.0, crete/steps.py): the kernel's handle, awaiting, defaults
     interrupts = INTERRUPTS       # a fight's decisions (10.3-10.7)
+    sequence_rule = "3.0"          # the sequence of play: whose phase it is
     any_time = {"doctrine": doctrine_order}   # a standing answer (10.5): any time, by either side
     first_turn = 0                 # 1.x: the set-up steps come before turn 1
 

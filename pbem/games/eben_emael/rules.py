@@ -155,6 +155,7 @@ class EbenEmael(Ruleset):
     needs_secrets = True          # the engine hands the host's sealed payloads to every order
     steps = STEPS                 # the turn (3.0): the kernel's handle, awaiting and defaults read them
     interrupts = INTERRUPTS
+    sequence_rule = "3.0"          # the sequence of play: whose phase it is
 
     # ---- the game's start, the reducer, data ------------------------------------------
 

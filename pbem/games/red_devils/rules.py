@@ -53,6 +53,7 @@ class RedDevils(Ruleset):
     state_type = RedDevilsState
     steps = STEPS                 # the turn (3.0): the kernel's handle, awaiting and defaults read them
     interrupts = INTERRUPTS       # the answers the game waits for (5.0, 7.6-7.8, 8.5, 9.0, 9.7, 11.0)
+    sequence_rule = "3.0"          # the sequence of play: whose phase it is
     any_time = {"doctrine": lambda ctx, order: doctrine_order(ctx, order.args)}   # 5.0: at any time
 
     def step_name(self, st: RedDevilsState, sc: Scenario) -> str:
