@@ -299,7 +299,8 @@ class Step:
     ``offered`` (st, sc, side) -> the words offered to ``side`` when not all of ``verbs`` are
     ``why``     word -> (reason, rule): why a word this step does not offer is refused, where a
                 rule says more than "not now" (units move only in their own movement phase);
-                the refusal adds the reason and cites that rule
+                the refusal adds the reason and cites that rule; or (st, sc, word) -> (reason, rule)
+                or None, where the reason depends on the state
     """
 
     __slots__ = ("name", "verbs", "rule", "kind", "order", "side", "waits", "default", "pending", "offered", "why")
@@ -307,8 +308,9 @@ class Step:
     def __init__(self, name: str, *, verbs: Mapping[str, Handler], rule: str = "", kind: str = "",
                  order: str = "", side: Callable | None = None, waits: Callable | None = None,
                  default: Callable | None = None, pending: Callable | None = None,
-                 offered: Callable | None = None, why: Mapping[str, tuple[str, str]] | None = None):
-        self.name, self.verbs, self.rule, self.why = name, dict(verbs), rule, dict(why or {})
+                 offered: Callable | None = None, why: Mapping[str, tuple[str, str]] | Callable | None = None):
+        self.name, self.verbs, self.rule = name, dict(verbs), rule
+        self.why = why if callable(why) else dict(why or {})
         self.kind, self.order = kind or name, order
         self.side, self.waits, self.default = side, waits, default
         self.pending, self.offered = pending, offered
@@ -331,6 +333,11 @@ class Step:
             return self.waits(st, sc)
         who = self.acting(st, sc)
         return [{"side": who, "kind": self.kind, "rule": self.cite(st, sc), "order": self.order}] if who else []
+
+    def reason(self, st, sc, word: str) -> tuple[str, str]:
+        """Why ``word`` is refused in this step: (reason, rule); ("", the step's rule) by default."""
+        got = self.why(st, sc, word) if callable(self.why) else self.why.get(word)
+        return got or ("", self.cite(st, sc))
 
     def words(self, st, sc, side: str) -> tuple[str, ...]:
         """The order words ``side`` is offered in this step."""
@@ -416,7 +423,7 @@ def handle(rules, ctx, order: Order) -> None:
     offered = step.words(st, sc, ctx.side)
     if word not in offered:
         syntax = "; ".join(dict.fromkeys(r["order"] for r in rows if r["side"] == ctx.side and r.get("order")))
-        reason, rule = step.why.get(word, ("", step.cite(st, sc)))
+        reason, rule = step.reason(st, sc, word)
         raise OrderError(f"'{word}' is not an order of this step ({_said(sc, rows)}); "
                          f"offered now: {', '.join(offered) or 'nothing'}" + (f" - {syntax}" if syntax else "")
                          + (f"; {reason}" if reason else ""), rule)
