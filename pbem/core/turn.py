@@ -1,22 +1,28 @@
-"""The turn as the kernel sees it: what the game waits for, what each side is offered, the step line.
+"""The turn as the kernel sees it: the steps a game declares, what the game waits for, what
+each side is offered, the kernel's handle, the step line (issue 26).
 
-This is the first stage of issue 26.  A game still describes its turn through the
-hooks of ``Ruleset`` (``awaiting``, ``awaiting_view``, ``default_orders``,
-``order_help``, ``setup_choices``, ``phase_side``); ``Turn`` is an adapter that
-reads them for one state and gives the rest of the program typed objects:
+Every game declares its turn as ``Step`` objects (``Ruleset.steps``, ``Ruleset.interrupts``,
+below): who acts, the order words offered and the handler of each, the rule, the rows of what
+the game waits for, the deadline default as ``Order`` objects.  From them the kernel derives
+``Ruleset.handle`` (``handle``: one gate and one refusal wording for every game),
+``Ruleset.awaiting`` and ``Ruleset.default_orders``.  HELP, the set-up choices, the view of
+the rows a side may read and the side a step belongs to are still the hooks ``order_help``,
+``setup_choices``, ``awaiting_view`` and ``phase_side``.  ``Turn`` reads all of it for one
+state and gives the rest of the program typed objects:
 
 * ``Wait``  - one row of what the game waits for (the keys ``pbem state --json``
   has always shown in ``awaiting``, typed, in the order the game gave them);
 * ``Offer`` - what one side is offered now: the waits it may read, the order words
-  they offer, their rules, the deadline default as ``Order`` objects (never a
+  the step offers, their rules, the deadline default as ``Order`` objects (never a
   display string), the HELP lines and the set-up choices;
 * ``step_line`` - the one wording of "turn N, SIDE PHASE" (reports, maps, mail
   subjects, STATUS, the status board, the replay page, explain, ``pbem state``).
 
 The views, HELP and STATUS, the deadlines, the letters and staging read a ``Turn``
-instead of calling the hooks each on their own.  Still to come (issue 26): games
-declaring their steps and offers themselves (then these hooks go), the kernel's
-``handle`` gate refusing what is not offered, and CHECK through the offers.
+instead of calling the hooks each on their own.  Still to come (issue 26): CHECK
+through the offers, typed order forms with their enumerated legal choices, and the
+pending decisions of every game as frames of one stack (today each interrupt step is
+read from where its game already keeps the decision).
 """
 from __future__ import annotations
 
