@@ -163,6 +163,11 @@ def _player_prefs(zones: tuple[str, ...], hooks: tuple[str, ...]) -> tuple[dict,
     return (tz, urls) if tz or urls else None
 
 
+def _by_id(sc, given: dict[str, str]) -> dict[str, str]:
+    """SIDE=... options keyed by side id: a side's name as `pbem scenarios` prints it counts too."""
+    return {sc.side_of(k) or k: v for k, v in given.items()}
+
+
 def _parse_dice(text: str | None) -> list[int] | None:
     if text is None:
         return None
@@ -203,20 +208,25 @@ def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id, keys, requ
         prefs = _player_prefs(zones, hooks)
     except HostError as e:
         raise click.BadParameter(str(e)) from None
+    from pbem.core.scenario import ScenarioError, load
+    try:
+        sc = load(scenario_ref)
+    except ScenarioError:
+        sc = None                               # Game.create says what is wrong with it
+    players, keys = _parse_players(players), _parse_keys(keys)
+    if sc is not None:                          # a side by its id or its name ("Commonwealth" for allied)
+        players, keys = (_by_id(sc, d) for d in (players, keys))
+        prefs = prefs and (_by_id(sc, prefs[0]), _by_id(sc, prefs[1]))
     if prefs:                                   # a side the scenario lacks: refused before anything is made
-        from pbem.core.scenario import ScenarioError, load
-        try:
-            sides = load(scenario_ref).side_ids()
-        except ScenarioError:
-            sides = None                        # Game.create says what is wrong with it
+        sides = sc.side_ids() if sc is not None else None
         bad = [s for s in [*prefs[0], *prefs[1]] if sides is not None and s not in sides]
         if bad:
             raise click.BadParameter(f"{bad[0]}=...: the scenario has no side {bad[0]!r}; sides: {', '.join(sides)}")
     from pbem.store import new_game_target
     where = new_game_target(Path(game_dir), game_id)     # the folder, or the host's database
-    g = Game.create(where, scenario_ref, _parse_players(players), seed_hex=seed_hex,
+    g = Game.create(where, scenario_ref, players, seed_hex=seed_hex,
                     dice=_parse_dice(dice), game_id=game_id, dice_scheme=int(dice_scheme),
-                    keys=_parse_keys(keys), require_signatures=require_signatures, contributions=contributions)
+                    keys=keys, require_signatures=require_signatures, contributions=contributions)
     if prefs:
         from pbem.host.deadlines import set_preferences
         set_preferences(g, *prefs)
@@ -248,16 +258,27 @@ def new_cmd(game_dir, scenario_ref, players, seed_hex, dice, game_id, keys, requ
 @click.option("--check", "mode", flag_value="check", help="Only check: say what would be applied and refused; write nothing.")
 @click.option("--stage", "mode", flag_value="stage", help="Check and hold the orders for this step (replacing any held); apply them with --final.")
 @click.option("--final", "mode", flag_value="final", help="Apply the held orders (or, given ORDERS, these at once).")
+@click.option("--unstage", "mode", flag_value="unstage", help="Drop the held orders of this side (no ORDERS read).")
 def order_cmd(game_dir, orders, side, expect_head, mode) -> None:
     """Apply text orders from ORDERS (a file, or - / nothing for standard input).
 
+    Read as a mail is: lines that are no order (a greeting, a sign-off) are
+    listed as ignored; HELP, STATUS, HISTORY [N] and UNDO lines are answered.
     Exit 0 when every order was applied, 1 when one was refused (the orders
     before it stay applied; the refused one and the rest are not), 2 on usage
     errors.  --check and --stage write nothing to the log (exit 1 when a line
-    would be refused); --final applies what --stage held."""
+    would be refused; a refused --stage keeps what was held); --final applies
+    what --stage held; --unstage drops it."""
     g = _game(game_dir)
     from pbem.log import StaleHead
     from pbem import staging
+    from pbem.host import mailcmd
+    from pbem.views import side_id
+    side = side_id(g.scenario, side, referee=False)
+    if mode == "unstage":
+        for line in mailcmd.undo_lines(g, side):
+            click.echo(line)
+        return
     text = ""
     if orders is not None or mode != "final":
         raw = (orders or sys.stdin.buffer).read()          # click.get_binary_stream goes in Click 9
@@ -265,9 +286,18 @@ def order_cmd(game_dir, orders, side, expect_head, mode) -> None:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as e:
             _fail(f"the orders are not UTF-8 text (byte {e.start}); nothing was applied")
+        text, mode = _read_as_mail(g, side, text, mode)
     if mode in ("check", "stage"):
+        trial = g.check(side, text)
+        if mode == "stage" and trial.refused is not None and not staging.not_your_step(g, side, text):
+            # not held: what was held before stays
+            _print_check(g, side, trial)
+            held = staging.staged(g, side)
+            _fail("REFUSED: a line would be refused, so these orders were not staged; " +
+                  (f"the orders staged at {held.get('at', '?')} are kept as they were" if held
+                   else "nothing is staged"))
         try:
-            sub = staging.stage(g, side, text) if mode == "stage" else g.check(side, text)
+            sub = staging.stage(g, side, text) if mode == "stage" else trial
         except staging.NotYourStep as e:
             _print_check(g, side, g.check(side, text))
             _fail(str(e))
@@ -277,7 +307,7 @@ def order_cmd(game_dir, orders, side, expect_head, mode) -> None:
                        if text.strip() else "nothing staged (no orders)")
         sys.exit(EXIT_REFUSED if sub.refused is not None else EXIT_OK)
     try:
-        if mode == "final" and orders is None:
+        if mode == "final" and not text.strip():
             # taken and applied as one step under the log's lock: exactly once (staging.final)
             sub, note = staging.final(g, side, lambda held: g.submit(side, held, expect_head=expect_head))
             if note == staging.ALREADY:
@@ -311,6 +341,35 @@ def order_cmd(game_dir, orders, side, expect_head, mode) -> None:
     if not sub.applied:
         click.echo("no orders in the input")
     click.echo(f"head {sub.head} (seq {sub.seq})")
+
+
+def _read_as_mail(g, side: str, text: str, mode):
+    """The orders of ``text`` read as the mail reads them (pbem.host.mailcmd.read): the
+    ignored lines listed, HELP / STATUS / HISTORY / UNDO answered, CHECK / DRAFT / FINAL
+    taken as --check / --stage / --final when no option says; the orders (and press) in
+    their line positions, and the mode."""
+    from pbem.host import mailcmd
+    req = mailcmd.read(text, "", g)
+    for i in req.ignored:
+        click.echo(f"ignored  line {i['line']}: {i['text']}" + (f"    ({i['hint']})" if i["hint"] else ""))
+    st, head = g.state_and_hash()
+    for name, arg in req.commands:
+        if name in ("help", "status", "history", "undo"):
+            from pbem.cli_play import mail_host
+            lines = {"help": lambda: mailcmd.help_lines(g, st, side),
+                     "status": lambda: mailcmd.status_lines(mail_host(g), g, st, side, head),
+                     "history": lambda: mailcmd.history_lines(g, side, arg),
+                     "undo": lambda: mailcmd.undo_lines(g, side)}[name]()
+            click.echo(f"{name.upper()} {arg}".rstrip())
+            for line in lines:
+                click.echo(f"  {line}")
+        else:
+            click.echo(f"ignored  {' '.join([name.upper(), *([arg] if arg else [])])}: a mail command; "
+                       "send it by mail to the host")
+    if mode is None and req.mode:
+        mode = {"check": "check", "draft": "stage", "final": "final"}[req.mode]
+    kept = mailcmd.merge(req.orders, req.press)
+    return kept + ("\n" if text.endswith("\n") and kept.strip() and not kept.endswith("\n") else ""), mode
 
 
 def _print_check(g, side: str, sub) -> None:
@@ -438,3 +497,4 @@ from pbem.cli_mail import register as _register_mail  # noqa: E402 - pbem host|m
 _register_mail(main)
 from pbem.cli_referee import register as _register_referee; _register_referee(main)
 from pbem.cli_trust import register as _register_trust; _register_trust(main)  # noqa: E402,E702 - receipt|dice|key
+from pbem.cli_play import register as _register_play; _register_play(main)  # noqa: E402,E702 - help|status

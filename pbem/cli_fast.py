@@ -142,7 +142,14 @@ def report_bytes(game_dir: str, side: str, at: int | None, since: int | None, fm
         head = entries[st.seq].hash
     if fmt == "text":                               # for a terminal: no control character acts (an old log)
         from pbem.core.orders import visible
-        return visible(render.report_text(g, side, st, entries, since, head)).encode()
+        text = render.report_text(g, side, st, entries, since, head)
+        if at is None and side in g.scenario.side_ids():    # a set-up step: the choices the welcome lists
+            from pbem.views import turn_of
+            choices = turn_of(g, st).setup(side)
+            if choices:
+                title = turn_of(g, st).setup_title(side).upper()
+                text = text.rstrip("\n") + f"\n\nYOUR {title} NOW\n" + "".join(f"  {c}\n" for c in choices)
+        return visible(text).encode()
     if fmt == "svg":
         return render.report_svg(g, side, st, entries, since, head).encode()
     return bytes(render.report_eml(g, side, st, entries, since, head))

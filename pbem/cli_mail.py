@@ -483,7 +483,7 @@ def host_import(from_host, host_dir) -> None:
 @click.option("--zone", metavar="ZONE", help="The time zone of the clock and the days (e.g. Europe/Berlin).")
 @click.option("--pause", "pause", flag_value=True, default=None,
               help="Stop every deadline of this game (a public event in its log; the players are told).")
-@click.option("--resume", "pause", flag_value=False, help="Start them again, each with the time it had left.")
+@click.option("--resume", "pause", flag_value=False, default=None, help="Start them again, each with the time it had left.")
 @host_option
 def deadline_cmd(game_dir, extend, period, clock, days, minimum, grace, zone, pause, host_dir) -> None:
     """Show a game's deadlines; the host can extend them, pause and resume them, or set

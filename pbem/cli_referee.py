@@ -240,8 +240,7 @@ def replay_cmd(game_dir, side, output) -> None:
     from pbem.log import check_output
     check_output(Path(output))                      # refused before the page is built
     g = Game(Path(game_dir))
-    viewer = side or REFEREE
-    check_viewer(g, viewer)
+    viewer = check_viewer(g, side or REFEREE)
     data = page_data(g, viewer)
     html = render_page(data).encode("utf-8")
     write_output(Path(output), html)                # a regular file or a new path, never a device or a link

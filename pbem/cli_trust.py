@@ -113,8 +113,11 @@ def key_grp() -> None:
 def key_register(game_dir, side, key, force) -> None:
     """Register KEY ('ssh-ed25519 AAAA...') for SIDE (host only): appends KeyRegistered."""
     from pbem.engine import EngineError, Game
+    from pbem.views import side_id
     try:
-        fp = Game(Path(game_dir)).register_key(side, key, force=force)
+        g = Game(Path(game_dir))
+        side = side_id(g.scenario, side, referee=False)
+        fp = g.register_key(side, key, force=force)
     except EngineError as e:
         _fail(str(e))
     click.echo(f"{side}: orders are signed with {fp} from now on")

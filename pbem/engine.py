@@ -613,8 +613,9 @@ class Game(Verification):
             if stop or why:
                 sub.unchecked = [x.text for x in lines[i + 1:]]
                 break
-            trial.seq = work.seq + len(ctx.events)
-            work = trial
+            trial.seq, work = work.seq + len(ctx.events), trial
+            records.update({f"{ev.side}:{ev.name}": ev for ev in ctx.events   # its own notes: read on, as submit does
+                            if isinstance(ev, E.SecretRecorded) and ev.side == side})
             sub.applied.append(Applied(ln.number, ln.text, ctx.events[1:]))
         return sub
 

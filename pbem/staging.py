@@ -69,23 +69,33 @@ def stage(game, side: str, text: str, at: str = ""):
     from pbem.engine import now_utc
     from pbem.views import turn_of
     st = game.state()
-    turn = turn_of(game, st)
-    waits = turn.rows(side)                        # what the side's own report says the game waits for
-    if text.strip() and st.result is None and waits and all(a.get("side") != side for a in waits):
-        who = ", ".join(dict.fromkeys(game.scenario.side_name(a["side"]) for a in waits if a.get("side")))
-        raise NotYourStep(f"NOT STAGED: the game waits for {who} now, not for {game.scenario.side_name(side)}; "
-                          "orders are held only for a step of yours (held now, they would be dropped when "
-                          "this step ends). Send them, or a DRAFT, when the game waits for you.")
+    why = not_your_step(game, side, text, st)
+    if why:
+        raise NotYourStep(why)
     sub = game.check(side, text)
     with _locked(game):
         data = _load(game)
         if text.strip():
-            data[side] = {"text": text, "step": turn.step_id, "turn": st.turn, "phase": st.phase,
+            data[side] = {"text": text, "step": turn_of(game, st).step_id, "turn": st.turn, "phase": st.phase,
                           "head": sub.head, "at": at or now_utc()}
         else:
             data.pop(side, None)
         _save(game, data)
     return sub
+
+
+def not_your_step(game, side: str, text: str, st=None) -> str:
+    """Why ``text`` cannot be staged for ``side`` now ('' when it can): the game waits
+    for other sides only (what the side's own report says it waits for)."""
+    from pbem.views import turn_of
+    st = game.state() if st is None else st
+    waits = turn_of(game, st).rows(side)           # what the side's own report says the game waits for
+    if text.strip() and st.result is None and waits and all(a.get("side") != side for a in waits):
+        who = ", ".join(dict.fromkeys(game.scenario.side_name(a["side"]) for a in waits if a.get("side")))
+        return (f"NOT STAGED: the game waits for {who} now, not for {game.scenario.side_name(side)}; "
+                "orders are held only for a step of yours (held now, they would be dropped when "
+                "this step ends). Send them, or a DRAFT, when the game waits for you.")
+    return ""
 
 
 def discard(game, side: str) -> None:

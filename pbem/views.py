@@ -16,17 +16,32 @@ from pbem.log import GENESIS, LogError, line_hash
 REFEREE = "referee"
 
 
-def check_viewer(game: Game, side: str) -> None:
+def side_id(sc, side: str, referee: bool = True) -> str:
+    """The side a command line names, by its id or its name as `pbem scenarios` prints it
+    ("Commonwealth" or ``allied``; any case), or the referee; an unknown one is refused
+    with a "did you mean" and the choices."""
     from pbem.engine import EngineError
-    if side != REFEREE and side not in game.scenario.side_ids():
-        raise EngineError(f"unknown side {side!r}; choose one of: {', '.join(game.scenario.side_ids())}, referee")
+    if side == REFEREE and referee:
+        return side
+    found = sc.side_of(side)
+    if found:
+        return found
+    import difflib
+    names = {s.id.lower(): s.id for s in sc.sides} | {s.name.lower(): s.id for s in sc.sides}
+    near = difflib.get_close_matches((side or "").lower(), list(names), n=1, cutoff=0.6)
+    hint = f"did you mean {sc.side_name(names[near[0]])} ({names[near[0]]})? " if near else ""
+    choices = ", ".join(f"{s.id} ({s.name})" if s.name.lower() != s.id.lower() else s.id for s in sc.sides)
+    raise EngineError(f"unknown side {side!r}; {hint}choose one of: {choices}" + (", referee" if referee else ""))
+
+
+def check_viewer(game: Game, side: str) -> str:
+    """The viewer ``side`` names (``side_id``), or EngineError."""
+    return side_id(game.scenario, side)
 
 
 def viewer(game: Game, side: str | None) -> str:
     """The viewer a command names (the referee when none), checked (``check_viewer``)."""
-    side = side or REFEREE
-    check_viewer(game, side)
-    return side
+    return check_viewer(game, side or REFEREE)
 
 
 def result_text(sc, result: dict) -> str:
@@ -38,6 +53,14 @@ def result_text(sc, result: dict) -> str:
 def score_text(sc, score: dict) -> str:
     """The score by side in words, "Axis 3, British 5" (a key that is no side as it is)."""
     return ", ".join(f"{sc.side_name(k) if k in sc.side_ids() else k} {n}" for k, n in sorted(score.items()))
+
+
+def score_line(game: Game, st: GameState, viewer: str) -> str:
+    """The running score in one line, as the map's title bar and the report's SITUATION say
+    it: the game's own words (``Ruleset.map_marks``'s ``score``: its victory points against
+    the turn's range, say), else the state's score by side; "" for a game without one."""
+    got = (game.rules.map_marks(st, game.scenario, viewer) or {}).get("score")
+    return got or (score_text(game.scenario, st.score) if st.score else "")
 
 
 def visible_event(ev: E.Event, side: str, rules: Ruleset) -> E.Event:
@@ -66,6 +89,7 @@ def unit_rows(game: Game, st: GameState, side: str) -> list[dict]:
     rows = []
     for u in st.units.values():
         row: dict | None = base_row(sc, u)
+        row.update(game.rules.unit_facts(st, sc, u))
         if side != REFEREE and u.side != side:
             row = game.rules.unit_row(st, sc, u, row, side)
         if row is not None:
@@ -107,6 +131,7 @@ def state_view(game: Game, st: GameState, side: str = REFEREE, head: str = "", t
         "seed_revealed": bool(st.seed),
         "head": head,
         "seq": st.seq,
+        **({} if st.chain is None else {"dice_chain": st.chain.head, "dice_revealed": st.chain.revealed}),
     }
 
 
@@ -140,23 +165,45 @@ def _marked(path, end: int, last: int, marks: tuple[bytes, ...], chunk: int = 1 
                 carry = b""
             # ``block``: whole lines, each ending in a newline; its last is line ``last``
             top = len(block)
+            at = {m: block.rfind(m, 0, top) for m in marks}     # each mark's last place before ``top``
             while True:
-                p = max(block.rfind(m, 0, top) for m in marks)
+                p = max(at.values())
                 if p < 0:
                     break
                 start = block.rfind(b"\n", 0, p) + 1
                 stop = block.find(b"\n", p)
                 yield last - block.count(b"\n", stop + 1), block[start:stop]
                 top = start
+                for m, q in at.items():
+                    if q >= top:
+                        at[m] = block.rfind(m, 0, top)
             last -= block.count(b"\n")
+
+
+def _stood(ev: E.Event, want_path: set[str], want_where: set[str]) -> bool:
+    """Whether ``ev``, read backwards from ``since``, tells where a wanted unit stood then:
+    the last event with a ``unit`` and a ``path`` of a unit (the reports' words read it), or
+    the last event of a unit's declared motion that places it (the map's trails start there).
+    The units it answers for leave the sets."""
+    hit = False
+    unit = getattr(ev, "unit", None)
+    if unit in want_path and getattr(ev, "path", None):
+        want_path.discard(unit)
+        hit = True
+    moved = E.moved_where(ev)
+    if moved is not None and want_where.intersection(moved[0]):
+        want_where.difference_update(moved[0])
+        hit = True
+    return hit
 
 
 def report_entries(game: Game, since: int) -> list[Entry]:
     """What a report telling what happened after seq ``since`` reads, from the
     end of the log backwards: every entry after ``since`` (checked against the
     chain from the head down to the line before them) and, of those before it,
-    the last event with a ``unit`` and a ``path`` of each unit the later entries
-    name (where each stood when they begin).  For the reports (render's
+    the last event with a ``unit`` and a ``path``, and the last declared motion
+    (``events.Motion``), of each unit the later entries name (where each stood when
+    they begin).  For the reports (render's
     report_context and moves_since) this list reads the same as ``entries()``,
     but a report of the last few events reads the last lines, not the whole log.
     A changed line before ``since`` is for ``pbem verify`` to find."""
@@ -166,6 +213,8 @@ def report_entries(game: Game, since: int) -> list[Entry]:
     tail: list[Entry] = []
     before: list[Entry] = []
     wanted: set[str] = set()                    # units named after ``since``, position before unknown
+    want_path: set[str] = set()                 # of those, the ones whose line before is still to find
+    want_where: set[str] = set()
     expect: str | None = None                   # the prev of the line after this one
     try:
         end = os.stat(path).st_size             # where the lines not read yet end
@@ -191,26 +240,25 @@ def report_entries(game: Game, since: int) -> list[Entry]:
                 tail.append(Entry(x.seq, h, x.at, x.body))
                 if unit:
                     wanted.add(unit)
+                wanted.update(E.moved_units(x.body))
                 continue
             expect = None                       # the line at ``since``: checked, the chain read ends here
-            moved = getattr(x.body, "path", None)
-            if unit and moved and unit in wanted:
-                wanted.discard(unit)
+            want_path, want_where = set(wanted), set(wanted)
+            if _stood(x.body, want_path, want_where):
                 before.append(Entry(x.seq, h, x.at, x.body))
         break
-    # Before that, only lines that may name a unit and a path are decoded (a backslash: JSON
-    # escapes), found a block at a time (``_marked``): a unit that has not moved for long
+    # Before that, only lines that may name a unit and a path, or of a kind that declares a
+    # motion, are decoded (a backslash: JSON escapes), found a block at a time (``_marked``): a unit that has not moved for long
     # costs a search of the bytes before, not a Python loop over their lines.
-    if wanted and n > 0 and end >= 0:
-        for k, line in _marked(path, end, n - 1, (b'"path"', b"\\")):
-            if not ((b'"path"' in line and b'"unit"' in line) or b"\\" in line):
+    if wanted and n > 0 and end >= 0 and (want_path or want_where):
+        kinds = tuple(b'"kind":"%s"' % k.encode() for k, t in E.BY_KIND.items() if t.motion is not None)
+        for k, line in _marked(path, end, n - 1, (b'"path"', b"\\") + kinds):
+            if not ((b'"path"' in line and b'"unit"' in line) or b"\\" in line or any(m in line for m in kinds)):
                 continue
             x = game.decode_line(k, line)
-            unit, moved = getattr(x.body, "unit", None), getattr(x.body, "path", None)
-            if unit and moved and unit in wanted:
-                wanted.discard(unit)
+            if _stood(x.body, want_path, want_where):
                 before.append(Entry(x.seq, line_hash(x.prev, line), x.at, x.body))
-                if not wanted:
+                if not (want_path or want_where):
                     break
     before.reverse()
     tail.reverse()

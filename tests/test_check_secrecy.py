@@ -109,6 +109,10 @@ PAIRS = [
     Pair("tobruk-salient", 5, "german", "crews", edit=(
         (1, "note hide H1+Cr1 0906 W", "note hide H1+Cr2 0906 W"), (1, "note hide H2+Cr2 0909 W", "note hide H2+Cr1 0909 W"),
         (1, "note crew H1 Cr1", "note crew H1 Cr2"), (1, "note crew H2 Cr2", "note crew H2 Cr1"))),
+    # 31.191: which of two minefield counters on the German map is the dummy
+    Pair("tobruk-salient", 5, "german", "dummy-minefield",
+         edit=((1, "note mine 0605 3", "note mine 0605 dummy"), (1, "note mine 0704 dummy", "note mine 0704 3")),
+         orders=("cross P1 0305 0405 0505 0605", "cross P1 0305 0404 0504 0604 0704")),
     Pair("tobruk-salient", 5, "german", "registration", edit=((1, "note register H1 0707", "note register H1 0708"),)),
     Pair("tobruk-salient", 5, "german", "secret-roll", mutate=ffe_allotment),
     Pair("tobruk-salient", 5, "german", "standing-orders", edit=((1, "standing hold", "standing any"),),
@@ -116,6 +120,9 @@ PAIRS = [
     Pair("tobruk-salient", 6, "british", "german-notes", edit=(
         (2, "note elite P1", "note elite P2"), (2, "note apcr P1 1", "note apcr P1 2"), (2, "note apcr P2 1", "note apcr P2 2")),
          orders=("fire H1 at P2", "fire Cr3 at G1")),
+    # 24.01: which panzer is the German command tank
+    Pair("tobruk-salient", 6, "british", "command-tank", edit=((2, "note command P3", "note command P4"),),
+         orders=("fire H1 at P3", "fire H1 at P4")),
     Pair("tobruk-r33", 8, "british", "standing-orders", edit=((2, "standing P1 any range 3", "standing P1 hold"),),
          orders=("run A1 0706 0707", "run A2 0906 0907 0908", "cross Tk1 0503 0504 0505 0506 0607")),
     # 15.22: whether the German squad in the ditch drops into FULL cover when fired on (a standing order)

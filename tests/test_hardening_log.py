@@ -69,8 +69,9 @@ def test_a_new_game_folder_and_every_file_in_it_are_private(tmp_path):
         assert run("state", g).exit_code == 0
         assert run("report", g, "--as", "british").exit_code == 0
         # staged orders (staged.json + its lock) are private too: stage for whichever side is awaited
+        # (a line the rules take whatever the dice did: a draft with a refused line is not staged)
         for side in ("axis", "british"):
-            run("order", g, "--as", side, "--stage", "-", input="end\n")
+            run("order", g, "--as", side, "--stage", "-", input="press held\n")
     finally:
         os.umask(old)
     assert mode(g) == 0o700

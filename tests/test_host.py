@@ -167,7 +167,7 @@ def test_accepted_orders_are_answered_in_thread_and_every_side_gets_its_report(h
     assert ans["To"] == AXIS and ans["X-pbem-Outcome"] == "accepted"
     assert ans["In-Reply-To"] == "<m1@example.org>"
     assert ans["References"] == "<pbem.g1.welcome.axis@club.example> <m1@example.org>"
-    assert ans["Subject"] == "Re: [pbem g1] orders" and ans["Auto-Submitted"] == "auto-replied"
+    assert ans["Subject"] == "ACCEPTED: Re: [pbem g1] orders" and ans["Auto-Submitted"] == "auto-replied"
     body = text_of(ans)
     assert "ACCEPTED: all 4 order(s) applied." in body and "line 2: move 8Pz 0612 0712 0812" in body
     assert "Combat at 0913" in body and Game(game.dir).head()[1] in body

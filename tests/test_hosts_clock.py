@@ -120,7 +120,7 @@ def test_a_clock_with_grace_names_the_late_side_to_all_then_applies_the_default(
     welcome = mails(smtp, AXIS)[0]
     assert "due at 23:30 Europe/Berlin on Monday to Friday: the first such time at least 1d after it arises" \
         in welcome
-    assert "Deadline: your movement is due by 2026-01-02T22:30:00Z; grace until 2026-01-03T10:30:00Z" in welcome
+    assert "Deadline for your movement: due by 2026-01-02T22:30:00Z; grace until 2026-01-03T10:30:00Z" in welcome
     assert "12h of grace" in welcome
     r = poll(host, "2026-01-01T22:29:59Z", monkeypatch)
     assert r.output.splitlines() == ["inbox empty"]
@@ -147,7 +147,11 @@ def test_a_clock_with_grace_names_the_late_side_to_all_then_applies_the_default(
     assert "game g1: deadline passed for axis; applied the default (1 order(s))" in r.output
     assert game_seq(host) > seq
     # the next decision (axis combat) arose on Saturday: due the next weekday's 23:30 after 24h
-    assert "Deadline: your attack-declarations is due by 2026-01-05T22:30:00Z" in mails(smtp, AXIS)[-1]
+    assert "Deadline for your attack-declarations: due by 2026-01-05T22:30:00Z" in mails(smtp, AXIS)[-1]
+    # the policy in words is in every report too, each in its reader's zone
+    for addr in (AXIS, BRITISH, HOST_ADDR):
+        assert "due at 23:30 Europe/Berlin on Monday to Friday" in mails(smtp, addr)[-1]
+        assert "12h of grace" in mails(smtp, addr)[-1]
 
 
 def game_seq(host: Host) -> int:
@@ -184,7 +188,7 @@ def test_each_player_reads_times_in_utc_and_in_their_own_zone(tmp_path, smtp, mo
     assert r.exit_code == 0, r.output
     answer = mails(smtp, AXIS)[-1]
     assert "Your times are now in UTC and in Asia/Tokyo" in answer
-    assert "Deadline: your movement is due by 2026-01-02T22:30:00Z (Saturday 3 January, 07:30 JST in " \
+    assert "Deadline for your movement: due by 2026-01-02T22:30:00Z (Saturday 3 January, 07:30 JST in " \
            "Asia/Tokyo)" in answer
     deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nTIMEZONE Mars/Olympus\n", mid="m2@example.org"))
     poll(host, CLOCK, monkeypatch)

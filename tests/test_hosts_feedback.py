@@ -137,3 +137,39 @@ def test_a_side_with_no_player_is_warned_by_new_and_shown_by_status(tmp_path, mo
     assert r.exit_code == 0, r.output
     assert "Sides with no player" not in run("host", "status").output
     assert Host.open(host.cfg.root).unplayed(host.game("g1")) == []
+
+
+def test_the_readmes_walk_through_runs_as_written(tmp_path, monkeypatch):
+    """README, *Set up a host*: the commands of its first block, as written (the host
+    folder and the test server's port aside; `pbem serve` once), give the output it shows."""
+    import re
+    import shlex
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("### Set up a host", 1)[1]
+    commands, shown = re.findall(r"```sh\n(.*?)```\n\n```\n(.*?)```", section, re.S)[0]
+    lines = [ln.split("#", 1)[0].strip() for ln in commands.replace("\\\n", " ").splitlines()]
+    lines = [ln for ln in lines if ln]
+    assert lines[0].startswith("python -m aiosmtpd -n -l 127.0.0.1:8025")
+    home = tmp_path / "home"
+    home.mkdir()
+    with SmtpCapture() as smtp:
+        out = []
+        for ln in lines[1:]:
+            words = [w.replace("~", str(home)).replace("127.0.0.1:8025", f"127.0.0.1:{smtp.port}")
+                     for w in shlex.split(ln)]
+            if words[0] == "cd":
+                monkeypatch.chdir(words[1])
+                continue
+            assert words[0] == "pbem"
+            if words[1] == "serve":
+                words.append("--once")
+            r = run(*words[1:])
+            assert r.exit_code == 0, (ln, r.output)
+            out.append(r.output)
+        said = "".join(out).replace(f"127.0.0.1:{smtp.port}", "127.0.0.1:8025")
+        for want in shown.splitlines():
+            if want != "...":
+                assert want.replace("/home/referee", str(home)) in said, (want, said)
+        assert sorted(rc[0] for _f, rc, _raw in smtp.messages) == sorted(
+            ["rommel@example.org", "monty@example.org", HOST_ADDR])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 from mail_helpers import AXIS, BRITISH, CLOCK, deliver, make_host, message, secret
 from pbem.cli import main
 from pbem.engine import Game
-from pbem.host import HostError
+from pbem.host import Host, HostError
 from pbem.host import notify as N
 
 
@@ -25,12 +26,14 @@ class Hooks:
     def __init__(self):
         self.posts: list[tuple[str, dict]] = []
         self.answers: list[int] = []
+        self.delay = 0.0                              # seconds each answer takes
         hooks = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 hooks.posts.append((self.path, json.loads(body)))
+                time.sleep(hooks.delay)
                 code = hooks.answers.pop(0) if hooks.answers else 204
                 self.send_response(code)
                 self.send_header("Content-Length", "0")
@@ -155,3 +158,28 @@ def test_a_webhook_must_be_https_or_loopback():
     assert N.shown("https://discord.com/api/webhooks/1/abc") == "https://discord.com/..."
     r = run("new", "/nonexistent/x", "--scenario", "el-alamein", "--notify", "axis=http://hooks.example.org/")
     assert r.exit_code == 2 and "unencrypted" in r.output
+
+
+def test_workers_sharing_a_host_folder_post_each_ping_once(tmp_path, hooks, monkeypatch):
+    # several workers of `pbem serve --workers N` on one machine share state/notify/: a
+    # due ping is taken by one of them (a lock on its file), not posted by each
+    host = make_host(tmp_path / "h", period="72h")
+    monkeypatch.setenv("PBEM_HOST", str(host.cfg.root))
+    hooks.answers = [500]
+    new(host, "--notify", f"axis={hooks.url}/a")          # the first try fails: due again in a minute
+    assert len(hooks.posts) == 1
+    monkeypatch.setenv("PBEM_CLOCK", "2026-01-01T00:01:00Z")
+    hooks.delay = 0.5
+    workers = [Host.open(host.cfg.root) for _ in range(4)]
+    start = threading.Barrier(len(workers))
+
+    def work(h):
+        start.wait()
+        h.ping()
+    threads = [threading.Thread(target=work, args=(h,)) for h in workers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(hooks.posts) == 2
+    assert "Webhooks failing" not in run("host", "status").output

@@ -178,3 +178,37 @@ def test_a_wrong_password_fails_the_poll_with_the_servers_words(tmp_path, doveco
     r = CliRunner().invoke(main, ["mail", "poll", "--host", str(host.cfg.root)])
     assert r.exit_code == 1 and "pbem: inbox: IMAP 127.0.0.1" in r.output and "AUTHENTICATIONFAILED" in r.output
     assert "inbox empty" not in r.output
+
+
+def test_two_workers_on_one_database_take_each_message_of_one_folder_once(tmp_path, dovecot, box, pg_url):
+    """README, *Many workers on one database*: with IMAP every worker reads the folder and
+    one of them takes each message.  Two hosts on one database poll the same folder at
+    one instant: every message applied once, answered once and filed once."""
+    import json
+    from pg_helpers import use_database
+    user, _proxy = box
+    root = imap_host(tmp_path, user, dovecot.port).cfg.root
+    use_database(root, pg_url)
+    host = Host.open(root)
+    g = Game.create(host.store.game("g1"), "el-alamein", {"axis": AXIS}, seed_hex="33" * 32, game_id="g1", at=CLOCK)
+    host.welcome(g)
+    token = json.loads(g.store.read("player-secrets.json"))["axis"]
+    for n in range(8):
+        dovecot.append(user, message(AXIS, f"Token: {token}\npress number {n}\n", mid=f"p{n}@example.org"))
+    workers = [Host.open(root) for _ in range(2)]
+    start = threading.Barrier(len(workers))
+    outcomes = []
+
+    def work(h):
+        start.wait()
+        outcomes.extend(h.poll())
+    threads = [threading.Thread(target=work, args=(h,)) for h in workers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    texts = [e.event.text for e in Game(host.store.game("g1")).entries() if type(e.event).__name__ == "PressSent"]
+    assert sorted(texts) == [f"number {n}" for n in range(8)]                   # each once
+    assert sorted(o.status for o in outcomes).count("accepted") == 8
+    assert dovecot.raws(user) == [] and len(dovecot.raws(user, "pbem-processed")) == 8
+    assert all(len(answers(host, f"p{n}@example.org")) == 1 for n in range(8))

@@ -71,7 +71,7 @@ def test_example_game_by_mail_through_smtp_equals_pbem_play(tmp_path):
     for msg in by_kind["answer"]:
         assert msg["X-pbem-Outcome"] == "accepted"
         assert msg["In-Reply-To"] and msg["In-Reply-To"] in str(msg["References"])
-        assert str(msg["Subject"]).startswith("Re: ") and "[pbem el-alamein-example]" in str(msg["Subject"])
+        assert str(msg["Subject"]).startswith("ACCEPTED: Re: ") and "[pbem el-alamein-example]" in str(msg["Subject"])
     for msg in by_kind["report"] + by_kind["welcome"] + by_kind["answer"]:
         kinds = [p.get_content_type() for p in msg.iter_attachments()]
         # the SVG goes only with the game-over report (host config map_svg = "final")

@@ -39,15 +39,15 @@ def test_maps_on_the_cached_board_are_the_maps_drawn_from_scratch(played_example
             again = report_svg(g, side, st, entries, since, head)
             assert again is got                           # drawn once for this position and view
             from pbem.report.marks import info_line, marks_for
-            from pbem.report.render import moves_since
+            from pbem.report.render import board_moves, faces, shots_since
             from pbem.views import state_view
             view = state_view(g, st, side, head)
             marks = marks_for(g, st, side)
             title = got.split("<title>", 1)[1].split("</title>", 1)[0]
-            plain = _fresh(g.scenario, view["units"],
-                           moves=moves_since(entries, since, {u.id: u.hex for u in g.scenario.units}),
-                           title=title, highlight=[a.target for a in st.attacks] if st.attacks else [],
-                           marks=marks, info=info_line(view, marks, g.scenario))
+            moves, highlight = board_moves(g, side, st, view, entries, since)
+            plain = _fresh(g.scenario, faces(g, st, view["units"], side), moves=moves, title=title,
+                           highlight=highlight, marks=marks, info=info_line(view, marks, g.scenario),
+                           shots=shots_since(g, st, entries, since, side))
             assert got == plain, (side, since)
 
 

@@ -77,7 +77,7 @@ def test_check_by_mail_line_and_subject_word(tmp_path, smtp):
     a = send(host, game, smtp, "move 8Pz 0612 0712 0812\nend\nattack 0913 with 8Pz\nend\n", subject="[pbem g1] CHECK",
              mid="m2@example.org")
     assert a["X-pbem-Outcome"] == "checked" and "needs dice   line 6: end" in text_of(a)
-    assert str(a["Subject"]) == "Re: [pbem g1]"              # a reply to the answer is not a CHECK again
+    assert str(a["Subject"]) == "CHECKED: Re: [pbem g1]"     # a reply to the answer is not a CHECK again
     assert log(game) == before
     # the other side heard nothing of it
     assert all("0712" not in text_of(m) for m in smtp.to(BRITISH))
@@ -180,7 +180,7 @@ def test_status_history_press_and_absent(tmp_path, smtp):
     game = new_game(host, dice=DICE)
     a = send(host, game, smtp, "press Good luck, Auchinleck!\nSTATUS\nHISTORY 3\nABSENT until 2026-01-08\n")
     t = text_of(a)
-    assert "Turn 1 of 4" in t and "Waiting for you: " in t and "Deadline: your" in t
+    assert "Turn 1 of 4" in t and "Waiting for you: " in t and "Deadline for your" in t
     history = t.split("\nHISTORY 3\n")[1].split("\n\n")[0].splitlines()
     assert history[0].strip() == "The last 3 events of the log, as you may see them:" and len(history) == 4
     assert history[-1].split(None, 1)[1] == "German-Italian writes: Good luck, Auchinleck!"

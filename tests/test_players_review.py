@@ -88,7 +88,7 @@ def test_map_svg_line_or_subject_word_brings_the_svg_and_help_says_so(tmp_path):
         assert a["X-pbem-Outcome"] == "accepted", text_of(a)
         assert _attachments(a) == ["image/png", "image/svg+xml"]
         assert "The map is attached as SVG too" in text_of(a)
-    assert str(subject["Subject"]) == "Re: [pbem g1] orders"          # the reply does not ask again
+    assert str(subject["Subject"]) == "ACCEPTED: Re: [pbem g1] orders"    # the reply does not ask again
     assert refused["X-pbem-Outcome"] == "refused" and _attachments(refused) == []
     assert "A refusal carries no map" in text_of(refused)
 

@@ -274,3 +274,70 @@ def test_replay_page_in_chromium(browser, el_alamein_page, tmp_path):
         assert not found(secret, *seen), (game.game_id, side)
         assert p.errors == []
     assert json.loads(p.page.text_content("#replay-data"))["viewer"] == "allied"
+
+
+def test_replay_map_zooms_and_pans_in_chromium(browser, el_alamein_page, tmp_path):
+    """Issue 27: the map zooms and pans (buttons, wheel, pinch, drag, keyboard), the view kept
+    from step to step; the map's viewBox says what is shown."""
+    _g, out, _ = el_alamein_page
+    p = Page(browser, out)
+    pg = p.page
+
+    def box() -> list[float]:
+        return [float(v) for v in pg.get_attribute("#map svg", "viewBox").split()]
+
+    W, H = float(pg.get_attribute("#map svg", "width")), float(pg.get_attribute("#map svg", "height"))
+    assert box() == [0, 0, W, H] and p.text("#zoomlevel") == "100%"
+    assert pg.is_disabled("#zoom-out") and pg.is_disabled("#pan-left") and not pg.is_disabled("#zoom-in")
+    pg.click("#zoom-in")                                   # buttons: about the centre
+    x, y, w, h = box()
+    assert abs(w - W / 1.5) < 0.1 and abs(x + w / 2 - W / 2) < 0.1 and p.text("#zoomlevel") == "150%"
+    pg.click("#pan-right")
+    assert box()[0] > x and box()[1] == y
+    pg.click("#pan-down")
+    assert box()[1] > y
+    pg.keyboard.press("0")                                 # keyboard: the whole map again
+    assert box() == [0, 0, W, H]
+    pg.keyboard.press("+")
+    pg.keyboard.press("+")
+    assert abs(box()[2] - W / 2.25) < 0.1 and p.step() == 0
+    pg.keyboard.press("Shift+ArrowLeft")                   # Shift+arrows pan, plain arrows still step
+    x1 = box()[0]
+    assert x1 < (W - W / 2.25) / 2 and p.step() == 0
+    pg.keyboard.press("ArrowRight")
+    assert p.step() == 1 and box()[0] == x1                # the next step's map keeps the view
+    pg.keyboard.press("-")
+    pg.keyboard.press("-")
+    assert box() == [0, 0, W, H]
+
+    # the wheel zooms about the pointer: the map point under it stays under it
+    r = pg.eval_on_selector("#map svg", "e => { const b = e.getBoundingClientRect(); "
+                                        "return [b.left, b.top, b.width, b.height]; }")
+    mx, my = r[0] + r[2] * 0.3, r[1] + r[3] * 0.25
+    pg.mouse.move(mx, my)
+    pg.mouse.wheel(0, -400)
+    pg.wait_for_function("Number(document.body.dataset.zoom) > 1")
+    x, y, w, h = box()
+    assert w < W
+    assert abs(x + 0.3 * w - 0.3 * W) < 1 and abs(y + 0.25 * h - 0.25 * H) < 1
+    # drag: the map follows the mouse
+    pg.mouse.move(mx, my)
+    pg.mouse.down()
+    pg.mouse.move(mx + 100, my + 40, steps=4)
+    pg.mouse.up()
+    x2, y2, _, _ = box()
+    k = w / r[2]
+    assert abs((x - x2) - 100 * k) < 1 and abs((y - y2) - 40 * k) < 1
+    # pinch: two touch pointers moving apart zoom in about their middle
+    z = float(pg.get_attribute("body", "data-zoom"))
+    pg.evaluate("""([x, y]) => {
+        const m = document.getElementById("map");
+        const ev = (t, id, px) => m.dispatchEvent(new PointerEvent(t, {pointerId: id, pointerType: "touch",
+            clientX: px, clientY: y, bubbles: true, cancelable: true, isPrimary: id === 1}));
+        ev("pointerdown", 1, x - 20); ev("pointerdown", 2, x + 20);
+        ev("pointermove", 1, x - 40); ev("pointermove", 2, x + 40);
+        ev("pointerup", 1, x - 40); ev("pointerup", 2, x + 40);
+    }""", [mx, my])
+    assert float(pg.get_attribute("body", "data-zoom")) > z * 1.5
+    p.shot(tmp_path, "el-alamein-british-4-zoomed.png")
+    assert p.errors == [] and p.fetched == [out.as_uri()]

@@ -139,3 +139,92 @@ def test_the_status_board_reads_the_store(root):
     rows, text = board(host)
     assert [r["game"] for r in rows] == ["g1", "g2"] and all(r["deadline"] for r in rows)
     assert ("worker(s) on the database" in text) == host.store.shared
+
+
+@pytest.mark.parametrize("kind", ["files", "postgresql"])
+def test_mail_no_server_takes_is_shown_by_status_with_the_servers_words(kind, tmp_path, request):
+    """Issue 28 on both stores: a mail the server refuses is set aside, and `pbem host
+    status` shows it with the server's words (the spool's errors.json, or pbem_outgoing)."""
+    from click.testing import CliRunner
+    from mail_helpers import SmtpCapture
+    from pbem.cli import main
+    with SmtpCapture(refuse=(BRITISH,)) as smtp:
+        root = tmp_path / "h"
+        make_host(root, smtp_port=smtp.port)
+        if kind == "postgresql":
+            from pg_helpers import use_database
+            use_database(root, request.getfixturevalue("pg_url"))
+        host = Host.open(root)
+        new_game(host)
+        host.flush()
+        assert len(smtp.messages) == 2                              # axis and the referee
+        out = CliRunner().invoke(main, ["host", "status", "--host", str(root)]).output
+        assert f"welcome to {BRITISH}: set aside (no server will take it), 1 try" in out, out
+        assert "550 5.1.1 no such mailbox" in out
+
+
+def test_pause_extend_timezone_and_a_webhook_alike_on_both_stores(root, monkeypatch):
+    """Issue 28's deadlines and pings on either store: `pbem deadline --pause/--resume`
+    (a folder on files, the game's id on the database), EXTEND from each side and
+    TIMEZONE by mail, a "your turn" ping to a webhook on loopback."""
+    from click.testing import CliRunner
+    from pbem.cli import main
+    from pbem.host import notify as N
+    from test_hosts_notify import Hooks
+    monkeypatch.setenv("PBEM_HOST", str(root))
+    monkeypatch.chdir(root)
+    with Hooks() as hooks:
+        host = Host.open(root)
+        where = host.store.game("g1") if host.store.shared else host.cfg.games_dir / "g1"
+        game = Game.create(where, "el-alamein", {"axis": AXIS, "british": BRITISH}, dice=DICE, game_id="g1", at=CLOCK)
+        N.set_hooks(game, {"axis": f"{hooks.url}/axis"})
+        host.welcome(game)
+        assert [(p, d["side"], d["due"]) for p, d in hooks.posts] == [("/axis", "axis", "2026-01-04T00:00:00Z")]
+        ref = "g1" if host.store.shared else str(where)
+        r = CliRunner().invoke(main, ["deadline", ref, "--pause"])
+        assert r.exit_code == 0 and "deadlines paused" in r.output, r.output
+        r = CliRunner().invoke(main, ["deadline", ref, "--resume"])
+        assert r.exit_code == 0 and "deadlines resumed" in r.output, r.output
+        deliver(host, message(AXIS, f"Token: {token(game, 'axis')}\nTIMEZONE Asia/Tokyo\nEXTEND 1d\n", mid="a1@x"))
+        deliver(host, message(BRITISH, f"Token: {token(game, 'british')}\nEXTEND 1d\n", mid="b1@x"))
+        Host.open(root).poll()
+        changes = [(en.event.action, en.event.by) for en in Game(game.store).entries() if en.kind == "DeadlinesChanged"]
+        assert changes == [("paused", "host"), ("resumed", "host"), ("extended", "sides")]
+        assert "Your times are now in UTC and in Asia/Tokyo" in text_of(answers(host, "a1@x")[-1])
+        assert "Every side asked for it" in " ".join(text_of(answers(host, "b1@x")[-1]).split())
+        due = [w["due"] for w in Host.open(root)._deadlines(Game(game.store))["waits"].values()]
+        assert due == ["2026-01-05T00:00:00Z"]                  # 72 h from the start, then a day more
+        assert Game(game.store).verify().ok
+
+
+def test_a_key_by_mail_and_a_signed_order_with_its_receipt_alike_on_both_stores(root, tmp_path):
+    """Issue 31 on either store: KEY / KEY CONFIRM by mail, an order signed with
+    ssh-keygen, the host's receipt checked by `pbem receipt check`."""
+    import re
+    from pathlib import Path
+    from click.testing import CliRunner
+    from pbem.cli import main
+    from test_trust_mail import SSH_KEYGEN, signed_mail
+    from test_trust_signatures import keygen
+    if SSH_KEYGEN is None:
+        pytest.skip("ssh-keygen (OpenSSH) is not installed")
+    host = Host.open(root)
+    game = new_game(host)
+    key = keygen(tmp_path, "axis")
+    pub = Path(str(key) + ".pub").read_text().strip()
+    deliver(host, message(AXIS, f"Token: {token(game, 'axis')}\nKEY {pub}\n", mid="k1@x"))
+    host.poll()
+    code = re.search(r"KEY CONFIRM ([0-9a-f]{16})", text_of(answers(host, "k1@x")[-1]))[1]
+    deliver(host, message(AXIS, f"Token: {token(game, 'axis')}\nKEY CONFIRM {code}\n", mid="k2@x"))
+    host.poll()
+    assert "Registered" in text_of(answers(host, "k2@x")[-1])
+    deliver(host, signed_mail(Game(game.store), "axis", key, "end\n", tmp_path, "s1@x", AXIS))
+    host.poll()
+    body = text_of(answers(host, "s1@x")[-1])
+    assert "RECEIPT" in body, body
+    (tmp_path / "answer.txt").write_text(body)
+    r = CliRunner().invoke(main, ["receipt", "check", str(tmp_path / "answer.txt"), "--host-key",
+                                  (root / "host-key.pub").read_text()])
+    assert r.exit_code == 0, r.output
+    given = [en.event for en in Game(game.store).entries() if en.kind == "OrderGiven"]
+    assert given[-1].signature and Game(game.store).verify().ok

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mail_helpers import AXIS, BRITISH, answers, deliver, make_host, message, secret, text_of
+from mail_helpers import AXIS, BRITISH, answers, deliver, make_host, message, outbox, secret, text_of
 from pbem.cli import main
 from pbem.engine import Game
 from pbem.trust import sshsig
+from test_trust_dice import players_copy, rechain
 from test_trust_signatures import SSH_KEYGEN, keygen, ssh_sign
 
 CLOCK = "2024-01-01T00:00:00Z"
@@ -43,6 +44,9 @@ def test_a_game_by_mail_with_every_order_signed_by_the_players_ssh_keys(tmp_path
     g = Game.create(host.cfg.games_dir / "g1", "el-alamein", {"axis": AXIS, "british": BRITISH}, seed_hex="11" * 32,
                     game_id="g1", at=CLOCK, dice_scheme=2, require_signatures=True)
     host.welcome(g)
+    welcome = text_of(next(m for _n, m in outbox(host) if m["X-pbem-Kind"] == "welcome"))
+    assert "When a turn is over the host reveals that turn's seed" in welcome and "At the end the host" not in welcome
+    assert "\nSIGNATURES, RECEIPTS\n  The host signs every answer's receipt" in welcome      # the heading on its own line
     keys = {"axis": keygen(tmp_path, "axis"), "british": keygen(tmp_path, "british", "rsa", 2048)}
     addr = {"axis": AXIS, "british": BRITISH}
     # KEY: asked with the token, confirmed by a reply from the same address
@@ -62,10 +66,11 @@ def test_a_game_by_mail_with_every_order_signed_by_the_players_ssh_keys(tmp_path
     deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nend\n", mid="unsigned@x"))
     host.poll()
     assert "requires every order to be signed" in answer_of(host, "unsigned@x")
-    # the turn's four phases, each side's two by one signed mail; an answer holds the host's receipt
+    # the whole game: each side's two phases of a turn by one signed mail; an answer holds the host's receipt
     host_pub = (host.cfg.root / "host-key.pub").read_text()
     n = 0
-    for side in ("axis", "british", "axis", "british"):
+    while (st := Game(g.dir).state()).result is None:
+        [side] = {w["side"] for w in g.rules.awaiting(st, g.scenario)}
         n += 1
         mid = f"orders{n}@x"
         deliver(host, signed_mail(Game(g.dir), side, keys[side], "end\nend  # no attacks\n", tmp_path, mid, addr[side]))
@@ -78,11 +83,28 @@ def test_a_game_by_mail_with_every_order_signed_by_the_players_ssh_keys(tmp_path
         assert r.exit_code == 0, r.output
     game = Game(g.dir)
     given = [en.event for en in game.entries() if type(en.event).__name__ == "OrderGiven"]
-    assert len(given) == 8 and all(ev.signature or ev.signed_in for ev in given)
+    assert n == 2 * game.scenario.turns and len(given) == 4 * game.scenario.turns     # played to its end
+    assert all(ev.signature or ev.signed_in for ev in given)
     rep = game.verify()
     assert rep.ok, rep.problems
-    assert any("order signatures: 8 signed" in x for x in rep.notes), rep.notes
-    assert game.state().chain.revealed >= 1                      # the turn is over: its dice are out
+    assert any(f"order signatures: {len(given)} signed" in x for x in rep.notes), rep.notes
+    assert game.state().chain.revealed >= game.scenario.turns - 1     # the turns are over: their dice are out
+    # every report's head is signed too: the British player's last report checks against the game,
+    # and against a copy rewritten afterwards it does not
+    reports = [m for _n, m in outbox(host) if m["To"] == BRITISH and "SIGNED HEAD" in text_of(m)]
+    reports = [m for m in reports if m["X-pbem-Kind"] == "report"]             # reports, not answers
+    assert reports
+    last = text_of(reports[-1])
+    head = re.search(r"Log head ([0-9a-f]{64}) \(seq (\d+)\)", last)
+    (tmp_path / "report.txt").write_text(last)
+    args = ["receipt", "check", str(tmp_path / "report.txt"), "--host-key", host_pub]
+    r = CliRunner().invoke(main, args + ["--game", str(g.dir)])
+    assert r.exit_code == 0, r.output
+    assert f"seq {head[2]}, head {head[1]}" in r.output and f"holds that head at seq {head[2]}" in r.output
+    copy = players_copy(game, tmp_path / "rewritten")
+    rechain(copy.dir, lambda n, rec: rec.update(at="2030-01-01T00:00:00Z") if n == int(head[2]) else None)
+    r = CliRunner().invoke(main, args + ["--game", str(copy.dir)])
+    assert r.exit_code == 1 and "the log was changed after the host accepted it" in r.output
 
 
 def test_a_signed_mail_by_another_key_or_changed_on_the_way_is_refused(tmp_path):
@@ -105,3 +127,62 @@ def test_a_signed_mail_by_another_key_or_changed_on_the_way_is_refused(tmp_path)
     deliver(host, signed_mail(g, "axis", axis_key, "end\n", tmp_path, "m3@x", AXIS))
     host.poll()
     assert "RECEIPT" in answer_of(host, "m3@x") and Game(g.dir).head()[0] > before
+
+
+def test_the_contribution_exchange_by_mail_with_a_player_who_never_answers(tmp_path):
+    """Issue 31: each side may commit to a contribution to the dice by mail (`pbem dice
+    contribute` makes the line), then reveal it; a side that never answers contributes
+    nothing when the host's deadline passes, and the game goes on."""
+    from datetime import datetime, timedelta, timezone
+    from pbem.core import chain as C
+    from pbem.host import Host
+    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    clock = [start]
+    make_host(tmp_path / "host", period="72h")
+    host = Host.open(tmp_path / "host", now=lambda: clock[0])
+    g = Game.create(host.cfg.games_dir / "g1", "el-alamein", {"axis": AXIS, "british": BRITISH},
+                    seed_hex="11" * 32, game_id="g1", at=CLOCK, dice_scheme=2, contributions=True)
+    host.welcome(g)
+    waits = g.rules.awaiting(g.state(), g.scenario)
+    assert {(w["side"], w["kind"]) for w in waits} == {("axis", "dice contribution"), ("british", "dice contribution")}
+    run = CliRunner().invoke
+    commit = run(main, ["dice", "contribute", str(tmp_path / "mine")])
+    assert commit.exit_code == 0 and commit.output.startswith("entropy commit ")
+    deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\n{commit.output}", mid="c1@x"))
+    host.poll()
+    assert "applied" in answer_of(host, "c1@x").lower()
+    assert Game(g.dir).state().chain.entropy == "commit"            # the British have not answered
+    clock[0] = start + timedelta(hours=73)                           # their deadline passes
+    host.poll()
+    nothing = [en.event for en in Game(g.dir).entries() if type(en.event).__name__ == "OrderGiven"][-1]
+    assert (nothing.side, nothing.text, nothing.by) == ("british", "entropy none", "deadline")
+    assert Game(g.dir).state().chain.entropy == "reveal"
+    reveal = run(main, ["dice", "reveal", str(tmp_path / "mine")])
+    deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\n{reveal.output}", mid="r1@x"))
+    host.poll()
+    st = Game(g.dir).state()
+    value = (tmp_path / "mine").read_text().strip()
+    assert st.chain.entropy == "" and st.chain.digest == C.digest({"axis": value}) != C.digest({})
+    assert [w["kind"] for w in g.rules.awaiting(st, g.scenario)] == ["movement"]    # the game goes on
+    rep = players_copy(Game(g.dir), tmp_path / "copy").verify()
+    assert rep.ok, rep.problems
+
+
+def test_a_key_by_mail_is_refused_once_the_game_has_begun(tmp_path):
+    host = make_host(tmp_path / "host")
+    g = Game.create(host.cfg.games_dir / "g1", "el-alamein", {"axis": AXIS, "british": BRITISH}, seed_hex="11" * 32,
+                    game_id="g1", at=CLOCK, dice_scheme=2)
+    host.welcome(g)
+    pub = Path(str(keygen(tmp_path, "axis")) + ".pub").read_text().strip()
+    deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nKEY {pub}\n", mid="k1@x"))
+    host.poll()
+    code = re.search(r"KEY CONFIRM ([0-9a-f]{16})", answer_of(host, "k1@x"))[1]
+    deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nend\n", mid="o1@x"))        # the first order
+    host.poll()
+    deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nKEY CONFIRM {code}\n", mid="k2@x"))
+    host.poll()
+    assert "the game has begun" in answer_of(host, "k2@x").lower()
+    deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nKEY {pub}\n", mid="k3@x"))
+    host.poll()
+    assert "The game has begun" in answer_of(host, "k3@x")
+    assert Game(g.dir).state().keys == {}

@@ -201,6 +201,10 @@ def test_a_key_is_registered_before_the_game_begins_and_a_later_change_is_flagge
     assert g.submit("axis", "end", signed=text, signature=sig).refused is None
     rep = g.verify()
     assert rep.ok and any("registered after the game began" in n for n in rep.notes), rep.notes
+    from pbem.referee.audit import WARNING, audit_game
+    row = audit_game(g.dir)
+    assert [(f.severity, f.code) for f in row.findings if "registered after the game began" in f.text] == \
+        [(WARNING, "signature")]
 
 
 @needs_ssh

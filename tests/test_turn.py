@@ -127,3 +127,21 @@ def test_staging_step_identity_is_the_turns(played_example):
     g = played_example("el-alamein").game()
     st = g.state(5)
     assert staging.step_of(st) == turn_of(g, st).step_id == f"t{st.turn}.p{st.phase}"
+
+
+def test_only_the_turn_calls_the_step_hooks():
+    """Every consumer reads what the game waits for and offers through core/turn.py's Turn
+    (issue 26): no module outside pbem/core calls the step hooks itself."""
+    import re
+    from pathlib import Path
+    hooks = re.compile(r"\.(awaiting|awaiting_view|default_orders|order_help|setup_choices|choices_title|phase_side)\(")
+    root = Path(__file__).resolve().parent.parent / "pbem"
+    found = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(("core/", "games/")):          # the kernel's Turn, and games calling their own hooks
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            if hooks.search(line) and not line.lstrip().startswith("#"):
+                found.append(f"{rel}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)

@@ -6,6 +6,8 @@ order that the rules refuse produces no event at all.
 """
 from __future__ import annotations
 
+from typing import ClassVar, NamedTuple
+
 import msgspec
 from msgspec import Struct
 
@@ -25,8 +27,79 @@ def dice_of(ev: "Event") -> list[int]:
     return list(getattr(ev, DICE_FIELD, None) or [])
 
 
+class Motion(NamedTuple):
+    """How an event moves units on the board, declared on its class (``Event.motion``).
+
+    The fields name the event's own fields.  The map draws the moves of every game from
+    it (``report/render.py``: ``moves_since``); with ``core`` set, the core reducer gives
+    the event its effect too (``reduce.py``: ``board_effect``), and the game's reducer
+    adds only what its rules add."""
+    kind: str = "move"             # "move" | "retreat" | "advance": drawn so; "place": set down, not drawn;
+                                   # "off": off the map; "eliminated": off the map, eliminated
+    unit: str = "unit"             # the field naming the unit, or a list of units (a stack, its top unit first)
+    path: str = ""                 # the field of the hexes entered, in order, the start excluded
+    hex: str = ""                  # or the field of the one hex they stand in after ("" in it: off the map)
+    core: bool = False             # the core reducer moves them (else the game's reducer does)
+    step: bool = False             # one step of a longer move: the map joins a unit's steps into one trail
+
+
 class Event(Struct, tag_field="kind", forbid_unknown_fields=True, omit_defaults=True):
-    """Base of all events.  An event that rolled keeps its dice in ``rolls`` (DICE_FIELD)."""
+    """Base of all events.  An event that rolled keeps its dice in ``rolls`` (DICE_FIELD).
+
+    A board event declares ``motion`` (how it moves units, ``Motion``) and an attack
+    ``strike``: the field of the hex, or list of hexes, it attacks (the map outlines them)."""
+    motion: ClassVar[Motion | None] = None
+    strike: ClassVar[str] = ""
+
+
+def moved_units(ev: Event) -> list[str]:
+    """The units ``ev`` moves (its declared ``motion``), [] for an event that moves none."""
+    m = ev.motion
+    if m is None:
+        return []
+    u = getattr(ev, m.unit, None)
+    if isinstance(u, str):
+        return [u] if u else []
+    return [x for x in (u or []) if x]
+
+
+def moved_to(ev: Event) -> list[str] | None:
+    """The hexes ``ev`` moves its units through, in order, the start excluded: its path,
+    or its one hex; [] when they leave the map (or the path is empty: they stay);
+    None for an event that moves nothing."""
+    m = ev.motion
+    if m is None:
+        return None
+    if m.kind in ("off", "eliminated"):
+        return []
+    if m.path:
+        return [h for h in getattr(ev, m.path, None) or [] if h]
+    h = getattr(ev, m.hex, "") if m.hex else ""
+    return [h] if h else []
+
+
+def moved_where(ev: Event) -> tuple[list[str], str | None] | None:
+    """Where ``ev`` leaves the units it moves: (units, their hex, None off the map); None
+    when it moves none, or leaves them where they were (an empty path)."""
+    m = ev.motion
+    if m is None:
+        return None
+    hexes = moved_to(ev)
+    if hexes:
+        return moved_units(ev), hexes[-1]
+    if m.kind in ("off", "eliminated") or m.hex:
+        return moved_units(ev), None
+    return None
+
+
+def struck_hexes(ev: Event) -> list[str]:
+    """The hexes ``ev`` attacks (its declared ``strike`` field), [] for none."""
+    if not ev.strike:
+        return []
+    v = getattr(ev, ev.strike, None)
+    if isinstance(v, str):
+        return [v] if v else []
+    return [h for h in (v or []) if isinstance(h, str) and h]
 
 
 # --- game lifecycle -------------------------------------------------------
@@ -93,6 +166,7 @@ class GameEnded(Event, tag="GameEnded"):
 # --- movement ---------------------------------------------------------------
 
 class UnitMoved(Event, tag="UnitMoved"):
+    motion = Motion("move", path="path", core=True)
     unit: str
     path: list[str]                # hexes entered, in order (start hex excluded)
     mp: int                        # movement points spent
@@ -103,6 +177,7 @@ class UnitMoved(Event, tag="UnitMoved"):
 # --- combat -------------------------------------------------------------------
 
 class AttackDeclared(Event, tag="AttackDeclared"):
+    strike = "target"
     target: str                    # defender hex
     attackers: list[str]
     retreat: list[str] = []        # inline answer: the defender's retreat path
@@ -118,6 +193,7 @@ class DeclarationsClosed(Event, tag="DeclarationsClosed"):
 
 
 class CombatResolved(Event, tag="CombatResolved"):
+    strike = "target"
     index: int                     # which declared attack
     target: str
     attackers: list[str]
@@ -142,18 +218,21 @@ class DecisionRequired(Event, tag="DecisionRequired"):
 
 
 class UnitRetreated(Event, tag="UnitRetreated"):
+    motion = Motion("retreat", path="path", core=True)
     unit: str
     path: list[str]
     chosen_by: str                 # side that chose the path, or "auto" when only one existed
 
 
 class UnitEliminated(Event, tag="UnitEliminated"):
+    motion = Motion("eliminated", core=True)
     unit: str
     reason: str
     rule: str
 
 
 class UnitAdvanced(Event, tag="UnitAdvanced"):
+    motion = Motion("advance", path="path", core=True)
     unit: str
     path: list[str]
 

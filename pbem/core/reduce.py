@@ -2,6 +2,8 @@
 
 ``Ruleset.apply`` runs this first and the game's own ``reduce`` after it, so a
 game only adds what its rules add (its own phase resets, its secrets' meaning).
+Board events: an event whose declared ``motion`` (events.Motion) says ``core``
+moves its units here (``board_effect``: position, moved, off the map, eliminated).
 Dice: every event that rolled keeps its rolls in a field named ``rolls``
 (``events.DICE_FIELD``); the scripted-dice position advances by them here, for every game.
 """
@@ -78,16 +80,46 @@ CORE: dict[type, Callable[[GameState, E.Event], None]] = {
 }
 
 
+def board_effect(st: GameState, ev: E.Event, eliminated_stay: bool = False) -> None:
+    """The core effect of a board event (its ``motion`` declared with ``core``): each unit
+    it names stands on the last hex of its path (a "move" also marks it moved), on its one
+    hex (off the map when that is ""), off the map ("off"), or is eliminated and off the
+    map ("eliminated"; it keeps its hex when ``eliminated_stay``: Ruleset.eliminated_stay)."""
+    m = ev.motion
+    units = E.moved_units(ev)
+    if m.kind == "eliminated":
+        for uid in units:
+            u = st.units[uid]
+            u.eliminated = True
+            if not eliminated_stay:
+                u.hex = None
+        return
+    where = E.moved_where(ev)
+    if where is None:                          # an empty path: nobody moves
+        return
+    end = where[1]
+    for uid in units:
+        u = st.units[uid]
+        u.hex = end
+        if m.kind == "move" and end is not None:
+            u.moved = True
+
+
 def dice_used(ev: E.Event) -> int:
     """How many dice ``ev`` rolled: the length of its ``rolls`` (events.DICE_FIELD)."""
     return len(E.dice_of(ev))
 
 
-def reduce_core(st: GameState, ev: E.Event) -> bool:
-    """Apply what is common to every game; True when ``ev`` is a core event."""
+def reduce_core(st: GameState, ev: E.Event, eliminated_stay: bool = False) -> bool:
+    """Apply what is common to every game; True when ``ev`` is a core event (a board
+    event whose motion the core applies included).  ``eliminated_stay``: board_effect."""
     n = dice_used(ev)
     if n:
         st.scripted_pos += n
+    m = ev.motion
+    if m is not None and m.core:
+        board_effect(st, ev, eliminated_stay)
+        return True
     core = CORE.get(type(ev))
     if core is None:
         return False
@@ -97,5 +129,5 @@ def reduce_core(st: GameState, ev: E.Event) -> bool:
 
 def no_reducer(game: str, ev: E.Event) -> None:
     """A game's reducer met an event it does not know: fine for a core event, else a bug."""
-    if type(ev) not in CORE:
+    if type(ev) not in CORE and not (ev.motion is not None and ev.motion.core):
         raise ValueError(f"{game}: no reducer for {type(ev).__name__}")

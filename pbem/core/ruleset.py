@@ -107,7 +107,7 @@ def _kernel_awaiting(f):
             from pbem.core.chain import exchange_waits
             return exchange_waits(state, sc.side_ids())
         return f(self, state, sc)
-    awaiting.__doc__, awaiting.__wrapped__ = f.__doc__, f
+    awaiting.__doc__, awaiting.__wrapped__, awaiting.kernel_wrapped = f.__doc__, f, True
     return awaiting
 
 
@@ -117,7 +117,7 @@ def _kernel_defaults(f):
             from pbem.core.chain import exchange_waits
             return ["entropy none"] if any(w["side"] == side for w in exchange_waits(state, sc.side_ids())) else []
         return f(self, state, sc, side)
-    default_orders.__doc__, default_orders.__wrapped__ = f.__doc__, f
+    default_orders.__doc__, default_orders.__wrapped__, default_orders.kernel_wrapped = f.__doc__, f, True
     return default_orders
 
 
@@ -154,8 +154,10 @@ class Ruleset:
         missed deadline contributes nothing.  No game needs to know."""
         super().__init_subclass__(**kw)
         for name, wrap in (("awaiting", _kernel_awaiting), ("default_orders", _kernel_defaults)):
-            f = cls.__dict__.get(name)
-            if f is not None:
+            # the game's own hook, or one it takes from a mixin before Ruleset (the Panzer
+            # Corps family's Decisions): wrapped once, wherever it is defined
+            f = getattr(cls, name)
+            if not getattr(f, "kernel_wrapped", False):
                 setattr(cls, name, wrap(f))
 
     # --- the game's start -------------------------------------------------------
@@ -170,10 +172,22 @@ class Ruleset:
 
     # --- the reducer --------------------------------------------------------------
 
+    # The core takes an eliminated unit off the map (reduce.board_effect); a game whose
+    # eliminated units stay in their hex sets this, with the rule that says so.
+    eliminated_stay: bool = False
+
     def apply(self, state: GameState, ev: Event, sc: Scenario) -> None:
-        """Apply one event: the core part (reduce.reduce_core) for every game, then the game's."""
-        reduce_core(state, ev)
+        """Apply one event: the game's part that reads the board before the core moves
+        anything (``reduce_before``), the core part (reduce.reduce_core) for every game,
+        then the game's."""
+        self.reduce_before(state, ev, sc)
+        reduce_core(state, ev, self.eliminated_stay)
         self.reduce(state, ev, sc)
+
+    def reduce_before(self, state: GameState, ev: Event, sc: Scenario) -> None:
+        """The game's part of applying ``ev`` that reads where units stood before the core
+        part moves them (a marker on the hex a unit leaves, a river its move crosses).
+        Default: nothing; most games need none."""
 
     def reduce(self, state: GameState, ev: Event, sc: Scenario) -> None:
         """The game's part of applying ``ev`` (after the core part); unknown game events raise."""
@@ -221,6 +235,11 @@ class Ruleset:
         units may go where: set-up areas, drop-zone alternatives); [] otherwise."""
         return []
 
+    def choices_title(self, state: GameState, sc: Scenario, side: str) -> str:
+        """What ``setup_choices`` lists now, for its heading ("Your set-up choices now"):
+        a game whose choices outlast the set-up names them otherwise."""
+        return "set-up choices"
+
     # --- what sides see ---------------------------------------------------------------
 
     def redact(self, ev: Event, viewer: str) -> Event:
@@ -237,6 +256,13 @@ class Ruleset:
         intelligence returns a public face (fewer or other keys) or None to hide it."""
         return row
 
+    def unit_facts(self, state: GameState, sc: Scenario, unit: UnitState) -> dict:
+        """What the game adds to every unit's row before ``unit_row`` filters it for another
+        side: keys its counters print that the core row lacks (a formation, say, as
+        ``{"formation": "7armdbg"}``; the SITUATION table, the map and ``pbem state --json``
+        show a ``formation``).  Default: nothing."""
+        return {}
+
     def phase_side(self, state: GameState, sc: Scenario) -> str | None:
         """The side the current phase belongs to, as headers and status lines name it: by
         default the scenario's sequence says; a phase both sides share (an initiative
@@ -250,9 +276,32 @@ class Ruleset:
         score (``vp`` 0 = no value printed; ``side`` = who holds it now, "" = nobody/unknown);
         ``areas``: [{"label": "...", "hexes": [...], "side": "..."}] set-up areas and drop zones
         while they matter (nothing the viewer may not see); ``score``: one line, the running
-        score; ``north``: degrees clockwise from the map's up to north (0: no arrow).
+        score; ``north``: degrees clockwise from the map's up to north (0: no arrow);
+        ``markers``: [{"hex", "key", "text", "colour", "label", "fill": bool}] markers standing in a
+        hex (smoke, a fire mission), each a chip in the hex and an entry of the legend.
         Default: {} (the map shows units and terrain only)."""
         return {}
+
+    def counter_face(self, state: GameState, sc: Scenario, row: dict, viewer: str) -> dict:
+        """How the map and the report's SITUATION table show ``row``: a unit as ``viewer`` sees it
+        (``unit_row`` applied), decided from the row and what every side sees (a marker on the
+        map), so nothing the viewer may not see shows.
+        Every key optional: ``values``: the text on the counter and in the table (default
+        "STRENGTH-MA"; "" = none); ``front``: the bearing the counter faces, degrees clockwise
+        from the map's up (a flat-topped hex's spines are at 30, 90, ... 330), with
+        ``front_label``; ``turret``: a second front (a turret turned from the hull), with
+        ``turret_label``; ``marks``: status markers [{"key", "text", "colour", "label"}], each
+        drawn on the counter and explained by its label in the legend; ``wreck``: a label
+        ("wreck"): an eliminated unit left in its hex, drawn there as a wreck (``burning``: True
+        adds flames).  Default: {} (the core's counter: strength-MA and "disrupted")."""
+        return {}
+
+    def map_shots(self, state: GameState, sc: Scenario, events: list[Event], viewer: str) -> list[dict]:
+        """The shots among ``events`` (one step's or one report's, as ``viewer`` may see them), for a
+        line from firer to target on the map: [{"firer": unit, "target": unit or "", "hex": the
+        target hex, "kind": "direct" | "indirect", "label": words}].  The map draws a line only from
+        a firer it shows.  Default: none."""
+        return []
 
     def report_notes(self, state: GameState, sc: Scenario, viewer: str) -> list[tuple[str, list[str]]]:
         """Sections the report adds for ``viewer`` (a side or "referee") after SITUATION, as

@@ -196,6 +196,12 @@ class Scenario(Struct, forbid_unknown_fields=True, dict=True):
     def side_name(self, side: str) -> str:
         return next((s.name for s in self.sides if s.id == side), side)
 
+    def side_of(self, name: str) -> str | None:
+        """The side id ``name`` stands for: a side's id or its name as `pbem scenarios`
+        prints it ("Commonwealth" for ``allied``), in any case; None for none."""
+        low = (name or "").strip().lower()
+        return next((s.id for s in self.sides if low in (s.id.lower(), s.name.lower())), None)
+
 
 # --- a game's own [victory] and [game_data] -------------------------------------------
 # Each game declares their schema (Ruleset.scenario_schema), checked here at load
@@ -389,8 +395,11 @@ def find(ref: str) -> Path:
     candidate = SCENARIO_DIR / f"{ref}.toml"
     if candidate.is_file():
         return candidate
-    known = ", ".join(sorted(x.stem for x in SCENARIO_DIR.glob("*.toml")))
-    raise ScenarioError(f"unknown scenario {ref!r}; shipped scenarios: {known}")
+    import difflib
+    ids = sorted(x.stem for x in SCENARIO_DIR.glob("*.toml"))
+    near = difflib.get_close_matches(ref.lower(), ids, n=1, cutoff=0.6)
+    hint = f"did you mean {near[0]}? " if near else ""
+    raise ScenarioError(f"unknown scenario {ref!r}; {hint}shipped scenarios: {', '.join(ids)}")
 
 
 def load(ref: str | Path) -> Scenario:

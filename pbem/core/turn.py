@@ -219,6 +219,10 @@ class Turn:
     def setup(self, side: str) -> tuple[str, ...]:
         return self._once("setup", side, lambda: tuple(self.rules.setup_choices(self.st, self.sc, side)))
 
+    def setup_title(self, side: str) -> str:
+        """What ``side``'s choices are called now ("set-up choices", or a game's own name)."""
+        return self._once("setup_title", side, lambda: self.rules.choices_title(self.st, self.sc, side))
+
     def _once(self, what: str, side: str, make):
         got = self._parts.get((what, side))
         if got is None:

@@ -91,7 +91,7 @@ class DeadlinesMixin:
                 due = parse_time(w["due"])
             except (HostError, KeyError):
                 continue
-            line = f"Deadline: {who} {w['kind']} is due by {self.show_time(game, viewer, due, dl)}"
+            line = f"Deadline for {who} {w['kind']}: due by {self.show_time(game, viewer, due, dl)}"
             if pol.grace:
                 line += f"; grace until {self.show_time(game, viewer, pol.final(due), dl)}"
             out.append(line + (" (late)." if w.get("late") else "."))
@@ -100,6 +100,41 @@ class DeadlinesMixin:
             out.append(f"Times are in UTC and in your zone, {z} (TIMEZONE ZONE changes it)." if z else
                        "Times are in UTC; send TIMEZONE Europe/Berlin (your zone) to read them in yours too.")
         return out
+
+    def due_lines(self, game, viewer: str, st=None, dl: dict | None = None) -> list[str]:
+        """When ``viewer``'s next orders are due (in UTC and the player's zone) and what the
+        host does at the deadline: the first lines of every report, answer and notice."""
+        if viewer == REFEREE:
+            return []
+        st = game.state() if st is None else st
+        if st.result is not None:
+            return ["Your next orders: none, the game is over."]
+        dl = self._deadlines(game) if dl is None else dl
+        pol = self._policy(game, dl)
+        if not pol.on:
+            return ["Your next orders: this game has no deadlines; it waits for your orders as long as needed."]
+        sc = game.scenario
+        mine = sorted((w for w in dl.get("waits", {}).values() if w.get("side") == viewer and w.get("due")),
+                      key=lambda w: w["due"])
+        if dl.get("paused"):
+            first = "Your next orders: the host paused the deadlines; none runs until they are resumed."
+        elif mine:
+            w = mine[0]
+            first = f"Your next orders ({w['kind']}) are due by {self.show_time(game, viewer, w['due'], dl)}"
+            if pol.grace:
+                first += f", with grace until {self.show_time(game, viewer, pol.final(parse_time(w['due'])), dl)}"
+            first += " (late)." if w.get("late") else "."
+        else:
+            others = list(dict.fromkeys(sc.side_name(w["side"]) for w in dl.get("waits", {}).values()
+                                        if w.get("side") and w["side"] != viewer))
+            rule = pol.describe()[0]
+            first = (f"Your next orders are not due yet: the game waits for {' and '.join(others) or 'nobody'} "
+                     f"now. {rule}")
+        held = (staging.staged(game, viewer) or {}).get("step") == staging.step_of(st)
+        then = ("your staged orders (DRAFT), or if they fail, the game's default: " if held
+                else "the game's default: ")
+        return [first, f"If no orders of yours come by the deadline{' and its grace' if pol.grace else ''}, "
+                       f"the host applies {then}{defaults_text(game)}"]
 
     @staticmethod
     def _deadlines(game) -> dict:
@@ -262,7 +297,7 @@ class DeadlinesMixin:
                                  **self._context(game, w["side"], st, head))
                 answers.append(Answer(addr, w["side"], "reminder",
                                       f"[pbem {game.game_id}] reminder: {game.scenario.side_name(w['side'])}, your "
-                                      f"{w['kind']} is due by {w['due']}", body, head=head, seq=st.seq,
+                                      f"{w['kind']}: due by {w['due']}", body, head=head, seq=st.seq,
                                       references=self._refs(game, w["side"]), slug=f"{w['side']}-reminder"))
             self.commit(rec["job"], answers, game.game_id)
             self._done(key, rec, outcome="reminded", game=game.game_id, side=w["side"])
@@ -412,3 +447,13 @@ def set_preferences(game, zones: dict[str, str], hooks: dict[str, str]) -> None:
     if hooks:
         from pbem.host import notify as N
         N.set_hooks(game, hooks)
+
+
+def defaults_text(game) -> str:
+    """The game's deadline default in words (``Ruleset.defaults_help``), without a leading
+    "Deadline defaults:" of its own (the sentence that quotes it says so already)."""
+    text = (game.rules.defaults_help or "").strip()
+    text = re.sub(r"^deadline defaults\s*[.:]\s*", "", text, flags=re.IGNORECASE)
+    if not text:
+        return "none: the rules of this game define no default, so the game waits."
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")

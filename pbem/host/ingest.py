@@ -27,6 +27,14 @@ from pbem.host.mailcmd import board_asked
 from pbem.host.players import secret_digest
 
 
+# The outcome an answer's subject begins with ("ACCEPTED: Re: [pbem g1] orders"): what
+# happened to the mail, readable in the list of mails without opening one.
+SUBJECT_OUTCOME = {"accepted": "ACCEPTED", "partial": "PARTLY APPLIED", "refused": "REFUSED", "checked": "CHECKED",
+                   "staged": "STAGED", "answered": "ANSWERED", "empty": "NO ORDERS"}
+_PREFIXES = re.compile(r"^(?:\s*(?:(?:re|aw|sv|fwd?)\s*:|(?:%s)\s*:))+\s*" % "|".join(
+    re.escape(w) for w in SUBJECT_OUTCOME.values()), re.IGNORECASE)
+
+
 @dataclass
 class Outcome:
     """What happened to one message (for the log and the command line)."""
@@ -174,6 +182,7 @@ class IngestMixin:
                                 "game id in your welcome mail", quarantine=True, game_id=gid if game else "")
         players = self._players(game)
         side = inc.fields.get("side", "").lower()
+        side = game.scenario.side_of(side) or side          # "Side: Commonwealth" names allied
         if not side:
             mine = [s for s, a in players.items() if a == inc.sender]
             if len(mine) == 1:
@@ -306,13 +315,17 @@ class IngestMixin:
 
     # --- answering ----------------------------------------------------------------
 
-    def _reply_subject(self, inc: M.Incoming, gid: str) -> str:
-        # without the command words: a reply to a CHECK's answer must not be checked again
+    def _reply_subject(self, inc: M.Incoming, gid: str, outcome: str = "") -> str:
+        """The answer's subject: its outcome word first (``SUBJECT_OUTCOME``), then the thread's
+        subject (without the command words: a reply to a CHECK's answer must not be checked
+        again, nor the outcome words and Re: of earlier answers)."""
         subj = " ".join(w for w in (inc.subject or "").split() if w.strip(".,;:!?") not in mailcmd.SUBJECT_WORDS)
-        subj = subj or "your message"
+        subj = _PREFIXES.sub("", subj).strip() or "your message"
         if gid and f"[pbem {gid}]".lower() not in subj.lower():
             subj = f"[pbem {gid}] {subj}"
-        return subj if subj.lower().startswith("re:") else f"Re: {subj}"
+        subj = f"Re: {subj}"
+        word = SUBJECT_OUTCOME.get(outcome, "")
+        return f"{word}: {subj}" if word else subj
 
     def _refuse(self, name: str, inc: M.Incoming, key: str, rec: dict, reason: str, quarantine: bool,
                 game_id: str = "", side: str = "") -> Outcome:
@@ -324,10 +337,14 @@ class IngestMixin:
             # would tell a prober which game ids exist; the host's operator sees it in quarantine
             reason += " (not answered: the sender plays no game on this host)"
         elif inc.sender and not inc.automatic and inc.sender != self.cfg.address:
+            due = []
+            if side and game_id and not quarantine:         # an authenticated player's mail refused
+                game = self.game(game_id)
+                due = self.due_lines(game, side) if game is not None else []
             body = self._tpl("refused", reason=reason, host=self.cfg.address, game_id=game_id, side=side,
-                             subject=inc.subject, message_id=inc.message_id)
-            answers.append(Answer(inc.sender, side or "unknown", "answer", self._reply_subject(inc, game_id), body,
-                                  in_reply_to=inc.message_id, references=inc.references, outcome="refused",
+                             subject=inc.subject, message_id=inc.message_id, due_lines=due)
+            answers.append(Answer(inc.sender, side or "unknown", "answer", self._reply_subject(inc, game_id, "refused"),
+                                  body, in_reply_to=inc.message_id, references=inc.references, outcome="refused",
                                   slug="refused"))
         self.commit(rec["job"], answers, game_id)
         crash.checkpoint("spooled")
@@ -342,7 +359,10 @@ class IngestMixin:
         if path is None:
             raise HostError(f"game {gid} vanished from this host")
         game = Game(path)
-        if rec.get("staged_ident"):
+        bad_draft = self._draft_refused(game, rec)
+        if bad_draft is not None:                   # nothing of the mail is applied, nothing staged
+            sub, stale = None, ""
+        elif rec.get("staged_ident"):
             sub, stale = self._apply_staged(game, rec)
         else:
             if rec.get("drop_staged"):
@@ -354,7 +374,10 @@ class IngestMixin:
         if not stale and mode == "check":
             checked = mailcmd.check_lines(game, side, game.check(side, rec["check"]))
         note = rec.get("note", "")
-        if not stale and mode == "stage":
+        if bad_draft is not None:
+            checked = mailcmd.check_lines(game, side, bad_draft)
+            note = "\n".join(x for x in (note, _draft_note(game, side, bad_draft)) if x)
+        elif not stale and mode == "stage":
             try:
                 checked = mailcmd.check_lines(game, side, staging.stage(game, side, rec["stage"], at=rec["at"]))
             except staging.NotYourStep as e:          # answered as a check: nothing held
@@ -367,7 +390,7 @@ class IngestMixin:
         changed = bool(sub and sub.applied)
         if changed:
             self._sync_deadlines(game)              # first: the answer and the reports name the new deadlines
-        if stale:
+        if stale or bad_draft is not None:
             outcome = "refused"
         elif sub.refused is not None:
             outcome = "partial" if sub.applied else "refused"
@@ -382,24 +405,24 @@ class IngestMixin:
                 from pbem.report import render
                 effects = [t for t in (render.describe(ev, sc, side) for ev in a.events) if t]
                 applied.append({"line": a.line, "text": a.text, "effects": effects})
-        ctx = self._context(game, side, st, head)
         svg_asked = mailcmd.MAP_SVG in rec.get("commands", [])
         report, atts = self._report(game, side, st, entries, head, maps=outcome != "refused",   # a refusal: no map
                                     svg_asked=svg_asked)
         commands = self._commands(game, side, st, head, rec.get("commands", []), refused=outcome == "refused",
                                   job=rec["job"])
+        ctx = self._context(game, side, st, head)     # after the commands: a TIMEZONE, an UNDO show at once
+        empty = bool(sub) and not sub.applied and sub.refused is None and mode == "apply" and not commands
+        shown = ("empty" if empty else "answered") if outcome == "accepted" and not applied else outcome
         body = self._tpl("answer", outcome=outcome, stale=stale, applied=applied,
                          refused=str(sub.refused) if sub and sub.refused else "",
                          not_applied=(sub.not_applied if sub else []), report=report, mode=mode,
                          checked=checked, ignored=rec.get("ignored", []), commands=commands,
-                         final_note=note,
-                         empty=bool(sub) and not sub.applied and sub.refused is None and mode == "apply"
-                         and not commands, **ctx)
+                         final_note=note, bad_draft=bad_draft is not None, empty=empty, **ctx)
         if changed:                                 # the host's signed receipt (pbem.trust.receipt)
             from pbem.host.trustmail import receipt
             body += receipt(self.cfg.root, game, sub, rec["text"])
         answers = [Answer(inc.sender or self._players(game).get(side, ""), side, "answer",
-                          self._reply_subject(inc, gid), body, atts, in_reply_to=inc.message_id,
+                          self._reply_subject(inc, gid, shown), body, atts, in_reply_to=inc.message_id,
                           references=inc.references or self._refs(game, side), outcome=outcome, head=head,
                           seq=st.seq, slug=f"{side}-answer")]
         if changed:
@@ -424,6 +447,18 @@ class IngestMixin:
         crash.checkpoint("recorded")
         return Outcome(name, outcome, "processed", gid, side, detail)
 
+    @staticmethod
+    def _draft_refused(game, rec: dict):
+        """A DRAFT (or a mail staged on a staged-mode host) with a line the rules refuse: that
+        check (Game.check), else None.  Such a draft is not held: the previous one stays.
+        Looked at only before the job touched the log (a job finished after a crash goes on
+        as it began)."""
+        if rec.get("mode") != "stage" or not rec.get("stage", "").strip() or game.head()[1] != rec["head_before"] \
+                or staging.not_your_step(game, rec["side"], rec["stage"]):      # answered "NOT STAGED" as before
+            return None
+        trial = game.check(rec["side"], rec["stage"])
+        return trial if trial.refused is not None else None
+
     def _commands(self, game, side: str, st, head: str, commands: list, refused: bool = False,
                   job: str = "") -> list[dict]:
         """The answers to the mail's commands: a title and its lines each (``job``: the mail's,
@@ -443,6 +478,8 @@ class IngestMixin:
                 out.append({"title": "KEY", "lines": key_command(game, side, self._players(game).get(side, ""), arg)})
             elif name == "timezone":
                 out.append({"title": f"TIMEZONE {arg}".strip(), "lines": [self._timezone(game, side, arg)]})
+            elif name == "undo":
+                out.append({"title": "UNDO", "lines": mailcmd.undo_lines(game, side)})
             elif name == "extend":
                 out.append({"title": f"EXTEND {arg}".strip(),
                             "lines": [self._extend_offer(game, side, arg, job)]})
@@ -538,6 +575,19 @@ class IngestMixin:
         if new and lines[n + 1:n + 1 + len(new)] == new:
             return sub
         return None
+
+
+def _draft_note(game, side: str, trial) -> str:
+    """What became of a refused DRAFT, and of the orders staged before it."""
+    import textwrap
+    held = staging.staged(game, side)
+    if held and held.get("step") == staging.step_of(game.state()):
+        kept = (f"Your previous draft (staged at {held.get('at', '?')}) is kept as it was: FINAL applies it, a "
+                "corrected DRAFT replaces it, UNDO drops it.")
+    else:
+        kept = "You have no orders staged; send the DRAFT again without the refused line."
+    return textwrap.fill(f"DRAFT REFUSED: line {trial.refused.line} would be refused, so this draft was not "
+                         f"staged and nothing of this mail was applied (its press neither). {kept}", 74)
 
 
 def _same(given: str, expected: str) -> bool:

@@ -41,11 +41,15 @@ class LettersMixin:
                 "host": self.cfg.address, "head": head, "seq": st.seq, "turn": st.turn,
                 "period": fmt_duration(self._period(game)), "has_period": self.deadlines_on(game),
                 "deadline_lines": self.deadline_lines(game, viewer),
+                "due_lines": self.due_lines(game, viewer, st),
                 "reminder": fmt_duration(self.cfg.reminder), "defaults": _defaults_text(game),
                 "auth": self.cfg.auth, "sides": [(s.id, s.name) for s in sc.sides],
                 "orders_mode": self.cfg.orders_mode,
                 # during a set-up step: the viewer's legal choices (set-up areas, drop zones, hexes)
-                "setup": [] if viewer == REFEREE else list(Turn(game.rules, game.scenario, st).setup(viewer))}
+                "setup": [] if viewer == REFEREE else list(Turn(game.rules, game.scenario, st).setup(viewer)),
+                "setup_title": "" if viewer == REFEREE else Turn(game.rules, game.scenario, st).setup_title(viewer),
+                # a board wider than the PNG: the mail says what its two pictures are (report/closeup.py)
+                "map_note": _map_note(sc, self.cfg)}
 
     def _refs(self, game, side: str) -> list[str]:
         """Every mail to a side threads under its welcome message."""
@@ -119,7 +123,7 @@ class LettersMixin:
                                      orders_help=[row for x in Turn(game.rules, game.scenario, st).help(side)
                                                   for row in align(x)],
                                      commitment=game.created.seed_commitment, dice_mode=game.created.dice_mode,
-                                     trust=welcome_lines(self.cfg.root, game, side), **ctx)
+                                     dice_scheme=game.created.dice_scheme, trust=welcome_lines(self.cfg.root, game, side), **ctx)
                     answers.append(Answer(addr, side, "welcome",
                                           f"[pbem {game.game_id}] welcome: you play {game.scenario.side_name(side)} "
                                           f"in {game.scenario.title}", body, atts, head=head, seq=st.seq,
@@ -149,4 +153,10 @@ def _when(game, st) -> str:
 
 
 def _defaults_text(game) -> str:
-    return game.rules.defaults_help or "the rules of this game define no default; the game waits"
+    from pbem.host.deadlines import defaults_text
+    return defaults_text(game)
+
+
+def _map_note(sc, cfg) -> list[str]:
+    from pbem.report import closeup
+    return closeup.note() if cfg.map_png and closeup.big_board(sc, cfg.map_width) else []

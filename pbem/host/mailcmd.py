@@ -11,6 +11,7 @@ HELP and STATUS, a capitalised word of the subject):
 
     CHECK            check the orders of this mail; apply nothing
     DRAFT / FINAL    hold the orders for this step / apply them (or the held ones)
+    UNDO             drop the orders held (staged) for this side
     HELP             the orders of this game and step, with examples
     STATUS           whose move, the deadline, the score, what the game waits for
     HISTORY [N]      the last N events (default 10) as this side may see them
@@ -31,7 +32,7 @@ from pbem.core.turn import step_line
 from pbem.host.common import fmt_duration, iso, parse_time
 
 MODES = ("check", "final", "draft")
-COMMANDS = ("help", "status", "history", "absent", "key", "timezone", "extend")
+COMMANDS = ("help", "status", "history", "absent", "key", "timezone", "extend", "undo")
 SUBJECT_WORDS = {"CHECK", "FINAL", "DRAFT", "HELP", "STATUS", "SVG"}
 MAP_SVG = ["map", "svg"]                  # the command a line `MAP SVG` (or the subject word SVG) gives
 HISTORY_DEFAULT, HISTORY_MAX = 10, 200
@@ -92,7 +93,7 @@ def read(text: str, subject: str, game) -> Request:
         if first in MODES and len(toks) == 1:
             req.mode = _stronger(req.mode, first)
             continue
-        if first in COMMANDS and (first != "help" and first != "status" or len(toks) == 1):
+        if first in COMMANDS and (first not in ("help", "status", "undo") or len(toks) == 1):
             req.commands.append([first, " ".join(toks[1:])])
             continue
         try:
@@ -220,13 +221,15 @@ def help_lines(game, st, side: str) -> list[str]:
         out.append("The game waits for the other side now; you may still send press, or stage orders with DRAFT.")
     choices = offer.setup
     if choices:
-        out.append("Your set-up choices now:")
+        out.append(f"Your {turn_of(game, st).setup_title(side)} now:")
         out += [f"  {c}" for c in choices]
     out += ["Mail commands (a line of their own; CHECK, DRAFT, FINAL, HELP, STATUS also as a word of the subject):",
             "  CHECK               check this mail's orders: what would be applied and refused; nothing is applied",
             "  DRAFT               hold this mail's orders for your current step (replacing any held); nothing applied;",
-            "                      a DRAFT without orders shows the held ones, checked again",
+            "                      a DRAFT without orders shows the held ones, checked again; a DRAFT with a",
+            "                      refused line is refused and the held orders stay as they were",
             "  FINAL               apply this mail's orders, or the held ones if it has none",
+            "  UNDO                drop your held (staged) orders; nothing is held then",
             "  HELP                this list",
             "  STATUS              whose move, deadline, score, what the game waits for",
             "  HISTORY [N]         the last N events (default 10) as you may see them",
@@ -253,7 +256,8 @@ def align(line: str) -> list[str]:
 
 def status_lines(host, game, st, side: str, head: str) -> list[str]:
     """STATUS as ``side`` may see it (views.state_view): turn and phase, whose
-    move, what the game waits for, the score, this side's deadlines."""
+    move, what the game waits for, the score, this side's deadlines (``host``: the
+    mail host that runs the game; None for `pbem status` of a game none runs)."""
     from pbem.views import result_text, score_text, state_view
     sc = game.scenario
     v = state_view(game, st, side, head)
@@ -269,6 +273,15 @@ def status_lines(host, game, st, side: str, head: str) -> list[str]:
         out.append("Waiting for nobody.")
     if v["score"]:
         out.append("Score so far: " + score_text(sc, v["score"]))
+    from pbem import staging
+    held = staging.staged(game, side)
+    if host is None:                            # `pbem status` of a game no mail host here runs
+        out.append("No mail host runs this game here, so no deadline runs.")
+        if held:
+            out.append(f"You have orders staged (held) since {held['at']}; `pbem order GAME --as SIDE --final` "
+                       "applies them, --unstage drops them.")
+        out.append(f"Log head {head} (seq {st.seq}).")
+        return out
     dl = host._deadlines(game)
     out += host.deadline_lines(game, side, dl)
     if not dl.get("waits") and host.deadlines_on(game):
@@ -285,11 +298,9 @@ def status_lines(host, game, st, side: str, head: str) -> list[str]:
         rule = f"this host allows {fmt_duration(cap)} at most in any {fmt_duration(window)}"
         out.append(f"ABSENT: {fmt_duration(reach - since)} more is left: an ABSENT sent now could reach "
                    f"{host.show_time(game, side, reach, dl)} ({rule})." if reach > since else f"ABSENT: none is left now ({rule}).")
-    from pbem import staging
-    held = staging.staged(game, side)
     if held:
         out.append(f"You have orders staged (held) since {host.show_time(game, side, held['at'], dl)}; send FINAL "
-                   "to apply them.")
+                   "to apply them, UNDO to drop them.")
     out.append(f"Log head {head} (seq {st.seq}).")
     return out
 
@@ -302,12 +313,17 @@ def history_lines(game, side: str, arg: str) -> list[str]:
         if not arg.strip().isdigit():
             return [f"HISTORY takes a number of events (1 to {HISTORY_MAX}), not {arg.strip()!r}."]
         n = max(1, min(HISTORY_MAX, int(arg.strip())))
+    from pbem.core.events import OrderGiven
     rows = []
-    for en in game.entries()[-n:]:
+    for en in reversed(game.entries()):
+        if len(rows) >= n:
+            break
+        if isinstance(en.event, OrderGiven) and en.event.text.split(None, 1)[:1] == ["press"]:
+            continue                # its PressSent says it: a press once, not twice
         text = describe(en.event, game.scenario, side)
         if text:
             rows.append(f"  {en.seq:>5}  {text}")
-    return [f"The last {n} events of the log, as you may see them:"] + rows
+    return [f"The last {n} events of the log, as you may see them:"] + rows[::-1]
 
 
 def check_lines(game, side: str, sub) -> list[str]:
@@ -351,3 +367,13 @@ def board_asked(inc) -> bool:
     words = [ln.strip().lower() for ln in inc.orders.split("\n") if ln.strip()]
     subject = {w.strip(".,;:!?") for w in _TAG.sub(" ", inc.subject or "").split()}
     return words == ["status"] or (not words and "STATUS" in subject)
+
+
+def undo_lines(game, side: str) -> list[str]:
+    """UNDO (and `pbem order --unstage`): drop ``side``'s staged orders."""
+    from pbem import staging
+    held = staging.staged(game, side)
+    if held is None:
+        return ["You had no orders staged; nothing to drop."]
+    staging.discard(game, side)
+    return [f"Your staged orders (held since {held.get('at', '?')}) were dropped; nothing is staged now."]

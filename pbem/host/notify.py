@@ -13,8 +13,10 @@ only (tests, a local relay)."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
+import os
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -111,6 +113,27 @@ def post(url: str, body: bytes) -> str:
         return f"{type(reason).__name__}: {reason}"[:300]
 
 
+@contextlib.contextmanager
+def _taken(path):
+    """Whether this process holds the pending ping ``path`` (an exclusive flock, not waited
+    for): several workers of one machine share state/notify/, and only one posts a ping.
+    A ping another worker sent (removed) or replaced meanwhile is read again by its name."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        yield False
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        yield path.exists()
+    finally:
+        os.close(fd)
+
+
 class NotifyMixin:
     """The Host's webhooks.  Uses the Host's ``cfg``, ``state_dir``, ``now`` and ``log``;
     the deadlines call ``_your_turn`` when a game starts to wait for a side."""
@@ -167,33 +190,39 @@ class NotifyMixin:
         now = self.now()
         done = 0
         for path in sorted(pending.glob("*.json")):
-            try:
-                rec = json.loads(path.read_text())
-                if parse_time(rec["next"]) > now:
-                    continue
-            except (OSError, ValueError, KeyError, HostError):
-                continue
-            why = post(rec["url"], json.dumps(rec["body"]).encode())
-            where = f"webhook {shown(rec['url'])} for {rec['game']}/{rec['side']}"
-            if not why:
-                path.unlink(missing_ok=True)
-                done += 1
-                self.log(f"pinged {where}")
-                continue
-            rec["tries"] += 1
-            rec["error"], rec["last"] = why.removeprefix("permanent: "), iso(now)
-            give_up = why.startswith("permanent: ") or rec["tries"] > len(BACKOFF)
-            if give_up:
-                (self._ping_dir / "failed").mkdir(parents=True, exist_ok=True)
-                M.write_atomic(self._ping_dir / "failed" / path.name, json.dumps(rec, sort_keys=True).encode(), 0o600)
-                path.unlink(missing_ok=True)
-                self.flush_problems.append(f"{where} failed {rec['tries']} time(s), set aside: {rec['error']}")
-            else:
-                rec["next"] = iso(now + BACKOFF[rec["tries"] - 1])
-                M.write_atomic(path, json.dumps(rec, sort_keys=True).encode(), 0o600)
-                self.flush_problems.append(f"{where} failed ({rec['error']}); next try at {rec['next']}")
-            self.log(self.flush_problems[-1])
+            with _taken(path) as mine:
+                if mine:
+                    done += self._ping_one(path, now)
         return done
+
+    def _ping_one(self, path, now) -> int:
+        """One pending ping, held by this process (``_taken``): 1 when the server took it."""
+        try:
+            rec = json.loads(path.read_text())        # by its name: another worker may have replaced it
+            if parse_time(rec["next"]) > now:
+                return 0
+        except (OSError, ValueError, KeyError, HostError):
+            return 0
+        why = post(rec["url"], json.dumps(rec["body"]).encode())
+        where = f"webhook {shown(rec['url'])} for {rec['game']}/{rec['side']}"
+        if not why:
+            path.unlink(missing_ok=True)
+            self.log(f"pinged {where}")
+            return 1
+        rec["tries"] += 1
+        rec["error"], rec["last"] = why.removeprefix("permanent: "), iso(now)
+        give_up = why.startswith("permanent: ") or rec["tries"] > len(BACKOFF)
+        if give_up:
+            (self._ping_dir / "failed").mkdir(parents=True, exist_ok=True)
+            M.write_atomic(self._ping_dir / "failed" / path.name, json.dumps(rec, sort_keys=True).encode(), 0o600)
+            path.unlink(missing_ok=True)
+            self.flush_problems.append(f"{where} failed {rec['tries']} time(s), set aside: {rec['error']}")
+        else:
+            rec["next"] = iso(now + BACKOFF[rec["tries"] - 1])
+            M.write_atomic(path, json.dumps(rec, sort_keys=True).encode(), 0o600)
+            self.flush_problems.append(f"{where} failed ({rec['error']}); next try at {rec['next']}")
+        self.log(self.flush_problems[-1])
+        return 0
 
     def ping_failures(self) -> list[dict]:
         """Pings that failed at least once: waiting for their next try, or set aside."""

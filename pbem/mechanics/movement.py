@@ -105,8 +105,9 @@ def check_path(state: GameState, board: Board, unit: UnitState, path: list[str],
         if not grid.contains(h):
             raise PathProblem(PathProblem.OFF_MAP, f"{h} is not on the map; units may not leave it", i, h)
         if not grid.adjacent(here, h):
-            raise PathProblem(PathProblem.NOT_ADJACENT, f"{h} is not adjacent to {here}: a path goes hex by hex",
-                              i, h)
+            why = (f"the path enters {h}, where the unit is already: name only the hexes to enter" if h == here
+                   else f"{h} is not adjacent to {here}: a path goes hex by hex")
+            raise PathProblem(PathProblem.NOT_ADJACENT, why, i, h)
         if any(o.side != unit.side for o in occupied.get(h, ())):
             raise PathProblem(PathProblem.ENEMY, f"{h} holds an enemy unit and may not be entered", i, h)
         cost = step_cost(here, h)

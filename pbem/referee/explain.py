@@ -124,7 +124,7 @@ class Explainer:
     on demand, and kept by seq, so many explanations cost one pass."""
 
     def __init__(self, game: Game, viewer: str = REFEREE, entries: list[Entry] | None = None):
-        check_viewer(game, viewer)
+        viewer = check_viewer(game, viewer)
         self.game, self.viewer = game, viewer
         self.sc, self.rules = game.scenario, game.rules
         self.entries = entries if entries is not None else game.entries()

@@ -9,6 +9,15 @@ from pbem.report.mapsvg import (DISRUPTED_COLOUR, HEX_R, HIGHLIGHT_COLOUR, MOVE_
                                 UNKNOWN_TERRAIN, _battle_position, _cliff_path, _esc, _f, _link, _mark, _pts, hex_corners)
 from pbem.report.marks import objective_badge
 from pbem.report.symbols import symbol
+from pbem.report.faces import FRONT_COLOUR, SHOT_STYLES, TURRET_COLOUR, chip, wreck_body
+
+
+def _legend_front(sx: float, sy: float) -> str:
+    """A small hex with the front wedge on its upper right spine."""
+    import math
+    tip = (sx + 9 * math.sin(math.radians(30)), sy - 9 * math.cos(math.radians(30)))
+    return (f'<polygon points="{_pts([tip, (tip[0] - 6.5, tip[1] + 1.2), (tip[0] - 1.5, tip[1] + 6.8)])}" '
+            f'fill="{FRONT_COLOUR}" stroke="#ffffff" stroke-width="0.8"/>')
 
 def legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
             extras: dict[str, bool], x0: float, y0: float, width: float
@@ -40,8 +49,21 @@ def legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
         items.append(("cliff", ("cliff", "")))
     rows.append(("Map", items))
     items = [(name, ("counter", colour)) for name, colour in nationalities]
-    items.append(("disrupted", ("disrupted", "")))
+    if not extras.get("status") and not extras.get("front"):
+        items.append(("disrupted", ("disrupted", "")))      # the core's marker (a game with its own shows those)
+    if extras.get("front"):
+        items.append(("front (facing spine)", ("front", "")))
+    if extras.get("turret"):
+        items.append(("turret turned", ("turret", "")))
+    for label, burning in extras.get("wreck", []):
+        items.append((label, ("wreck", burning)))
     rows.append(("Counters", items))
+    if extras.get("formations"):
+        rows.append(("Formations", [(label, ("band", colour)) for label, colour in extras["formations"]]))
+    if extras.get("status"):
+        rows.append(("Status", [(label, ("chip", (text, colour))) for label, text, colour in extras["status"]]))
+    if extras.get("markers"):
+        rows.append(("Markers", [(label, ("marker", (text, colour))) for label, text, colour in extras["markers"]]))
     if extras.get("types"):
         rows.append(("Units", [(t, ("symbol", t)) for t in extras["types"]]))
     items = []
@@ -52,6 +74,8 @@ def legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
     if items:
         rows.append(("Game", items))
     items = [(label, ("move", kind)) for kind, (_c, _d, label) in MOVE_STYLES.items()]
+    for kind in extras.get("shots", []):
+        items.append((SHOT_STYLES[kind][2], ("shot", kind)))
     if extras.get("highlight"):
         items.append(("combat hex", ("highlight", "")))
     rows.append(("Arrows", items))
@@ -89,6 +113,10 @@ def legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
             elif kind == "counter":
                 out.append(f'<rect x="{_f(sx - 8)}" y="{_f(sy - 8)}" width="16" height="16" rx="2" '
                            f'fill="{_esc(arg)}" stroke="#1a1a1a" stroke-width="1"/>')
+            elif kind == "band":
+                out.append(f'<rect x="{_f(sx - 8)}" y="{_f(sy - 8)}" width="16" height="16" rx="2" '
+                           f'fill="#eeeeee" stroke="#1a1a1a" stroke-width="1"/>'
+                           f'<rect x="{_f(sx - 7.5)}" y="{_f(sy - 7.5)}" width="5" height="15" fill="{_esc(arg)}"/>')
             elif kind == "disrupted":
                 out.append(f'<rect x="{_f(sx - 8)}" y="{_f(sy - 8)}" width="16" height="16" rx="2" '
                            f'fill="#dddddd" stroke="{DISRUPTED_COLOUR}" stroke-width="2" '
@@ -102,6 +130,27 @@ def legend(sc, terrains: list[str], nationalities: list[tuple[str, str]],
                 out.append(f'<line x1="{_f(sx - 11)}" y1="{_f(sy)}" x2="{_f(sx + 9)}" y2="{_f(sy)}" '
                            f'stroke="{colour}" stroke-width="3"{dash_attr} '
                            f'marker-end="url(#arrow-{arg})"/>')
+            elif kind in ("chip", "marker"):
+                svg, cw = chip(sx - 9, sy - 4.5, arg[0], arg[1])
+                if kind == "marker":
+                    out.append(f'<polygon points="{hex_pts}" fill="none" stroke="{_esc(arg[1])}" stroke-width="1.6" '
+                               f'stroke-dasharray="3 2"/>')
+                out.append(svg)
+            elif kind == "front":
+                out.append(hexagon("#eeeeee").replace("{P}", hex_pts))
+                out.append(_legend_front(sx, sy))
+            elif kind == "turret":
+                out.append(hexagon("#eeeeee").replace("{P}", hex_pts))
+                out.append(f'<line x1="{_f(sx)}" y1="{_f(sy)}" x2="{_f(sx + 8)}" y2="{_f(sy)}" stroke="{TURRET_COLOUR}" '
+                           f'stroke-width="2.4" stroke-linecap="round"/><circle cx="{_f(sx)}" cy="{_f(sy)}" r="3.6" '
+                           f'fill="#ffffff" stroke="{TURRET_COLOUR}" stroke-width="1.8"/>')
+            elif kind == "wreck":
+                out += wreck_body(sx - 8, sy - 8, 16, 16, arg)
+            elif kind == "shot":
+                colour, dash, _l = SHOT_STYLES[arg]
+                dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+                out.append(f'<line x1="{_f(sx - 11)}" y1="{_f(sy)}" x2="{_f(sx + 9)}" y2="{_f(sy)}" '
+                           f'stroke="{colour}" stroke-width="2.4"{dash_attr} marker-end="url(#arrow-shot-{arg})"/>')
             elif kind == "symbol":
                 out += symbol(arg, sx, sy, 20, 13)
             elif kind == "objective":

@@ -12,10 +12,12 @@ apart vertically, so every grid neighbour is exactly ``sqrt(3) R`` away.
 Drawing order (bottom to top): title bar (with turn, phase and score, and a
 north arrow where north is not up), terrain fills and borders, set-up areas
 and drop zones, roads, battle positions, hexside features, highlighted
-hexes, objective outlines, hex numbers, place names, move arrows, counters,
-objective badges, then the box of eliminated units and the legend below the
-map.  Helpers: ``symbols`` (unit icons), ``fontmetrics`` (text widths),
-``marks`` (what decides the game), ``legend``.
+hexes, objective outlines, hex numbers, place names, hex markers' outlines,
+move arrows, shot lines, counters (with a game's face: values, status chips,
+wrecks), fronts and turrets, hex markers' chips, objective badges, then the box
+of eliminated units and the legend below the map.  Helpers: ``symbols`` (unit
+icons), ``fontmetrics`` (text widths), ``marks`` (what decides the game),
+``faces`` (fronts, status markers, wrecks, hex markers, shots), ``legend``.
 """
 from __future__ import annotations
 
@@ -62,6 +64,7 @@ LINK_STYLES: dict[str, tuple[str, float, str, str]] = {
     "railroad": ("#d2691e", 3.2, "7 3", "railroad"),
     "railroad_branch": ("#d4b106", 3.2, "7 3", "branch railroad"),
     "lane": ("#8b5a2b", 2, "5 3", "lane"),
+    "track": ("#9c6b30", 2.6, "6 3", "track"),
 }
 # Hexside features drawn on the shared edge (rivers and cliffs have their own).
 EDGE_STYLES: dict[str, tuple[str, float, str, str]] = {
@@ -72,6 +75,8 @@ EDGE_STYLES: dict[str, tuple[str, float, str, str]] = {
     "sea": ("#2f6fd6", 2.5, "2 2", "all-sea hexside"),
     "ferry": ("#0b7285", 4, "1 3", "ferry"),
     "rail_bridge": ("#222222", 5, "", "railway bridge"),
+    "dune": ("#c98a1b", 4.5, "1.5 2.5", "dune hexside"),
+    "wadi": ("#6b4f2a", 3.5, "8 2 2 2", "wadi hexside"),
 }
 # Hex features drawn as a small mark in the hex: name -> (shape, colour, label)
 MARK_STYLES: dict[str, tuple[str, str, str]] = {
@@ -83,6 +88,12 @@ MARK_STYLES: dict[str, tuple[str, str, str]] = {
     "trench": ("dot", "#7a4a1a", "anti-tank trench"),
     "wire": ("dot", "#3d3d3d", "barbed wire"),
 }
+# A formation's colour band on its counters' left edge (``Ruleset.unit_facts`` gives a unit
+# its formation; ``map_marks``' ``formations`` their order, so a formation keeps its colour).
+FORMATION_COLOURS: tuple[str, ...] = ("#1f4fd1", "#d62728", "#1b8a2e", "#8e3fc9", "#ee7f00", "#7b4a26", "#e0399e",
+                                      "#0f9fb3", "#9a9a10", "#222222", "#5e6ec7", "#b3123f")
+BAND_W = 5.0                     # the band's width, px
+ID_LEAST = 7.0                   # a counter's id is shrunk to this size at most, then condensed
 # Fallback counter colours, picked per side by a stable checksum of its id.
 SIDE_PALETTE: tuple[str, ...] = ("#a9c4e4", "#e8a9a9", "#e4d48f", "#c7b0e4",
                                  "#9fdccf", "#e8c39e")
@@ -188,13 +199,16 @@ def counter_colour(nationality: str, side: str) -> str:
 
 # -- pieces --------------------------------------------------------------------
 
-def _defs() -> list[str]:
+def _defs(shots: bool = False) -> list[str]:
     out = ["<defs>"]
     for kind, (colour, _dash, _label) in MOVE_STYLES.items():
         out.append(
             f'<marker id="arrow-{kind}" viewBox="0 0 10 10" refX="8" refY="5" '
             f'markerUnits="userSpaceOnUse" markerWidth="13" markerHeight="13" orient="auto">'
             f'<path d="M0,0 L10,5 L0,10 L2.5,5 z" fill="{colour}"/></marker>')
+    if shots:
+        from pbem.report.faces import shot_defs
+        out += shot_defs()
     out.append("</defs>")
     return out
 
@@ -285,13 +299,13 @@ def _hexside_svg(feature: str, p: tuple[float, float], q: tuple[float, float]) -
             f'stroke-dasharray="4 2"><title>{_esc(feature)}</title></line>')
 
 
-def _fit_text(text: str, size: float, room: float, bold: bool = True) -> tuple[float, str]:
+def _fit_text(text: str, size: float, room: float, bold: bool = True, least: float = 5.0) -> tuple[float, str]:
     """(font size, extra attributes) so that ``text`` fits ``room`` pixels:
-    shrunk by its measured width, and squeezed below 5 px no further."""
+    shrunk by its measured width, and below ``least`` px condensed instead."""
     w = text_width(text, size, bold)
     if w <= room:
         return size, ""
-    fs = max(5.0, size * room / w)
+    fs = max(least, size * room / w)
     if text_width(text, fs, bold) > room:
         return fs, f' textLength="{_f(room)}" lengthAdjust="spacingAndGlyphs"'
     return fs, ""
@@ -305,7 +319,7 @@ def _counter(u: dict, x0: float, y0: float, w: float, h: float, stacked: bool = 
     per order) most counters stand where they stood, as they were."""
     key = (str(u.get("id", "")), tuple(str(x) for x in (u.get("status") or [])), str(u.get("nationality", "")),
            str(u.get("side", "")), str(u.get("strength", "")), str(u.get("ma", "")), str(u.get("type", "")),
-           x0, y0, w, h, stacked)
+           str(u.get("formation", "")), str(u.get("band", "")), repr(u.get("face")), x0, y0, w, h, stacked)
     got = _counters.get(key)
     if got is None:
         if len(_counters) >= 4096:
@@ -321,36 +335,68 @@ def _draw_counter(u: dict, x0: float, y0: float, w: float, h: float, stacked: bo
     uid = str(u.get("id", ""))
     status = [str(x) for x in (u.get("status") or [])]
     disrupted = "disrupted" in status
+    face = u.get("face") or {}
+    wreck = str(face.get("wreck") or "")
     fill = counter_colour(str(u.get("nationality", "")), str(u.get("side", "")))
     cx = x0 + w / 2
-    cls = "counter disrupted" if disrupted else "counter"
-    out = [f'<g class="{cls}" data-unit="{_esc(uid)}" data-side="{_esc(u.get("side", ""))}">',
+    cls = "counter disrupted" if disrupted else "counter wreck" if wreck else "counter"
+    out = [f'<g class="{cls}" data-unit="{_esc(uid)}" data-side="{_esc(u.get("side", ""))}"'
+           + (f' data-wreck="{_esc(wreck)}"' if wreck else "") + ">",
            f'<rect x="{_f(x0 + 1.5)}" y="{_f(y0 + 1.5)}" width="{_f(w)}" height="{_f(h)}" '
            f'rx="2" fill="#000000" fill-opacity="0.28"/>']
-    if disrupted:
+    ink = "#111111"
+    if wreck:
+        from pbem.report.faces import wreck_body
+        out += wreck_body(x0, y0, w, h, bool(face.get("burning")))
+        out.append(f"<title>{_esc(uid)}: {_esc(wreck)}</title>")
+        ink = "#ffffff"
+    elif disrupted:
         out.append(f'<rect class="disrupted-border" x="{_f(x0)}" y="{_f(y0)}" width="{_f(w)}" '
                    f'height="{_f(h)}" rx="2" fill="{fill}" stroke="{DISRUPTED_COLOUR}" '
                    f'stroke-width="2.4" stroke-dasharray="4 2.5"/>')
     else:
         out.append(f'<rect x="{_f(x0)}" y="{_f(y0)}" width="{_f(w)}" height="{_f(h)}" rx="2" '
                    f'fill="{fill}" stroke="#1a1a1a" stroke-width="1"/>')
-    values = f'{u.get("strength", "")}-{u.get("ma", "")}'
+    values = str(face["values"]) if "values" in face else f'{u.get("strength", "")}-{u.get("ma", "")}'
+    marks = [] if wreck else list(face.get("marks") or [])
+    band = str(u.get("band", ""))
+    bw = BAND_W if band else 0.0
+    if band:                                   # the formation's colour down the left edge
+        out.append(f'<rect class="formation-band" data-formation="{_esc(u.get("formation", ""))}" x="{_f(x0 + 0.5)}" '
+                   f'y="{_f(y0 + 0.5)}" width="{_f(bw)}" height="{_f(h - 1)}" fill="{_esc(band)}">'
+                   f'<title>formation {_esc(u.get("formation", ""))}</title></rect>')
     if stacked:
         vs = 8.0
-        vw = text_width(values, vs, True)
-        fs, extra = _fit_text(uid, 8.0, w - vw - 7)
-        out.append(f'<text class="unit-id" x="{_f(x0 + 2.5)}" y="{_f(y0 + 8.4)}" font-size="{_f(fs)}" '
-                   f'font-weight="bold" fill="#111111"{extra}>{_esc(uid)}</text>')
-        out.append(f'<text class="unit-values" x="{_f(x0 + w - 2.5)}" y="{_f(y0 + 8.4)}" font-size="{_f(vs)}" '
-                   f'font-weight="bold" text-anchor="end" fill="#111111">{_esc(values)}</text>')
-        out += symbol(str(u.get("type", "")), cx, y0 + 10 + (h - 10) / 2, min(w * 0.5, 24), (h - 10) * 0.62, _f)
+        vw = text_width(values, vs, True) if values else 0.0
+        if marks:                                   # the markers take the strip's right end, the values give way
+            from pbem.report.faces import counter_marks
+            idw = min(text_width(uid, 8.0, True), w * 0.55)
+            out_marks = counter_marks(marks, x0, y0, w, h, True, room=w - idw - 5 - bw)
+            vw = 0.0
+        fs, extra = _fit_text(uid, 8.0, w - vw - 7 - bw, least=ID_LEAST)
+        out.append(f'<text class="unit-id" x="{_f(x0 + 2.5 + bw)}" y="{_f(y0 + 8.4)}" font-size="{_f(fs)}" '
+                   f'font-weight="bold" fill="{ink}"{extra}>{_esc(uid)}</text>')
+        if values and not marks:
+            out.append(f'<text class="unit-values" x="{_f(x0 + w - 2.5)}" y="{_f(y0 + 8.4)}" font-size="{_f(vs)}" '
+                       f'font-weight="bold" text-anchor="end" fill="{ink}">{_esc(values)}</text>')
+        if not wreck:
+            out += symbol(str(u.get("type", "")), cx, y0 + 10 + (h - 10) / 2, min(w * 0.5, 24), (h - 10) * 0.62, _f)
+        if marks:
+            out += out_marks
     else:
-        fs, extra = _fit_text(uid, 9.0, w - 4)
-        out.append(f'<text class="unit-id" x="{_f(cx)}" y="{_f(y0 + 10)}" font-size="{_f(fs)}" '
-                   f'font-weight="bold" text-anchor="middle" fill="#111111"{extra}>{_esc(uid)}</text>')
-        out += symbol(str(u.get("type", "")), cx, y0 + h * 0.47, w * 0.46, h * 0.27, _f)
-        out.append(f'<text class="unit-values" x="{_f(cx)}" y="{_f(y0 + h - 3.5)}" font-size="10.5" '
-                   f'font-weight="bold" text-anchor="middle" fill="#111111">{_esc(values)}</text>')
+        fs, extra = _fit_text(uid, 9.0, w - 4 - bw, least=ID_LEAST)
+        out.append(f'<text class="unit-id" x="{_f(cx + bw / 2)}" y="{_f(y0 + 10)}" font-size="{_f(fs)}" '
+                   f'font-weight="bold" text-anchor="middle" fill="{ink}"{extra}>{_esc(uid)}</text>')
+        if not wreck:
+            out += symbol(str(u.get("type", "")), cx, y0 + h * (0.47 if values else 0.55), w * 0.46,
+                          h * (0.27 if values else 0.33), _f)
+        if values:
+            vfs, vextra = _fit_text(values, 10.5, w - 3) if "values" in face else (10.5, "")
+            out.append(f'<text class="unit-values" x="{_f(cx)}" y="{_f(y0 + h - 3.5)}" font-size="{_f(vfs)}" '
+                       f'font-weight="bold" text-anchor="middle" fill="{ink}"{vextra}>{_esc(values)}</text>')
+        if marks:
+            from pbem.report.faces import counter_marks
+            out += counter_marks(marks, x0, y0, w, h, False)
     if disrupted:
         bx, by = x0 + w - 1, y0 + 1
         out.append(f'<g class="disrupted-marker"><circle cx="{_f(bx)}" cy="{_f(by)}" r="6.5" '
@@ -428,7 +474,8 @@ _drawn: dict[bytes, str] = {}
 
 
 def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: str = "",
-               highlight: list[str] | None = None, marks: dict | None = None, info: str = "") -> str:
+               highlight: list[str] | None = None, marks: dict | None = None, info: str = "",
+               shots: list[dict] | None = None) -> str:
     """``_render_svg``, drawn once per position and view: the host mails the same map
     to every viewer who sees the same units (the answer, the other sides' reports,
     the referee's), so a map of the same inputs is the same string, kept (the last 32)."""
@@ -436,19 +483,20 @@ def render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: st
 
     from pbem.report.mapboard import board_layers
     try:
-        key = msgspec.json.encode([board_layers(sc).key, units, moves, title, highlight, marks, info])
+        key = msgspec.json.encode([board_layers(sc).key, units, moves, title, highlight, marks, info, shots])
     except (TypeError, msgspec.EncodeError):          # an input JSON cannot say: drawn, not kept
-        return _render_svg(sc, units, moves, title, highlight, marks, info)
+        return _render_svg(sc, units, moves, title, highlight, marks, info, shots)
     got = _drawn.get(key)
     if got is None:
         if len(_drawn) >= 32:
             _drawn.clear()
-        got = _drawn[key] = _render_svg(sc, units, moves, title, highlight, marks, info)
+        got = _drawn[key] = _render_svg(sc, units, moves, title, highlight, marks, info, shots)
     return got
 
 
 def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: str = "",
-                highlight: list[str] | None = None, marks: dict | None = None, info: str = "") -> str:
+                highlight: list[str] | None = None, marks: dict | None = None, info: str = "",
+                shots: list[dict] | None = None) -> str:
     """Render the map of ``sc`` with ``units``, ``moves`` and ``highlight`` as SVG text.
 
     units: dicts with id, side, hex (None = not drawn), strength, ma, status,
@@ -457,7 +505,10 @@ def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: s
     (move | retreat | advance).  highlight: hexes to outline in orange.
     ``title`` defaults to the scenario's title; ``info`` (turn, phase, score)
     is the line under it.  ``marks``: what decides the game (``marks.py``:
-    objectives, areas, north).  Eliminated units go to a box under the map.
+    objectives, areas, north; ``markers`` standing in hexes, ``faces.markers_svg``).  Eliminated
+    units go to a box under the map, but a wreck (``face["wreck"]``) stays in its hex.  A unit's
+    ``face`` (``Ruleset.counter_face``) gives its values, front, turret and status markers;
+    ``shots``: a line from firer to target each (``faces.shots_svg``).
     """
     from pbem.report.legend import legend
     from pbem.report.marks import areas_svg, fit, north_arrow, objectives_svg
@@ -502,16 +553,25 @@ def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: s
     body += base.numbers
 
     # counter layout (drawn last, but place names avoid them)
+    bands = formation_bands(marks.get("formations") or [], units)
     stacks: dict[str, list[dict]] = {}
     gone: list[dict] = []
+    wrecks: list[dict] = []
     for u in units:
+        if u.get("formation") in bands:
+            u = dict(u, band=bands[u["formation"]])
         h = u.get("hex")
+        if (u.get("face") or {}).get("wreck") and h is not None and grid.contains(h):
+            wrecks.append(u)                      # a wreck stays where it died, under the living
+            continue
         if "eliminated" in (u.get("status") or []):
             gone.append(u)
             continue
         if h is None or not grid.contains(h):
             continue
         stacks.setdefault(h, []).append(u)
+    for u in reversed(wrecks):
+        stacks.setdefault(u["hex"], []).insert(0, u)
     layout: list[tuple[dict, float, float, float, float, bool]] = []
     for h in sorted(stacks):
         stack = stacks[h]
@@ -522,17 +582,33 @@ def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: s
     names_under, names_over = _place_names(base.places, boxes)
     body += names_under
 
-    # moves (under the counters)
+    from pbem.report.faces import front_marks, markers_svg, shots_svg
+    marker_under, marker_over, marker_legend = markers_svg(centre, list(marks.get("markers") or []))
+    if len(marker_under) > 2:
+        body += marker_under
+
+    # moves and shots (under the counters)
     body.append('<g class="moves">')
     for m in moves:
         body += _move(m, grid)
     body.append("</g>")
+    at = {str(u.get("id", "")): u["hex"] for us in stacks.values() for u in us}
+    shot_svg, shot_kinds = shots_svg(centre, list(shots or []), at)
+    if shot_kinds:
+        body += shot_svg
 
-    # counters, then what must stay readable above them
+    # counters, then what must stay readable above them: fronts and turrets, markers, badges
     body.append('<g class="counters">')
     for u, x0, y0, w, hh, stacked in layout:
         body += _counter(u, x0, y0, w, hh, stacked)
     body.append("</g>")
+    faced = [(u, *centre[h]) for h in sorted(stacks) for u in stacks[h]
+             if not (u.get("face") or {}).get("wreck")
+             and ((u.get("face") or {}).get("front") is not None or (u.get("face") or {}).get("turret") is not None)]
+    if faced:
+        body += front_marks(faced)
+    if len(marker_over) > 2:
+        body += marker_over
     body += badges
     body += names_over
 
@@ -560,12 +636,22 @@ def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: s
         # one legend entry per label; "road" has its own entry above
         "links": [s for label in links_present if label != "road"
                   for s in [next(v for v in LINK_STYLES.values() if v[3] == label)]],
-        "edges": [EDGE_STYLES[f] for f in sorted(side_feats) if f in EDGE_STYLES],
+        "edges": [EDGE_STYLES[f] for f in sorted(side_feats) if f in EDGE_STYLES]
+        + [("#555555", 4, "4 2", f.replace("_", " ")) for f in sorted(side_feats)
+           if f not in EDGE_STYLES and f not in LINK_STYLES and f not in RIVER_WIDTHS and f != "cliff"],
         "marks": marks_present,
         "highlight": bool(seen_hl),
         "types": sorted({str(u.get("type", "")) for u in drawn + gone if u.get("type")}),
         "objective": len(badges) > 2,
         "areas": area_legend,
+        "formations": [(f"{f['id']} {f['name']}" if f.get("name") and f["name"] != f["id"] else f["id"], bands[f["id"]])
+                       for f in (marks.get("formations") or []) if f["id"] in {u.get("formation") for u in drawn}],
+        "status": _status_legend(drawn),
+        "front": any((u.get("face") or {}).get("front") is not None for u, *_c in faced),
+        "turret": any((u.get("face") or {}).get("turret") is not None for u, *_c in faced),
+        "wreck": sorted({(str(u["face"]["wreck"]), bool(u["face"].get("burning"))) for u in wrecks}),
+        "markers": marker_legend,
+        "shots": shot_kinds,
     }
     legend_y = y + 6
     legend_svg, legend_h = base.part(legend, (terrain_order, nats, extras, MARGIN + 4, legend_y, width - 2 * MARGIN - 8),
@@ -583,7 +669,7 @@ def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: s
         f'font-family="{FONT_FAMILY}">',
         f"<title>{_esc(title)}</title>",
     ]
-    head += _defs()
+    head += _defs(bool(shot_kinds))
     head.append('<rect x="0" y="0" width="100%" height="100%" fill="#fbf8f0"/>')
     head.append(f'<g class="title-bar"><rect x="{_f(MARGIN)}" y="{_f(MARGIN - 6)}" '
                 f'width="{_f(width - 2 * MARGIN)}" height="{_f(bar_h)}" rx="3" fill="#2e2a24"/>'
@@ -596,6 +682,28 @@ def _render_svg(sc, units: list[dict], moves: list[dict] | None = None, title: s
         head += north_arrow(width - MARGIN - 26, MARGIN - 6 + bar_h / 2, float(marks["north"]))
     return "\n".join(head + body + legend_svg + ["</svg>"]) + "\n"
 
+
+
+def formation_bands(formations: list[dict], units: list[dict]) -> dict[str, str]:
+    """Each formation's band colour: by its place in ``formations`` (the game's order, the
+    same on every map), else (a formation the game did not list) by a checksum of its id."""
+    out = {f["id"]: FORMATION_COLOURS[i % len(FORMATION_COLOURS)] for i, f in enumerate(formations)}
+    for u in units:
+        f = u.get("formation")
+        if f and f not in out:
+            out[f] = FORMATION_COLOURS[zlib.crc32(str(f).encode("utf-8")) % len(FORMATION_COLOURS)]
+    return out
+
+
+def _status_legend(units: list[dict]) -> list[tuple[str, str, str]]:
+    """(label, text, colour) of every status marker on the counters drawn, once each."""
+    out: list[tuple[str, str, str]] = []
+    for u in units:
+        for m in (u.get("face") or {}).get("marks") or []:
+            entry = (str(m.get("label", "")) or str(m.get("key", "")), str(m.get("text", "")), str(m.get("colour", "#333333")))
+            if entry not in out:
+                out.append(entry)
+    return out
 
 
 def _stack_boxes(cx: float, cy: float, n: int) -> list[tuple[float, float, float, float, bool]]:
@@ -658,6 +766,7 @@ def _eliminated_box(units: list[dict], x0: float, y0: float, width: float) -> tu
            f'Eliminated</text>']
     for i, u in enumerate(sorted(units, key=lambda u: (str(u.get("side", "")), str(u.get("id", ""))))):
         r, c = divmod(i, per_row)
-        out += _counter(dict(u, status=[]), x0 + head + c * (s + gap), y0 + gap + r * (s + gap), s, s)
+        face = {k: v for k, v in (u.get("face") or {}).items() if k == "values"}    # no markers, no front: gone
+        out += _counter(dict(u, status=[], face=face), x0 + head + c * (s + gap), y0 + gap + r * (s + gap), s, s)
     out.append("</g>")
     return out, h

@@ -4,6 +4,7 @@ Everything here formats what views.py lets a side see; nothing here decides.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pbem.core import events as E
@@ -13,7 +14,7 @@ from pbem.core.state import GameState
 from pbem.core.turn import step_line
 from pbem.games import ruleset_for
 from pbem.report.words import core_words
-from pbem.views import REFEREE, state_view, visible_event
+from pbem.views import REFEREE, score_line, state_view, visible_event
 
 if TYPE_CHECKING:
     from email.message import EmailMessage
@@ -53,23 +54,64 @@ def describe(ev: E.Event, sc: Scenario, viewer: str, origin: str | None = None) 
     return text if text is not None else core_words(ev, sc, origin)
 
 
-def moves_since(entries: list[Entry], since: int, start: dict[str, str | None]) -> list[dict]:
-    """Paths (start hex included) moved, retreated or advanced after ``since``, for the map."""
+DRAWN = ("move", "retreat", "advance")         # the motions the map draws (mapsvg.MOVE_STYLES)
+
+
+def moves_since(entries: list[Entry], since: int, start: dict[str, str | None],
+                see: Callable[[E.Event], E.Event] | None = None, shown: set[str] | None = None) -> list[dict]:
+    """The trails moved, retreated or advanced after ``since``, for the map, from every
+    event's declared motion (``events.Motion``; one code path for every game): one trail
+    per event and start hex, ``{unit, units, path, kind}`` with the start hex first (a unit
+    that enters the map: the hexes it entered, when more than one); a unit's steps of one move (``Motion.step``) join into one trail.  ``start`` is where
+    the units stand before ``entries``; ``see`` gives an event as the viewer may see it
+    (``views.visible_event``) and ``shown`` the units the viewer sees (None: every unit):
+    a trail shows only those."""
     where = dict(start)
-    out = []
+    out: list[dict] = []
+    last: dict[str, dict] = {}                  # unit -> the step trail it may go on with
     for en in entries:
         ev = en.event
-        if isinstance(ev, E.GameCreated):
+        m = ev.motion
+        if m is None or isinstance(ev, E.GameCreated):
             continue
-        path = getattr(ev, "path", None)
-        unit = getattr(ev, "unit", None)
-        if en.seq > since and path and unit and unit in where and where[unit]:
-            kind = {"UnitMoved": "move", "UnitRetreated": "retreat", "UnitAdvanced": "advance"}.get(en.kind)
-            if kind:
-                out.append({"unit": unit, "path": [where[unit]] + list(path), "kind": kind})
-        if path and unit:
-            where[unit] = path[-1]
+        units = E.moved_units(ev)
+        hexes = E.moved_to(ev)
+        if en.seq > since and m.kind in DRAWN and hexes:
+            seen = set(E.moved_units(see(ev))) if see is not None else set(units)
+            groups: dict[str, list[str]] = {}     # start hex -> the units that leave it, the top one first
+            for u in units:
+                if u in seen and (shown is None or u in shown):
+                    groups.setdefault(where.get(u) or "", []).append(u)
+            for frm, us in groups.items():
+                t = last.get(us[0]) if m.step else None
+                path = ([frm] if frm else []) + hexes  # from off the map: from the first hex entered
+                if t is not None and t["kind"] == m.kind and t["units"] == us and t["path"][-1] == frm:
+                    t["path"] += hexes
+                elif len(set(path)) > 1:              # a pivot in place draws nothing
+                    t = {"unit": us[0], "units": us, "path": path, "kind": m.kind}
+                    out.append(t)
+                else:
+                    continue
+                for u in us:
+                    last[u] = t if m.step else None
+        moved = E.moved_where(ev)
+        if moved is not None:
+            for u in moved[0]:
+                where[u] = moved[1]
+                if not (m.step and en.seq > since):
+                    last.pop(u, None)
     return out
+
+
+def attacks_since(entries: list[Entry], since: int, see: Callable[[E.Event], E.Event] | None = None) -> list[str]:
+    """The hexes attacked after ``since`` (every event's declared ``strike``), in order, once
+    each, as the viewer may see them (``see``)."""
+    out: dict[str, None] = {}
+    for en in entries:
+        if en.seq > since and en.event.strike:
+            for h in E.struck_hexes(see(en.event) if see is not None else en.event):
+                out[h] = None
+    return list(out)
 
 
 def report_context(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> dict:
@@ -90,21 +132,63 @@ def report_context(game: Game, side: str, st: GameState, entries: list[Entry], s
         if text:
             happened.append({"seq": en.seq, "kind": en.kind, "text": text})
     by_side = {}
+    faced = faces(game, st, view["units"], side)
+    given = any("values" in (u.get("face") or {}) for u in faced)
+    width = max([len(str(u["face"]["values"])) for u in faced if "values" in (u.get("face") or {})] + [0])
+    for u in faced:                 # the SITUATION table's values: the game's (aligned), else strength-MA
+        f = u.get("face") or {}
+        u["values"] = str(f["values"]).ljust(width) if given and "values" in f else (
+            f"{u['strength']}-{u['ma']}".ljust(width) if given else f"{u['strength']}-{u['ma']}")
     for s in sc.sides:
-        rows = sorted((u for u in view["units"] if u["side"] == s.id), key=lambda u: (u["hex"] is None, u["hex"] or "", u["id"]))
+        rows = sorted((u for u in faced if u["side"] == s.id), key=lambda u: (u["hex"] is None, u["hex"] or "", u["id"]))
         by_side[s.id] = rows
     return {"v": view, "sc": sc, "side": side, "side_name": sc.side_name(side) if side != REFEREE else "Referee",
             "happened": happened, "since": since, "units_by_side": by_side, "label": sc.board.label,
             "side_name_of": sc.side_name, "order_example": game.rules.order_example,
             "step": step_line(sc, view, long=True),
             "notes": game.rules.report_notes(st, sc, side),
+            "score": score_line(game, st, side),
+            # a formation column when the game gives units one (Ruleset.unit_facts)
+            "formation_width": max([0] + [max(9, len(u["formation"] or "-")) for u in view["units"] if "formation" in u]),
             # the SITUATION columns: at least 9 wide, wider when an id or a type is longer
             "id_width": max([9] + [len(u["id"]) for u in view["units"]]),
             "type_width": max([9] + [len(u.get("type") or "") for u in view["units"]])}
 
 
+def faces(game: Game, st: GameState, rows: list[dict], viewer: str) -> list[dict]:
+    """``rows`` (as ``viewer`` sees them) each with the game's ``face`` where it gives one
+    (``Ruleset.counter_face``: values, front, turret, status markers, wreck); copies."""
+    rules, sc = game.rules, game.scenario
+    out = []
+    for r in rows:
+        f = rules.counter_face(st, sc, r, viewer)
+        out.append(dict(r, face=f) if f else dict(r))
+    return out
+
+
+def shots_since(game: Game, st: GameState, entries: list[Entry], since: int, viewer: str) -> list[dict]:
+    """The shots of the events after ``since`` up to the state's, as ``viewer`` sees them (``Ruleset.map_shots``)."""
+    rules = game.rules
+    events = [visible_event(en.event, viewer, rules) for en in entries if since < en.seq <= st.seq]
+    return rules.map_shots(st, game.scenario, events, viewer) if events else []
+
+
 def report_text(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> str:
     return env().get_template("report.txt.j2").render(**report_context(game, side, st, entries, since, head))
+
+
+def board_moves(game: Game, side: str, st: GameState, view: dict, entries: list[Entry],
+                since: int) -> tuple[list[dict], list[str]]:
+    """What a map after ``since`` draws of the events, as ``side`` sees them: the trails
+    (``moves_since``) and the hexes to outline: those attacked in what the map tells
+    (``attacks_since``) and the attacks declared and not yet resolved (``st.attacks``)."""
+    rules = game.rules
+
+    def see(ev: E.Event) -> E.Event:
+        return visible_event(ev, side, rules)
+    shown = {u["id"] for u in view["units"]}
+    highlight = list(dict.fromkeys(attacks_since(entries, since, see) + [a.target for a in st.attacks]))
+    return moves_since(entries, since, {u.id: u.hex for u in game.scenario.units}, see, shown), highlight
 
 
 def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> str:
@@ -116,10 +200,38 @@ def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since
     view = state_view(game, st, side, head)
     sc = game.scenario
     title = f"{sc.title} - {step_line(sc, view)} - seq {st.seq} - head {head[:12]}"
-    highlight = [a.target for a in st.attacks] if st.attacks else []
+    moves, highlight = board_moves(game, side, st, view, entries, since)
     marks = marks_for(game, st, side)
-    return render_svg(game.scenario, view["units"], moves=moves_since(entries, since, {u.id: u.hex for u in game.scenario.units}),
-                      title=title, highlight=highlight, marks=marks, info=info_line(view, marks, sc))
+    return render_svg(sc, faces(game, st, view["units"], side), moves=moves, title=title, highlight=highlight,
+                      marks=marks, info=info_line(view, marks, sc), shots=shots_since(game, st, entries, since, side))
+
+
+def focus_points(game: Game, side: str, st: GameState, entries: list[Entry], since: int) -> list[tuple[float, float]]:
+    """Where the step after ``since`` happened on ``side``'s map, as points of the drawing:
+    the moves the map draws, the hexes under attack, and the hexes the step's events name as
+    ``side`` may read them; when none, ``side``'s own units (every unit it sees for the
+    referee).  The last point is the latest."""
+    from pbem.report.mapsvg import hex_centre
+    sc = game.scenario
+    grid = sc.board.grid
+    hexes: list[str] = []
+    for en in entries:
+        if en.seq <= since or en.seq > st.seq:
+            continue
+        ev = visible_event(en.event, side, game.rules)
+        for key in ("hex", "target", "at"):
+            h = getattr(ev, key, None)
+            if isinstance(h, str):
+                hexes.append(h)
+    view = state_view(game, st, side)
+    moves, highlight = board_moves(game, side, st, view, entries, since)   # as the map draws them
+    for m in moves:
+        hexes += list(m["path"])
+    hexes += highlight
+    if not hexes:
+        rows = view["units"]
+        hexes = [u["hex"] for u in rows if u.get("hex") and (side == REFEREE or u["side"] == side)]
+    return [hex_centre(grid, h) for h in hexes if isinstance(h, str) and grid.contains(h)]
 
 
 def wants_svg(svg: bool | str, st: GameState) -> bool:
@@ -134,6 +246,7 @@ def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], 
     (``pbem.report.png.svg_to_png``) and the SVG only when ``svg`` asks for it
     (see ``wants_svg``).  The map is not even drawn when neither goes."""
     from pbem.host import mail as M
+    from pbem.report.mapsvg import HEX_R
     from pbem.report.png import MAP_WIDTH, svg_to_png
     with_svg = wants_svg(svg, st)
     if not (png or with_svg):
@@ -142,7 +255,15 @@ def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], 
     name = f"{game.game_id}-seq{st.seq}-{side}"
     out = []
     if png:
-        data = svg_to_png(drawing, width or MAP_WIDTH)
+        from pbem.report import closeup
+        width = width or MAP_WIDTH
+        if closeup.svg_size(drawing)[0] > width:          # a big board: first where the step happened, readable
+            scale = closeup.label_scale(drawing)
+            rect = closeup.focus_rect(drawing, focus_points(game, side, st, entries, since), 1.4 * HEX_R, scale, width)
+            data = closeup.closeup_png(drawing, rect, scale)
+            if data:
+                out.append(M.Attachment(data, "image", "png", name + "-closeup.png"))
+        data = svg_to_png(drawing, width)
         if data:
             out.append(M.Attachment(data, "image", "png", name + ".png"))
     if with_svg or (png and not out):             # no PNG could be made: the SVG is the only map

@@ -33,6 +33,7 @@ class ContactRolled(Event, tag="TobrukContactRolled"):
 class IndirectFired(Event, tag="TobrukIndirectFired"):
     """One indirect fire mission: an off-board FFE, a mortar's or on-board gun's fire, smoke (18.3, 19, 20).
     ``rolls`` are the two accuracy dice (none: no accuracy roll, 18.32); ``total`` = percentile + DRMs."""
+    strike = "hexes"
     side: str
     source: str                    # battery id or firing unit
     what: str                      # concentration | barrage | rolling | mortar | gun | smoke | cb

@@ -6,7 +6,7 @@ A game module imports this as ``E``: the core events and the game's in one names
 from __future__ import annotations
 
 from pbem.core.events import *  # noqa: F401,F403 - the core events too
-from pbem.core.events import Event, register
+from pbem.core.events import Event, Motion, register
 from pbem.games.advanced_tobruk.fire_events import *  # noqa: F401,F403 - the fire package's events
 from pbem.games.advanced_tobruk.arty_events import *  # noqa: F401,F403 - indirect fire (18-20)
 from pbem.games.advanced_tobruk.fog_events import *  # noqa: F401,F403 - limited intelligence (32)
@@ -55,6 +55,7 @@ class MoveBegan(Event, tag="TobrukMoveBegan"):
 
 class Stepped(Event, tag="TobrukStepped"):
     """One step of a move: a hex entered (forward or in reverse), a pivot or a turret turn."""
+    motion = Motion("move", unit="units", hex="hex", step=True)   # the game's: held weapons go along (8.4)
     units: list[str]
     what: str                      # enter | reverse | pivot | turret | pickup
     hex: str                       # the hex the units stand in after the step
@@ -75,6 +76,7 @@ class MoveEnded(Event, tag="TobrukMoveEnded"):
 
 class UnitExited(Event, tag="TobrukUnitExited"):
     """2.46: a unit moved off the map (one MP from a map-edge hex)."""
+    motion = Motion("off")         # the game's: held weapons leave with it (8.4), gone "exited"
     unit: str
     hex: str
     vp: bool = False               # by an exit edge of the victory conditions: it scores as if destroyed
@@ -113,6 +115,7 @@ class OpportunityPassed(Event, tag="TobrukOpportunityPassed"):
 
 class Infiltrated(Event, tag="TobrukInfiltrated"):
     """5.34 / 22.1: a personnel unit moves one hex in the Infiltration Phase."""
+    motion = Motion("move", hex="hex")     # the game's: held weapons go along (8.4), melee markers (22.31)
     unit: str
     hex: str
     melee: bool = False            # it entered an enemy hex: melee marker (5.32)

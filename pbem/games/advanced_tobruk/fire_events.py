@@ -39,6 +39,7 @@ class Round(Struct, omit_defaults=True):
 
 class GunFired(Event, tag="TobrukGunFired"):
     """One weapon's HPT fire at one target (13, 16.1, 17.5, 17.6): the HPN, its DRMs and every round."""
+    strike = "hex"
     firer: str
     weapon: str
     target: str
@@ -63,6 +64,7 @@ class GunFired(Event, tag="TobrukGunFired"):
 
 class CasualtyAttack(Event, tag="TobrukCasualtyAttack"):
     """One attack on the Casualty Table (15.7, 16.1, 22.12): factors, shifts, column, roll, losses."""
+    strike = "hex"
     source: str                    # gunfire | HE hit | HE miss | grenade | AP collateral | ...
     hex: str
     factors: int
@@ -110,6 +112,7 @@ class AssaultDeclared(Event, tag="TobrukAssaultDeclared"):
 
 class MeleeRound(Event, tag="TobrukMeleeRound"):
     """One round of melee in a hex (22.6-22.7)."""
+    strike = "hex"
     hex: str
     round: int
     attackers: list[str]
@@ -153,6 +156,7 @@ class WeaponCaptured(Event, tag="TobrukWeaponCaptured"):
 
 class Overrun(Event, tag="TobrukOverrun"):
     """21: an AFV in assault movement overruns one personnel unit (and its weapons) or one weapon."""
+    strike = "hex"
     afv: str
     unit: str
     hex: str

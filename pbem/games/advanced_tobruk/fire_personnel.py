@@ -669,6 +669,10 @@ def handle_grenade(ctx: Ctx, order: GameVerb) -> None:
     if len(here) != 1:
         raise OrderError("units combining a grenade attack stand in one hex (22.122)", "22.122")
     at = here.pop()
+    if at is None:                                  # 22.121: a unit off the map (hidden, carried, gone) throws nothing
+        raise OrderError(f"{units[0]} is not on the map: no grenades (22.121)", "22.121")
+    if not sc.board.grid.contains(thex):
+        raise OrderError(f"grenade: {thex!r} is not a hex of the map (22.122)", "22.122")
     if sc.board.grid.distance(at, thex) != 1:
         raise OrderError(f"grenades reach only an adjacent hex; {thex} is not adjacent to {at} (22.121)", "22.121")
     total, parts = 0, []

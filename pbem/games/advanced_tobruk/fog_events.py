@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pbem.core.events import Event, register
+from pbem.core.events import Event, Motion, register
 from pbem.core.scenario import Scenario
 
 
 class Revealed(Event, tag="TobrukRevealed"):
     """32.211 / 32.2111 / 32.22: hidden units placed on the map in their side-note hex,
     FOW side up (``face_up`` False) or unit side up (they fired)."""
+    motion = Motion("place", unit="units", hex="hex")   # the game's: out of hiding (32.211)
     side: str
     units: list[str]
     hex: str
@@ -28,6 +29,7 @@ class Flipped(Event, tag="TobrukFlipped"):
 
 class DummyRemoved(Event, tag="TobrukDummyRemoved"):
     """32.241: a dummy forced to flip is removed from play; the event says it was a dummy."""
+    motion = Motion("off")         # the game's: removed from play (32.241)
     unit: str
     hex: str
     why: str

@@ -68,18 +68,28 @@ def default_lines(st: TobrukState, sc: Scenario, side: str) -> list[str]:
             out.append(f"note fo {b} {fos.pop(0)}")
     crews = [u.id for u in sc.units if u.side == side and data.cls(sc, u.id) == "crew"
              and not any(p.holder == u.id for p in st.pieces.values())]
+    spec = _gd(sc).dummies.get(side, {})
+    dummies = int(spec.get("count", 0)) - sum(1 for x, p in st.pieces.items() if p.dummy and st.units[x].side == side)
+    def at(u: str) -> str:
+        return st.units[u].hex or st.pieces[u].hidden_at or ""
+    together: dict[str, str] = {}                   # a piece not placed yet -> where its partner is
     for w in _crewless(st, sc, side):
-        wh = st.units[w].hex or st.pieces[w].hidden_at
-        c = next((c for c in crews if (st.units[c].hex or st.pieces[c].hidden_at) in (wh, None, "")), None)
-        if c:
+        wh = at(w)
+        c = next((c for c in crews if at(c) in (wh, "")), None) or (crews[0] if crews and not wh else None)
+        if c:                                       # 9.12: either not placed yet, or both in one hex
             crews.remove(c)
             out.append(f"note crew {w} {c}")
+            if not wh or not at(c):
+                together[w if not wh else c] = wh or at(c)
+        elif dummies > 0 and w in spec.get("counters", []):
+            dummies -= 1                            # 32.24: a weapon no crew is left for may be the dummy
+            out.append(f"note dummy {w}")
     area = _area(sc, side) or sorted(sc.board.terrain)
     spots = [h for h in area if data.terrain(sc, h) in HIDE_TERRAIN or sc.board.has(h, "pit")]
     for u in _unplaced_hidden(st, sc, side):
         if spots:
             faced = data.is_vehicle(sc, u) or data.is_heavy(sc, u)
-            out.append(f"note hide {u} {spots[0]}" + (" NNE" if faced else ""))
+            out.append(f"note hide {u} {together.get(u) or spots[0]}" + (" NNE" if faced else ""))
     if side in _gd(sc).command_control and not n.command:
         afv = next((u.id for u in sc.units if u.side == side and data.is_afv(sc, u.id)), None)
         if afv:

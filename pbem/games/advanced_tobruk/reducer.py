@@ -181,7 +181,7 @@ def _infiltrated(st: TobrukState, ev: E.Infiltrated, sc: Scenario) -> None:
 
 
 def _eliminated(st: TobrukState, ev: E.UnitEliminated, sc: Scenario) -> None:
-    st.units[ev.unit].eliminated = True
+    _touch(st.units, ev.unit)                     # the core eliminated it (in its hex): its markers change
     for q in st.pieces.values():
         if q.holder == ev.unit:
             q.holder = ""

@@ -11,6 +11,7 @@ each phase and what the game waits for.  The rules, by concern:
     fire_*.py, casualty.py, morale.py, melee.py, assault.py   fire, morale, close assault (10-17, 21-23)
     terms.py        victory (2.44-2.46);  words.py  report wording;  schema.py, lint.py  scenario
     views.py        map marks, set-up choices, the other side's standing orders hidden (6.6)
+    map_face.py     the map's counters (values, fronts, turrets, status, wrecks), hex markers, shot lines
 """
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ class AdvancedTobruk(Ruleset):
     def step_name(self, st: TobrukState, sc: Scenario) -> str:
         return sequence.phase_name(st, sc)
     setup_stacking = True          # 4: units stack; lint.py checks the limits of 4.21 and 4.31 at set-up
+    eliminated_stay = True         # 13.611, 13.7: a K-KILLed vehicle stays in its hex as a wreck (LOS reads it, 12.42)
     scenario_schema = (TobrukVictory, TobrukData)
     order_example = "fire UNIT at TARGET  |  assault UNIT HEX ...  |  pass"
     verbs = frozenset({"fire", "pass", "standing", "pivot", "turret", "infiltrate", "grenade", "close-assault",
@@ -120,6 +122,16 @@ class AdvancedTobruk(Ruleset):
                 out.append((title, lines))
         return out
 
+    def counter_face(self, state: TobrukState, sc: Scenario, row: dict, viewer: str) -> dict:
+        """The counter's values, front and turret, status markers and wreck (map_face.py)."""
+        from pbem.games.advanced_tobruk.map_face import counter_face
+        return counter_face(state, sc, row, viewer)
+
+    def map_shots(self, state: TobrukState, sc: Scenario, events: list, viewer: str) -> list[dict]:
+        """A line from firer to target for each shot of ``events`` (map_face.py)."""
+        from pbem.games.advanced_tobruk.map_face import shots
+        return shots(state, sc, events, viewer)
+
     def unit_row(self, state: TobrukState, sc: Scenario, unit: UnitState, row: dict, viewer: str) -> dict | None:
         """32: hidden units unseen, FOW faces, stacks and FULL cover as the rules let the enemy look."""
         return views.unit_row(state, sc, unit, row, viewer)
@@ -188,6 +200,10 @@ class AdvancedTobruk(Ruleset):
             "cross VEHICLE STEP ... | assault VEHICLE STEP ...    vehicles; STEP: HEX, back HEX, face SPINE, "
             "turret SPINE, overrun UNIT (an AFV by assault movement, 21), off, continue (6.5)",
             "standing [UNIT] ask | hold | any [range N] | afv [range N]    standing opportunity-fire orders (6.6)",
+            "standing orders in mails    ask (the default) pauses an enemy move at every hex where your unit may "
+            "fire: each pause costs a mail from you (fire or pass) and another round of the host's mails (its "
+            "answer and the reports); any and afv fire by themselves and hold never fires: the move runs on with "
+            "no mail of yours (6.6)",
             "fire UNIT[+UNIT...] | pass    answer a move paused for your opportunity fire (6.6)",
             "fire UNIT[+UNIT...]    (units already marked fired) desperation fire in that answer: personnel, "
             "printed gunfire, mover within normal range, the attack's roll is their morale check (15.6)",

@@ -57,21 +57,14 @@ def map_marks(st: TobrukState, sc: Scenario, viewer: str) -> dict:
         out["areas"] = [{"label": f"{sc.side_name(s)} set-up hexes (the card's, 2.48)", "side": s,
                          "hexes": sorted({u.hex for u in st.units.values() if u.side == s and u.hex})}
                         for s in sides]
-    areas = mines.marks(st, sc, viewer).get("areas", []) + _arty_areas(st, sc, viewer)
+    areas = mines.marks(st, sc, viewer).get("areas", [])
     if areas:
         out["areas"] = out.get("areas", []) + areas
+    from pbem.games.advanced_tobruk.map_face import hex_markers
+    markers = hex_markers(st, sc, viewer)     # CFF, FFE, barrage limits, smoke, BOT, continued fire: each where it stands
+    if markers:
+        out["markers"] = markers
     return out
-
-
-ARTY_LABELS = {"cff": "call for fire marker", "ffe": "fire for effect", "barrage": "barrage line ends",
-               "smoke": "smoke"}
-
-
-def _arty_areas(st: TobrukState, sc: Scenario, viewer: str) -> list[dict]:
-    """The artillery's markers (arty_views.marks: CFF, FFE, barrage ends, smoke) as map areas."""
-    from pbem.games.advanced_tobruk import arty_views
-    return [{"label": f"{ARTY_LABELS.get(key, key)} (18-20)", "side": "", "hexes": sorted(hexes)}
-            for key, hexes in sorted(arty_views.marks(st, sc, viewer).items()) if hexes]
 
 
 # --- limited intelligence (32) -------------------------------------------------------------

@@ -4,12 +4,13 @@ A game module imports this as ``E``: the core events and its own in one namespac
 from __future__ import annotations
 
 from pbem.core.events import *  # noqa: F401,F403 - the core events too
-from pbem.core.events import Event, register
+from pbem.core.events import Event, Motion, register
 from pbem.games.paratroop import UnitLanded, UnitPlaced  # noqa: F401 - the family's own
 
 
 class AirDropped(Event, tag="AirDropped"):
     """An airborne unit's drop: the Scatter Table die, then the scatter direction die (Crete 5.0)."""
+    motion = Motion("place", hex="hex")   # the game's: a drop off the map ("") leaves the unit where it was (5.3)
     unit: str
     target: str
     column: str                    # Scatter Table column used
@@ -21,6 +22,7 @@ class AirDropped(Event, tag="AirDropped"):
 
 class TrackEntered(Event, tag="TrackEntered"):
     """A unit left its map into a transit track (Crete 7.0)."""
+    motion = Motion("move", path="path")  # the game's: the unit then has no hex, it is in the track (7.0)
     unit: str
     track: str
     path: list[str]                # hexes moved before entering the track (may be empty)
@@ -31,6 +33,7 @@ class TrackEntered(Event, tag="TrackEntered"):
 
 class CombatOpened(Event, tag="CombatOpened"):
     """One roll of a combat chain is about to be made (Crete 9.1, 10.5)."""
+    strike = "hexes"
     index: int
     mode: str                      # "attack" | "counterattack" | "re-roll" | "scatter"
     side: str

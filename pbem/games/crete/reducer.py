@@ -90,18 +90,15 @@ def air_dropped(st: CreteState, ev: E.AirDropped, sc: Scenario) -> None:
 
 
 def unit_landed(st: CreteState, ev: E.UnitLanded, sc: Scenario) -> None:
-    st.crete.landed[ev.unit] = st.turn        # 6.5
-    st.units[ev.unit].hex = ev.hex
+    st.crete.landed[ev.unit] = st.turn        # 6.5 (the core placed it)
     note_airfield(st, sc, ev.unit, ev.hex)
 
 
 # --- movement (4.0, 7.0) ------------------------------------------------------------------------
 
 def unit_moved(st: CreteState, ev: E.UnitMoved, sc: Scenario) -> None:
-    st.crete.track.pop(ev.unit, None)         # 7.1: out of its track
-    u = st.units[ev.unit]
-    u.hex, u.moved = ev.path[-1], True
-    note_airfield(st, sc, ev.unit, u.hex)
+    st.crete.track.pop(ev.unit, None)         # 7.1: out of its track (the core moved it)
+    note_airfield(st, sc, ev.unit, ev.path[-1])
 
 
 def track_entered(st: CreteState, ev: E.TrackEntered, sc: Scenario) -> None:
@@ -146,15 +143,12 @@ def decision_required(st: CreteState, ev: E.DecisionRequired, sc: Scenario) -> N
 
 
 def unit_retreated(st: CreteState, ev: E.UnitRetreated, sc: Scenario) -> None:
-    u = st.units[ev.unit]
-    u.hex = ev.path[-1]                       # 10.6
-    note_airfield(st, sc, ev.unit, u.hex)
+    note_airfield(st, sc, ev.unit, ev.path[-1])   # 10.6 (the core moved it)
     owed(st, ev.unit)
 
 
 def unit_eliminated(st: CreteState, ev: E.UnitEliminated, sc: Scenario) -> None:
-    u = st.units[ev.unit]
-    u.hex, u.eliminated = None, True
+    u = st.units[ev.unit]                     # the core took it off the map
     st.crete.track.pop(ev.unit, None)
     st.score[other(u.side)] = st.score.get(other(u.side), 0) + printed(sc, ev.unit)  # 12.1
     owed(st, ev.unit)
@@ -165,8 +159,7 @@ def place_scored(st: CreteState, ev: E.PlaceScored, sc: Scenario) -> None:
 
 
 def unit_advanced(st: CreteState, ev: E.UnitAdvanced, sc: Scenario) -> None:
-    f = st.crete.fight
-    st.units[ev.unit].hex = ev.path[-1]       # 10.7
+    f = st.crete.fight                        # 10.7 (the core moved it)
     note_airfield(st, sc, ev.unit, ev.path[-1])
     st.decision = None
     if f is not None and ev.unit in f.victors:

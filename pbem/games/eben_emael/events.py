@@ -4,7 +4,7 @@ A game module imports this as ``E``: the core events and its own in one namespac
 from __future__ import annotations
 
 from pbem.core.events import *  # noqa: F401,F403 - the core events too
-from pbem.core.events import Event, register
+from pbem.core.events import Event, Motion, register
 from pbem.games.paratroop import UnitLanded, UnitPlaced  # noqa: F401 - the family's own
 
 
@@ -22,6 +22,7 @@ class BoldMovement(Event, tag="BoldMovement"):
 
 class UnitEntered(Event, tag="UnitEntered"):
     """A reinforcement enters the map: at an edge hex (10.2) or on a fortification (10.3)."""
+    motion = Motion("move", path="path", core=True)
     unit: str
     path: list[str]                # hexes entered, the first one on the map edge or the fortification
     mp: int
@@ -38,6 +39,7 @@ class FireDeclared(Event, tag="FireDeclared"):
 
 class FireResolved(Event, tag="FireResolved"):
     """One fire attack (5.0), or a minefield attack (11.0) when firer is "minefield"."""
+    strike = "hex"
     firer: str
     target: str
     hex: str                       # the target's hex
@@ -59,6 +61,7 @@ class FireLapsed(Event, tag="FireLapsed"):
 
 class AssaultDeclared(Event, tag="AssaultDeclared"):
     """A close assault announced before any is resolved (7.1)."""
+    strike = "target"
     target: str                    # the defender's hex
     attackers: list[str]
     lose: str = ""                 # inline answer: which attacker goes on an Ae result

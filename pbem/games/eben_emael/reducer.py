@@ -34,13 +34,6 @@ def _activated(st: EbenEmaelState, ev: E.FortActivation, sc: Scenario) -> None:
         unmark(st.units[forts(sc)[ev.fort]], "inactive")
 
 
-def _moved(st: EbenEmaelState, ev: E.UnitMoved | E.UnitEntered, sc: Scenario) -> None:
-    """4.0, 10.2."""
-    u = st.units[ev.unit]
-    u.hex = ev.path[-1]
-    u.moved = True
-
-
 def _placed(st: EbenEmaelState, ev: E.UnitPlaced, sc: Scenario) -> None:
     """12.2 set-up; 10.3: a garrison placed on a fortification in the movement phase."""
     st.units[ev.unit].hex = ev.hex
@@ -113,9 +106,7 @@ def _closed(st: EbenEmaelState, ev: E.DeclarationsClosed, sc: Scenario) -> None:
 
 def _eliminated(st: EbenEmaelState, ev: E.UnitEliminated, sc: Scenario) -> None:
     """5.0, 7.5, 4.4, 11.0; an eliminated unit moves its close assault on (7.5, 7.6)."""
-    u = st.units[ev.unit]
-    u.hex, u.eliminated = None, True
-    u.marks = []
+    st.units[ev.unit].marks = []                # the core took it off the map
     a = _resolving(st)
     if st.decision is not None and st.decision.kind == "lose":
         st.decision = None
@@ -129,8 +120,7 @@ def _eliminated(st: EbenEmaelState, ev: E.UnitEliminated, sc: Scenario) -> None:
 
 
 def _advanced(st: EbenEmaelState, ev: E.UnitAdvanced, sc: Scenario) -> None:
-    """7.6."""
-    st.units[ev.unit].hex = ev.path[-1]
+    """7.6 (the core moved it)."""
     st.decision = None
     st.actions[st.current].stage = "done"
 
@@ -153,11 +143,10 @@ def _reorganized(st: EbenEmaelState, ev: E.UnitsReorganized, sc: Scenario) -> No
         unmark(st.units[uid], "bold")
 
 
+# UnitMoved and UnitEntered (4.0, 10.2): the core's effect alone (the unit on its path's last hex, moved)
 REDUCERS: dict[type, Reducer] = {
     E.PhaseStarted: _phase,
     E.FortActivation: _activated,
-    E.UnitMoved: _moved,
-    E.UnitEntered: _moved,
     E.UnitPlaced: _placed,
     E.BoldMovement: _bold,
     E.FireDeclared: _fire_declared,

@@ -3,12 +3,16 @@ Italian surrender check (16.1), organization with the Schwerpunkt marker (9.2),
 reinforcements with their free move (9.4, 14), substitute HQs (9.4.4)."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.games.formation import events as E
-from pbem.games.formation.board import alive, fdata, formation_of, gd, hq_unit, is_hq, is_static, stack, zoc_hexes
+from pbem.games.formation.board import (alive, fdata, formation_of, gd, hq_unit, is_hq, is_static, over_limit, stack,
+                                        stacking_count, zoc_hexes)
 from pbem.games.formation.command import in_command
 from pbem.games.formation.effectiveness import ec
+from pbem.games.formation.movement import walk
 from pbem.games.formation.snafu import passes_to
 from pbem.games.formation.state import AXIS, FormationState, other
 from pbem.games.formation.supply import hq_in_supply, path_to_source
@@ -168,6 +172,40 @@ def legal_entries(st: FormationState, sc, uid: str) -> list[str]:
             and not any(u.side != side for n in grid.neighbours(h) for u in stack(st, n))]
 
 
+def default_entries(st: FormationState, sc, side: str) -> tuple[list[str], bool]:
+    """The deadline default's ``enter`` lines (9.4), and whether every due unit got one: each
+    unit on the first legal entry hex where it does not overstack (13.1.3) with the units there
+    and those the default entered before it, else one free-move hex on (9.4.2) where it fits."""
+    lim = gd(sc).stacking.get(side)
+    planned: dict[str, list] = {}
+
+    def room(h: str, u) -> bool:
+        here = [x for x in stack(st, h) if x.side == side] + planned.get(h, []) + [u]
+        return sum(1 for x in here if is_hq(sc, x.id)) <= 1 and not over_limit(stacking_count(sc, here), lim)
+    lines, all_in = [], True
+    for uid in due_reinforcements(st, sc, side):
+        u, entries = st.units[uid], legal_entries(st, sc, uid)
+        line = next((f"enter {uid} {h}" for h in entries if room(h, u)), "")
+        if not line:
+            for h in entries:
+                for n in sc.board.grid.neighbours(h):
+                    try:
+                        walk(st, sc, [uid], h, [n], Fraction(u.ma), free=True)
+                    except OrderError:
+                        continue
+                    if room(n, u):
+                        line = f"enter {uid} {h} {n}"
+                        break
+                if line:
+                    break
+        if line:
+            planned.setdefault(line.split()[-1], []).append(u)
+            lines.append(line)
+        else:
+            all_in = False
+    return lines, all_in
+
+
 def admin_todo(st: FormationState, sc, side: str) -> list[str]:
     todo = []
     choices = _sp_choices(st, sc, side)
@@ -207,7 +245,7 @@ def place_schwerpunkt(ctx: Ctx, args: list[str]) -> None:
         raise OrderError(f"the Schwerpunkt marker is not {sc.side_name(ctx.side)}'s this turn", "9.2")
     if len(args) != 1:
         raise OrderError("schwerpunkt needs one formation: schwerpunkt FORMATION", "9.2")
-    f = find_formation(st, args[0])
+    f = find_formation(st, args[0], ctx.side)
     if f not in _sp_choices(st, sc, ctx.side):
         raise OrderError(f"{f} cannot take the Schwerpunkt: it must be one of yours with its HQ in supply "
                          f"({', '.join(_sp_choices(st, sc, ctx.side)) or 'none'})", "5.9")

@@ -102,6 +102,8 @@ def handle_attack(ctx: Ctx, order: O.Attack) -> None:
     if len(hexes) != 1:
         raise OrderError("the attackers must be one unit or units of one hex", "7.4.1 A")
     here = hexes.pop()
+    if order.target == here:
+        raise OrderError(f"the attackers are in {here}: attack a hex next to it, held by the enemy", "7.4")
     if not sc.board.grid.adjacent(here, order.target):
         raise OrderError(f"{order.target} is not next to {here}", "7.4")
     defenders = [u.id for u in B.combat_units(st, sc, order.target) if u.side != ctx.side]
@@ -398,11 +400,8 @@ def _rbc_rolled(st: FormationState, ev: CE.RbCRolled, sc) -> None:
         cb.stage = "escalate"
 
 
-def _rbc_moved(st: FormationState, ev: CE.RbCMoved, sc) -> None:
-    start = st.units[ev.units[0]].hex
-    for u in ev.units:
-        st.units[u].hex = ev.path[-1]
-    _unmark(st, [start, ev.path[-1]])
+def _rbc_leaving(st: FormationState, ev: CE.RbCMoved, sc) -> None:
+    _unmark(st, [st.units[ev.units[0]].hex, ev.path[-1]])     # before the core moves the stack
 
 
 def _escalated(st: FormationState, ev: CE.CombatEscalated, sc) -> None:
@@ -474,8 +473,9 @@ def _nothing(st, ev, sc) -> None:
     """Facts for the report only."""
 
 
+COMBAT_BEFORE = {CE.RbCMoved: _rbc_leaving}
 COMBAT_REDUCERS = {
-    CE.CombatDeclared: _declared, CE.RbCDecided: _rbc_decided, CE.RbCRolled: _rbc_rolled, CE.RbCMoved: _rbc_moved,
+    CE.CombatDeclared: _declared, CE.RbCDecided: _rbc_decided, CE.RbCRolled: _rbc_rolled, CE.RbCMoved: _nothing,
     CE.CombatEscalated: _escalated, CE.ChitsDrawn: _nothing, CE.CombatResolved: _nothing, CE.StepLost: _step_lost,
     CE.CombatRetreated: _retreated, CE.OverstackDisrupted: _disrupted, CE.UnitDisplaced: _displaced,
     CE.CombatEnded: _ended, CE.BonusActionsEnded: _bonus_ended,

@@ -7,11 +7,12 @@ secret until the defender has decided on retreat before combat; the words and
 views show the defender only the top unit meanwhile."""
 from __future__ import annotations
 
-from pbem.core.events import Event
+from pbem.core.events import Event, Motion
 
 
 class CombatDeclared(Event, tag="CombatDeclared"):
     """7.4.1 A: a Hasty Attack from ``hex`` against ``target`` (1 AP, 2 out of command)."""
+    strike = "target"
     side: str
     formation: str
     hex: str
@@ -46,6 +47,7 @@ class RbCRolled(Event, tag="RbCRolled"):
 
 class RbCMoved(Event, tag="RbCMoved"):
     """7.4.1.1: a successful retreat before combat: the stack's free move (path, start excluded)."""
+    motion = Motion("retreat", unit="units", path="path", core=True)
     units: list[str]
     path: list[str]
 
@@ -96,6 +98,7 @@ class StepLost(Event, tag="StepLost"):
 
 class CombatRetreated(Event, tag="CombatRetreated"):
     """7.4.2.2-7.4.2.3: units retreat ``path`` (start excluded) away from the combat hex."""
+    motion = Motion("retreat", unit="units", path="path")     # the game's: off the map it waits a turn (13.2.4.1)
     units: list[str]
     path: list[str]
     owed: int                      # hexes the hits asked for
@@ -114,6 +117,7 @@ class OverstackDisrupted(Event, tag="OverstackDisrupted"):
 
 class UnitDisplaced(Event, tag="UnitDisplaced"):
     """5.3.2: an overstacked combat unit displaced by the opposing player (``to`` "" = eliminated)."""
+    motion = Motion("retreat", hex="to")   # the game's: with no hex it stays until UnitEliminated takes it (5.3.2)
     unit: str
     frm: str
     to: str

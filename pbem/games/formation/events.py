@@ -7,7 +7,7 @@ Every event that rolled keeps its dice in ``rolls`` (re-rolls included)."""
 from __future__ import annotations
 
 from pbem.core.events import *  # noqa: F401,F403 - the core events too
-from pbem.core.events import Event, register
+from pbem.core.events import Event, Motion, register
 from pbem.games.formation.combat_events import COMBAT_EVENTS
 from pbem.games.formation.combat_events import *  # noqa: F401,F403 - the combat events too
 
@@ -81,6 +81,7 @@ class APSpent(Event, tag="APSpent"):
 
 class StackMoved(Event, tag="StackMoved"):
     """7.3: a unit or stack of one formation moved hex by hex (path excludes the start hex)."""
+    motion = Motion("move", unit="units", path="path", core=True)
     side: str
     units: list[str]                # the top unit first (5.3.4: the only one other sides see)
     path: list[str]
@@ -138,6 +139,7 @@ class MoveStopped(Event, tag="MoveStopped"):
 
 class HQDisplaced(Event, tag="HQDisplaced"):
     """5.3.3: an HQ alone in a hex with an enemy moving adjacent (or overstacked) is displaced."""
+    motion = Motion("retreat", unit="hq", hex="to", core=True)
     hq: str
     formation: str
     to: str                        # "" = no hex: the HQ goes off map with its units
@@ -207,12 +209,14 @@ class SchwerpunktPlaced(Event, tag="SchwerpunktPlaced"):
 
 class ReinforcementEntered(Event, tag="FormationReinforcement"):
     """9.4 / 14.1: a reinforcement placed on an entry hex (its free move is a StackMoved)."""
+    motion = Motion("place", hex="hex", core=True)
     unit: str
     hex: str
 
 
 class SubstituteHQ(Event, tag="SubstituteHQ"):
     """9.4.4: a formation's HQ replaced by its substitute; the activation marker moves."""
+    motion = Motion("place", unit="new", hex="hex", core=True)
     formation: str
     old: str
     new: str

@@ -52,6 +52,9 @@ def walk(st: FormationState, sc, units: list[str], start: str, path: list[str], 
     for i, h in enumerate(path):
         if not grid.contains(h):
             raise OrderError(f"{h} is not on the map", "7.3")
+        if h == here:
+            raise OrderError(f"the path enters {h}, where the {'units are' if len(units) > 1 else 'unit is'} "
+                             "already: name only the hexes to enter, each next to the one before", "7.3")
         if not grid.adjacent(here, h):
             raise OrderError(f"{h} is not next to {here}: give the path hex by hex", "7.3")
         if any(u.side != side for u in stack(st, h)):

@@ -125,7 +125,7 @@ def answer(ctx: Ctx, word: str, args: list[str]) -> None:
     else:
         if len(args) != 1:
             raise OrderError("react needs one formation: react FORMATION", "6.5.2")
-        f = find_formation(st, args[0])
+        f = find_formation(st, args[0], ctx.side)
         if f not in p.formations:
             raise OrderError(f"{f} may not react here; eligible: {', '.join(p.formations)}", "6.5.1")
         if attempt(ctx, f, p.units, p.at, leaving=p.leaving):

@@ -1,6 +1,8 @@
 """The Formation Series part of applying an event (after the core reducer): one
 small function per event type; the combat events' functions come from M2's
-``COMBAT_REDUCERS``."""
+``COMBAT_REDUCERS``.  Where a stack move, a retreat before combat, a displaced HQ,
+a reinforcement or an elimination leaves its units is the core's (their declared
+``motion``); what reads the hex a unit leaves runs before it (``reduce_before``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -9,7 +11,7 @@ from pbem.core.reduce import no_reducer
 from pbem.core.scenario import Scenario
 from pbem.games.formation import events as E
 from pbem.games.formation.board import formation_of, gd, hq_formation
-from pbem.games.formation.combat import COMBAT_REDUCERS
+from pbem.games.formation.combat import COMBAT_BEFORE, COMBAT_REDUCERS
 from pbem.games.formation.state import Activation, FormationState, Paused, other
 
 
@@ -116,15 +118,15 @@ def _leave(st: FormationState, h: str, reason: str) -> None:
         st.fm.improved.remove(h)
 
 
+def stack_leaving(st: FormationState, ev: E.StackMoved, sc: Scenario) -> None:
+    start = st.units[ev.units[0]].hex
+    if ev.path and start:
+        _leave(st, start, "left")              # 7.6: a unit leaves the hex
+
+
 def stack_moved(st: FormationState, ev: E.StackMoved, sc: Scenario) -> None:
     if not ev.path:
         return
-    start = st.units[ev.units[0]].hex
-    for uid in ev.units:
-        st.units[uid].hex = ev.path[-1]
-        st.units[uid].moved = True
-    if start:
-        _leave(st, start, "left")              # 7.6: a unit leaves the hex
     _deplete(st, sc, ev.units, ev.path)
     for h in ev.path:
         _unblock(st, sc, ev.units, h)
@@ -183,8 +185,6 @@ def stopped(st: FormationState, ev: E.MoveStopped, sc: Scenario) -> None:
 
 
 def hq_displaced(st: FormationState, ev: E.HQDisplaced, sc: Scenario) -> None:
-    u = st.units[ev.hq]
-    u.hex = ev.to or None
     f = st.fm.formations[ev.formation]
     f.support, f.level = ev.support, ev.level
 
@@ -245,8 +245,7 @@ def schwerpunkt(st: FormationState, ev: E.SchwerpunktPlaced, sc: Scenario) -> No
 
 
 def entered(st: FormationState, ev: E.ReinforcementEntered, sc: Scenario) -> None:
-    u = st.units[ev.unit]
-    u.hex = ev.hex
+    u = st.units[ev.unit]                      # the core placed it
     u.waiting = ""
     u.entered_turn = st.turn
     back = st.fm.off_map.pop(ev.unit, None) is not None
@@ -260,8 +259,7 @@ def entered(st: FormationState, ev: E.ReinforcementEntered, sc: Scenario) -> Non
 
 
 def substitute(st: FormationState, ev: E.SubstituteHQ, sc: Scenario) -> None:
-    old, new = st.units[ev.old], st.units[ev.new]
-    new.hex = ev.hex or None
+    old, new = st.units[ev.old], st.units[ev.new]     # the core placed the new one
     new.waiting = ""
     old.hex, old.eliminated = None, True
     old.gone = "replaced"
@@ -278,11 +276,13 @@ def snafu_used(st: FormationState, ev: E.SnafuUsed, sc: Scenario) -> None:
     st.fm.snafu_used = True
 
 
-def eliminated(st: FormationState, ev: E.UnitEliminated, sc: Scenario) -> None:
+def leaving(st: FormationState, ev: E.UnitEliminated, sc: Scenario) -> None:
     u = st.units[ev.unit]
     if u.hex:
-        _leave(st, u.hex, "eliminated")
-    u.eliminated, u.hex = True, None
+        _leave(st, u.hex, "eliminated")        # 7.6: the unit leaves the hex
+
+
+def eliminated(st: FormationState, ev: E.UnitEliminated, sc: Scenario) -> None:
     f = hq_formation(sc, ev.unit)
     if f and f in st.fm.formations:
         st.fm.formations[f].removed = True     # 3.3: the HQ leaves with its last unit
@@ -306,6 +306,17 @@ REDUCERS: dict[type, Callable] = {
     E.GameEnded: nothing,
 }
 REDUCERS.update(COMBAT_REDUCERS)
+
+
+# What reads the hex a unit leaves, before the core part moves it (Ruleset.reduce_before)
+BEFORE: dict[type, Callable] = {E.StackMoved: stack_leaving, E.UnitEliminated: leaving}
+BEFORE.update(COMBAT_BEFORE)
+
+
+def reduce_before(st: FormationState, ev: E.Event, sc: Scenario) -> None:
+    fn = BEFORE.get(type(ev))
+    if fn is not None:
+        fn(st, ev, sc)
 
 
 def reduce(game: str, st: FormationState, ev: E.Event, sc: Scenario) -> None:

@@ -27,7 +27,7 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.formation import actions, bonus, choices, intel, reducer, sequence, terms, words
+from pbem.games.formation import actions, bonus, choices, intel, reducer, roster, sequence, terms, words
 from pbem.games.formation import known as knowing
 from pbem.games.formation import events as E
 from pbem.games.formation.board import gd
@@ -59,7 +59,8 @@ class MiragesRules(Ruleset):
     defaults_help = (
         "Deadline defaults. Initiative: end the Ops Phase when allowed, else transfer when allowed, else "
         "activate the first formation able to; actions: end the activation; a paused move: pass (no "
-        "reaction); Admin Phase: the Schwerpunkt left unplaced, reinforcements on their first entry hex; "
+        "reaction); Admin Phase: the Schwerpunkt left unplaced, reinforcements on the first entry hex where "
+        "they do not overstack; "
         "retreat before combat: no; escalation: hasty; Battle Victory bonus: unspent.")
 
     # --- the start -------------------------------------------------------------------------
@@ -85,6 +86,9 @@ class MiragesRules(Ruleset):
         out.append(E.InitiativeDetermined(cycle=1, winner=first, reason="scenario", drm_side=other(first),
                                           drm=gd(sc).initiative_track[0]))
         return out
+
+    def reduce_before(self, st: FormationState, ev: E.Event, sc: Scenario) -> None:
+        reducer.reduce_before(st, ev, sc)
 
     def reduce(self, st: FormationState, ev: E.Event, sc: Scenario) -> None:
         reducer.reduce(self.game, st, ev, sc)
@@ -152,10 +156,14 @@ class MiragesRules(Ruleset):
             "end    end the activation (or reaction), or your Admin Phase orders",
         ]
         keep = [x for x in core_help(st, sc, side) if x.split()[0] in ("secret", "unveil", "press")]
-        return own + keep
+        return roster.order_help(st, sc, side) + own + keep
 
     def setup_choices(self, st: FormationState, sc: Scenario, side: str) -> list[str]:
         return choices.setup_choices(st, sc, side)
+
+    def choices_title(self, st: FormationState, sc: Scenario, side: str) -> str:
+        """No set-up here: the choices are the Admin Phase's or the Ops Phase's (6.0, 9.0)."""
+        return {"admin": "Admin Phase choices"}.get(st.fm.step, "Ops Phase choices")
 
     # --- what sides see ------------------------------------------------------------------------
 
@@ -165,13 +173,23 @@ class MiragesRules(Ruleset):
     def unit_row(self, st: FormationState, sc: Scenario, unit: UnitState, row: dict, viewer: str) -> dict | None:
         return intel.unit_row(st, sc, unit, row, viewer)
 
+    def unit_facts(self, st: FormationState, sc: Scenario, unit: UnitState) -> dict:
+        """3.2 b: the formation printed on the counter (a static unit's: none, 3.2.1)."""
+        return roster.unit_facts(st, sc, unit)
+
     def map_marks(self, st: FormationState, sc: Scenario, viewer: str) -> dict:
         """16: the victory locations (in-command value) or the hold objective, and the VP
-        score against this turn's range."""
-        return terms.map_marks(st, sc)
+        score against this turn's range; the formations, whose colours band the counters."""
+        return {**terms.map_marks(st, sc), "formations": roster.legend(sc)}
 
     def awaiting_view(self, st: FormationState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
-        return intel.awaiting_view(st, sc, items, viewer)
+        """Another side's items as intel lets it see them; the viewer's own activation lists
+        the active formation's units and their AP costs (5.5.1, 7.0, 5.8.3)."""
+        out = intel.awaiting_view(st, sc, items, viewer)
+        for it in out:
+            if it.get("side") == viewer and it.get("kind") in ("actions", "reaction actions", "battle victory bonus"):
+                it["options"] = roster.waiting_options(st, sc)
+        return out
 
     def known(self, k: FormationState, st: FormationState, sc: Scenario, viewer: str) -> None:
         knowing.known(k, st, sc, viewer)           # a check's view: no enemy plans, stacks or standing orders

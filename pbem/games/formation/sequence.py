@@ -190,7 +190,7 @@ def activate_order(ctx: Ctx, args: list[str]) -> None:
     st, sc = ctx.state, ctx.sc
     if len(args) != 1:
         raise OrderError("activate needs one formation: activate FORMATION", "6.4")
-    f = find_formation(st, args[0])
+    f = find_formation(st, args[0], ctx.side)
     if st.fm.formations[f].side != ctx.side:
         raise OrderError(f"{f} is not a {sc.side_name(ctx.side)} formation", "5.5")
     if not can_activate(st, sc, f):
@@ -199,13 +199,19 @@ def activate_order(ctx: Ctx, args: list[str]) -> None:
     activate(ctx, f)
 
 
-def find_formation(st: FormationState, name: str) -> str:
+def find_formation(st: FormationState, name: str, side: str | None = None) -> str:
+    """The formation ``name`` names (any case); refused with the asking ``side``'s own
+    formations and a "did you mean" among them."""
     if name in st.fm.formations:
         return name
     low = {k.lower(): k for k in st.fm.formations}
     if name.lower() in low:
         return low[name.lower()]
-    raise OrderError(f"unknown formation {name!r}; formations: {', '.join(sorted(st.fm.formations))}")
+    import difflib
+    mine = sorted(k for k, f in st.fm.formations.items() if side is None or f.side == side)
+    near = difflib.get_close_matches(name.lower(), [k.lower() for k in mine], n=1, cutoff=0.6)
+    hint = f"did you mean {low[near[0]]}? " if near else ""
+    raise OrderError(f"unknown formation {name!r}; {hint}your formations: {', '.join(mine) or 'none'}")
 
 
 def end_activation(ctx: Ctx, reason: str = "end") -> None:

@@ -17,6 +17,7 @@ from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
 from pbem.core.turn import Step
 from pbem.games.formation import actions, admin, bonus, reaction, sequence
+from pbem.games.formation.board import gd
 from pbem.games.formation.combat import combat_awaiting, handle_combat
 from pbem.games.formation.state import FormationState, other
 
@@ -77,13 +78,14 @@ def _admin_rows(st: FormationState, sc: Scenario) -> list[dict]:
 
 
 def _admin_default(st: FormationState, sc: Scenario, side: str) -> list[O.Order]:
-    """Each due reinforcement on its first entry hex; end."""
-    out: list[O.Order] = []
-    for u in admin.due_reinforcements(st, sc, side):
-        ent = admin.entry_hexes(st, sc, u)
-        if ent:
-            out.append(O.GameVerb(word="enter", args=[u, ent[0]]))
-    return out + [O.End()]
+    """9.4, 13.1.3: every due unit enters where it does not overstack (admin.default_entries); a
+    side whose Admin orders are then all given is done by itself (admin_step), so "end" is only
+    added while something is left (the Schwerpunkt, a unit with no room)."""
+    lines, all_in = admin.default_entries(st, sc, side)
+    out: list[O.Order] = [O.GameVerb(word="enter", args=line.split()[1:]) for line in lines]
+    if not all_in or "schwerpunkt" in admin.admin_todo(st, sc, side) or not lines:
+        out.append(O.End())
+    return out
 
 
 ADMIN = Step("admin", rule="9", pending=lambda st, sc: st.fm.step == "admin", waits=_admin_rows,
@@ -97,9 +99,11 @@ ADMIN = Step("admin", rule="9", pending=lambda st, sc: st.fm.step == "admin", wa
 
 def _choices(st: FormationState, sc: Scenario) -> list[str]:
     fm = st.fm
+    s = fm.initiative
     opts = ["activate"]
-    if not fm.by_transfer and sequence.activations_left(st, sc, other(fm.initiative)):
-        opts.append("transfer")
+    if not fm.by_transfer and sequence.activations_left(st, sc, other(s)) \
+            and not (fm.transfer_side == other(s) and fm.transfers >= gd(sc).max_transfers_in_row):
+        opts.append("transfer")             # 6.2: not past the scenario's transfers in a row
     if fm.by_transfer or not sequence.activations_left(st, sc, other(fm.initiative)):
         opts.append("end")
     return opts

@@ -116,7 +116,11 @@ def map_marks(st: FormationState, sc) -> dict:
     v = victory(sc)
     if v.kind == "hold":
         objs = [{"hex": r.hex, "vp": 0, "label": f"turn {r.turn}: {r.result} (16)"} for r in v.hold]
-        return {"objectives": objs}
+        now = [r for r in v.hold if r.turn == st.turn]
+        score = "no victory points (16.3)" + "".join(
+            f"; turn {r.turn}: {r.result} if a {sc.side_name(r.side)} combat unit"
+            f"{' in command' if r.command == 'in' else ''} holds {sc.board.label(r.hex)} at its end" for r in now)
+        return {"objectives": objs, "score": score}
     objs = [{"hex": r.hex, "vp": 0 if r.automatic else r.in_command,
              "label": f"{r.name}: " + ("automatic victory" if r.automatic
                                        else f"{r.in_command}/{r.out_of_command} VP")}

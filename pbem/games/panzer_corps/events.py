@@ -4,10 +4,11 @@ A game module imports this as ``E``: the core events and its own in one namespac
 from __future__ import annotations
 
 from pbem.core.events import *  # noqa: F401,F403 - the core events too
-from pbem.core.events import Event, register
+from pbem.core.events import Event, Motion, register
 
 
 class UnitBrokeOff(Event, tag="UnitBrokeOff"):
+    motion = Motion("off", core=True)
     unit: str
     hex: str                       # the map-edge hex it left from
     edge: str
@@ -26,12 +27,14 @@ class HiddenDraw(Event, tag="HiddenDraw"):
 
 class UnitSetUp(Event, tag="UnitSetUp"):
     """A unit its owner put on the map during set-up (Khar'kov 3.0(4), Operation Compass 3.0(3), 3.2)."""
+    motion = Motion("place", hex="hex", core=True)
     unit: str
     hex: str
     rule: str
 
 
 class ReinforcementEntered(Event, tag="ReinforcementEntered"):
+    motion = Motion("place", hex="hex", core=True)
     unit: str
     hex: str
     mp: int = 0                    # movement points already spent by entering

@@ -2,8 +2,9 @@
 
 ``PanzerCorps.apply`` runs the core reducer (pbem.core.reduce) first, then
 ``reduce`` here: one function per event type, looked up in ``REDUCERS``.
-Only what this family adds is here; dice positions, phases, decisions and
-sealed-secret commitments are the core's.
+Only what this family adds is here; dice positions, phases, decisions,
+sealed-secret commitments and where a moved, retreated, advanced, placed or
+eliminated unit stands (the events' declared ``motion``) are the core's.
 """
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def _ex_done(st: St, uid: str) -> None:
         a.stage = "done"
 
 
-# --- phases, movement (5.0, 8.0, 4.2) ---------------------------------------------------------
+# --- phases, movement (5.0, 8.0, 4.2; UnitMoved has only the core's effect) ---------------------------------------------------------
 
 def _phase(st: St, ev: E.PhaseStarted) -> None:
     # 5.0: a new phase; 8.1(2) no unit has moved yet, 9.1(3) none has attacked or been attacked
@@ -60,15 +61,9 @@ def _phase(st: St, ev: E.PhaseStarted) -> None:
         u.moved = u.attacked = u.defended = False
 
 
-def _moved(st: St, ev: E.UnitMoved) -> None:
-    u = st.units[ev.unit]                       # 8.0
-    u.hex = ev.path[-1]
-    u.moved = True
-
-
 def _broke_off(st: St, ev: E.UnitBrokeOff) -> None:
-    u = st.units[ev.unit]                       # El Alamein 4.2: off the map for good
-    u.hex, u.gone, u.moved = None, "broke-off", True
+    u = st.units[ev.unit]                       # El Alamein 4.2: off the map (the core's) for good
+    u.gone, u.moved = "broke-off", True
 
 
 # --- combat (9.x) -------------------------------------------------------------------------
@@ -112,22 +107,18 @@ def _resolved(st: St, ev: E.CombatResolved) -> None:
 
 
 def _retreated(st: St, ev: E.UnitRetreated) -> None:
-    u = st.units[ev.unit]
-    u.hex = ev.path[-1]
-    u.disrupted = True                          # 9.5(4), 9.7(1)
+    st.units[ev.unit].disrupted = True          # 9.5(4), 9.7(1); the core moved it
     _owed_done(st, ev.unit)
 
 
 def _eliminated(st: St, ev: E.UnitEliminated) -> None:
-    u = st.units[ev.unit]
-    u.hex, u.eliminated, u.disrupted = None, True, False
+    st.units[ev.unit].disrupted = False         # the core took it off the map
     _ex_done(st, ev.unit)
     _owed_done(st, ev.unit)
 
 
 def _advanced(st: St, ev: E.UnitAdvanced) -> None:
-    st.units[ev.unit].hex = ev.path[-1]         # 9.6
-    st.attacks[st.current].stage = "done"
+    st.attacks[st.current].stage = "done"       # 9.6; the core moved it
     st.decision = None
 
 
@@ -182,8 +173,7 @@ def _drawn(st: St, ev: E.HiddenDraw) -> None:
 # --- set-up and reinforcements (3.x, 10.0) -------------------------------------------------------------
 
 def _set_up(st: St, ev: E.UnitSetUp) -> None:
-    u = st.units[ev.unit]                       # Khar'kov 3.0(4), Compass 3.0(3), 3.2
-    u.hex, u.waiting = ev.hex, ""
+    st.units[ev.unit].waiting = ""              # Khar'kov 3.0(4), Compass 3.0(3), 3.2; the core placed it
     d = st.decision
     if d is not None and ev.unit in d.units:
         d.units.remove(ev.unit)
@@ -193,7 +183,7 @@ def _set_up(st: St, ev: E.UnitSetUp) -> None:
 
 def _entered(st: St, ev: E.ReinforcementEntered) -> None:
     u = st.units[ev.unit]                       # 10.0(3); 10.0(4): pinned when placed in an enemy ZOC
-    u.hex, u.waiting, u.entered_turn = ev.hex, "", st.turn
+    u.waiting, u.entered_turn = "", st.turn     # the core placed it
     if ev.pinned:
         u.pinned_turn = st.turn
     d = st.decision
@@ -230,8 +220,9 @@ def _line(st: St, ev: E.ConnectingLine) -> None:
         u.marks = list(u.marks) + [f"line to {ev.to}" if ev.traced else "cut off"]
 
 
+# UnitMoved (8.0): the core's effect alone (the unit on its path's last hex, moved)
 REDUCERS: dict[type, Callable[[St, E.Event], None]] = {
-    E.PhaseStarted: _phase, E.UnitMoved: _moved, E.UnitBrokeOff: _broke_off,
+    E.PhaseStarted: _phase, E.UnitBrokeOff: _broke_off,
     E.AttackDeclared: _declared, E.DeclarationsClosed: _closed, E.CombatResolved: _resolved,
     E.UnitRetreated: _retreated, E.UnitEliminated: _eliminated, E.UnitAdvanced: _advanced,
     E.AdvanceDeclined: _declined, E.CombatFinished: _finished, E.CombatChosen: _chosen, E.UnitsRecovered: _recovered,

@@ -4,7 +4,7 @@ A game module imports this as ``E``: the core events and its own in one namespac
 from __future__ import annotations
 
 from pbem.core.events import *  # noqa: F401,F403 - the core events too
-from pbem.core.events import Event, register
+from pbem.core.events import Event, Motion, register
 from pbem.games.paratroop import UnitLanded, UnitPlaced  # noqa: F401 - the family's own
 
 
@@ -19,6 +19,7 @@ class DoctrineSet(Event, tag="DoctrineSet"):
 
 
 class OpportunityFire(Event, tag="OpportunityFire"):
+    strike = "hex"
     firer: str
     target: str
     hex: str                       # where the target is when fired at
@@ -81,6 +82,7 @@ class BridgeDemolition(Event, tag="BridgeDemolition"):
 
 
 class UnitExited(Event, tag="UnitExited"):
+    motion = Motion("off", core=True)
     unit: str
     hex: str
     letter: str

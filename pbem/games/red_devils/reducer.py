@@ -50,8 +50,7 @@ def _doctrine(st: RedDevilsState, ev: E.DoctrineSet, sc: Scenario) -> None:
 
 
 def _landed(st: RedDevilsState, ev: E.UnitLanded, sc: Scenario) -> None:
-    st.units[ev.unit].hex = ev.hex                        # 9.0
-    st.landed[ev.unit] = st.turn                          # 9.6
+    st.landed[ev.unit] = st.turn                          # 9.0, 9.6 (the core placed it)
     if st.landing is not None:
         st.landing.placed.append(ev.unit)
 
@@ -64,7 +63,8 @@ def _landing_rolled(st: RedDevilsState, ev: E.AirLandingResolved, sc: Scenario) 
             st.fired, st.hit = [], []                     # 9.3 fire is not the movement phase's (our reading)
 
 
-def _moved(st: RedDevilsState, ev: E.UnitMoved, sc: Scenario) -> None:
+def _crossed(st: RedDevilsState, ev: E.UnitMoved, sc: Scenario) -> None:
+    """Before the core moves the unit: the ferry or the unbridged Rijn on its way from where it stood."""
     u = st.units[ev.unit]
     trail = ([u.hex] if u.hex else []) + list(ev.path)
     for a, b in zip(trail, trail[1:]):
@@ -72,14 +72,14 @@ def _moved(st: RedDevilsState, ev: E.UnitMoved, sc: Scenario) -> None:
             st.ferry_turn = st.turn                       # 4.7 one unit per game-turn
         elif unbridged_rijn(st, sc, a, b):
             st.swim = True                                # 4.6 one crossing per player-turn
-    u.hex = ev.path[-1]
-    u.moved = True
-    st.exited.pop(ev.unit, None)
+
+
+def _moved(st: RedDevilsState, ev: E.UnitMoved, sc: Scenario) -> None:
+    st.exited.pop(ev.unit, None)                          # 4.5: back on the map (the core moved it)
 
 
 def _exited(st: RedDevilsState, ev: E.UnitExited, sc: Scenario) -> None:
-    u = st.units[ev.unit]
-    u.hex, u.moved = None, True
+    st.units[ev.unit].moved = True                        # the core took it off the map
     st.exited[ev.unit] = [str(st.turn), ev.letter]        # 4.5
 
 
@@ -153,20 +153,18 @@ def _resolved(st: RedDevilsState, ev: E.CombatResolved, sc: Scenario) -> None:
 
 
 def _retreated(st: RedDevilsState, ev: E.UnitRetreated, sc: Scenario) -> None:
-    u = st.units[ev.unit]
-    if st.attacks and st.current < len(st.attacks):
+    if st.attacks and st.current < len(st.attacks):       # the core moved it
         a = st.attacks[st.current]
         if ev.unit in a.defenders:
             a.retreat = list(ev.path)
         elif a.stage == "attacker":
             a.stage = "attacker-retreat"                  # 7.6 Ad: all retreat once one has
-    u.hex = ev.path[-1]
     _owed_done(st, ev.unit)
 
 
 def _eliminated(st: RedDevilsState, ev: E.UnitEliminated, sc: Scenario) -> None:
-    u = st.units[ev.unit]
-    u.hex, u.eliminated, u.disrupted = None, True, False
+    u = st.units[ev.unit]                                 # the core took it off the map
+    u.disrupted = False
     if u.side == "german":                                # 12.1: one British VP as each German unit goes
         st.score["british"] = st.score.get("british", 0) + 1
     lg = st.landing
@@ -178,8 +176,7 @@ def _eliminated(st: RedDevilsState, ev: E.UnitEliminated, sc: Scenario) -> None:
 
 
 def _advanced(st: RedDevilsState, ev: E.UnitAdvanced, sc: Scenario) -> None:
-    st.units[ev.unit].hex = ev.path[-1]                   # 7.8
-    st.attacks[st.current].stage = "done"
+    st.attacks[st.current].stage = "done"                 # 7.8 (the core moved it)
     st.decision = None
 
 
@@ -218,6 +215,16 @@ REDUCERS: dict[type, Callable[[RedDevilsState, E.Event, Scenario], None]] = {
     E.AdvanceDeclined: _declined, E.CombatFinished: _finished, E.UnitsRecovered: _recovered,
     E.VictoryCounted: _counted, E.SecretRevealed: _revealed,
 }
+
+
+BEFORE: dict[type, Callable[[RedDevilsState, E.Event, Scenario], None]] = {E.UnitMoved: _crossed}
+
+
+def reduce_before(st: RedDevilsState, ev: E.Event, sc: Scenario) -> None:
+    """What reads where a unit stood before the core part moves it (Ruleset.reduce_before)."""
+    fn = BEFORE.get(type(ev))
+    if fn is not None:
+        fn(st, ev, sc)
 
 
 def reduce(st: RedDevilsState, ev: E.Event, sc: Scenario, game: str) -> None:

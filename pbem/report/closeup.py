@@ -1,0 +1,118 @@
+"""Big boards by mail: a readable close-up of where the step happened, and the board.
+
+A mail client shows a PNG at its own size, and the mailed PNG is at most
+``map_width`` pixels wide (1,400 by default).  A board whose map is wider is
+shrunk to fit, and its counters' labels with it: the 2,260-pixel board of a
+large scenario shrinks to 62 %, a 7-pixel counter id to 4 pixels, which no one
+can read.  So the picture is sized by the counters, not by the board: the scale
+at which the smallest counter label is ``READABLE`` pixels tall.  When the whole
+board at that scale fits ``map_width``, one PNG goes as before.  Otherwise the
+mail carries two: first the close-up, the area where this step happened (the
+moves, the hexes fought over; else the viewer's own units) at that scale, at
+most ``map_width`` by ``CLOSEUP_HEIGHT`` pixels; then the whole board shrunk to
+``map_width`` (the overview, as before).  The text says that ``MAP SVG`` brings
+the whole map, sharp at any zoom (``note``).
+
+The close-up is the same SVG drawn through another viewport (its ``viewBox``),
+so it shows exactly what the whole map shows there; the PNG says which part in a
+``pbem-viewbox`` text chunk ("x y width height" in the SVG's units).
+"""
+from __future__ import annotations
+
+import math
+import re
+
+__all__ = ["READABLE", "CLOSEUP_HEIGHT", "label_scale", "svg_size", "is_big", "focus_rect", "closeup_svg", "closeup_png", "big_board", "note"]
+
+READABLE = 10.5            # px: a counter label's height in the mailed picture, at least
+CLOSEUP_HEIGHT = 900       # px: the close-up's height
+
+_ID_FONT = re.compile(r'class="unit-id"[^>]*?font-size="([0-9.]+)"')
+_ROOT = re.compile(r'<svg\b[^>]*>')
+
+
+def svg_size(svg: str) -> tuple[float, float]:
+    """The map's (width, height) in its own units (pixels at scale 1)."""
+    root = _ROOT.search(svg[:2000])
+    w = re.search(r'\swidth="([0-9.]+)"', root.group(0)) if root else None
+    h = re.search(r'\sheight="([0-9.]+)"', root.group(0)) if root else None
+    return (float(w.group(1)) if w else 0.0), (float(h.group(1)) if h else 0.0)
+
+
+def label_scale(svg: str) -> float:
+    """The scale at which the smallest counter label of ``svg`` is ``READABLE`` px tall (at least 1)."""
+    sizes = [float(x) for x in _ID_FONT.findall(svg)]
+    return max(1.0, READABLE / min(sizes)) if sizes else 1.0
+
+
+def is_big(svg: str, max_width: int) -> bool:
+    """Whether the whole map at a readable scale is wider than ``max_width`` pixels."""
+    w, _ = svg_size(svg)
+    return w * label_scale(svg) > max_width
+
+
+def focus_rect(svg: str, points: list[tuple[float, float]], pad: float, scale: float,
+               max_width: int, max_height: int = CLOSEUP_HEIGHT) -> tuple[float, float, float, float]:
+    """(x, y, width, height) in SVG units: what ``max_width`` x ``max_height`` pixels show
+    at ``scale`` (the whole map where it is smaller), centred on the box of ``points``
+    widened by ``pad`` (on the last point when that box is larger), kept inside the map."""
+    W, H = svg_size(svg)
+    cap_w, cap_h = max_width / scale, max_height / scale
+    if not points:
+        points = [(W / 2, H / 2)]
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    x0, x1, y0, y1 = min(xs) - pad, max(xs) + pad, min(ys) - pad, max(ys) + pad
+    w, h = float(math.floor(min(cap_w, W))), float(math.floor(min(cap_h, H)))
+    cx = (x0 + x1) / 2 if x1 - x0 <= cap_w else points[-1][0]
+    cy = (y0 + y1) / 2 if y1 - y0 <= cap_h else points[-1][1]
+    x = min(max(0.0, cx - w / 2), W - w)
+    y = min(max(0.0, cy - h / 2), H - h)
+    return round(x, 1), round(y, 1), w, h
+
+
+def closeup_svg(svg: str, rect: tuple[float, float, float, float]) -> str:
+    """``svg`` seen through ``rect``: the root's size and viewBox replaced, the paper under it."""
+    x, y, w, h = rect
+    root = _ROOT.search(svg)
+    tag = root.group(0)
+    tag = re.sub(r'\swidth="[0-9.]+"', f' width="{w:g}"', tag, count=1)
+    tag = re.sub(r'\sheight="[0-9.]+"', f' height="{h:g}"', tag, count=1)
+    tag = re.sub(r'\sviewBox="[^"]*"', f' viewBox="{x:g} {y:g} {w:g} {h:g}"', tag, count=1)
+    paper = f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" fill="#fbf8f0"/>'
+    return svg[:root.start()] + tag + "\n" + paper + svg[root.end():]
+
+
+def closeup_png(svg: str, rect: tuple[float, float, float, float], scale: float) -> bytes | None:
+    """The PNG of ``rect`` of ``svg`` at ``scale`` (None when it cannot be drawn), its
+    viewBox in a ``pbem-viewbox`` text chunk."""
+    from pbem.report.png import MAP_COLOURS, _has_pillow, _palette_png, _resvg
+    try:
+        data = _resvg(closeup_svg(svg, rect), max(1, math.floor(rect[2] * scale)), _has_pillow())
+    except Exception:                    # noqa: BLE001 - no renderer: the overview (or the SVG) goes alone
+        return None
+    if not _has_pillow():
+        return data
+    import io
+
+    from PIL import Image
+    from PIL.PngImagePlugin import PngInfo
+    small = _palette_png(data, MAP_COLOURS)
+    with Image.open(io.BytesIO(small)) as im:
+        info = PngInfo()
+        info.add_text("pbem-viewbox", " ".join(f"{v:g}" for v in rect))
+        out = io.BytesIO()
+        im.save(out, "PNG", pnginfo=info, compress_level=6)
+    return out.getvalue()
+
+
+def big_board(sc, max_width: int) -> bool:
+    """Whether ``sc``'s map is wider than ``max_width`` pixels (its mails carry the close-up)."""
+    from pbem.report.mapsvg import MARGIN, _map_size
+    return math.ceil(_map_size(sc.board.grid)[0] + 2 * MARGIN) > max_width
+
+
+def note() -> list[str]:
+    """What the text of a mail with a big board's two pictures says of them."""
+    return ["The board is large: the first picture shows where this step happened, at a size",
+            "whose counters can be read; the second the whole board, small. Send MAP SVG for",
+            "the whole map, sharp at any zoom."]
