@@ -91,3 +91,20 @@ def test_kernel_refuses_what_is_not_offered_on_every_state(name, played_example)
             not_offered += 1
     assert not_turn and not_offered
 
+
+
+def test_any_time_words_and_core_verbs_pass_the_gate_for_a_side_not_waited_for(played_example):
+    """Red Devils 5.0: a standing order (``doctrine``) at any time, by either side; a sealed note
+    (core ``secret``) likewise; a game word of a step is refused to the side not waited for."""
+    g = played_example("red-devils").game()
+    rules, sc = g.rules, g.scenario
+    st = next(s for s in (g.state(n) for n in range(1, g.head()[0] + 1))
+              if s.result is None and s.decision is None and current_step(rules, s, sc) is rules.steps["movement"]
+              and sc.sequence[s.phase].side == "british")
+    c = _ctx(g, st, "german")
+    dispatch(rules, c, parse_line("doctrine never", rules.verbs))
+    dispatch(rules, c, parse_line("secret plan hold the bridge", rules.verbs))
+    assert [type(e).__name__ for e in c.events][-1] == "SecretRecorded" and len(c.events) >= 2
+    with pytest.raises(OrderError, match="^not your turn: the game waits for British") as e:
+        dispatch(rules, _ctx(g, st, "german"), parse_line("mode Flak foot", rules.verbs))
+    assert e.value.rule == "3.0"                         # the sequence of play
