@@ -48,24 +48,7 @@ def _game(path: str):
     return Game(open_game(path))
 
 
-class GameArg(click.Path):
-    """A game folder, or the id of a game in the database of the host found from the
-    current folder ([store] url); anything else is the missing folder it names."""
-
-    def __init__(self):
-        super().__init__(file_okay=False)
-
-    def convert(self, value, param, ctx):
-        if not Path(value).exists():
-            from pbem.store import StoreError, open_game
-            try:
-                found = open_game(value)
-            except StoreError as e:
-                self.fail(str(e), param, ctx)
-            if isinstance(found, Path):
-                self.fail(f"Directory {click.format_filename(value)!r} does not exist.", param, ctx)
-            return value
-        return super().convert(value, param, ctx)
+from pbem.cli_args import GameArg  # noqa: E402 - a game folder or a database host's game id
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -83,6 +66,7 @@ def main() -> None:
 @main.command("scenarios")
 def scenarios_cmd() -> None:
     """List the shipped scenarios (id, title, turns, sides)."""
+    from pbem import games  # noqa: F401 - the registry checks each scenario against its game's schema
     from pbem.core import scenario as S
     for p in S.shipped():
         try:

@@ -90,16 +90,16 @@ def click_params(cmd: Command):
             if o.metavar:
                 kw["metavar"] = o.metavar
             f = click.option(*names, o.dest, **kw)(f)
-        return click.argument(cmd.argument, type=click.Path(exists=True, file_okay=False))(f)
+        from pbem.cli_args import GameArg
+        return click.argument(cmd.argument, type=GameArg())(f)     # a folder, or a database host's game id
     return apply
 
 
 def _game(game_dir: str, side: str | None):
-    from pathlib import Path
-
     from pbem.engine import Game
+    from pbem.store import open_game
     from pbem.views import viewer
-    g = Game(Path(game_dir))
+    g = Game(open_game(game_dir))                   # a folder, or a game of the database host found from here
     return g, viewer(g, side)
 
 

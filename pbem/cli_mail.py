@@ -48,13 +48,14 @@ def _host(given: str | None, start: Path | None = None, echo=None):
 
 
 def _game_arg():
-    from pbem.cli import GameArg                    # cli imports this module at its end: GameArg exists
+    from pbem.cli_args import GameArg
     return GameArg()
 
 
-def open_game(arg: str):
+def open_game(arg: str, root: Path | None = None):
+    """The game folder or (a database host) game id ``arg``, on the host ``root``."""
     from pbem.store import open_game as found
-    return found(arg)
+    return found(arg, root)
 
 
 host_option = click.option("--host", "host_dir", type=click.Path(file_okay=False),
@@ -230,7 +231,7 @@ def host_add(game_dir, host_dir) -> None:
 
 
 @host_grp.command("rotate-secret")
-@click.argument("game_dir", type=click.Path(file_okay=False))
+@click.argument("game_dir", type=_game_arg())
 @click.argument("side")
 @click.option("--email", "new_address", metavar="NEW_ADDRESS",
               help="Register this address as the side's player (a new player): the old address is refused from now on.")
@@ -242,8 +243,8 @@ def host_rotate_secret(game_dir, side, new_address, host_dir) -> None:
     old address is told it no longer plays the side (without the secret)."""
     from pbem.engine import EngineError, Game
     try:
-        game = Game(open_game(game_dir))
         h = _host(host_dir, Path(game_dir))
+        game = Game(open_game(game_dir, h.cfg.root))
         done = h.rotate_secret(game, side, new_address)
     except EngineError as e:
         _fail(str(e))
@@ -498,7 +499,7 @@ def deadline_cmd(game_dir, extend, period, clock, days, minimum, grace, zone, pa
             raise HostError("--extend needs a positive duration, e.g. 24h")
         settings = {k: v for k, v in (("clock", clock), ("days", days), ("minimum", minimum), ("grace", grace),
                                       ("zone", zone)) if v is not None}
-        for line in h.deadline(Game(open_game(game_dir)), extend=delta, period=period, settings=settings, pause=pause):
+        for line in h.deadline(Game(open_game(game_dir, h.cfg.root)), extend=delta, period=period, settings=settings, pause=pause):
             click.echo(line)
     except (HostError, MailError, EngineError) as e:
         _fail(str(e))

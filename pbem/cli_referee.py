@@ -13,6 +13,18 @@ from pathlib import Path
 
 import click
 
+
+def _game_arg():
+    """A game folder, or a game id of a database host."""
+    from pbem.cli_args import GameArg
+    return GameArg()
+
+
+def _open(game_dir: str):
+    """The game ``game_dir`` names: its folder, or its store in the host's database."""
+    from pbem.store import open_game
+    return open_game(game_dir)
+
 # pbem.referee and the engine are imported inside the commands: `pbem --help` stays fast.
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
@@ -185,7 +197,7 @@ def diff_cmd(game_a, game_b, side, as_json) -> None:
 # --- pbem explain ----------------------------------------------------------------------------
 
 @click.command("explain")
-@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("game_dir", type=_game_arg())
 @click.argument("seq", type=int)
 @click.option("--as", "side", help="Only what SIDE may see (default: referee, everything).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON.")
@@ -205,7 +217,7 @@ def explain_cmd(game_dir, seq, side, as_json) -> None:
     from pbem.engine import Game
     from pbem.referee.explain import Explainer, explain_text
     from pbem.views import REFEREE
-    g = Game(Path(game_dir))
+    g = Game(_open(game_dir))
     x = Explainer(g, side or REFEREE)
     last = x.entries[-1].seq
     if not 0 <= seq <= last:
@@ -220,7 +232,7 @@ def explain_cmd(game_dir, seq, side, as_json) -> None:
 # --- pbem replay -----------------------------------------------------------------------------
 
 @click.command("replay")
-@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("game_dir", type=_game_arg())
 @click.option("--as", "side", help="Build the page from SIDE's view only (default: referee, everything).")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="The HTML file to write (mode 0600).")
@@ -239,7 +251,7 @@ def replay_cmd(game_dir, side, output) -> None:
     from pbem.views import REFEREE, check_viewer
     from pbem.log import check_output
     check_output(Path(output))                      # refused before the page is built
-    g = Game(Path(game_dir))
+    g = Game(_open(game_dir))
     viewer = check_viewer(g, side or REFEREE)
     data = page_data(g, viewer)
     html = render_page(data).encode("utf-8")

@@ -9,6 +9,18 @@ from pathlib import Path
 import click
 
 
+def _game_arg():
+    """A game folder, or a game id of a database host."""
+    from pbem.cli_args import GameArg
+    return GameArg()
+
+
+def _open(game_dir: str):
+    """The game ``game_dir`` names: its folder, or its store in the host's database."""
+    from pbem.store import open_game
+    return open_game(game_dir)
+
+
 def _fail(message: str, code: int = 1) -> None:
     click.echo(f"pbem: {message}", err=True)
     sys.exit(code)
@@ -106,7 +118,7 @@ def key_grp() -> None:
 
 
 @key_grp.command("register")
-@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("game_dir", type=_game_arg())
 @click.option("--as", "side", required=True, help="The side.")
 @click.argument("key")
 @click.option("--force", is_flag=True, help="Replace a key after the game began (a lost key; audits show the change).")
@@ -115,7 +127,7 @@ def key_register(game_dir, side, key, force) -> None:
     from pbem.engine import EngineError, Game
     from pbem.views import side_id
     try:
-        g = Game(Path(game_dir))
+        g = Game(_open(game_dir))
         side = side_id(g.scenario, side, referee=False)
         fp = g.register_key(side, key, force=force)
     except EngineError as e:
@@ -124,12 +136,12 @@ def key_register(game_dir, side, key, force) -> None:
 
 
 @key_grp.command("show")
-@click.argument("game_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("game_dir", type=_game_arg())
 def key_show(game_dir) -> None:
     """Each side's registered key and whether signatures are required."""
     from pbem.engine import Game
     from pbem.trust.sshsig import parse_public_key
-    g = Game(Path(game_dir))
+    g = Game(_open(game_dir))
     keys = g.state().keys
     for side in g.scenario.side_ids():
         k = keys.get(side)

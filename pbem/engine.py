@@ -39,13 +39,14 @@ import hashlib
 import os
 import re
 from pathlib import Path
-from typing import Iterable, Iterator
+from itertools import islice
+from typing import Callable, Iterable, Iterator
 
 import msgspec
 
 from pbem.core import events as E
 from pbem.core import orders as O
-from pbem.log import LogError, StaleHead, line_hash, GENESIS, raw_envelope, write_private
+from pbem.log import LogError, StaleHead, GENESIS, raw_envelope, walk_chain, write_private
 from pbem.store.files import FileGame
 from pbem.games import Ctx, Ruleset, ruleset_for
 from pbem.core.ruleset import dispatch
@@ -225,7 +226,7 @@ class Game(Verification):
                 raise EngineError(f"--player {side}=...: {sc.id} has no side {side!r}; sides: {', '.join(sc.side_ids())}")
         from email.utils import parseaddr
 
-        from pbem.host.mail import safe_address
+        from pbem.report.mailparts import safe_address
         for side, addr in players.items():
             # an address goes into mail headers: a line break in it would add a header of its own
             if addr and (any(ord(c) < 32 or ord(c) == 127 for c in addr) or not safe_address(parseaddr(addr)[1])):
@@ -315,22 +316,26 @@ class Game(Verification):
         if x.prev != prev:
             raise LogError(f"hash chain broken (prev does not match line {n})", n + 1, self.log.path)
 
-    def iter_entries(self, verify: bool = True) -> Iterator[Entry]:
-        """The log's events one at a time, as ``entries`` gives them, holding one line at a time."""
-        prev = GENESIS
-        decode = E.line_decoder().decode
-        for n, line in enumerate(self.log.iter_lines()):
+    def _decoder(self) -> Callable[[int, bytes], _Line]:
+        """Line n decoded for ``walk_chain``: the one-pass decoder, else ``decode_line``;
+        a GameCreated past seq 0 is refused before its link is checked."""
+        fast = E.line_decoder().decode
+        created = E.GameCreated
+
+        def decode(n: int, line: bytes) -> _Line:
             try:
-                x = decode(line)
+                x = fast(line)
             except msgspec.DecodeError:
                 x = self.decode_line(n, line)
-            if n and isinstance(x.body, E.GameCreated):
+            if n and x.body.__class__ is created:
                 raise self._second_created(n)
-            if verify:
-                self._check_link(n, x, prev)
-            h = line_hash(x.prev, line)
+            return x
+        return decode
+
+    def iter_entries(self, verify: bool = True) -> Iterator[Entry]:
+        """The log's events one at a time, as ``entries`` gives them, holding one line at a time."""
+        for _, _, x, h in walk_chain(self.log.iter_lines(), self._decoder(), self._check_link if verify else None):
             yield Entry(x.seq, h, x.at, x.body)
-            prev = h
 
     def head(self) -> tuple[int, str]:
         return self.log.head()
@@ -380,38 +385,21 @@ class Game(Verification):
         st = self.new_state()
         apply, sc = self.rules.apply, self.scenario
         sealed: dict[str, E.SecretRecorded] = {}
-        special = {E.GameCreated: 1, E.SecretRecorded: 2}.get     # the two kinds replay looks at
-        decode = E.line_decoder().decode
-        sha256 = hashlib.sha256
-        stop = upto if upto is not None else 1 << 62
+        secret = E.SecretRecorded                   # the one kind replay looks at (GameCreated: _decoder)
+        lines = self.log.iter_lines()
+        if upto is not None:
+            lines = islice(lines, upto + 1)         # no line after ``upto`` is read
         prev = GENESIS
         n = -1
-        for lines in self.log.iter_blocks():
-            for line in lines:
-                n += 1
-                if n > stop:                        # the chain checked: line n holds seq n
-                    st.seq = stop
-                    return st, prev, sealed
-                try:
-                    x = decode(line)
-                except msgspec.DecodeError:
-                    x = self.decode_line(n, line)
+        for n, _, x, prev in walk_chain(lines, self._decoder(), self._check_link):
+            if n:
                 ev = x.body
-                if n:
-                    what = special(ev.__class__)
-                    if what == 1:
-                        raise self._second_created(n)
-                    if x.seq != n or x.prev != prev:
-                        self._check_link(n, x, prev)
-                    try:
-                        apply(st, ev, sc)
-                    except Exception as e:
-                        raise self._unappliable(n, ev, e) from e
-                    if what == 2:
-                        sealed[f"{ev.side}:{ev.name}"] = ev
-                else:
-                    self._check_link(n, x, prev)
-                prev = sha256(prev.encode() + line).hexdigest()   # prev: our own hex digest
+                try:
+                    apply(st, ev, sc)
+                except Exception as e:
+                    raise self._unappliable(n, ev, e) from e
+                if ev.__class__ is secret:
+                    sealed[f"{ev.side}:{ev.name}"] = ev
         st.seq = n
         return st, prev, sealed
 

@@ -36,7 +36,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import msgspec
 
@@ -47,7 +47,9 @@ __all__ = [
     "RawEnvelope",
     "Record",
     "StaleHead",
+    "anchor_of",
     "line_hash",
+    "walk_chain",
     "private_lock",
     "read_regular",
     "FileRefused",
@@ -132,6 +134,69 @@ _decoder = msgspec.json.Decoder(_Envelope)
 def line_hash(prev: str, line: bytes) -> str:
     """Chain hash of ``line`` (stored bytes, no newline) following ``prev``."""
     return hashlib.sha256(prev.encode("ascii") + line).hexdigest()
+
+
+def walk_chain(lines: Iterable[bytes], decode: Callable[[int, bytes], Any],
+               broken: Callable[[int, Any, str], None] | None = None,
+               last: int | None = None) -> Iterator[tuple[int, bytes, Any, str]]:
+    """The one walk of the hash chain: ``(n, line, x, h)`` for each line, ``x`` =
+    ``decode(n, line)`` (anything with ``seq`` and ``prev``; None: undecodable, not
+    checked) and ``h`` the chain hash of line n.
+
+    Forwards (``last`` None) ``lines`` run from seq 0 and ``h`` is the running hash
+    from GENESIS.  Backwards (``lines`` from the last, ``last`` its seq) ``h`` is
+    the line's own hash (from its prev), which the line after must name.  Either
+    way ``broken(m, x_m, expect)`` is called, before a line is yielded, for a line
+    m whose seq is not m or whose prev is not ``expect`` (the hash of the line
+    before, GENESIS for seq 0): it raises to stop the walk or returns to go on.
+    Without ``broken`` nothing is checked.  Callers word the break their way."""
+    if last is None:
+        h = GENESIS
+        for n, line in enumerate(lines):
+            x = decode(n, line)
+            if broken is not None and x is not None and (x.seq != n or x.prev != h):
+                broken(n, x, h)
+            h = line_hash(h, line)
+            yield n, line, x, h
+        return
+    n, after, expect = last + 1, None, ""
+    for line in lines:
+        n -= 1
+        x = decode(n, line)
+        h = line_hash(x.prev, line)
+        if broken is not None:
+            if x.seq != n:
+                broken(n, x, x.prev)
+            if after is not None and h != expect:
+                broken(n + 1, after, h)
+            if n == 0 and x.prev != GENESIS:
+                broken(0, x, GENESIS)
+        after, expect = x, x.prev
+        yield n, line, x, h
+
+
+def anchor_of(log: Any, last: int, hash_at: Callable[[int], str | None]) -> tuple[str, tuple[int, str] | None,
+                                                                             LogError | None]:
+    """The one check of the head anchor (``log.recorded_head()``: log.head, or the
+    database's heads row) against a log ending at seq ``last``, ``hash_at(seq)``
+    giving the chain hash of a line (None: not known here, not compared).  Returns
+    (verdict, anchor, error): verdict "ok" (the anchor names the last line and its
+    hash), "none" (no anchor), "unreadable" (error says why), "removed" (it names a
+    seq past the end), "changed" (its seq's line hashes otherwise) or "lags" (it
+    anchors an earlier line only).  Callers word the verdict their way."""
+    try:
+        anchor = log.recorded_head()
+    except LogError as e:
+        return "unreadable", None, e
+    if anchor is None:
+        return "none", None, None
+    seq, h = anchor
+    if seq > last:
+        return "removed", anchor, None
+    known = hash_at(seq)
+    if known is not None and known != h:
+        return "changed", anchor, None
+    return ("ok" if seq == last else "lags"), anchor, None
 
 
 def _check_at(at: str) -> None:
@@ -409,28 +474,26 @@ class EventLog:
         lines = data.split(b"\n")
         tail = lines.pop()  # b"" when the file ends with a newline
         records: list[Record] = []
-        h = GENESIS
-        for i, line in enumerate(lines):
-            env = self._decode(line, i + 1)
-            if verify:
-                if env.seq != i:
-                    raise self._error(f"expected seq {i}, found {env.seq}", i + 1)
-                if env.prev != h:
-                    if i == 0:
-                        reason = "hash chain broken (first record's prev must be GENESIS)"
-                    else:
-                        reason = (
-                            f"hash chain broken (prev does not match line {i}; "
-                            f"line {i} or this line was altered)"
-                        )
-                    raise self._error(reason, i + 1)
+        for i, line, env, h in walk_chain(lines, lambda i, line: self._decode(line, i + 1),
+                                          self._broken if verify else None):
             # The running hash is the definition of the chain; with verify it
             # equals env.prev chained, without verify it ignores a bad prev.
-            h = line_hash(h, line)
             records.append(Record(env.seq, env.prev, env.kind, env.body, env.at, h, line))
         if tail:
             raise self._torn(len(lines) + 1)
         return records
+
+    def _broken(self, i: int, env: _Envelope, h: str) -> None:
+        if env.seq != i:
+            raise self._error(f"expected seq {i}, found {env.seq}", i + 1)
+        if i == 0:
+            reason = "hash chain broken (first record's prev must be GENESIS)"
+        else:
+            reason = (
+                f"hash chain broken (prev does not match line {i}; "
+                f"line {i} or this line was altered)"
+            )
+        raise self._error(reason, i + 1)
 
     def head(self) -> tuple[int, str]:
         """(seq, hash) of the last record, or (-1, GENESIS) if empty/missing.
@@ -615,16 +678,12 @@ class EventLog:
         """The cheap half of trusting a head: log.head must not contradict the last line (name
         a later seq, or this seq with another hash).  One that lags (an interrupted write) or
         is missing leaves the tail unproven, which `pbem verify` says; reading goes on."""
-        try:
-            anchor = self.recorded_head()
-        except LogError:
-            return                                  # unreadable: verify's finding, not a reader's
-        if anchor is None:
-            return
-        if anchor[0] > seq:
+        verdict, anchor, _ = anchor_of(self, seq, lambda s: head if s == seq else None)
+        # unreadable, missing or lagging: verify's finding, not a reader's
+        if verdict == "removed":
             raise LogError(f"log.head records seq {anchor[0]} but the log ends at seq {seq}: lines were removed "
                            "(or log.head is not this log's); `pbem verify` tells more", seq + 1, self.path)
-        if anchor[0] == seq and anchor[1] != head:
+        if verdict == "changed":
             raise LogError("the last line does not hash to the head recorded in log.head: it was changed; "
                            "`pbem verify` tells more", seq + 1, self.path)
 

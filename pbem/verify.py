@@ -16,7 +16,7 @@ from pbem.core import orders as O
 from pbem.core.scenario import SCENARIO_LIMIT, ScenarioError, loads
 from pbem.core.scenario import rewrite_cache as rewrite_scenario_cache
 from pbem.core.state import GameState, state_bytes
-from pbem.log import LogError
+from pbem.log import LogError, anchor_of
 
 if TYPE_CHECKING:
     from pbem.engine import Entry
@@ -46,23 +46,19 @@ class Verification:
         head, last = entries[-1].hash, entries[-1].seq
         if expect_head is not None and expect_head != head:
             problems.append(f"the log's head is {head}, not the expected {expect_head}")
-        try:
-            anchor = self.log.recorded_head()
-        except LogError as e:
-            anchor, gap = None, f"{e}: "
-        else:
-            gap = "there is no log.head anchor: "
+        verdict, anchor, e = anchor_of(self.log, last, lambda seq: entries[seq].hash)
+        gap = f"{e}: " if verdict == "unreadable" else "there is no log.head anchor: "
         if anchor is not None:
             seq, h = anchor
-            if seq > last:
+            if verdict == "removed":
                 problems.append(f"log.head records seq {seq} but the log ends at seq {last}: "
                                 "lines were removed (or log.head is not this log's)")
                 return
-            if h != entries[seq].hash:
+            if verdict == "changed":
                 problems.append(f"line {seq + 1} of the log does not hash to the head recorded in log.head: "
                                 "it was changed")
                 return
-            if seq == last:
+            if verdict == "ok":
                 if expect_head == head:
                     notes.append(f"the head matches --head: every line up to seq {last} is proven")
                 elif expect_head is None:

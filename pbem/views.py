@@ -11,7 +11,7 @@ from pbem.engine import Entry, Game
 from pbem.core.ruleset import Ruleset
 from pbem.core.state import GameState
 from pbem.core.turn import Turn
-from pbem.log import GENESIS, LogError, line_hash
+from pbem.log import line_hash, walk_chain
 
 REFEREE = "referee"
 
@@ -215,37 +215,26 @@ def report_entries(game: Game, since: int) -> list[Entry]:
     wanted: set[str] = set()                    # units named after ``since``, position before unknown
     want_path: set[str] = set()                 # of those, the ones whose line before is still to find
     want_where: set[str] = set()
-    expect: str | None = None                   # the prev of the line after this one
     try:
         end = os.stat(path).st_size             # where the lines not read yet end
     except OSError:
         end = -1
-    for line in game.log.iter_lines_reversed():
-        n -= 1
+    lines = game.log.iter_lines_reversed() if since < n - 1 else ()
+    for n, line, x, h in walk_chain(lines, game.decode_line, game._check_link, last=n - 1):
         end -= len(line) + 1
-        if n > since or expect is not None:
-            x = game.decode_line(n, line)
-            h = line_hash(x.prev, line)
-            if x.seq != n:
-                raise LogError(f"sequence number {x.seq}, expected {n}", n + 1, path)
-            if expect is not None and h != expect:
-                raise LogError(f"hash chain broken (prev does not match line {n + 1})", n + 2, path)
-            if n and isinstance(x.body, E.GameCreated):
-                raise game._second_created(n)
-            if n == 0:
-                game._check_link(0, x, GENESIS)
+        if n and isinstance(x.body, E.GameCreated):
+            raise game._second_created(n)
+        if n > since:
+            tail.append(Entry(x.seq, h, x.at, x.body))
             unit = getattr(x.body, "unit", None)
-            if n > since:
-                expect = x.prev
-                tail.append(Entry(x.seq, h, x.at, x.body))
-                if unit:
-                    wanted.add(unit)
-                wanted.update(E.moved_units(x.body))
-                continue
-            expect = None                       # the line at ``since``: checked, the chain read ends here
-            want_path, want_where = set(wanted), set(wanted)
-            if _stood(x.body, want_path, want_where):
-                before.append(Entry(x.seq, h, x.at, x.body))
+            if unit:
+                wanted.add(unit)
+            wanted.update(E.moved_units(x.body))
+            continue
+        # the line at ``since``: checked, the chain read ends here
+        want_path, want_where = set(wanted), set(wanted)
+        if _stood(x.body, want_path, want_where):
+            before.append(Entry(x.seq, h, x.at, x.body))
         break
     # Before that, only lines that may name a unit and a path, or of a kind that declares a
     # motion, are decoded (a backslash: JSON escapes), found a block at a time (``_marked``): a unit that has not moved for long

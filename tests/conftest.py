@@ -597,3 +597,43 @@ def pg_cluster():
 def pg_url(pg_cluster):
     """A fresh database of its own for one test."""
     return pg_cluster.new_database()
+
+
+# --- the host suite on both stores ------------------------------------------------------
+#
+# A host test module says ``pytestmark = pytest.mark.usefixtures("store_kind")``: each
+# of its tests then runs on the file store and on PostgreSQL (``make_host`` points the
+# host at a fresh database of the worker's one cluster; skipped with the reason without
+# PostgreSQL, failing under PBEM_REQUIRE_POSTGRES=1, as the store tests do).  A test
+# about files by nature says ``@pytest.mark.files_only("why")`` and runs on files only.
+
+STORE_KINDS = ("files", "postgresql")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "files_only(reason): a host test about files by nature (a Maildir, a "
+                                       "folder's mode, a log file's bytes): runs on the file store only")
+
+
+def pytest_generate_tests(metafunc):
+    if "store_kind" in metafunc.fixturenames:
+        only = metafunc.definition.get_closest_marker("files_only")
+        metafunc.parametrize("store_kind", ["files"] if only else list(STORE_KINDS), indirect=True)
+
+
+@pytest.fixture
+def store_kind(request, monkeypatch):
+    """"files" or "postgresql": the store every ``make_host`` of this test uses."""
+    import mail_helpers
+    kind = getattr(request, "param", "files")
+    monkeypatch.setattr(mail_helpers, "STORE", kind)
+    monkeypatch.setenv("PBEM_HOST", "")            # game_arg sets it: restored after the test
+    monkeypatch.delenv("PBEM_HOST")
+    if kind == "postgresql":
+        cluster = request.getfixturevalue("pg_cluster")
+        monkeypatch.setattr(mail_helpers, "PG_CLUSTER", cluster)
+        made = len(cluster.made)
+        yield kind
+        cluster.drop_since(made)
+        return
+    yield kind

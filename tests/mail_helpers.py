@@ -1,5 +1,12 @@
 """Shared parts of the mail tests: a real SMTP server on loopback (aiosmtpd),
-hosts on real Maildirs, and message builders."""
+hosts on real Maildirs, and message builders.
+
+The host suite runs on both stores (conftest's ``store_kind`` fixture): on
+``postgresql`` every ``make_host`` keeps its games, journal and spool in a fresh
+database of the worker's throw-away cluster.  Tests reach a game through the
+store-neutral helpers below (``game_store``, ``game_arg``, ``log_bytes``, ``doc``,
+``secret``, ``reopen``), never through ``game.dir``, which on the database is only
+this machine's cache folder."""
 from __future__ import annotations
 
 import json
@@ -73,6 +80,16 @@ def text_of(msg: EmailMessage) -> str:
     return part.get_content() if part is not None else ""
 
 
+# The store the host tests run on: set per test by conftest's ``store_kind`` fixture
+# ("files" or "postgresql"; PG_CLUSTER is then the worker's throw-away cluster).
+STORE = "files"
+PG_CLUSTER = None
+
+
+def on_database() -> bool:
+    return STORE == "postgresql"
+
+
 def make_host(root: Path, smtp_port: int | None = None, map_png: bool = False, period: str = "off",
               reminder: str = "24h", now=None) -> Host:
     outgoing = ({"kind": "smtp", "server": "127.0.0.1", "port": smtp_port, "security": "none"}
@@ -81,18 +98,68 @@ def make_host(root: Path, smtp_port: int | None = None, map_png: bool = False, p
     if not map_png:
         cfg = (root / "pbem-host.toml").read_text().replace("map_png = true", "map_png = false")
         (root / "pbem-host.toml").write_text(cfg)
+    use_store(root)
     return Host.open(root, now=now)
 
 
+def use_store(root: Path) -> None:
+    """Point a host folder made by ``init_host`` at the test's store (a fresh database on postgresql)."""
+    if on_database():
+        from pg_helpers import use_database
+        use_database(root, PG_CLUSTER.new_database(schema=True))
+
+
+def game_store(host: Host, gid: str = "g1"):
+    """Where a new game of ``host`` goes: its games folder, or a game store in its database."""
+    return host.store.game(gid) if host.store.shared else host.cfg.games_dir / gid
+
+
 def new_game(host: Host, gid: str = "g1", dice: list[int] | None = None, seed: str | None = SEED) -> Game:
-    g = Game.create(host.cfg.games_dir / gid, "el-alamein", {"axis": AXIS, "british": BRITISH},
+    g = Game.create(game_store(host, gid), "el-alamein", {"axis": AXIS, "british": BRITISH},
                     seed_hex=None if dice else seed, dice=dice, game_id=gid, at=CLOCK)
     host.welcome(g)
     return g
 
 
+def reopen(game: Game) -> Game:
+    """The game read afresh from its store (the folder or the database)."""
+    return Game(game.store)
+
+
+def game_arg(game: Game) -> str:
+    """The game as the command line takes it: its folder, or (database) its id, the
+    host found through PBEM_HOST (conftest's ``store_kind`` restores it after the test)."""
+    if game.store.kind == "files":
+        return str(game.dir)
+    import os
+    os.environ["PBEM_HOST"] = str(game.store.pg.cache_root.parent)   # the host's cache/ is ROOT/cache
+    return game.store.game_id
+
+
+def folder_of(game: Game, where: Path) -> Path:
+    """The game as a folder, for the offline tools (audit, verify): the folder itself, or
+    the database's game exported by ``pbem host export`` into ``where``."""
+    if game.store.kind == "files":
+        return game.dir
+    from pbem.store.moving import export_host
+    export_host(game.store.pg, where, echo=lambda *a: None)
+    return where / game.store.game_id
+
+
+def log_bytes(game: Game) -> bytes:
+    """The log's bytes: log.jsonl, or the database's lines joined as the file store writes them."""
+    if game.store.kind == "files":
+        return game.store.log.path.read_bytes()
+    return b"".join(line + b"\n" for line in game.store.log.iter_lines())
+
+
+def doc(game: Game, name: str) -> bytes | None:
+    """One of the game's documents (player-secrets.json, deadline.json, ...) from its store."""
+    return game.store.read(name)
+
+
 def secret(game: Game, side: str) -> str:
-    return json.loads((game.dir / "player-secrets.json").read_text())[side]
+    return json.loads(doc(game, "player-secrets.json"))[side]
 
 
 def message(sender: str, body: str, subject: str = "[pbem g1] orders", mid: str = "m1@example.org",

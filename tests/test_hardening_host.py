@@ -14,7 +14,7 @@ from datetime import timedelta
 import pytest
 from click.testing import CliRunner
 
-from mail_helpers import AXIS, CLOCK, deliver, make_host, message, new_game, outbox, secret, text_of
+from mail_helpers import AXIS, CLOCK, deliver, game_arg, make_host, message, new_game, outbox, secret, text_of
 from pbem.cli import main
 from pbem.host import absence as A
 from pbem.host.common import parse_time
@@ -26,6 +26,10 @@ DICE = [5, 3, 2, 4, 1, 6, 3, 3, 2, 5, 4, 1]
 def fixed_clock(monkeypatch):
     monkeypatch.setenv("PBEM_CLOCK", CLOCK)
     monkeypatch.delenv("PBEM_HOST", raising=False)
+
+
+# the tests with a host run on both stores (conftest's store_kind: files and PostgreSQL)
+both_stores = pytest.mark.usefixtures("store_kind")
 
 
 def run(*args, input=None):
@@ -56,6 +60,7 @@ def worst_window(host, game, now) -> timedelta:
     return A._worst(items, timedelta(days=30)), sum((b - a for a, b in items), timedelta())
 
 
+@both_stores
 def test_absent_cannot_be_renewed_from_each_mail(tmp_path):
     now = [parse_time(CLOCK)]
     host = make_host(tmp_path / "h", now=lambda: now[0])
@@ -70,6 +75,7 @@ def test_absent_cannot_be_renewed_from_each_mail(tmp_path):
     assert "ABSENT: none is left now (this host allows 14d at most in any 30d)" in said[3]
 
 
+@both_stores
 def test_status_tells_how_much_absence_is_left(tmp_path):
     now = [parse_time(CLOCK)]
     host = make_host(tmp_path / "h", now=lambda: now[0])
@@ -81,6 +87,7 @@ def test_status_tells_how_much_absence_is_left(tmp_path):
     assert "You are marked absent until 2026-01-15T00:00:00Z" in t and "none is left now" in t
 
 
+@both_stores
 def test_the_span_is_configurable(tmp_path):
     now = [parse_time(CLOCK)]
     root = tmp_path / "h"
@@ -120,13 +127,14 @@ def test_a_bad_duration_or_folder_is_one_line(tmp_path, old, new, says, command)
     assert len(out.splitlines()) == 1 and "Traceback" not in out and says in out, out
 
 
+@both_stores
 def test_deadline_extend_and_period_are_bounded(tmp_path):
     root = tmp_path / "h"
     host = make_host(root, period="72h")
     game = new_game(host, dice=DICE)
     for args, says in ((("--extend", "999999999d"), "longer than 365 days"), (("--period", "0h"), "no time at all"),
                        (("--extend", "0h"), "no time at all")):
-        r = run("deadline", game.dir, "--host", root, *args)
+        r = run("deadline", game_arg(game), "--host", root, *args)
         assert isinstance(r.exception, SystemExit) and r.exit_code == 1, r.exception
         assert len(r.output.strip().splitlines()) == 1 and says in r.output, r.output
 

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 import pbem.host as H
-from mail_helpers import AXIS, BRITISH, CLOCK, HOST_ADDR, SEED, answers, deliver, make_host, message, new_game, \
-    outbox, secret, text_of
+from mail_helpers import AXIS, BRITISH, CLOCK, HOST_ADDR, SEED, answers, deliver, doc, game_store, make_host, \
+    message, new_game, outbox, reopen, secret, text_of
 from pbem.host import mail as M
 from pbem.cli import main
 from pbem.engine import Game
@@ -28,8 +28,12 @@ def fixed_clock(monkeypatch):
     monkeypatch.delenv("PBEM_HOST", raising=False)
 
 
+# the tests with a host run on both stores (conftest's store_kind: files and PostgreSQL)
+both_stores = pytest.mark.usefixtures("store_kind")
+
+
 @pytest.fixture
-def host(tmp_path) -> Host:
+def host(tmp_path, store_kind) -> Host:
     return make_host(tmp_path / "host")
 
 
@@ -47,7 +51,7 @@ def raw_mail(sender: str, body: str, headers: str) -> bytes:
 
 
 def order_texts(game):
-    return [en.event.text for en in Game(game.dir).entries() if en.kind == "OrderGiven"]
+    return [en.event.text for en in reopen(game).entries() if en.kind == "OrderGiven"]
 
 
 # --- 2. mail that wedges the host -------------------------------------------------------------------
@@ -84,11 +88,12 @@ def test_pbem_new_refuses_a_player_address_that_is_not_plain(tmp_path, addr):
     assert not (tmp_path / "g" / "log.jsonl").exists()
 
 
+@both_stores
 def test_a_player_address_with_a_line_break_gets_no_mail_but_stops_nothing(tmp_path):
     host = make_host(tmp_path / "h")
     bad = new_game(host, "bad", dice=[4, 2, 6, 1] * 8)
     # a careless host edits the player's new address by hand, with a line break in it
-    (bad.dir / H.CHANGES_NAME).write_text(json.dumps({"addresses": {"axis": "evil@x.example\r\nBcc: victim@y.example"}}))
+    bad.store.write(H.CHANGES_NAME, json.dumps({"addresses": {"axis": "evil@x.example\r\nBcc: victim@y.example"}}).encode())
     bad.submit("axis", "move 8Pz 0612 0712 0812", at=CLOCK)           # bad owes its players a report
     good = new_game(host, "g1", dice=[4, 2, 6, 1] * 8)
     deliver(host, orders(good))
@@ -109,7 +114,7 @@ def test_report_eml_refuses_an_address_that_is_not_plain(tmp_path):
     assert r.exit_code == 0 and "Traceback" not in r.output
 
 
-def test_a_message_that_always_fails_is_set_aside_and_blocks_nothing_else(host, game, monkeypatch):
+def test_a_message_that_always_fails_is_set_aside_and_blocks_nothing_else(host, game, monkeypatch, store_kind):
     other = new_game(host, "g2", dice=[4, 2, 6, 1] * 8)
     real = Host._finish_orders
 
@@ -131,7 +136,10 @@ def test_a_message_that_always_fails_is_set_aside_and_blocks_nothing_else(host, 
     assert last.filed == "quarantine" and "set aside" in last.detail
     assert M.Maildir(host.inbox_path).messages() == []
     assert not host.busy("g1")                                    # g1's deadlines and reports go on
-    assert order_texts(game) == ["move 8Pz 0612 0712 0812"]      # what was applied stays, once
+    if store_kind == "files":
+        assert order_texts(game) == ["move 8Pz 0612 0712 0812"]  # what was applied stays, once
+    else:
+        assert order_texts(game) == [] and "kept nothing" in last.detail   # each try was rolled back whole
     assert any("set aside" in reason for _p, _at, reason in host.quarantined())
 
 
@@ -159,7 +167,7 @@ def test_a_strangers_message_id_cannot_suppress_a_welcome(host, tmp_path):
     for mid in ("<welcome:g2>", "welcome:g2", "<host job welcome:g2>", "host job welcome:g2"):
         deliver(host, raw_mail("stranger@else.example", "end", f"Subject: hello\r\nMessage-ID: {mid}"))
     host.poll()
-    g2 = Game.create(host.cfg.games_dir / "g2", "el-alamein", {"axis": AXIS, "british": BRITISH},
+    g2 = Game.create(game_store(host, "g2"), "el-alamein", {"axis": AXIS, "british": BRITISH},
                      seed_hex=SEED, game_id="g2", at=CLOCK)
     sent = host.welcome(g2)
     assert len(sent) == 2
@@ -175,20 +183,25 @@ def test_job_keys_and_message_ids_do_not_meet():
 
 # --- 4. a full disk loses nothing ---------------------------------------------------------------
 
-def test_a_full_disk_leaves_the_message_in_the_inbox_until_space_returns(host, game, monkeypatch):
+def test_a_full_disk_leaves_the_message_in_the_inbox_until_space_returns(host, game, monkeypatch, store_kind):
     real = M.write_atomic
 
     def full(path, data, mode=0o600):
         raise OSError(errno.ENOSPC, "No space left on device")
     monkeypatch.setattr(M, "write_atomic", full)
     deliver(host, orders(game))
+    before = len(outbox(host))
     [oc] = host.poll()
-    assert oc.status == "error" and oc.filed == "left" and "No space left" in oc.detail
-    assert len(M.Maildir(host.inbox_path).messages()) == 1 and host.quarantined() == []
-    assert "tried again on the next poll" in (host.cfg.root / "host.log").read_text()
+    if store_kind == "files":                                     # the spool is on the full disk
+        assert oc.status == "error" and oc.filed == "left" and "No space left" in oc.detail
+        assert len(M.Maildir(host.inbox_path).messages()) == 1 and host.quarantined() == []
+        assert "tried again on the next poll" in (host.cfg.root / "host.log").read_text()
+    else:                                                         # the database took the job; the outbox waits
+        assert oc.status == "accepted" and host.pending() == 3 and len(outbox(host)) == before
+        assert "delivery failed, 3 mail(s) wait in the spool" in (host.cfg.root / "host.log").read_text()
     monkeypatch.setattr(M, "write_atomic", real)                  # space is back
-    [oc] = host.poll()
-    assert oc.status == "accepted" and order_texts(game) == TURN1.split("\n")[:-1]
+    host.poll()
+    assert order_texts(game) == TURN1.split("\n")[:-1] and host.pending() == 0
     assert len(answers(host, "m1@example.org")) == 1
 
 
@@ -287,6 +300,7 @@ def test_an_unknown_config_key_is_refused_not_ignored(tmp_path):
         H.load_config(tmp_path / "h")
 
 
+@both_stores
 def test_map_attachments_can_be_switched_off(tmp_path):
     host = make_host(tmp_path / "h")
     cfg = host.cfg.root / "pbem-host.toml"
@@ -297,4 +311,4 @@ def test_map_attachments_can_be_switched_off(tmp_path):
     host.poll()
     [ans] = answers(host, "m1@example.org")
     assert [p.get_content_type() for p in ans.iter_attachments()] == []
-    assert json.loads((game.dir / "player-secrets.json").read_text())
+    assert json.loads(doc(game, "player-secrets.json"))

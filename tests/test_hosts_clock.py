@@ -11,7 +11,8 @@ from datetime import datetime, time, timedelta, timezone
 import pytest
 from click.testing import CliRunner
 
-from mail_helpers import AXIS, BRITISH, CLOCK, HOST_ADDR, SmtpCapture, deliver, message, parse, secret, text_of
+from mail_helpers import (AXIS, BRITISH, CLOCK, HOST_ADDR, SmtpCapture, deliver, doc, folder_of, game_arg, message,
+                          parse, reopen, secret, text_of, use_store)
 from pbem.cli import main
 from pbem.engine import Game
 from pbem.host import Host, HostError
@@ -74,7 +75,8 @@ def env(monkeypatch):
 
 
 @pytest.fixture
-def smtp():
+def smtp(store_kind):
+    """The loopback SMTP server of a host test: each of them runs on both stores (conftest)."""
     with SmtpCapture() as s:
         yield s
 
@@ -92,6 +94,7 @@ def clock_host(tmp_path, smtp, *extra) -> Host:
     assert r.exit_code == 0, r.output
     cfg = tmp_path / "h" / "pbem-host.toml"
     cfg.write_text(cfg.read_text().replace("map_png = true", "map_png = false"))   # a faster test, not needed
+    use_store(tmp_path / "h")                          # files, or a fresh database (conftest's store_kind)
     return Host.open(tmp_path / "h")
 
 
@@ -99,7 +102,7 @@ def new(host: Host, *extra):
     r = run("new", host.cfg.games_dir / "g1", "--scenario", "el-alamein", "--id", "g1", "--dice", DICE,
             "--player", f"axis={AXIS}", "--player", f"british={BRITISH}", *extra)
     assert r.exit_code == 0, r.output
-    return Game(host.cfg.games_dir / "g1")
+    return Game(host.games()["g1"])                   # games/g1, or game g1 in the host's database
 
 
 def poll(host: Host, when: str, monkeypatch):
@@ -155,7 +158,7 @@ def test_a_clock_with_grace_names_the_late_side_to_all_then_applies_the_default(
 
 
 def game_seq(host: Host) -> int:
-    return Game(host.cfg.games_dir / "g1").head()[0]
+    return Game(host.games()["g1"]).head()[0]
 
 
 def test_a_game_sets_its_own_clock_over_the_hosts(tmp_path, smtp, monkeypatch):
@@ -164,14 +167,14 @@ def test_a_game_sets_its_own_clock_over_the_hosts(tmp_path, smtp, monkeypatch):
     g = new(host)
     assert "deadline clock: at 23:30 on Monday to Friday (Europe/Berlin); minimum 1d, grace 12h" in \
         run("host", "show").output
-    r = run("deadline", g.dir, "--clock", "18:00", "--days", "SMTWTFS", "--grace", "off", "--zone", "UTC")
+    r = run("deadline", game_arg(g), "--clock", "18:00", "--days", "SMTWTFS", "--grace", "off", "--zone", "UTC")
     assert r.exit_code == 0, r.output
     assert "for new decisions: Each decision the game waits for is due at 18:00 UTC on every day" in r.output
-    r = run("deadline", g.dir, "--days", "S-----S")
+    r = run("deadline", game_arg(g), "--days", "S-----S")
     assert r.exit_code == 0 and "Sunday, Saturday" in r.output
-    r = run("deadline", g.dir, "--clock", "25:00")
+    r = run("deadline", game_arg(g), "--clock", "25:00")
     assert r.exit_code == 1 and "--clock: '25:00' is not a time of day" in r.output
-    r = run("deadline", g.dir, "--zone", "Nowhere/Land")
+    r = run("deadline", game_arg(g), "--zone", "Nowhere/Land")
     assert r.exit_code == 1 and "not a time zone" in r.output
     r = run("host", "init", tmp_path / "h2", "--address", HOST_ADDR, "--days", "XMTWTF-")
     assert r.exit_code == 1 and "--days: 'XMTWTF-' is not a days mask" in r.output and not (tmp_path / "h2").exists()
@@ -203,29 +206,29 @@ def test_pause_and_resume_are_public_events_and_keep_the_time_left(tmp_path, smt
     host = clock_host(tmp_path, smtp)
     monkeypatch.setenv("PBEM_HOST", str(host.cfg.root))
     g = new(host)
-    r = run("deadline", g.dir, "--period", "72h", "--clock", "off", "--days", "SMTWTFS", "--minimum", "off")
+    r = run("deadline", game_arg(g), "--period", "72h", "--clock", "off", "--days", "SMTWTFS", "--minimum", "off")
     assert r.exit_code == 0, r.output
     assert host._deadlines(g)["waits"]                 # the movement's deadline, from the host's clock
     monkeypatch.setenv("PBEM_CLOCK", "2026-01-02T00:00:00Z")
-    r = run("deadline", g.dir, "--pause")
+    r = run("deadline", game_arg(g), "--pause")
     assert r.exit_code == 0 and "deadlines paused; the players were told" in r.output, r.output
-    ev = Game(g.dir).entries()[-1].event
+    ev = reopen(g).entries()[-1].event
     assert type(ev).__name__ == "DeadlinesChanged" and ev.action == "paused" and ev.by == "host"
     assert "The host paused the deadlines" in mails(smtp, AXIS)[-1] and "paused the deadlines" in mails(smtp, BRITISH)[-1]
-    assert run("deadline", g.dir, "--pause").exit_code == 1
+    assert run("deadline", game_arg(g), "--pause").exit_code == 1
     # past the deadline and its grace while paused: nothing happens
     seq = game_seq(host)
     r = poll(host, "2026-01-10T00:00:00Z", monkeypatch)
     assert game_seq(host) == seq and "late" not in r.output
     [row] = [json.loads(x) for x in run("host", "status", "--json").output.splitlines()]
     assert row["left"] == "paused"
-    r = run("deadline", g.dir, "--resume")
+    r = run("deadline", game_arg(g), "--resume")
     assert r.exit_code == 0 and "deadlines resumed" in r.output
     # the movement had 1d + 22.5h left of its first deadline (2026-01-02T22:30Z) when paused at 00:00
     assert "axis: movement due by 2026-01-10T22:30:00Z, grace until 2026-01-11T10:30:00Z" in r.output
-    rep = Game(g.dir).verify()
+    rep = reopen(g).verify()
     assert rep.ok, rep.problems
-    r = run("explain", g.dir, str(game_seq(host)))
+    r = run("explain", game_arg(g), str(game_seq(host)))
     assert r.exit_code == 0 and "no order" in r.output and "resumed the deadlines" in r.output
 
 
@@ -254,9 +257,9 @@ def test_extend_moves_the_deadlines_once_every_side_asked(tmp_path, smtp, monkey
         mails(smtp, AXIS)[-1]
     after = {k: w["due"] for k, w in host._deadlines(g)["waits"].items()}
     assert after == {k: (at(v) + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ") for k, v in before.items()}
-    ev = Game(g.dir).entries()[-1].event
+    ev = reopen(g).entries()[-1].event
     assert type(ev).__name__ == "DeadlinesChanged" and (ev.action, ev.by, ev.text) == ("extended", "sides", "by 1d")
-    assert Game(g.dir).verify().ok
+    assert reopen(g).verify().ok
 
 
 def test_zones_come_from_the_tzdata_package_where_the_system_has_no_zone_database(tmp_path):
@@ -279,16 +282,16 @@ def test_an_order_taken_during_the_grace_is_no_late_order_to_the_audit(tmp_path,
     monkeypatch.setenv("PBEM_HOST", str(host.cfg.root))
     g = new(host)
     poll(host, "2026-01-02T23:00:00Z", monkeypatch)               # late: the deadline was 22:30
-    dl = json.loads((g.dir / "deadline.json").read_text())
+    dl = json.loads(doc(g, "deadline.json"))
     assert [w.get("grace") for w in dl["waits"].values()] == ["12h"]
     monkeypatch.setenv("PBEM_CLOCK", "2026-01-03T09:00:00Z")      # within the grace
     assert g.submit("axis", "move 8Pz 0612 0712", at="2026-01-03T09:00:00Z").refused is None
-    (row,) = audit([g.dir]).games
+    (row,) = audit([folder_of(g, tmp_path / "export1")]).games
     late = [(f.severity, f.text) for f in row.findings if f.code == "deadline" and "applied at" in f.text]
     assert late == [(NOTE, "order 'move 8Pz 0612 0712' of axis was applied at 2026-01-03T09:00:00Z, after the "
                            "deadline of its movement (2026-01-02T22:30:00Z) but within its 12h of grace")]
     assert g.submit("axis", "move 115 0613", at="2026-01-03T11:00:00Z").refused is None
-    (row,) = audit([g.dir]).games
+    (row,) = audit([folder_of(g, tmp_path / "export2")]).games
     late = [(f.severity, f.text) for f in row.findings if f.code == "deadline" and "applied at" in f.text]
     assert sorted(late)[1] == (WARNING, "order 'move 115 0613' of axis was applied at 2026-01-03T11:00:00Z, after the "
                                 "deadline of its movement (2026-01-02T22:30:00Z and its 12h of grace)")

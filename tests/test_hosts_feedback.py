@@ -22,6 +22,10 @@ def env(monkeypatch):
         monkeypatch.delenv(k, raising=False)
 
 
+# the tests with a host made by make_host run on both stores (conftest's store_kind: files and PostgreSQL)
+both_stores = pytest.mark.usefixtures("store_kind")
+
+
 def run(*args, env=None):
     return CliRunner().invoke(main, [str(a) for a in args], env=env)
 
@@ -54,6 +58,7 @@ def test_host_init_keeps_tls_and_a_login_for_a_remote_server(tmp_path):
     ('security = "starttls"', "STARTTLS extension not supported by server"),
     ('security = "none"\nuser = "referee"', "no password was found"),
 ])
+@both_stores
 def test_a_welcome_that_could_not_go_is_waiting_and_poll_fails_with_the_reason(tmp_path, monkeypatch,
                                                                                setting, error):
     with SmtpCapture() as smtp:
@@ -90,6 +95,7 @@ def test_a_welcome_that_could_not_go_is_waiting_and_poll_fails_with_the_reason(t
         assert "Mail not delivered" not in run("host", "status").output
 
 
+@both_stores
 def test_a_mail_no_server_takes_is_set_aside_and_shown_with_the_servers_words(tmp_path):
     with SmtpCapture(refuse=(BRITISH,)) as smtp:
         host = make_host(tmp_path / "h", smtp_port=smtp.port)
@@ -101,6 +107,7 @@ def test_a_mail_no_server_takes_is_set_aside_and_shown_with_the_servers_words(tm
         assert "550 5.1.1 no such mailbox" in out
 
 
+@both_stores
 def test_mail_poll_says_what_it_did_reminders_deadlines_and_mails(tmp_path, monkeypatch):
     with SmtpCapture() as smtp:
         host = make_host(tmp_path / "h", smtp_port=smtp.port, period="72h", reminder="24h")
@@ -120,7 +127,7 @@ def test_mail_poll_says_what_it_did_reminders_deadlines_and_mails(tmp_path, monk
         assert r.output.splitlines() == ["inbox empty"]
 
 
-def test_a_side_with_no_player_is_warned_by_new_and_shown_by_status(tmp_path, monkeypatch):
+def test_a_side_with_no_player_is_warned_by_new_and_shown_by_status(tmp_path, monkeypatch, store_kind):
     host = make_host(tmp_path / "h", period="72h")
     monkeypatch.chdir(host.cfg.root)
     r = run("new", "games/g1", "--scenario", "el-alamein", "--id", "g1", "--dice", "3,4,5",
@@ -128,12 +135,15 @@ def test_a_side_with_no_player_is_warned_by_new_and_shown_by_status(tmp_path, mo
     assert r.exit_code == 0, r.output
     assert "warning: side british (British Commonwealth) has no player: nobody gets its mail, and its steps run on the " \
            "deadline defaults" in r.output
+    game = "games/g1" if store_kind == "files" else "g1"              # the folder, or the id in the database
+    assert f"(`pbem host rotate-secret {game} british " \
+           "--email ADDRESS` gives it one)" in r.output
     out = run("host", "status").output
     assert "Sides with no player" in out and "  g1  british" in out
     [row] = [json.loads(x) for x in run("host", "status", "--json").output.splitlines()]
     assert row["no_player"] == ["british"]
     # once the side has a player, nothing is said
-    r = run("host", "rotate-secret", "games/g1", "british", "--email", BRITISH)
+    r = run("host", "rotate-secret", game, "british", "--email", BRITISH)
     assert r.exit_code == 0, r.output
     assert "Sides with no player" not in run("host", "status").output
     assert Host.open(host.cfg.root).unplayed(host.game("g1")) == []

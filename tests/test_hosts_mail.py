@@ -10,11 +10,12 @@ from email.parser import BytesParser
 import pytest
 from click.testing import CliRunner
 
-from mail_helpers import AXIS, CLOCK, SmtpCapture, deliver, make_host, message, new_game, parse, secret
+from mail_helpers import AXIS, CLOCK, SmtpCapture, deliver, game_arg, make_host, message, new_game, parse, secret
 from pbem.cli import main
 from pbem.report import render
 
 Image = pytest.importorskip("PIL.Image")
+pytestmark = pytest.mark.usefixtures("store_kind")         # every test on files and on PostgreSQL (conftest)
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +32,7 @@ def test_report_eml_attaches_the_png_and_the_svg_only_at_the_end(tmp_path):
     host = make_host(tmp_path / "h")
     g = new_game(host, "g1", dice=[5, 3] * 8)
     out = tmp_path / "r.eml"
-    r = CliRunner().invoke(main, ["report", str(g.dir), "--as", "axis", "--since", "0", "--format", "eml",
+    r = CliRunner().invoke(main, ["report", game_arg(g), "--as", "axis", "--since", "0", "--format", "eml",
                                   "-o", str(out)])
     assert r.exit_code == 0, r.output
     msg = BytesParser(policy=policy.default).parsebytes(out.read_bytes())

@@ -60,7 +60,8 @@ def env(monkeypatch):
 
 
 @pytest.fixture
-def hooks():
+def hooks(store_kind):
+    """The webhook server of a host test: each of them runs on both stores (conftest)."""
     with Hooks() as h:
         yield h
 
@@ -73,7 +74,7 @@ def new(host, *extra):
     r = run("new", host.cfg.games_dir / "g1", "--scenario", "el-alamein", "--id", "g1", "--dice", "3,4,5,1,2,6",
             "--player", f"axis={AXIS}", "--player", f"british={BRITISH}", *extra)
     assert r.exit_code == 0, r.output
-    return Game(host.cfg.games_dir / "g1")
+    return Game(host.games()["g1"])                   # games/g1, or game g1 in the host's database
 
 
 def test_a_player_webhook_gets_a_your_turn_document_without_a_secret(tmp_path, hooks, monkeypatch):

@@ -14,6 +14,9 @@ from pbem.host.status import board
 
 TURN1 = "move 8Pz 0612 0712 0812\nend\n"
 
+# the tests with a host run on both stores (conftest's store_kind: files and PostgreSQL)
+both_stores = pytest.mark.usefixtures("store_kind")
+
 
 @pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch):
@@ -21,6 +24,7 @@ def fixed_clock(monkeypatch):
     monkeypatch.delenv("PBEM_HOST", raising=False)
 
 
+@both_stores
 def test_status_board_one_row_per_game_with_deadline_mail_and_quarantine(tmp_path, monkeypatch):
     with SmtpCapture() as smtp:
         host = make_host(tmp_path / "host", smtp_port=smtp.port, period="72h")
@@ -54,6 +58,7 @@ def test_status_board_one_row_per_game_with_deadline_mail_and_quarantine(tmp_pat
     assert {r["game"]: r["left"] for r in rows}["g2"] == "overdue 1d"
 
 
+@both_stores
 def test_host_status_command_table_and_json(tmp_path):
     host = make_host(tmp_path / "host")
     new_game(host, "g1", dice=[5, 3] * 8)
@@ -68,12 +73,13 @@ def test_host_status_command_table_and_json(tmp_path):
     assert row["game"] == "g1" and row["deadline"] == "" and row["waiting_for"] == ["German-Italian"]
 
 
+@both_stores
 def test_a_broken_game_is_one_row_not_a_traceback(tmp_path):
     host = make_host(tmp_path / "host")
     g = new_game(host, "g1", dice=[5, 3] * 8)
     new_game(host, "g2", dice=[5, 3] * 8)
-    (g.dir / "scenario.toml").write_text("this is not toml [")
-    (g.dir / "state.cache").unlink(missing_ok=True)
+    g.store.write("scenario.toml", b"this is not toml [")
+    (g.dir / "state.cache").unlink(missing_ok=True)             # the folder, or this machine's cache of the game
     rows, text = board(host)
     by = {r["game"]: r for r in rows}
     assert by["g2"]["scenario"] == "el-alamein"

@@ -346,3 +346,46 @@ def test_failed_first_write_leaves_no_file(path, monkeypatch, fail):
 
 def test_record_fields():
     assert set(Record.__struct_fields__) >= {"seq", "prev", "kind", "body", "at", "hash"}
+
+
+# --- the one chain walker and the one anchor check (issue 26 item 6) ---------------------------
+
+def _env(n, line):
+    return log_mod._decoder.decode(line)
+
+
+def test_walk_chain_forwards_and_backwards_name_the_same_break(path):
+    log = make_log(path, 6)
+    lines = list(log.iter_lines())
+    recs = log.read()
+    assert [(n, h) for n, _, _, h in log_mod.walk_chain(lines, _env, None)] == [(r.seq, r.hash) for r in recs]
+    back = list(log_mod.walk_chain(reversed(lines), _env, None, last=5))
+    assert [(n, h) for n, _, _, h in back] == [(r.seq, r.hash) for r in reversed(recs)]
+    # line 3 altered (its body, its prev kept): line 4's prev no longer matches it
+    bad = list(lines)
+    bad[3] = bad[3].replace(b'"i":3', b'"i":9')
+    seen = []
+    for walk in (lambda: log_mod.walk_chain(bad, _env, lambda m, x, e: seen.append(("fwd", m, e))),
+                 lambda: log_mod.walk_chain(reversed(bad), _env, lambda m, x, e: seen.append(("back", m, e)),
+                                            last=5)):
+        list(walk())
+    h3 = line_hash(recs[2].hash, bad[3])
+    # forwards the running hash goes on from the altered line, so line 5 breaks too
+    assert seen[0] == ("fwd", 4, h3) and ("back", 4, h3) in seen and [s for s in seen if s[0] == "back"] == [
+        ("back", 4, h3)]
+
+
+def test_anchor_of_verdicts(path):
+    log = make_log(path, 4)
+    hashes = [r.hash for r in log.read()]
+    at = hashes.__getitem__
+    assert log_mod.anchor_of(log, 3, at)[:2] == ("ok", (3, hashes[3]))
+    assert log_mod.anchor_of(log, 4, at)[0] == "lags"
+    assert log_mod.anchor_of(log, 2, at)[0] == "removed"
+    assert log_mod.anchor_of(log, 3, lambda s: "0" * 64)[0] == "changed"
+    assert log_mod.anchor_of(log, 3, lambda s: None)[0] == "ok"          # not known here: not compared
+    log.head_path.write_text("junk")
+    verdict, anchor, err = log_mod.anchor_of(log, 3, at)
+    assert (verdict, anchor) == ("unreadable", None) and isinstance(err, LogError)
+    log.head_path.unlink()
+    assert log_mod.anchor_of(log, 3, at) == ("none", None, None)

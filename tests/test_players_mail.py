@@ -10,8 +10,8 @@ from datetime import timedelta
 
 import pytest
 
-from mail_helpers import (AXIS, BRITISH, CLOCK, HOST_ADDR, SmtpCapture, deliver, make_host, message, new_game,
-                          secret)
+from mail_helpers import (AXIS, BRITISH, CLOCK, HOST_ADDR, SmtpCapture, deliver, game_store, log_bytes, make_host,
+                          message, new_game, reopen, secret)
 from mail_helpers import text_of as _text_of
 from pbem import staging
 from pbem.engine import Game
@@ -32,7 +32,8 @@ def fixed_clock(monkeypatch):
 
 
 @pytest.fixture
-def smtp():
+def smtp(store_kind):
+    """The loopback SMTP server of a host test: each of them runs on both stores (conftest)."""
     with SmtpCapture() as s:
         yield s
 
@@ -63,7 +64,7 @@ def send(host, game, smtp, body, subject="[pbem g1] orders", mid="m1@example.org
 
 
 def log(game) -> bytes:
-    return (game.dir / "log.jsonl").read_bytes()
+    return log_bytes(game)
 
 
 def test_check_by_mail_line_and_subject_word(tmp_path, smtp):
@@ -97,7 +98,7 @@ def test_draft_is_held_replaced_then_final_applies_it(tmp_path, smtp):
     assert n_british == 1 and "8Pz 0612" not in text_of(smtp.to(BRITISH)[0])    # only the welcome
     a = send(host, game, smtp, "FINAL\n", mid="m3@example.org")
     assert a["X-pbem-Outcome"] == "accepted" and "your staged orders were applied" in text_of(a)
-    assert Game(game.dir).state().units["8Pz"].hex == "0712"
+    assert reopen(game).state().units["8Pz"].hex == "0712"
     assert staging.staged(game, "axis") is None
     assert len(smtp.to(BRITISH)) == n_british + 1                  # now the other side gets its report
     # orders sent to be applied at once replace a draft
@@ -123,7 +124,7 @@ def test_host_in_staged_mode_holds_mail_without_final(tmp_path, smtp):
     assert a["X-pbem-Outcome"] == "staged" and log(game) == before
     a = send(host, game, smtp, "move 5Pz 0512\nFINAL\n", mid="m2@example.org")   # FINAL with orders: these ones
     assert a["X-pbem-Outcome"] == "accepted"
-    st = Game(game.dir).state()
+    st = reopen(game).state()
     assert st.units["5Pz"].hex == "0512" and st.units["8Pz"].hex != "0712"
 
 
@@ -135,7 +136,7 @@ def test_the_deadline_applies_staged_orders_before_the_default(tmp_path, smtp):
     now[0] += timedelta(hours=25)
     host.tick()
     host.flush()
-    g = Game(game.dir)
+    g = reopen(game)
     assert g.state().units["8Pz"].hex == "0712"
     given = [en.event for en in g.entries() if type(en.event).__name__ == "OrderGiven"]
     assert [e.text for e in given] == ["move 8Pz 0612 0712", "end"] and all(e.by == "" for e in given)
@@ -151,7 +152,7 @@ def test_greetings_are_ignored_with_a_hint_and_misspelt_orders_refused(tmp_path,
     assert a["X-pbem-Outcome"] == "accepted" and "ACCEPTED: all 1 order(s) applied" in t
     assert "Ignored (not orders, not commands):" in t and "line 3: Dear Claude," in t
     assert "line 6: More to follow.    (did you mean move?)" in t
-    assert Game(game.dir).state().units["8Pz"].hex == "0712"
+    assert reopen(game).state().units["8Pz"].hex == "0712"
     # a misspelt order is refused as before, not ignored
     a = send(host, game, smtp, "Hello,\nmvoe 5Pz 0512\n", mid="m2@example.org")
     assert a["X-pbem-Outcome"] == "refused" and "unknown order 'mvoe' (did you mean move?)" in text_of(a)
@@ -171,7 +172,7 @@ def test_help_lists_this_games_orders_with_examples(tmp_path, smtp):
     assert "e.g. move " in t and "The game waits for you now:" in t
     for word in ("CHECK", "DRAFT", "FINAL", "STATUS", "HISTORY [N]", "press TEXT", "ABSENT until DATE"):
         assert word in t
-    assert log(game) == log(Game(game.dir))
+    assert log(game) == log(reopen(game))
 
 
 def test_status_history_press_and_absent(tmp_path, smtp):
@@ -185,7 +186,7 @@ def test_status_history_press_and_absent(tmp_path, smtp):
     assert history[0].strip() == "The last 3 events of the log, as you may see them:" and len(history) == 4
     assert history[-1].split(None, 1)[1] == "German-Italian writes: Good luck, Auchinleck!"
     assert "You are marked absent until 2026-01-08T00:00:00Z" in t
-    g = Game(game.dir)
+    g = reopen(game)
     ev = g.entries()[-1].event
     assert type(ev).__name__ == "PressSent" and ev.text == "Good luck, Auchinleck!"
     # forwarded to the other side
@@ -213,7 +214,7 @@ def test_status_from_the_referee_gets_the_host_board(tmp_path, smtp):
 
 def test_welcome_lists_the_games_own_verbs(tmp_path, smtp):
     host = host_at(tmp_path / "h", smtp)
-    g = Game.create(host.cfg.games_dir / "c1", "crete", {"german": AXIS, "commonwealth": BRITISH}, dice=DICE,
+    g = Game.create(game_store(host, "c1"), "crete", {"german": AXIS, "commonwealth": BRITISH}, dice=DICE,
                     game_id="c1", at=CLOCK)
     host.welcome(g)
     w = text_of(smtp.to(AXIS)[0])
@@ -239,7 +240,7 @@ def test_a_final_cut_short_by_a_crash_applies_the_staged_orders_once(tmp_path, s
     again = Host.open(host.cfg.root)
     again.poll()
     again.poll()
-    g = Game(game.dir)
+    g = reopen(game)
     assert [en.event.text for en in g.entries() if type(en.event).__name__ == "OrderGiven"] == ["move 8Pz 0612 0712"]
     assert staging.staged(g, "axis") is None
     assert len([m for m in smtp.to(AXIS) if str(m["In-Reply-To"]) == "<f1@example.org>"]) == 1
@@ -247,7 +248,7 @@ def test_a_final_cut_short_by_a_crash_applies_the_staged_orders_once(tmp_path, s
 
 def test_set_up_choices_reach_the_player_in_the_welcome_and_each_answer(tmp_path, smtp):
     host = host_at(tmp_path / "h", smtp)
-    g = Game.create(host.cfg.games_dir / "rd", "red-devils", {"british": AXIS, "german": BRITISH}, dice=DICE,
+    g = Game.create(game_store(host, "rd"), "red-devils", {"british": AXIS, "german": BRITISH}, dice=DICE,
                     game_id="rd", at=CLOCK)
     host.welcome(g)
     w = text_of(smtp.to(AXIS)[0])

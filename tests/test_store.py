@@ -113,3 +113,24 @@ def test_two_writers_on_one_head_never_fork_the_game(target, request, tmp_path):
     won = [r[1] for r in results if r[0] == "won"][0]
     assert entries[-1].seq == len(entries) - 1 == g.head()[0]
     assert [en.event.text for en in entries if en.kind == "PressSent"] == [f"writer {won}"]
+
+
+def test_a_database_of_the_first_schema_is_brought_up_to_date_when_opened(pg_url, tmp_path):
+    """Schema 2 keeps each waiting mail's failed tries and last error (pbem host status):
+    a database made by schema 1 gets the columns when a newer pbem opens it."""
+    import psycopg
+    from pbem.store import pg_schema as S
+    from pbem.store.pg import PgStore
+    PgStore(pg_url, cache_root=tmp_path).close()
+    with psycopg.connect(pg_url, autocommit=True) as c:             # as schema 1 left it
+        c.execute("ALTER TABLE pbem_outgoing DROP COLUMN tries, DROP COLUMN first_error, DROP COLUMN last_try, "
+                  "DROP COLUMN error")
+        c.execute("UPDATE pbem_meta SET value = '1' WHERE key = 'schema'")
+    store = PgStore(pg_url, cache_root=tmp_path)
+    store.spool_put("000001-x", [("00-axis-welcome.eml", b"To: a@x.org\r\nX-pbem-Kind: welcome\r\n\r\nhi\r\n")])
+    store.spool_tried("SMTP 127.0.0.1: connection refused", CLOCK)
+    [m] = store.stuck()
+    assert (m["state"], m["tries"], m["first_error"], m["error"]) == ("waiting", 1, CLOCK,
+                                                                     "SMTP 127.0.0.1: connection refused")
+    assert store._one("SELECT value FROM pbem_meta WHERE key = 'schema'")[0] == str(S.VERSION) == "2"
+    store.close()

@@ -189,7 +189,10 @@ def test_a_hidden_unit_may_join_the_answer_to_a_move_paused_by_a_visible_one(tmp
     paused = [e for e in evs if type(e).__name__ == "MovePaused"]
     assert paused and paused[0].firers == ["Tk1"]                            # the hidden gun is never asked
     t.refuse("british", "fire HC1", rule="6.62")                             # may not fire at the tank
-    evs = t.ok("british", "fire H1")
+    t.refuse("british", "fire H1 at 0707", rule="32.2", match="only for the hex where the mover stands")
+    evs = t.ok("british", "fire H1")                  # Tk1, asked, is not named yet: the answer goes on
+    assert kinds(evs) == ["OpportunityPlanned"] and t.state().pending.shots[0].firers == ["H1"]
+    evs = t.ok("british", "pass")                      # Tk1 holds; the move goes on, H1's shot taken (6.6)
     rev = [e for e in evs if isinstance(e, FE.Revealed)]
     assert rev[0].units == ["H1"] and rev[0].face_up
     assert kinds(evs).index("Revealed") < kinds(evs).index("GunFired")

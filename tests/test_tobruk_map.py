@@ -234,18 +234,6 @@ def test_fire_missions_are_drawn_where_they_stand(played_example):
     assert ">fire for effect marker (18.21)<" in legend and ">indirect fire (spotter to impact)<" in legend
 
 
-def test_help_and_the_welcome_say_what_each_standing_order_costs_in_mails():
-    # issue 27: the per-hex pause of 'ask' (6.6) costs mails; 'any', 'afv' and 'hold' cost none (text only)
-    from pbem.games import ruleset_for
-    sc = load("tobruk-r33")
-    rules = ruleset_for(sc.game)
-    lines = rules.order_help(rules.new_state(sc, "x"), sc, "british")
-    cost = [x for x in lines if x.startswith("standing orders in mails")]
-    assert len(cost) == 1
-    assert re.search(r"ask \(the default\) pauses .* each pause costs a mail from you \(fire or pass\)", cost[0])
-    assert "any and afv fire by themselves and hold never fires" in cost[0] and "no mail of yours" in cost[0]
-
-
 def test_tobruks_face_of_a_row_reads_only_the_row():
     # map_face.counter_face: the row's markers (reducer.markers' words) become the face; a FOW face
     # (32.11: its type is the face, "AFV") carries no values; a wreck keeps its hex (13.7)

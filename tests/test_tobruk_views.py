@@ -54,7 +54,9 @@ def test_setup_choices_list_facings_turrets_and_standing_orders_of_the_side_sett
     lines = rules.setup_choices(t.state(), sc, "british")
     assert lines[0].startswith("Tk1 in 0502, facing SSE: pivot Tk1 SPINE; turret Tk1 SPINE")
     assert not any(x.startswith("A1") for x in lines)               # no facing: nothing to choose
-    assert "side default now: ask; units of their own: none" in lines[-2]
+    assert "side default now: ask; units of their own: none" in lines[-3]
+    assert lines[-2].startswith("what each standing order costs in mails: ask (the default)")   # 6.6 by email
+    assert "one answer mail from you for its whole path" in lines[-2] and "hold, any, afv - no mail" in lines[-2]
     assert lines[-1].startswith("pass")
     assert rules.setup_choices(t.state(), sc, "german") == []      # the British set up first (2.48)
     t.ok("british", "standing Tk1 afv range 6\npivot Tk1 E\npass")

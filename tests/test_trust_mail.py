@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mail_helpers import AXIS, BRITISH, answers, deliver, make_host, message, outbox, secret, text_of
+from mail_helpers import (AXIS, BRITISH, answers, deliver, folder_of, game_store, make_host, message, outbox, reopen,
+                          secret, text_of)
 from pbem.cli import main
 from pbem.engine import Game
 from pbem.trust import sshsig
@@ -17,7 +18,8 @@ from test_trust_dice import players_copy, rechain
 from test_trust_signatures import SSH_KEYGEN, keygen, ssh_sign
 
 CLOCK = "2024-01-01T00:00:00Z"
-pytestmark = pytest.mark.skipif(SSH_KEYGEN is None, reason="ssh-keygen (OpenSSH) is not installed")
+pytestmark = [pytest.mark.skipif(SSH_KEYGEN is None, reason="ssh-keygen (OpenSSH) is not installed"),
+              pytest.mark.usefixtures("store_kind")]      # every test on files and on PostgreSQL (conftest)
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +43,7 @@ def signed_mail(game, side: str, key: Path, orders: str, folder: Path, mid: str,
 
 def test_a_game_by_mail_with_every_order_signed_by_the_players_ssh_keys(tmp_path):
     host = make_host(tmp_path / "host")
-    g = Game.create(host.cfg.games_dir / "g1", "el-alamein", {"axis": AXIS, "british": BRITISH}, seed_hex="11" * 32,
+    g = Game.create(game_store(host, "g1"), "el-alamein", {"axis": AXIS, "british": BRITISH}, seed_hex="11" * 32,
                     game_id="g1", at=CLOCK, dice_scheme=2, require_signatures=True)
     host.welcome(g)
     welcome = text_of(next(m for _n, m in outbox(host) if m["X-pbem-Kind"] == "welcome"))
@@ -61,7 +63,7 @@ def test_a_game_by_mail_with_every_order_signed_by_the_players_ssh_keys(tmp_path
         deliver(host, message(addr[side], f"Token: {secret(g, side)}\nKEY CONFIRM {code}\n", mid=f"ok-{side}@x"))
         host.poll()
         assert "Registered" in answer_of(host, f"ok-{side}@x")
-    assert set(Game(g.dir).state().keys) == {"axis", "british"}
+    assert set(reopen(g).state().keys) == {"axis", "british"}
     # an unsigned order is refused in this game
     deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nend\n", mid="unsigned@x"))
     host.poll()
@@ -69,19 +71,20 @@ def test_a_game_by_mail_with_every_order_signed_by_the_players_ssh_keys(tmp_path
     # the whole game: each side's two phases of a turn by one signed mail; an answer holds the host's receipt
     host_pub = (host.cfg.root / "host-key.pub").read_text()
     n = 0
-    while (st := Game(g.dir).state()).result is None:
+    while (st := reopen(g).state()).result is None:
         [side] = {w["side"] for w in g.rules.awaiting(st, g.scenario)}
         n += 1
         mid = f"orders{n}@x"
-        deliver(host, signed_mail(Game(g.dir), side, keys[side], "end\nend  # no attacks\n", tmp_path, mid, addr[side]))
+        deliver(host, signed_mail(reopen(g), side, keys[side], "end\nend  # no attacks\n", tmp_path, mid, addr[side]))
         host.poll()
         body = answer_of(host, mid)
         assert "RECEIPT" in body, body
         rfile = tmp_path / f"{mid}.receipt"
         rfile.write_text(body)
-        r = CliRunner().invoke(main, ["receipt", "check", str(rfile), "--host-key", host_pub, "--game", str(g.dir)])
+        r = CliRunner().invoke(main, ["receipt", "check", str(rfile), "--host-key", host_pub, "--game",
+                                      str(folder_of(g, tmp_path / f"copy-{n}"))])          # the player's copy
         assert r.exit_code == 0, r.output
-    game = Game(g.dir)
+    game = reopen(g)
     given = [en.event for en in game.entries() if type(en.event).__name__ == "OrderGiven"]
     assert n == 2 * game.scenario.turns and len(given) == 4 * game.scenario.turns     # played to its end
     assert all(ev.signature or ev.signed_in for ev in given)
@@ -98,10 +101,10 @@ def test_a_game_by_mail_with_every_order_signed_by_the_players_ssh_keys(tmp_path
     head = re.search(r"Log head ([0-9a-f]{64}) \(seq (\d+)\)", last)
     (tmp_path / "report.txt").write_text(last)
     args = ["receipt", "check", str(tmp_path / "report.txt"), "--host-key", host_pub]
-    r = CliRunner().invoke(main, args + ["--game", str(g.dir)])
+    r = CliRunner().invoke(main, args + ["--game", str(folder_of(g, tmp_path / "copy-last"))])
     assert r.exit_code == 0, r.output
     assert f"seq {head[2]}, head {head[1]}" in r.output and f"holds that head at seq {head[2]}" in r.output
-    copy = players_copy(game, tmp_path / "rewritten")
+    copy = players_copy(Game(folder_of(game, tmp_path / "copy-r")), tmp_path / "rewritten")
     rechain(copy.dir, lambda n, rec: rec.update(at="2030-01-01T00:00:00Z") if n == int(head[2]) else None)
     r = CliRunner().invoke(main, args + ["--game", str(copy.dir)])
     assert r.exit_code == 1 and "the log was changed after the host accepted it" in r.output
@@ -110,7 +113,7 @@ def test_a_game_by_mail_with_every_order_signed_by_the_players_ssh_keys(tmp_path
 def test_a_signed_mail_by_another_key_or_changed_on_the_way_is_refused(tmp_path):
     host = make_host(tmp_path / "host")
     axis_key, other = keygen(tmp_path, "axis"), keygen(tmp_path, "other")
-    g = Game.create(host.cfg.games_dir / "g1", "el-alamein", {"axis": AXIS, "british": BRITISH}, seed_hex="11" * 32,
+    g = Game.create(game_store(host, "g1"), "el-alamein", {"axis": AXIS, "british": BRITISH}, seed_hex="11" * 32,
                     game_id="g1", at=CLOCK, dice_scheme=2,
                     keys={"axis": Path(str(axis_key) + ".pub").read_text()})
     host.welcome(g)
@@ -121,12 +124,12 @@ def test_a_signed_mail_by_another_key_or_changed_on_the_way_is_refused(tmp_path)
     deliver(host, raw)
     host.poll()
     assert "the text or the signature was changed" in answer_of(host, "m2@x")
-    before = Game(g.dir).head()[0]
+    before = reopen(g).head()[0]
     assert before == 1                                           # nothing applied: GameCreated, PhaseStarted
     # the same, signed rightly: applied, without a token
     deliver(host, signed_mail(g, "axis", axis_key, "end\n", tmp_path, "m3@x", AXIS))
     host.poll()
-    assert "RECEIPT" in answer_of(host, "m3@x") and Game(g.dir).head()[0] > before
+    assert "RECEIPT" in answer_of(host, "m3@x") and reopen(g).head()[0] > before
 
 
 def test_the_contribution_exchange_by_mail_with_a_player_who_never_answers(tmp_path):
@@ -140,7 +143,7 @@ def test_the_contribution_exchange_by_mail_with_a_player_who_never_answers(tmp_p
     clock = [start]
     make_host(tmp_path / "host", period="72h")
     host = Host.open(tmp_path / "host", now=lambda: clock[0])
-    g = Game.create(host.cfg.games_dir / "g1", "el-alamein", {"axis": AXIS, "british": BRITISH},
+    g = Game.create(game_store(host, "g1"), "el-alamein", {"axis": AXIS, "british": BRITISH},
                     seed_hex="11" * 32, game_id="g1", at=CLOCK, dice_scheme=2, contributions=True)
     host.welcome(g)
     waits = g.rules.awaiting(g.state(), g.scenario)
@@ -151,26 +154,26 @@ def test_the_contribution_exchange_by_mail_with_a_player_who_never_answers(tmp_p
     deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\n{commit.output}", mid="c1@x"))
     host.poll()
     assert "applied" in answer_of(host, "c1@x").lower()
-    assert Game(g.dir).state().chain.entropy == "commit"            # the British have not answered
+    assert reopen(g).state().chain.entropy == "commit"            # the British have not answered
     clock[0] = start + timedelta(hours=73)                           # their deadline passes
     host.poll()
-    nothing = [en.event for en in Game(g.dir).entries() if type(en.event).__name__ == "OrderGiven"][-1]
+    nothing = [en.event for en in reopen(g).entries() if type(en.event).__name__ == "OrderGiven"][-1]
     assert (nothing.side, nothing.text, nothing.by) == ("british", "entropy none", "deadline")
-    assert Game(g.dir).state().chain.entropy == "reveal"
+    assert reopen(g).state().chain.entropy == "reveal"
     reveal = run(main, ["dice", "reveal", str(tmp_path / "mine")])
     deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\n{reveal.output}", mid="r1@x"))
     host.poll()
-    st = Game(g.dir).state()
+    st = reopen(g).state()
     value = (tmp_path / "mine").read_text().strip()
     assert st.chain.entropy == "" and st.chain.digest == C.digest({"axis": value}) != C.digest({})
     assert [w["kind"] for w in g.rules.awaiting(st, g.scenario)] == ["movement"]    # the game goes on
-    rep = players_copy(Game(g.dir), tmp_path / "copy").verify()
+    rep = players_copy(Game(folder_of(g, tmp_path / "export")), tmp_path / "copy").verify()
     assert rep.ok, rep.problems
 
 
 def test_a_key_by_mail_is_refused_once_the_game_has_begun(tmp_path):
     host = make_host(tmp_path / "host")
-    g = Game.create(host.cfg.games_dir / "g1", "el-alamein", {"axis": AXIS, "british": BRITISH}, seed_hex="11" * 32,
+    g = Game.create(game_store(host, "g1"), "el-alamein", {"axis": AXIS, "british": BRITISH}, seed_hex="11" * 32,
                     game_id="g1", at=CLOCK, dice_scheme=2)
     host.welcome(g)
     pub = Path(str(keygen(tmp_path, "axis")) + ".pub").read_text().strip()
@@ -185,4 +188,4 @@ def test_a_key_by_mail_is_refused_once_the_game_has_begun(tmp_path):
     deliver(host, message(AXIS, f"Token: {secret(g, 'axis')}\nKEY {pub}\n", mid="k3@x"))
     host.poll()
     assert "The game has begun" in answer_of(host, "k3@x")
-    assert Game(g.dir).state().keys == {}
+    assert reopen(g).state().keys == {}

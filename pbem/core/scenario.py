@@ -21,7 +21,7 @@ import hashlib
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Literal, NamedTuple, get_args, get_origin
+from typing import Annotated, Callable, Literal, NamedTuple, get_args, get_origin
 
 import msgspec
 from msgspec import Meta, Struct
@@ -236,15 +236,19 @@ class Printed(str):
     problem (the shipped files have none); ``pbem new`` accepts such a variant with a note."""
 
 
+# A game knows its tables; the core does not.  The game registry (pbem.games, above the
+# core: the core imports nothing above it, tests/test_layers.py) sets this to the lookup of
+# a game's (schema of [victory], schema of [game_data]), None for an unknown game.
+schema_of: Callable[[str], tuple[type, type] | None] | None = None
+
+
 def _game_schema(game) -> tuple[type, type] | None:
     """The game's (schema of [victory], schema of [game_data]); None for an unknown game."""
     if not isinstance(game, str):
         return None
-    from pbem.games import UnknownGame, ruleset_for     # a game knows its tables; the core does not
-    try:
-        return ruleset_for(game).scenario_schema
-    except UnknownGame:
-        return None
+    if schema_of is None:
+        raise RuntimeError("the game registry (pbem.games) is not loaded: no scenario can be checked")
+    return schema_of(game)
 
 
 # --- validation with key paths ----------------------------------------------------------

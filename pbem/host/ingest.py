@@ -89,6 +89,7 @@ class IngestMixin:
         orders were taken it goes to quarantine with the reason; after, it is
         retried MAX_ATTEMPTS times and then set aside, so one poisoned message
         can never stop the host, its deadlines or its other games."""
+        self._taken = {}                            # the "applying" record this message wrote, by key
         try:
             with self.store.atomic():               # a database rolls back what a failing message did
                 oc = self._ingest(raw, name, retry)
@@ -109,6 +110,10 @@ class IngestMixin:
         try:
             inc = M.parse(raw, self.cfg.max_bytes)
             rec = self.journal_get(inc.key) or {}
+            if rec.get("status") != "applying" and inc.key in getattr(self, "_taken", {}):
+                # a database rolled back the orders and their "applying" record with them: the
+                # orders were taken all the same, so the message is retried as on files
+                rec = self._taken[inc.key]
             if rec.get("status") != "applying":
                 return Outcome(name, "error", "quarantine", detail=why)
             rec = dict(rec, attempts=int(rec.get("attempts", 0)) + 1)
@@ -120,7 +125,8 @@ class IngestMixin:
             # give up on this message: what the log holds stays; the next tick mails every side its report
             self._done(inc.key, rec, outcome="error", filed="quarantine", reason=why)
             return Outcome(name, "error", "quarantine", gid, side, f"{why} after the orders were taken, "
-                           f"{self.MAX_ATTEMPTS} times; set aside (what was applied stays applied)")
+                           f"{self.MAX_ATTEMPTS} times; set aside " + ("(the database kept nothing of it)" if
+                           self.store.shared else "(what was applied stays applied)"))
         except OSError as e2:
             return Outcome(name, "error", "left", detail=f"{why}; the host could not record it either "
                            f"({e2.strerror or e2}); tried again on the next poll")
@@ -221,6 +227,7 @@ class IngestMixin:
                    expect=inc.fields.get("head", "").lower(), by="", commands=req.commands, ignored=req.ignored,
                    **job)
         self.journal_put(key, rec)
+        self._taken = {key: rec}
         crash.checkpoint("journaled")
         return self._finish_orders(name, inc, key, rec)
 

@@ -34,20 +34,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from pbem.core import orders as O
+# the parts of a mail the report and the engine use too live below the host (report/mailparts.py)
+from pbem.report.mailparts import Attachment, MailError, Undeliverable, clean_header, safe_address  # noqa: F401
 
 KEYS = ("game", "side", "head", "token", "signature")
 _KEY_RE = re.compile(r"^\s*(game|side|head|token|signature)\s*:\s*(\S*)\s*$", re.IGNORECASE)
 _TAG_RE = re.compile(r"\[pbem\s+([A-Za-z0-9._-]+)\]", re.IGNORECASE)
 SIGN_VERSION = "pbem-orders-1"
-
-
-class MailError(Exception):
-    """A transport failure (SMTP, IMAP, files) with a message for the host."""
-
-
-class Undeliverable(MailError):
-    """This one mail can never go (recipients or content refused for good);
-    the others can."""
 
 
 # --- reading ----------------------------------------------------------------
@@ -117,25 +110,12 @@ def _sender(msg) -> str:
 # known by a digest of its bytes, and nothing of it reaches a header the host writes.
 _MSGID = re.compile(r"[!-;=?-~]{1,250}")
 _REF_RE = re.compile(r"<([!-;=?-~]{1,250})>")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_ADDR = re.compile(r"[!-?A-~]+@[!-?A-~]+")          # printable ASCII, no spaces, one @ at least
 
 
 def _msgid(text: str) -> str:
     m = re.search(r"<([^<>]*)>", text)
     cand = m.group(1) if m else text.strip().strip("<>").strip()
     return cand if _MSGID.fullmatch(cand) else ""
-
-
-def clean_header(value: str) -> str:
-    """A header value with every control character (CR and LF included) made a
-    space: no text from outside (a subject, a side name) can add a header line."""
-    return " ".join(_CONTROL.sub(" ", value).split())
-
-
-def safe_address(addr: str) -> bool:
-    """True for an address the host may write into To: (no spaces, no control characters)."""
-    return bool(_ADDR.fullmatch(addr))
 
 
 def _automatic(msg, sender: str) -> str:
@@ -394,14 +374,6 @@ def signed_body(secret: str, game: str, side: str, head: str, orders: str) -> st
 OUT_POLICY = policy.default.clone(max_line_length=998)
 
 
-@dataclass
-class Attachment:
-    data: bytes
-    maintype: str
-    subtype: str
-    filename: str
-
-
 def build(sender: str, to: str, subject: str, body: str, *, message_id: str,
           attachments: list[Attachment] = (), in_reply_to: str = "", references: list[str] = (),
           headers: dict[str, str] | None = None, auto: str = "auto-generated", sender_name: str = "") -> EmailMessage:
@@ -543,7 +515,10 @@ class Outbox:
 
     def send(self, name: str, data: bytes) -> str:
         dest = self.path / f"{name}.eml"
-        write_atomic(dest, data)
+        try:
+            write_atomic(dest, data)
+        except OSError as e:                        # a full disk: the mail waits in the spool, as for a server down
+            raise MailError(f"cannot write {dest}: {e.strerror or e}") from None
         return str(dest)
 
 

@@ -403,10 +403,11 @@ def tell_welcomes(host: "Host", game, told: list[str], echo: Callable[[str], Non
         echo(f"player secrets: {game.store.path_of(SECRETS_NAME)} (mode 0600)")
     else:
         echo(f"{prefix}game registered; no player has an address, so no welcome was sent")
+    ref = game.dir if game.store.kind == "files" else game.game_id      # as the command line takes it
     for side in host.unplayed(game):
         echo(f"warning: side {side} ({game.scenario.side_name(side)}) has no player: nobody gets its mail, and "
              + ("its steps run on the deadline defaults" if host.deadlines_on(game) else
-                "with no deadlines the game waits for it for ever") + f" (`pbem host rotate-secret {game.dir} "
+                "with no deadlines the game waits for it for ever") + f" (`pbem host rotate-secret {ref} "
              f"{side} --email ADDRESS` gives it one)")
 
 

@@ -140,6 +140,7 @@ class SpoolMixin:
                     self.log(f"sent {item.label} to {where}")
         except M.MailError as e:
             items.close()
+            self.store.spool_tried(str(e), iso(self.now()))
             self.flush_problems.append(f"delivery failed, {self.pending()} mail(s) wait in the spool: {e}")
             self.log(self.flush_problems[-1])
         return sent

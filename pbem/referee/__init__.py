@@ -17,7 +17,8 @@ from pathlib import Path
 
 import msgspec
 
-from pbem.log import GENESIS, EventLog, FileRefused, LogError, line_hash, raw_envelope, read_regular
+from pbem import games  # noqa: F401 - the game registry: every game's events decode, every scenario checks
+from pbem.log import GENESIS, EventLog, FileRefused, anchor_of, raw_envelope, read_regular, walk_chain
 
 LOG_NAME = "log.jsonl"
 # The most read of a game folder's files (a game's log is well under a megabyte: the longest
@@ -102,23 +103,31 @@ def read_chain(game_dir: Path, decode: bool = True) -> Chain:
     tail = raws.pop()
     if tail:                                         # a crash mid-write: never used
         ch.torn = True
-    h = GENESIS
-    for n, raw in enumerate(raws):
-        ln = Line(n, raw, line_hash(h, raw))
+
+    def envelope(n: int, raw: bytes):
         try:
-            env = raw_envelope.decode(raw)
+            return raw_envelope.decode(raw)
         except msgspec.DecodeError as e:
-            ln.error = f"not a log envelope ({e})"
+            errors[n] = e
             _first(ch, n, f"line {n + 1} is not a log envelope ({e})")
+            return None
+
+    def broken(n: int, env, h: str) -> None:
+        if env.seq != n:
+            _first(ch, n, f"line {n + 1} carries seq {env.seq}, expected {n} (a line was removed, "
+                          "inserted or renumbered)")
+        else:
+            _first(ch, n, f"the chain breaks at seq {n}: its prev does not match the hash of seq {n - 1} "
+                          f"(seq {n - 1} or seq {n} was altered)" if n else
+                          "the chain breaks at seq 0: its prev is not the genesis value")
+
+    errors: dict[int, msgspec.DecodeError] = {}
+    for n, raw, env, h in walk_chain(raws, envelope, broken):
+        ln = Line(n, raw, h)
+        if env is None:
+            ln.error = f"not a log envelope ({errors.pop(n)})"
         else:
             ln.seq, ln.prev, ln.kind, ln.at = env.seq, env.prev, env.kind, env.at
-            if env.seq != n:
-                _first(ch, n, f"line {n + 1} carries seq {env.seq}, expected {n} (a line was removed, "
-                              "inserted or renumbered)")
-            elif env.prev != h:
-                _first(ch, n, f"the chain breaks at seq {n}: its prev does not match the hash of seq {n - 1} "
-                              f"(seq {n - 1} or seq {n} was altered)" if n else
-                              "the chain breaks at seq 0: its prev is not the genesis value")
             if decode:
                 try:
                     ln.event = E.decode_body(env.kind, env.body)
@@ -129,7 +138,6 @@ def read_chain(game_dir: Path, decode: bool = True) -> Chain:
                     _first(ch, n, f"a second GameCreated at seq {n}: two logs were joined, or two games "
                                   "were created in one folder")
         ch.lines.append(ln)
-        h = ln.hash
     if ch.torn:
         _first(ch, len(raws), f"the last line ({len(raws) + 1}) is incomplete (no newline): a crash during "
                               "a write; it was not used")
@@ -148,23 +156,22 @@ def _first(ch: Chain, n: int, text: str) -> None:
 def _check_anchor(ch: Chain, log: EventLog) -> None:
     """log.head must name the last line's seq and hash (see Game._check_head)."""
     last = ch.last_seq
-    try:
-        ch.anchor = log.recorded_head()
-    except LogError as e:
+    verdict, ch.anchor, e = anchor_of(log, last, ch.hash_at)
+    if verdict == "unreadable":
         ch.anchor_problem = f"log.head is unusable ({e.reason}): the tail of the log cannot be proven unaltered"
         return
-    if ch.anchor is None:
+    if verdict == "none":
         ch.anchor_problem = ("there is no log.head anchor: the last lines cannot be proven unaltered "
                              "(compare the head with a player's latest report)")
         return
     seq, h = ch.anchor
-    if seq > last:
+    if verdict == "removed":
         ch.anchor_problem = (f"log.head records seq {seq} but the log ends at seq {last}: lines were removed "
                              "(or log.head belongs to another log)")
-    elif h != ch.lines[seq].hash:
+    elif verdict == "changed":
         ch.anchor_problem = (f"seq {seq} does not hash to the head recorded in log.head "
                              f"({h[:16]}...): the log was changed after it was written")
-    elif seq < last:
+    elif verdict == "lags":
         ch.anchor_problem = (f"log.head anchors seq {seq} only, the log ends at seq {last}: seq {seq + 1}..{last} "
                              "cannot be proven unaltered (an interrupted write, or a changed tail)")
 

@@ -245,7 +245,7 @@ def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], 
     """The map as a report mail carries it: one PNG sized for a mail client
     (``pbem.report.png.svg_to_png``) and the SVG only when ``svg`` asks for it
     (see ``wants_svg``).  The map is not even drawn when neither goes."""
-    from pbem.host import mail as M
+    from pbem.report import mailparts as M
     from pbem.report.mapsvg import HEX_R
     from pbem.report.png import MAP_WIDTH, svg_to_png
     with_svg = wants_svg(svg, st)
@@ -278,7 +278,7 @@ def report_eml(game: Game, side: str, st: GameState, entries: list[Entry], since
     from email.message import EmailMessage
     from email.utils import formatdate, make_msgid
     text = report_text(game, side, st, entries, since, head)
-    from pbem.host.mail import Undeliverable, clean_header, safe_address
+    from pbem.report.mailparts import Undeliverable, clean_header, safe_address
     msg = EmailMessage()
     who = game.scenario.side_name(side) if side != REFEREE else "Referee"
     to = to or (st.players.get(side) or sender)

@@ -45,15 +45,16 @@ class StoreError(Exception):
     """The store cannot be used (no server, no driver, a bad URL): one line for the user."""
 
 
-def open_game(arg: str | Path):
+def open_game(arg: str | Path, root: Path | None = None):
     """The game named by ``arg``: a game folder (``log.jsonl`` inside), or the id
-    of a game hosted in the database of the host found from the current folder
-    (``PBEM_HOST``, ``--host``).  Returns a Path or a game store."""
+    of a game hosted in the database of the host ``root`` (a command's ``--host``),
+    else of the host found from the current folder (``PBEM_HOST``).  Returns a Path
+    or a game store."""
     p = Path(arg)
     if (p / "log.jsonl").exists() or p.is_dir() or "/" in str(arg):
         return p
     from pbem.host.config import find_host, load_config
-    root = find_host(Path.cwd())
+    root = root or find_host(Path.cwd())
     if root is None:
         return p
     cfg = load_config(root)

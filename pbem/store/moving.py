@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pbem.log import GENESIS, LogError, line_hash, write_private
+from pbem.log import GENESIS, LogError, anchor_of, walk_chain, write_private
 from pbem.store import DOCS
 
 
@@ -23,13 +23,13 @@ class MoveError(Exception):
 def _chain(lines: list[bytes], where: str) -> tuple[int, str]:
     """The head of ``lines``, each line's prev checked against the chain."""
     from pbem.log import _decoder
-    h = GENESIS
-    for n, line in enumerate(lines):
-        env = _decoder.decode(line)
-        if env.seq != n or env.prev != h:
-            raise MoveError(f"{where}: line {n + 1} breaks the hash chain; verify it (pbem verify) before moving it")
-        h = line_hash(h, line)
-    return len(lines) - 1, h
+
+    def broken(n: int, env, h: str) -> None:
+        raise MoveError(f"{where}: line {n + 1} breaks the hash chain; verify it (pbem verify) before moving it")
+    seq, h = -1, GENESIS
+    for seq, _, _, h in walk_chain(lines, lambda n, line: _decoder.decode(line), broken):
+        pass
+    return seq, h
 
 
 def export_host(store, out: Path, echo=print) -> list[str]:
@@ -50,8 +50,8 @@ def export_host(store, out: Path, echo=print) -> list[str]:
                 write_private(d / name, data)
         write_private(d / "log.jsonl", b"".join(ln + b"\n" for ln in lines))
         write_private(d / "log.head", f"{seq} {head}\n".encode("ascii"))
-        anchor = g.log.recorded_head()
-        if anchor != (seq, head):
+        verdict, anchor, _ = anchor_of(g.log, seq, lambda s: head if s == seq else None)
+        if verdict != "ok":
             echo(f"game {gid}: the database's head row {anchor} does not name the last line; "
                  "the exported log.head names the last line, and verify compares")
         done.append(gid)
@@ -81,8 +81,10 @@ def import_host(store, host_root: Path, echo=print) -> list[str]:
         game = Game(path)
         lines = list(game.log.iter_lines())
         seq, head = _chain(lines, str(path))
-        anchor = game.log.recorded_head()
-        if anchor is not None and anchor != (seq, head):
+        verdict, anchor, e = anchor_of(game.log, seq, lambda s: head if s == seq else None)
+        if verdict == "unreadable":
+            raise e
+        if verdict not in ("ok", "none"):
             raise MoveError(f"{path}: log.head names seq {anchor[0]}, the log ends at {seq}; verify it first")
         target = store.game(gid)
         target.sealer = sealer(game.rules, game.scenario.side_ids())

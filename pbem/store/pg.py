@@ -37,7 +37,7 @@ from typing import Any, Iterator
 
 import msgspec
 
-from pbem.log import GENESIS, EventLog, LogError, Record, StaleHead, _check_at, _decoder, line_hash
+from pbem.log import GENESIS, EventLog, LogError, Record, StaleHead, _check_at, _decoder, line_hash, walk_chain
 from pbem.store import SECRET_DOCS, StoreError
 from pbem.store import pg_schema as S
 
@@ -121,6 +121,10 @@ class PgStore:
                 if row and int(row[0]) > S.VERSION:
                     raise StoreError(f"the database {_safe(self.url)} holds pbem schema {row[0]}; this pbem "
                                      f"knows schema {S.VERSION}: upgrade pbem")
+                if row and int(row[0]) < S.VERSION:
+                    for v in range(int(row[0]) + 1, S.VERSION + 1):
+                        c.execute(S.MIGRATE[v])
+                    c.execute("UPDATE pbem_meta SET value = %s WHERE key = 'schema'", (str(S.VERSION),))
                 if row:
                     return
             c.execute(S.TABLES)
@@ -274,6 +278,12 @@ class PgStore:
             tx.notify = True
         return True
 
+    def spool_tried(self, error: str, at: str) -> None:
+        """One more failed try of every mail waiting (the transport failed): the host
+        status shows how many, since when, and the last error."""
+        self._run("UPDATE pbem_outgoing SET tries = tries + 1, last_try = %s, error = %s, first_error = CASE WHEN "
+                  "first_error = '' THEN %s ELSE first_error END WHERE failed IS NULL", (at, error[:500], at))
+
     def spool_pending(self) -> int:
         return int(self._one("SELECT count(*) FROM pbem_outgoing WHERE failed IS NULL")[0])
 
@@ -310,12 +320,14 @@ class PgStore:
         from email.parser import BytesHeaderParser
         parser = BytesHeaderParser(policy=policy.default)
         out = []
-        for job, name, data, failed in self._all("SELECT job, name, data, failed FROM pbem_outgoing ORDER BY id"):
+        for job, name, data, failed, tries, first, last, error in self._all(
+                "SELECT job, name, data, failed, tries, first_error, last_try, error FROM pbem_outgoing ORDER BY id"):
             h = parser.parsebytes(bytes(data))
             out.append({"mail": f"{job}/{name}", "state": "set aside" if failed else "waiting",
                         "game": str(h["X-pbem-Game"] or ""), "kind": str(h["X-pbem-Kind"] or ""),
-                        "to": str(h["To"] or ""), "made": str(h["Date"] or ""), "tries": 1 if failed else 0,
-                        "first_error": "", "last_try": "", "error": failed or ""})
+                        "to": str(h["To"] or ""), "made": str(h["Date"] or ""),
+                        "tries": int(tries) + (1 if failed else 0), "first_error": first, "last_try": last,
+                        "error": failed or error})
         return out
 
     # --- the games ---------------------------------------------------------------------
@@ -565,14 +577,11 @@ class PgEventLog:
         return page[0][2] if page else None
 
     def read(self, verify: bool = True) -> list[Record]:
-        records, h = [], GENESIS
-        for i, line in enumerate(self.iter_lines()):
-            env = _decoder.decode(line)
-            if verify and (env.seq != i or env.prev != h):
-                raise LogError(f"hash chain broken at seq {i}", i + 1, self.path)
-            h = line_hash(h, line)
-            records.append(Record(env.seq, env.prev, env.kind, env.body, env.at, h, line))
-        return records
+        def broken(i: int, env, h: str) -> None:
+            raise LogError(f"hash chain broken at seq {i}", i + 1, self.path)
+        return [Record(env.seq, env.prev, env.kind, env.body, env.at, h, line)
+                for _, line, env, h in walk_chain(self.iter_lines(), lambda i, line: _decoder.decode(line),
+                                                  broken if verify else None)]
 
     def head(self) -> tuple[int, str]:
         """(seq, hash) of the last line, computed from its bytes as the file store does."""

@@ -12,7 +12,7 @@ welcomes with secrets among them) and ``pbem_docs``.
 """
 from __future__ import annotations
 
-VERSION = 1
+VERSION = 2
 SCHEMA_LOCK = 0x7062656D5F736368          # "pbem_sch": the advisory lock taken while the schema is made
 
 TABLES = """
@@ -76,7 +76,11 @@ CREATE TABLE IF NOT EXISTS pbem_outgoing (
     game   text NOT NULL DEFAULT '',
     name   text NOT NULL,
     data   bytea NOT NULL,
-    failed text
+    failed text,
+    tries       int  NOT NULL DEFAULT 0,   -- failed tries of the transport (the host's clock, as text)
+    first_error text NOT NULL DEFAULT '',
+    last_try    text NOT NULL DEFAULT '',
+    error       text NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS pbem_outgoing_job ON pbem_outgoing (job);
 CREATE TABLE IF NOT EXISTS pbem_workers (
@@ -88,6 +92,14 @@ CREATE TABLE IF NOT EXISTS pbem_workers (
     doing   text NOT NULL DEFAULT ''
 );
 """
+
+# from each older schema to the next (run in order by PgStore.ensure_schema)
+MIGRATE = {
+    2: """ALTER TABLE pbem_outgoing ADD COLUMN IF NOT EXISTS tries int NOT NULL DEFAULT 0,
+          ADD COLUMN IF NOT EXISTS first_error text NOT NULL DEFAULT '',
+          ADD COLUMN IF NOT EXISTS last_try text NOT NULL DEFAULT '',
+          ADD COLUMN IF NOT EXISTS error text NOT NULL DEFAULT ''""",
+}
 
 READABLE = ("pbem_heads", "pbem_events", "pbem_deadlines", "pbem_workers", "pbem_meta")
 PRIVATE = ("pbem_secrets", "pbem_jobs", "pbem_outgoing", "pbem_docs")

@@ -131,7 +131,7 @@ def fo_gone(st: TobrukState, side: str, fo: str) -> bool:
 
 def line_drm(st: TobrukState, sc: Scenario, a: str, b: str) -> tuple[int, list[str]]:
     """HPN DRMs of the line a -> b (wrecks, vehicles 13.72; smoke 20.31); blocked lines raise."""
-    from pbem.games.advanced_tobruk.mortar import smoke_drm
+    from pbem.games.advanced_tobruk.mortar import smoke_drm  # here: mortar imports this module (a cycle)
     n, why = fire_ap.los_drm(st, sc, a, b)
     s = smoke_drm(st, sc, a, b)
     if s:
@@ -335,44 +335,46 @@ def _afv_hit(ctx: Ctx, source: str, u: str, size: int, frm: str | None) -> None:
     r = ctx.dice.roll(10)
     table = FT.HIT_LOCATION_TURRETED if t.get("turret") else FT.HIT_LOCATION_HULL
     loc = table[r]
-    ev = VehicleStruck(source=source, unit=u, how="afv", location=loc, rolls=[r])
+    # the fields gathered, then the event made once (events are frozen)
+    ev = dict(source=source, unit=u, how="afv", location=loc, rolls=[r], result="", effects=[])
     if loc == "TR":
-        ev.result = "track hit, ignored (19.15)"
+        ev["result"] = "track hit, ignored (19.15)"
     else:
         face = p.turret if loc == "TUR" and p.turret >= 0 else p.facing
         h = st.units[u].hex or ""
         # off-board fire has no firing hex: it strikes the flank aspect (our decision)
-        ev.aspect = facing.aspect(sc.board.grid, h, face, frm) if frm and frm != h and face >= 0 else "flank"
-        ev.armour = int(t.get("armour", {}).get(fire_ap.LOC_KEY[loc], [0, 0, 0])[fire_ap.ASPECTS.index(ev.aspect)])
-        ev.pen = FT.he_pen(size) // 2                     # 19.15 halved for indirect fire
-        diff = ev.pen - ev.armour
+        ev["aspect"] = facing.aspect(sc.board.grid, h, face, frm) if frm and frm != h and face >= 0 else "flank"
+        ev["armour"] = int(t.get("armour", {}).get(fire_ap.LOC_KEY[loc], [0, 0, 0])[fire_ap.ASPECTS.index(ev["aspect"])])
+        ev["pen"] = FT.he_pen(size) // 2                     # 19.15 halved for indirect fire
+        diff = ev["pen"] - ev["armour"]
         if diff < -1:
-            ev.result = "no penetration"
+            ev["result"] = "no penetration"
         else:
             col = fire_ap.kill_column(diff)
-            ev.kill_number, ev.burn_number = FT.KKILL["HE"][col], FT.KKILL["BURN"][col]
+            ev["kill_number"], ev["burn_number"] = FT.KKILL["HE"][col], FT.KKILL["BURN"][col]
             kr = ctx.dice.roll(10)
-            ev.rolls = [*ev.rolls, kr]
-            if kr < ev.kill_number:
-                burning = kr <= ev.burn_number
-                ev.result = "K-KILL, " + ("burning wreck" if burning else "wreck")
-                ev.effects = [[u, "kkill", "burning" if burning else "wreck"]]
+            ev["rolls"] = [*ev["rolls"], kr]
+            if kr < ev["kill_number"]:
+                burning = kr <= ev["burn_number"]
+                ev["result"] = "K-KILL, " + ("burning wreck" if burning else "wreck")
+                ev["effects"] = [[u, "kkill", "burning" if burning else "wreck"]]
             else:
-                ev.result = "no kill"
-    if not ev.effects and not p.suppressed:
+                ev["result"] = "no kill"
+    if not ev["effects"] and not p.suppressed:
         _suppression(ctx, ev, size)
-    ctx.emit(ev)
+    ctx.emit(VehicleStruck(**ev))
 
 
-def _suppression(ctx: Ctx, ev: VehicleStruck, size: int) -> None:
-    ev.suppress_number = FT.SUPPRESSION[FT.size_row(size)]
+def _suppression(ctx: Ctx, ev: dict, size: int) -> None:
+    """30.02: the suppression check, into the fields of the VehicleStruck to be made (``ev``)."""
+    ev["suppress_number"] = FT.SUPPRESSION[FT.size_row(size)]
     r = ctx.dice.roll(10)
-    ev.rolls = [*ev.rolls, r]
-    if r <= ev.suppress_number:
-        ev.effects = [*ev.effects, [ev.unit, "suppressed", "30.02"]]
-        ev.result = (ev.result + "; " if ev.result else "") + "suppressed"
+    ev["rolls"] = [*ev["rolls"], r]
+    if r <= ev["suppress_number"]:
+        ev["effects"] = [*ev["effects"], [ev["unit"], "suppressed", "30.02"]]
+        ev["result"] = (ev["result"] + "; " if ev["result"] else "") + "suppressed"
     else:
-        ev.result = (ev.result + "; " if ev.result else "") + "not suppressed"
+        ev["result"] = (ev["result"] + "; " if ev["result"] else "") + "not suppressed"
 
 
 def _rest(ctx: Ctx, source: str, h: str, frag_: int, size: int, mortar: bool, hit: list[str], ffe: str = "") -> None:
@@ -391,9 +393,9 @@ def _rest(ctx: Ctx, source: str, h: str, frag_: int, size: int, mortar: bool, hi
             continue
         if data.is_afv(sc, u) and not open_topped(sc, u):
             if not st.pieces[u].suppressed:
-                ev = VehicleStruck(source=source, unit=u, how="suppression")
+                ev = dict(source=source, unit=u, how="suppression", rolls=[], result="", effects=[])
                 _suppression(ctx, ev, size)
-                ctx.emit(ev)
+                ctx.emit(VehicleStruck(**ev))
             continue
         col = FT.nonafv_column(f)                         # 19.22 the Non-AFV table with the FRAG
         c = "apc" if data.cls(sc, u) in ("apc", "afv") else "truck"

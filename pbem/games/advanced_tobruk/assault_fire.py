@@ -21,6 +21,10 @@ from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import data
 from pbem.games.advanced_tobruk.state import TobrukState, tk
+from pbem.core.state import copy_state
+from pbem.games.advanced_tobruk.perimeter_events import apply_cover
+from pbem.games.advanced_tobruk.standing import _Checked, _TrialDice
+from pbem.games.advanced_tobruk import fow
 
 
 def plan_check(ctx: Ctx, ids: list[str], move: str, fired: bool, here: str, cover: str, target: str) -> None:
@@ -45,9 +49,6 @@ def plan_check(ctx: Ctx, ids: list[str], move: str, fired: bool, here: str, cove
 
 
 def _trial(ctx: Ctx, ids: list[str], move: str, here: str, cover: str, target: str) -> None:
-    from pbem.core.state import copy_state
-    from pbem.games.advanced_tobruk.perimeter_events import apply_cover
-    from pbem.games.advanced_tobruk.standing import _Checked, _TrialDice
     trial = Ctx(ctx.rules, copy_state(ctx.state), ctx.sc, ctx.side, _TrialDice())
     trial.secret_records = ctx.secret_records
     st = tk(trial.state)
@@ -84,5 +85,4 @@ def fire(ctx: Ctx, movers: list[str], target: str) -> None:
         raise OrderError("no gunfire factors reach the target (15.52, 15.711)", "15.52")
     start = len(ctx.events)
     FP._shots_at(ctx, group, thex, tunit, total, parts, shifts, by="assault", opportunity=False, rule="15.52")
-    from pbem.games.advanced_tobruk import fow
     fow.after_fire(ctx, start)

@@ -13,6 +13,7 @@ from pbem.games.advanced_tobruk import fire_ap_tables as T
 from pbem.games.advanced_tobruk import morale
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack
 from pbem.games.advanced_tobruk.state import TobrukState, tk
+from pbem.games.advanced_tobruk import continued_fire
 
 SQUAD_STEPS = 4
 OTHER_STEPS = 2
@@ -170,7 +171,6 @@ def attack(ctx: Ctx, h: str, factors: int, source: str, *, firers: list[str] = (
                         mark_fired=mark_fired, pivot=list(pivot), by=by, rule=rule)
     ctx.emit(ev)
     if cfire:
-        from pbem.games.advanced_tobruk import continued_fire
         continued_fire.after_attack(ctx, ev)
     if result:
         checked = [e[1] for e in eligible] if targets is not None else \

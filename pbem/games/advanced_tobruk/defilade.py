@@ -23,6 +23,8 @@ from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import data, ground, relief
 from pbem.games.advanced_tobruk.perimeter_events import HullDefilade
 from pbem.games.advanced_tobruk.state import TobrukState, tk
+from pbem.games.advanced_tobruk.cover_moves import rim_sides
+from pbem.core.hexgrid import DIRECTIONS
 
 ROLLS = {"scrub": 1, "rock-strewn": 2, "rock": 2, "rocks": 2}      # 33.63, 33.53
 HILL_ROLL = 1                                                      # 33.35
@@ -118,13 +120,11 @@ def covers(st: TobrukState, sc: Scenario, target: str, frm: str) -> bool:
     if p.hd == "hill":
         return ground.level(sc, frm) < ground.level(sc, h)
     if p.hd == "rim":
-        from pbem.games.advanced_tobruk.cover_moves import rim_sides
         return bool(sides & set(rim_sides(sc, h, p.rim)))
     if p.hd == "contour":
         return ground.level(sc, frm) > ground.level(sc, h) and relief.at_lip(sc, h, frm)
     if p.hd == "crest":
         grid = sc.board.grid
-        from pbem.core.hexgrid import DIRECTIONS
         return ground.level(sc, frm) < ground.level(sc, h) and any(
             (n := grid.neighbour(h, DIRECTIONS[d])) is not None and ground.level(sc, n) < ground.level(sc, h)
             for d in sides)

@@ -104,6 +104,16 @@ class MovePaused(Event, tag="TobrukMovePaused"):
     came_from: str = ""            # the hex the mover entered this one from (21.21 final defensive fire)
 
 
+class OpportunityPlanned(Event, tag="TobrukOpportunityPlanned"):
+    """A line of an answer to a paused move that does not complete it (units asked still unnamed):
+    ``firers`` will fire at the mover in ``hex`` of its path (6.6 by email; taken as the mover leaves
+    that hex or ends its move there).  The line that completes the answer needs no event: the move
+    goes on at once with every shot planned."""
+    side: str
+    firers: list[str]
+    hex: str
+
+
 class OpportunityPassed(Event, tag="TobrukOpportunityPassed"):
     """Eligible firers did not fire at a mover: by standing order or by answer."""
     side: str
@@ -134,5 +144,5 @@ class VictoryCounted(Event, tag="TobrukVictoryCounted"):
 
 
 MINE = (FirstRolled, Passed, Acted, Faced, MoveBegan, Stepped, MoveEnded, UnitExited, StandingOrderSet, MovePaused,
-        OpportunityPassed, Infiltrated, TurnEnded, VictoryCounted)
+        OpportunityPlanned, OpportunityPassed, Infiltrated, TurnEnded, VictoryCounted)
 register(*MINE)          # the fire events register themselves (fire_events.py)

@@ -341,7 +341,7 @@ def _shots_at(ctx: Ctx, firers: list[str], thex: str, tunit: str, total: int, pa
     if worst[0]:
         shifts = [*shifts, (" and ".join(worst[1]), -worst[0])]                  # 12.42: as columns left
     if st.smoke:                                                                # 20.31: four left per smoke hex
-        from pbem.games.advanced_tobruk import mortar
+        from pbem.games.advanced_tobruk import mortar  # no cycle now: may move to the top
         smoke = min(mortar.smoke_shift(st, sc, h, thex) for h in sorted({st.units[f].hex for f in firers}))
         shifts = [*shifts, ("smoke in the line", smoke)] if smoke else shifts
     cover_moves.drop(ctx, thex, side)                                           # 15.22, before the die

@@ -15,6 +15,7 @@ from pbem.games.advanced_tobruk import data, hidden, spotting
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired
 from pbem.games.advanced_tobruk.fog_events import DummyRemoved, Flipped
 from pbem.games.advanced_tobruk.state import TobrukState, tk
+from pbem.games.advanced_tobruk import notes
 
 HIDE_TERRAIN = ("scrub", "rock-strewn", "rocks", "palm-grove", "building")     # 32.21
 PIT = "pit"                                                                     # weapon pit (31.31)
@@ -68,7 +69,6 @@ def update(ctx: Ctx) -> None:
 
 def remove_dummy(ctx: Ctx, uid: str, why: str) -> None:
     """32.241: a dummy forced to flip leaves play; its side note opens (the enemy has seen what it is)."""
-    from pbem.games.advanced_tobruk import notes
     st = tk(ctx.state)
     side = st.units[uid].side
     ctx.emit(DummyRemoved(unit=uid, hex=st.units[uid].hex or "", why=why))

@@ -15,6 +15,7 @@ from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import data
 from pbem.games.advanced_tobruk.spotting import level as hill_level
 from pbem.games.advanced_tobruk.state import TobrukState
+from pbem.core.hexgrid import DIRECTIONS
 
 WIRE, TRENCH, BUNKER, HEDGEHOG, PIT, SANGAR = "wire", "trench", "bunker", "hedgehog", "pit", "sangar"
 DEIR, WADI, WADI_END = "deir", "wadi", "wadi-end"
@@ -88,6 +89,5 @@ def in_bunker(st: TobrukState, sc: Scenario, uid: str) -> bool:
 
 def wadi_dirs(sc: Scenario, h: str) -> list[int]:
     """The hexsides (0..5, N..NW) of a wadi hex that the wadi crosses (to another wadi hex)."""
-    from pbem.core.hexgrid import DIRECTIONS
     grid = sc.board.grid
     return [i for i, d in enumerate(DIRECTIONS) if is_wadi(sc, grid.neighbour(h, d))]

@@ -16,6 +16,7 @@ from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import data
 from pbem.games.advanced_tobruk.fog_events import Revealed
 from pbem.games.advanced_tobruk.state import TobrukState, tk
+from pbem.games.advanced_tobruk import notes, spotting
 
 
 def hidden_in(st: TobrukState, hex: str) -> list[str]:
@@ -46,7 +47,6 @@ def placed(st: TobrukState, uid: str) -> Iterator[None]:
 
 def _open_notes(ctx: Ctx, side: str, units: list[str]) -> None:
     """The revealed units' side notes, opened for the enemy to check (32.22)."""
-    from pbem.games.advanced_tobruk import notes
     st = tk(ctx.state)
     seen: list[str] = []
     for uid in units:
@@ -74,7 +74,7 @@ def reveal(ctx: Ctx, units: list[str], why: str, rule: str, face_up: bool = Fals
                 ctx.emit(Revealed(side=side, units=group, hex=h, why=said, rule=rule, face_up=face))
         _open_notes(ctx, side, everyone)
     if spots and update:
-        from pbem.games.advanced_tobruk import fow
+        from pbem.games.advanced_tobruk import fow  # here: fow imports this module (a cycle)
         fow.update(ctx)
 
 
@@ -124,7 +124,7 @@ def own_use(ctx: Ctx, units: list[str], why: str) -> None:
 def may_hide(st: TobrukState, sc: Scenario, side: str, units: list[str], hex: str) -> str:
     """Whether ``units`` may set up hidden in ``hex`` (32.21, 31.31, SSR ``[game_data] hidden``):
     "" if so, else why not (with the rule), for the ``hide`` side note."""
-    from pbem.games.advanced_tobruk import fow, spotting
+    from pbem.games.advanced_tobruk import fow  # here: fow imports this module (a cycle)
     if not spotting.active(sc):
         return "this scenario has no limited intelligence: no hidden set-up (32)"
     allowed = data.gd(sc).hidden.get(side)
@@ -154,7 +154,6 @@ def waits(st: TobrukState, sc: Scenario, side: str) -> bool:
     fire phase could fire at (on the map; in final fire, marked as moved): the phase waits for its
     pass instead of passing it by the rules, whether or not a hidden unit has a target, so that
     waiting never tells the enemy that one has (all of this is public but the hidden units)."""
-    from pbem.games.advanced_tobruk import spotting
     if not spotting.active(sc) or not any(is_hidden(st, u.id) and u.side == side and not st.pieces[u.id].fired
                                           and not st.pieces[u.id].dummy for u in st.units.values()):
         return False

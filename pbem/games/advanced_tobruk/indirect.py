@@ -43,7 +43,7 @@ def enabled(sc: Scenario) -> bool:
 
 
 def handle(ctx: Ctx, order: O.GameVerb) -> None:
-    from pbem.games.advanced_tobruk import sequence
+    from pbem.games.advanced_tobruk import sequence  # here: sequence imports this module (a cycle)
     word, args = order.word, order.args
     if word == "call":
         who = call(ctx, args)

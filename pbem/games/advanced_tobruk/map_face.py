@@ -16,6 +16,8 @@ from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import data
 from pbem.games.advanced_tobruk.facing import SPINES
 from pbem.games.advanced_tobruk.state import TobrukState
+from pbem.games.advanced_tobruk import arty_views
+from pbem.games.advanced_tobruk import arty_events as A, fire_events as F
 
 # status word (reducer.markers) -> (key, chip text, colour, legend label)
 STATUS_MARKS: dict[str, tuple[str, str, str, str]] = {
@@ -117,7 +119,6 @@ def hex_markers(st: TobrukState, sc: Scenario, viewer: str) -> list[dict]:
     """The markers on the map that are no unit, all public: CFF, FFE and barrage limits (18.21,
     18.71), smoke with its side '1' or '2' (20.36), BOT markers mortars and guns leave in a hex
     (13.461, 19.71) and the Continued Fire markers of this turn (15.931)."""
-    from pbem.games.advanced_tobruk import arty_views
     out = []
     for key, hexes in sorted(arty_views.marks(st, sc, viewer).items()):
         if key == "smoke":
@@ -141,7 +142,6 @@ def hex_markers(st: TobrukState, sc: Scenario, viewer: str) -> list[dict]:
 def shots(st: TobrukState, sc: Scenario, events: list, viewer: str) -> list[dict]:
     """A line for each shot: gunfire at a unit (13), the firegroup's other firers, casualty
     attacks by named firers (15), and indirect fire from its spotter to where it came down (18)."""
-    from pbem.games.advanced_tobruk import arty_events as A, fire_events as F
     out = []
     for ev in events:
         if isinstance(ev, F.GunFired):

@@ -44,6 +44,7 @@ from pbem.games.advanced_tobruk.fire_events import CasualtyAttack
 from pbem.games.advanced_tobruk.mine_events import MineAttack, MineCleared, MineEntered, MinesSearched
 from pbem.games.advanced_tobruk.mines_state import Minefield
 from pbem.games.advanced_tobruk.state import TobrukState, tk
+from pbem.games.advanced_tobruk.sequence import activated
 
 FORCING = {True: "assault", False: "crawl"}      # 31.172: vehicles by assault movement, personnel crawl
 HIDDEN_DRM = -1                                  # 31.15
@@ -193,7 +194,6 @@ def search_order(ctx: Ctx, args: list[str]) -> None:
     """``search UNIT``: a personnel unit spends its whole Movement Segment in its hex; the enemy's
     hidden minefields adjacent to it are placed on the map, their density still unknown (31.211).
     No MP are spent hex by hex, so no opportunity fire is drawn (our reading)."""
-    from pbem.games.advanced_tobruk.sequence import activated
     st = tk(ctx.state)
     sc = ctx.sc
     if len(args) != 1:

@@ -90,7 +90,7 @@ def altered(st: TobrukState, sc: Scenario, uid: str, *, only_hex: str = "", extr
         mods.append(("overrun", -min(p.overrun, 8)))                             # 21.12, 21.13
     if e_afv:
         mods.append(("enemy AFVs", -e_afv))                                      # 10.112b
-    from pbem.games.advanced_tobruk.casualty import emplacement
+    from pbem.games.advanced_tobruk.casualty import emplacement  # here: casualty imports this module (a cycle)
     if me.hex and emplacement(sc, me.hex) and not only_hex:
         mods.append(("emplacement", 1))                                          # 10.113a
     if me.hex and _minefield_here(st, me.hex):

@@ -33,6 +33,8 @@ from pbem.games.advanced_tobruk.facing import front_dirs, rear_dirs, spine, spin
 from pbem.games.advanced_tobruk.stacking import overstacked
 from pbem.games.advanced_tobruk.state import TobrukState
 from pbem.mechanics.pathcost import fmt, frac
+from pbem.games.advanced_tobruk import assault_fire
+from pbem.games.advanced_tobruk import mines
 
 PERSONNEL_LIMIT = {"crawl": None, "assault": 3, "run": 6}      # 6.411-6.413 (crawl: one hex)
 ROAD = Fraction(1, 2)                                          # 6.31 roads (all vehicles), tracks (tracked)
@@ -244,7 +246,6 @@ def plan(ctx: Ctx, ids: list[str], move: str, steps: list[str]) -> Plan:
             c, w, cov = cover_moves.plan_cover_step(st, sc, ids, ctx.side, here, s, cov)
             step_cover = cov
         elif s.startswith("fire:"):
-            from pbem.games.advanced_tobruk import assault_fire
             assault_fire.plan_check(ctx, ids, move, fired, here, cov, s[5:])   # 15.52, 15.53
             fired = True
             c, w = Fraction(0), "assault fire (15.52)"
@@ -332,7 +333,6 @@ def _mine_problem(st: TobrukState, sc: Scenario, side: str, unit: str, move: str
                   pivot: bool = False) -> None:
     """31.172 and friends: a step the minefields known to the mover forbid (mines.py), refused."""
     if st.minefields:
-        from pbem.games.advanced_tobruk import mines
         why = mines.plan_problem(st, sc, side, unit, move, h, pivot=pivot)
         if why:
             raise OrderError(*why)

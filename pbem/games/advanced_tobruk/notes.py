@@ -40,6 +40,7 @@ from pbem.games.advanced_tobruk.facing import SPINES, spine
 from pbem.games.advanced_tobruk.mines_state import Minefield
 from pbem.games.advanced_tobruk.notes_state import Notes
 from pbem.games.advanced_tobruk.state import TobrukState
+from pbem.games.advanced_tobruk.fire_ap_tables import ammo_table
 
 PREFIX = {"register": "reg", "fo": "fo", "op": "op", "crew": "crew", "apcr": "ammo", "heat": "ammo",
           "command": "command", "elite": "elite", "hide": "hide", "dummy": "dummy", "mine": "mine",
@@ -271,8 +272,7 @@ def _seal(ctx: Ctx, kind: str, text: str) -> None:
 
 def _roll(ctx: Ctx, args: list[str]) -> None:
     """18.12, 17.23-17.24: the side's secret pre-game rolls, each sealed as it is made."""
-    from pbem.games.advanced_tobruk.fire_ap import ammo_modifier
-    from pbem.games.advanced_tobruk.fire_ap_tables import ammo_table
+    from pbem.games.advanced_tobruk.fire_ap import ammo_modifier  # here: fire_ap imports this module (a cycle)
     st: TobrukState = ctx.state
     sc = ctx.sc
     if args:

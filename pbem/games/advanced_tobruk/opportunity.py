@@ -1,17 +1,27 @@
 """Opportunity fire (6.6) by email: a move carried out step by step, with the
-standing fire orders (standing.py) applied after each step, that pauses where
-the other side must answer fire or pass.
+standing fire orders (standing.py) applied after each step, that pauses once
+for the other side's answer for the whole path ahead.
 
 After each step of a move (a hex entered, a pivot, a turret turn) every enemy
 unit that may fire at the mover (eligible.eligible_firers) follows its
 standing order: ``hold`` never fires, ``any [range N]`` fires at any mover
-within N hexes (else its weapon's reach), ``afv [range N]`` only at AFVs; an
+within N hexes (else its weapon's reach), ``afv [range N]`` only at AFVs. An
 ``ask`` order - the default when none is given - makes the move pause
-(MovePaused) until its owner answers ``fire UNIT[+UNIT...] [...]`` or ``pass``; in that
-answer units already marked fired may shoot desperation fire (15.61) - no pause is made for them.
-A firer may use no more ROF against a mover than the MP the mover spent in
-that hex, unless the mover ends its move there (6.64): a step that ends the
-move has no limit.
+(MovePaused) at the first hex where such a unit may fire; the pause shows the
+path ahead, and its owner answers once for the rest of the move: one line a
+shot, ``fire UNIT[+UNIT...] [at HEX]`` (the hex where the mover stands when no
+hex is named, else any hex of the path ahead), until every unit asked is named
+or ``pass`` ends the answer (the units not named hold their fire). The move
+then goes on, within the order that completes the answer, without pausing
+again for that side: each
+planned shot is taken as the mover leaves the hex named, after all its MP
+there are spent, or ends its move there (6.64: ROF no more than the MP spent in
+the hex unless the move ends there). A planned shot whose firers can no longer
+fire is lost (reported); a shot that stops the mover (11.41 pinned, broken,
+M-KILL, gone) ends the move in that hex: the rest of the path is not entered
+and the shots planned there are not taken (those units may still fire in Final
+Opportunity Fire, 6.65). Units already marked fired may be named for
+desperation fire (15.61).
 
 Under limited intelligence (32) each step first meets hidden enemy units in the
 hex ahead (hidden.on_enter: revealed, the step not taken), then a minefield in
@@ -31,7 +41,7 @@ from pbem.games.advanced_tobruk.melee import overrun
 from pbem.games.advanced_tobruk.movement import Plan, enter_cost, parse_steps, plan, step_words
 from pbem.games.advanced_tobruk.sequence import activated, other
 from pbem.games.advanced_tobruk.standing import says, standing_shot
-from pbem.games.advanced_tobruk.state import TobrukState
+from pbem.games.advanced_tobruk.state import Answer, Shot, TobrukState
 from pbem.mechanics.pathcost import fmt, frac
 
 
@@ -54,17 +64,40 @@ def _stopped(st: TobrukState, movers: list[str]) -> bool:
     return any(st.pieces[u].pinned for u in live)
 
 
+def _hex_of(s: str) -> str | None:
+    """The hex a move step enters (a hex or ``back HEX``), else None."""
+    h = s[5:] if s.startswith("back:") else s
+    return h if len(h) == 4 and h.isdigit() else None
+
+
+def _leaves(rest: list[str]) -> bool:
+    """Whether the next step of ``rest`` takes the mover out of its hex (or there is none: the move ends)."""
+    nxt = [s for s in rest if s != "continue"][:1]
+    return not nxt or nxt[0] == "off" or _hex_of(nxt[0]) is not None
+
+
+def path_hexes(pd) -> list[str]:
+    """The paused mover's hex, then the hexes its remaining steps enter."""
+    return [pd.hex, *[h for h in (_hex_of(s) for s in pd.remaining) if h]]
+
+
 def opportunity(ctx: Ctx, movers: list[str], here: str, spent_here: Fraction, last: bool,
-                remaining: list[str], came_from: str = "") -> bool:
-    """Standing orders fire at the mover; True if the move may go on, False if it paused or stopped."""
+                remaining: list[str], came_from: str = "", done: set[int] | None = None,
+                answered: Answer | None = None) -> bool:
+    """Standing orders fire at the mover, then the answered path's shots planned in ``here`` as the mover
+    leaves it; True if the move may go on, False if it paused or stopped."""
     st: TobrukState = ctx.state
     sc = ctx.sc
     target = _target(st, sc, movers)
     if target is None:
         return False
     side = other(sc, st.units[target].side)
+    ans = answered is not None and answered.side == side
+    leaving = last or _leaves(remaining)
     if not last and int(spent_here) == 0:
-        return True                                      # 6.64: under one MP in the hex, no ROF to use
+        if ans and leaving:                              # 6.64: under one MP in the hex, no ROF to use
+            return take_planned(ctx, movers, here, -1, set() if done is None else done, answered)
+        return True
     limit = 0 if last else int(spent_here)               # 6.64 (0 = no limit), fractions rounded down (2.82)
     asked, passed = [], []
     for f in eligible_firers(st, sc, target, "movement"):
@@ -88,11 +121,15 @@ def opportunity(ctx: Ctx, movers: list[str], here: str, spent_here: Fraction, la
                 return False
             target = _target(st, sc, movers)
         elif say == "ask":
-            asked.append(f)
+            if not ans:                                  # answered: its shot, if any, is planned
+                asked.append(f)
         else:
             passed.append(f)
     if passed:
         ctx.emit(E.OpportunityPassed(side=side, firers=passed, target=target, hex=here, by="standing order"))
+    if ans:
+        return take_planned(ctx, movers, here, limit, set() if done is None else done, answered) \
+            if leaving else True
     asked = [f for f in asked if f in eligible_firers(st, sc, target, "movement")]
     if asked:
         ctx.emit(E.MovePaused(side=side, units=list(movers), hex=here, firers=asked, remaining=remaining,
@@ -101,9 +138,55 @@ def opportunity(ctx: Ctx, movers: list[str], here: str, spent_here: Fraction, la
     return True
 
 
-def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str = "") -> None:
-    """Carry out a checked move step by step, with opportunity fire after each (6.6)."""
+def take_planned(ctx: Ctx, movers: list[str], here: str, limit: int, done: set[int], ans: Answer | None) -> bool:
+    """The answer's shots planned in ``here``, as the mover leaves it or ends its move there (6.6 by
+    email); ``limit`` is the 6.64 ROF limit (0: none, the move ends here; -1: under one MP spent, no
+    shot). False if a shot stopped the move."""
     st: TobrukState = ctx.state
+    sc = ctx.sc
+    for i, shot in enumerate(ans.shots if ans is not None else []):
+        if shot.hex != here or i in done:
+            continue
+        done.add(i)
+        target = _target(st, sc, movers)
+        if target is None:
+            return False
+        why = "under one MP spent in the hex, no ROF to use (6.64)" if limit < 0 else \
+            _cannot(st, sc, shot.firers, target)
+        if not why:
+            try:
+                opportunity_fire(ctx, list(shot.firers), target, limit, "answer")
+            except OrderError as e:
+                why = str(e)
+        if why:
+            ctx.emit(E.OpportunityPassed(side=ans.side, firers=list(shot.firers), target=target, hex=here,
+                                         by=f"answer: {why}"))
+            continue
+        if _stopped(st, movers):
+            return False
+    return True
+
+
+def _cannot(st: TobrukState, sc, firers: list[str], target: str) -> str:
+    """Why the planned shot may not be taken now (6.62, 15.61), or ''."""
+    gone = [f for f in firers if st.units[f].eliminated or (st.units[f].hex is None and not hidden.is_hidden(st, f))]
+    if gone:
+        return f"{', '.join(gone)} no longer on the map"
+    if all(st.pieces[f].fired for f in firers):
+        able = desperation_firers(st, sc, target)
+        bad = [f for f in firers if f not in able]
+        return f"{', '.join(bad)} may not use desperation fire here (15.61)" if bad else ""
+    able = eligible_firers(st, sc, target, "movement")
+    bad = [f for f in firers if f not in able]
+    return f"{', '.join(bad)} may not fire at {target} here (6.62)" if bad else ""
+
+
+def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str = "",
+         done: set[int] | None = None, answered: Answer | None = None) -> None:
+    """Carry out a checked move step by step, with opportunity fire after each (6.6); ``answered``:
+    the answer to its pause, ``done``: its planned shots already taken (or lost)."""
+    st: TobrukState = ctx.state
+    done = set() if done is None else done
     sc = ctx.sc
     lead = p.units[0]
     continued = p.steps[-1:] == ["continue"]
@@ -117,7 +200,7 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
         if _stopped(st, p.units):
             break
         if s.startswith("fire:"):
-            from pbem.games.advanced_tobruk import assault_fire
+            from pbem.games.advanced_tobruk import assault_fire  # no cycle now: may move to the top
             assault_fire.fire(ctx, p.units, s[5:])          # 15.52: no trigger of its own (6.61)
             continue
         lp = st.pieces[lead]
@@ -138,7 +221,7 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
                 ctx.emit(E.Stepped(units=list(p.units), what="overrun", hex=here, cost=fmt(c), spent=fmt(spent),
                                    facing=facing, turret=turret, terrain=w))
                 rest = steps[i:] + (["continue"] if continued else [])
-                if not opportunity(ctx, p.units, here, spent_here, False, rest, came_from):
+                if not opportunity(ctx, p.units, here, spent_here, False, rest, came_from, done, answered):
                     if st.pending is not None:
                         return
                     return _end(ctx, p.units, False, True)
@@ -166,20 +249,20 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
                            turret=turret if data.is_vehicle(sc, lead) else -1, terrain=w, cover=covers[i]))
         if terrain_stops(ctx, p, what, here):
             fow.update(ctx)
-            if not _stopped(st, p.units) and not opportunity(ctx, p.units, here, spent_here, True, [], came_from) \
-                    and st.pending is not None:
+            if not _stopped(st, p.units) and not opportunity(ctx, p.units, here, spent_here, True, [], came_from,
+                                                             done, answered) and st.pending is not None:
                 return
             return _end(ctx, p.units, False, True)
         if what in ("enter", "reverse") and _minefield(ctx, p.units, here, p.move):
             # 31.15-31.17: the move stops in the minefield hex; its opportunity fire is that of a last step (6.64)
             fow.update(ctx)
-            if not _stopped(st, p.units) and not opportunity(ctx, p.units, here, spent_here, True, [], came_from) \
-                    and st.pending is not None:
+            if not _stopped(st, p.units) and not opportunity(ctx, p.units, here, spent_here, True, [], came_from,
+                                                             done, answered) and st.pending is not None:
                 return
             return _end(ctx, p.units, False, True)
         fow.update(ctx)                                  # 32.12: the step may bring units into sight
         rest = steps[i + 1:] + (["continue"] if continued else [])
-        if not opportunity(ctx, p.units, here, spent_here, not steps[i + 1:], rest, came_from):
+        if not opportunity(ctx, p.units, here, spent_here, not steps[i + 1:], rest, came_from, done, answered):
             if st.pending is not None:
                 return                                   # paused: resumed by the answer
             return _end(ctx, p.units, False, True)
@@ -203,7 +286,7 @@ def _minefield(ctx: Ctx, movers: list[str], here: str, move: str) -> bool:
     the move must stop.  No minefield in the scenario: nothing is asked."""
     if ctx.state.minefields.get(here) is None:
         return False
-    from pbem.games.advanced_tobruk import mines
+    from pbem.games.advanced_tobruk import mines  # no cycle now: may move to the top
     return mines.on_enter(ctx, movers, here, move)
 
 
@@ -214,64 +297,98 @@ def _end(ctx: Ctx, units: list[str], continued: bool, stopped: bool) -> None:
     activated(ctx, units)
 
 
-def resume(ctx: Ctx) -> None:
-    """Go on with a paused move once its question is answered."""
+def resume(ctx: Ctx, pd, shots: list[Shot]) -> None:
+    """Go on with a paused move once its answer is complete: the shots planned in the hex of the pause
+    first if the mover leaves it next (or stays: the move ends there), then the rest of the path,
+    without another pause for this side (6.6 by email)."""
     st: TobrukState = ctx.state
-    pd = st.pending
     movers = list(pd.units)
     mover_ctx = Ctx(ctx.rules, st, ctx.sc, st.units[movers[0]].side, ctx.dice)
     mover_ctx.events = ctx.events                        # one order: one list of events
     mover_ctx.secret_records = ctx.secret_records
-    if _stopped(st, movers) or not [s for s in pd.remaining if s != "continue"]:
+    rest = [s for s in pd.remaining if s != "continue"]
+    done: set[int] = set()
+    answered = Answer(side=ctx.side, units=movers, shots=list(shots))
+    if not _stopped(st, movers) and _leaves(rest):
+        spent = frac(pd.spent_here or "0")
+        take_planned(mover_ctx, movers, pd.hex, 0 if not rest else int(spent) if int(spent) else -1, done, answered)
+    named = {f for s in shots for f in s.firers}
+    unnamed = [f for f in pd.firers if f not in named]
+    st.decision = None
+    if unnamed:                                          # the units asked and not named hold their fire
+        ctx.emit(E.OpportunityPassed(side=ctx.side, firers=unnamed, target=_target(st, ctx.sc, movers) or movers[0],
+                                     hex=pd.hex, by="answer"))
+    if _stopped(st, movers) or not rest:
         return _end(mover_ctx, movers, pd.remaining == ["continue"] and not _stopped(st, movers),
                     _stopped(st, movers))
     pl = plan(mover_ctx, movers, st.pieces[movers[0]].move, list(pd.remaining))
-    walk(mover_ctx, pl, frac(pd.spent_here or "0"), pd.came_from)
+    walk(mover_ctx, pl, frac(pd.spent_here or "0"), pd.came_from, done, answered)
+
+
+USAGE = "fire UNIT[+UNIT...] [at HEX] (one line a shot, any hex of the path ahead) or pass"
 
 
 def answer(ctx: Ctx, word: str, args: list[str]) -> None:
-    """``fire UNIT[+UNIT...] [...]`` or ``pass``: the answer to a paused move (6.6).  Units already
-    marked fired may answer too, as desperation fire (15.61); the answer closes the pause either way."""
+    """The answer to a paused move, once for its whole path (6.6 by email): lines ``fire
+    UNIT[+UNIT...] [at HEX]`` plan a shot each (no hex: the hex of the pause; ``at MOVER`` too); the
+    answer is complete when every unit asked is named, or at ``pass`` (the rest hold their fire).
+    Units already marked fired may be named for desperation fire (15.61)."""
     st: TobrukState = ctx.state
     pd = st.pending
     if word == "pass":
         if args:
             raise OrderError("pass takes nothing else", "6.6")
-        ctx.emit(E.OpportunityPassed(side=ctx.side, firers=list(pd.firers), target=pd.units[0], hex=pd.hex,
-                                     by="answer"))
-        return resume(ctx)
+        return resume(ctx, pd, list(pd.shots))
+    path = " ".join(path_hexes(pd)[1:]) or "none: the move ends there"
     if word != "fire" or not args:
-        raise OrderError(f"a move is paused in {pd.hex} for your opportunity fire: fire UNIT[+UNIT...] "
-                         f"(of {' '.join(pd.firers)}) or pass", "6.6")
-    if args[1:] and not (len(args) == 3 and args[1].lower() == "at" and args[2].lower() in
-                         [u.lower() for u in pd.units]):
-        raise OrderError(f"an answer names the firers only: fire UNIT[+UNIT...] (the target is the mover, "
-                         f"{'+'.join(pd.units)})", "6.6")
+        raise OrderError(f"a move is paused in {pd.hex} (the path ahead: {path}) for your opportunity fire: "
+                         f"{USAGE} (the units asked: {' '.join(pd.firers)})", "6.6")
+    where = pd.hex
+    if args[1:]:
+        if len(args) != 3 or args[1].lower() != "at":
+            raise OrderError(f"an answer names the firers and a hex of the path: {USAGE}", "6.6")
+        where = _path_hex(pd, args[2])
     firers = [find_unit(ctx, u, ctx.side).id for u in args[0].split("+") if u]
-    target = _target(st, ctx.sc, pd.units)
     for f in firers:
-        if st.units[f].hex is None and not hidden.is_hidden(st, f):
+        if (st.units[f].hex is None or st.units[f].eliminated) and not hidden.is_hidden(st, f):
             raise OrderError(f"{f} is not on the map")
+    if where != pd.hex and any(hidden.is_hidden(st, f) for f in firers):
+        raise OrderError(f"a hidden unit answers only for the hex where the mover stands, {pd.hex}: planned for a "
+                         "hex ahead, the answer would show it before it fires (32.2)", "32.2")
+    named = {f for s in pd.shots for f in s.firers}
+    again = [f for f in firers if f in named]
+    if again:
+        planned = {f: s.hex for s in pd.shots for f in s.firers}
+        raise OrderError(f"{', '.join(again)} already fire{'s' if len(again) == 1 else ''} in "
+                         f"{planned[again[0]]} in this answer: a unit fires once (6.62)", "6.62")
+    target = _target(st, ctx.sc, pd.units)
     if any(st.pieces[f].fired for f in firers):
-        _check_desperation(st, ctx.sc, firers, target)
-    else:
+        _check_desperation(st, ctx.sc, firers, target, where == pd.hex)
+    elif where == pd.hex:
         # a hidden unit able to fire may join the answer (32.2111: placed unit side up by its fire)
         able = eligible_firers(st, ctx.sc, target, "movement")
         bad = [f for f in firers if f not in pd.firers and not (hidden.is_hidden(st, f) and f in able)]
         if bad:
-            raise OrderError(f"{', '.join(bad)} may not fire here; the firers asked are {' '.join(pd.firers)}",
-                             "6.62")
-    last = not [s for s in pd.remaining if s != "continue"]
-    limit = 0 if last else max(1, int(frac(pd.spent_here or "0")))
-    opportunity_fire(ctx, firers, target, limit, "answer")
-    rest = [f for f in pd.firers if f not in firers]
-    st.decision = None
-    ctx.emit(E.OpportunityPassed(side=ctx.side, firers=rest, target=target, hex=pd.hex, by="answer")) \
-        if rest else None
-    resume(ctx)
+            raise OrderError(f"{', '.join(bad)} may not fire here; the firers asked are {' '.join(pd.firers)} "
+                             f"(or name a hex of the path ahead: {path})", "6.62")
+    shots = [*pd.shots, Shot(firers=firers, hex=where)]
+    if all(f in named | set(firers) for f in pd.firers):
+        return resume(ctx, pd, shots)                    # every unit asked is answered: the move goes on
+    ctx.emit(E.OpportunityPlanned(side=ctx.side, firers=firers, hex=where))     # more lines to come
 
 
-def _check_desperation(st: TobrukState, sc, firers: list[str], target: str) -> None:
+def _path_hex(pd, word: str) -> str:
+    """``at HEX`` of an answer: a hex of the mover's path from where it stands (or the mover's name: here)."""
+    if word.lower() in [u.lower() for u in pd.units]:
+        return pd.hex
+    hexes = path_hexes(pd)
+    if word not in hexes:
+        raise OrderError(f"{word} is not on the path of {'+'.join(pd.units)}: {pd.hex} (where it stands), then "
+                         f"{' '.join(hexes[1:]) or 'nothing: the move ends there'}", "6.6")
+    return word
+
+
+def _check_desperation(st: TobrukState, sc, firers: list[str], target: str, here: bool = True) -> None:
     """15.61: an answer naming units already marked fired is desperation fire; all of them must be
     entitled to it (personnel already fired, in good order, the mover within normal range)."""
     unfired = [f for f in firers if not st.pieces[f].fired]
@@ -279,6 +396,8 @@ def _check_desperation(st: TobrukState, sc, firers: list[str], target: str) -> N
         raise OrderError(f"desperation fire is by units already marked fired only: answer with "
                          f"{'+'.join(f for f in firers if f not in unfired)} or {'+'.join(unfired)}, "
                          f"not both (15.61)", "15.61")
+    if not here:
+        return                                           # checked where the mover will be (take_planned)
     able = desperation_firers(st, sc, target)
     bad = [f for f in firers if f not in able]
     if bad:
@@ -292,7 +411,7 @@ def move_order(ctx: Ctx, word: str, args: list[str]) -> None:
     if len(args) < 2:
         raise OrderError(f"{word} UNIT[+UNIT...] STEP ... (a step: HEX, back HEX, face SPINE, turret SPINE, off, "
                          "continue)", "6.0")
-    from pbem.games.advanced_tobruk.movement import check_movers
+    from pbem.games.advanced_tobruk.movement import check_movers  # no cycle now: may move to the top
     names = [u for u in args[0].split("+") if u]
     hidden.own_use(ctx, [find_unit(ctx, n, ctx.side).id for n in names], "it moved")      # 32.211
     ids = check_movers(ctx, names, word)
@@ -304,7 +423,7 @@ def move_order(ctx: Ctx, word: str, args: list[str]) -> None:
 
 def pivot_order(ctx: Ctx, word: str, args: list[str]) -> None:
     """pivot UNIT SPINE / turret UNIT SPINE in place (6.532, 12.232): free, still movement, still a trigger."""
-    from pbem.games.advanced_tobruk.movement import stationary
+    from pbem.games.advanced_tobruk.movement import stationary  # no cycle now: may move to the top
     if args:
         why = "it pivoted" if word == "pivot" else "it turned its turret"
         hidden.own_use(ctx, [find_unit(ctx, args[0], ctx.side).id], why)                 # 32.211

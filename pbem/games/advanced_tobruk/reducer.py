@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import msgspec
+
 from pbem.core.hexgrid import DIRECTIONS
 from pbem.core.reduce import no_reducer
 from pbem.core.scenario import Scenario
@@ -22,7 +24,7 @@ from pbem.games.advanced_tobruk.fog_events import FOG_REDUCERS
 from pbem.games.advanced_tobruk.mine_events import MINE_REDUCERS
 from pbem.games.advanced_tobruk.notes import NOTE_REDUCERS
 from pbem.games.advanced_tobruk.perimeter_events import PERIMETER_REDUCERS, apply_cover
-from pbem.games.advanced_tobruk.state import FireOrder, Pending, StandingOrders, Step, TobrukState
+from pbem.games.advanced_tobruk.state import FireOrder, Pending, Shot, StandingOrders, Step, TobrukState
 
 SEGMENT = {"setup": "setup", "indirect": "combat", "direct-fire": "combat", "movement": "movement",
            "final-fire": "movement", "infiltration": "close-assault", "melee": "close-assault", "end": "end"}
@@ -154,6 +156,12 @@ def _paused(st: TobrukState, ev: E.MovePaused, sc: Scenario) -> None:
     st.decision = Decision(side=ev.side, kind="opportunity-fire", combat=-1, units=list(ev.firers), rule="6.6")
 
 
+def _planned(st: TobrukState, ev: E.OpportunityPlanned, sc: Scenario) -> None:
+    pd = st.pending
+    if pd is not None:
+        st.pending = msgspec.structs.replace(pd, shots=[*pd.shots, Shot(firers=list(ev.firers), hex=ev.hex)])
+
+
 def _opp_passed(st: TobrukState, ev: E.OpportunityPassed, sc: Scenario) -> None:
     if ev.by == "answer":
         st.decision = None
@@ -213,6 +221,7 @@ REDUCERS: dict[type, Callable[[TobrukState, E.Event, Scenario], None]] = {
     E.PhaseStarted: _phase, E.FirstRolled: _nothing, E.Passed: _passed, E.Acted: _acted, E.Faced: _faced,
     E.MoveBegan: _began, E.Stepped: _stepped, E.MoveEnded: _ended, E.UnitExited: _exited,
     E.StandingOrderSet: _standing, E.MovePaused: _paused, E.OpportunityPassed: _opp_passed,
+    E.OpportunityPlanned: _planned,
     E.Infiltrated: _infiltrated, E.UnitEliminated: _eliminated, E.TurnEnded: _turn_ended, E.VictoryCounted: _vp,
     **FIRE_REDUCERS, **ART_REDUCERS, **FOG_REDUCERS, **MINE_REDUCERS, **NOTE_REDUCERS, **PERIMETER_REDUCERS,
 }

@@ -33,6 +33,7 @@ from pbem.core.hexgrid import DIRECTIONS
 from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import data, ground
 from pbem.games.advanced_tobruk.state import TobrukState
+from pbem.games.advanced_tobruk.cover_moves import rim_sides
 
 SEE_DOWN = 10                      # 33.42: from +10 or more a unit sees into a deir
 HILLOCK_REACH = 5                  # 33.42: from +5, within five hexes of the deir's first hex
@@ -102,7 +103,6 @@ def _wadi_blocks(st: TobrukState, sc: Scenario, uid: str, h: str, other: str) ->
         return ""
     rim = st.pieces[uid].rim if uid in st.pieces else -1
     if rim >= 0:
-        from pbem.games.advanced_tobruk.cover_moves import rim_sides
         if not enter_sides(sc, other, h) & set(rim_sides(sc, h, rim)):
             return f"{uid} in its GOOD position in {h} looks over the {DIRECTIONS[rim]} side only (33.74)"
         return ""

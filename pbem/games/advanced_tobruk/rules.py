@@ -36,7 +36,7 @@ from pbem.games.advanced_tobruk.steps import INTERRUPTS, MOVES, STEPS
 GAME = "advanced-tobruk"
 class AdvancedTobruk(Ruleset):
     game = GAME
-    ruleset_version = "2"
+    ruleset_version = "3"          # 3: one pause a move, answered for its whole path (6.6 by email)
     result_codes = frozenset({"TUR", "UH", "LH", "TR"})     # the scenario's [crt]: the Hit Location Tables (13.52)
     state_type = TobrukState
     steps = STEPS                  # the turn (5, steps.py): the kernel's handle, awaiting and defaults read them
@@ -58,7 +58,7 @@ class AdvancedTobruk(Ruleset):
     defaults_help = ("Deadline defaults: in the set-up the secret rolls and the side notes the rules require "
                      "(the first legal choice of each), then 'pass'; a phase's activation 'pass' (in the Movement "
                      "Segment a broken unit that must move first crawls one hex towards safety, 11.131); a "
-                     "paused move's opportunity fire 'pass'.")
+                     "paused move's opportunity fire 'pass' (the shots already planned for its path are taken).")
 
     # --- the game's start, the reducer, the data ------------------------------------------
 
@@ -124,12 +124,12 @@ class AdvancedTobruk(Ruleset):
 
     def counter_face(self, state: TobrukState, sc: Scenario, row: dict, viewer: str) -> dict:
         """The counter's values, front and turret, status markers and wreck (map_face.py)."""
-        from pbem.games.advanced_tobruk.map_face import counter_face
+        from pbem.games.advanced_tobruk.map_face import counter_face  # here: the map's code loads only when a map is drawn
         return counter_face(state, sc, row, viewer)
 
     def map_shots(self, state: TobrukState, sc: Scenario, events: list, viewer: str) -> list[dict]:
         """A line from firer to target for each shot of ``events`` (map_face.py)."""
-        from pbem.games.advanced_tobruk.map_face import shots
+        from pbem.games.advanced_tobruk.map_face import shots  # here: the map's code loads only when a map is drawn
         return shots(state, sc, events, viewer)
 
     def unit_row(self, state: TobrukState, sc: Scenario, unit: UnitState, row: dict, viewer: str) -> dict | None:
@@ -200,13 +200,13 @@ class AdvancedTobruk(Ruleset):
             "cross VEHICLE STEP ... | assault VEHICLE STEP ...    vehicles; STEP: HEX, back HEX, face SPINE, "
             "turret SPINE, overrun UNIT (an AFV by assault movement, 21), off, continue (6.5)",
             "standing [UNIT] ask | hold | any [range N] | afv [range N]    standing opportunity-fire orders (6.6)",
-            "standing orders in mails    ask (the default) pauses an enemy move at every hex where your unit may "
-            "fire: each pause costs a mail from you (fire or pass) and another round of the host's mails (its "
-            "answer and the reports); any and afv fire by themselves and hold never fires: the move runs on with "
-            "no mail of yours (6.6)",
-            "fire UNIT[+UNIT...] | pass    answer a move paused for your opportunity fire (6.6)",
-            "fire UNIT[+UNIT...]    (units already marked fired) desperation fire in that answer: personnel, "
+            "fire UNIT[+UNIT...] [at HEX] | pass    answer a move paused for your opportunity fire, once for its "
+            "whole path: one line a shot, HEX any hex of the path ahead (none: where the mover stands); the move "
+            "goes on when every unit asked is named, or at pass (the others hold); a shot that stops the mover "
+            "ends its move there (6.6, 6.64, 11.41)",
+            "fire UNIT[+UNIT...] [at HEX]    (units already marked fired) desperation fire in that answer: personnel, "
             "printed gunfire, mover within normal range, the attack's roll is their morale check (15.6)",
+            views.MAIL_COSTS,
             "infiltrate UNIT HEX | grenade UNIT at HEX | close-assault UNIT at VEHICLE    Infiltration Phase (22, 23)",
             f"spines: {' '.join(SPINES)} (a vehicle facing NNE has its front hexsides N and NE)",
         ]

@@ -27,6 +27,7 @@ from pbem.games.advanced_tobruk.morale import check_intimidation, end_of_turn
 from pbem.games.advanced_tobruk.standing import asks, final_fire
 from pbem.games.advanced_tobruk.state import TobrukState
 from pbem.games.advanced_tobruk.terms import turn_over, wiped_out
+from pbem.games.advanced_tobruk import fow
 
 ROLLED = ("direct-fire", "movement", "infiltration")      # 5.031, 5.21, 5.31
 ALTERNATING = ROLLED + ("setup", "register", "final-fire")
@@ -111,7 +112,6 @@ def advance(ctx: Ctx) -> None:
     sc = ctx.sc
     i, turn = st.phase + 1, st.turn
     if phase_name(st, sc) == "setup":
-        from pbem.games.advanced_tobruk import fow
         fow.after_setup(ctx)                      # 32.22 pit-hidden guns in spotting range placed; 32.12 flips
         defilade.after_setup(ctx)                 # 33.35, 33.53, 33.63 hull defilade after all set-up
     if i >= len(sc.sequence):

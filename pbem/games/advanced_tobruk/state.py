@@ -103,6 +103,12 @@ class Step(Struct, omit_defaults=True):
     last: str = ""                 # side of the last activation (6.65: who fires first in final fire)
 
 
+class Shot(Struct, omit_defaults=True):
+    """One shot of an answer to a paused move: these units fire at the mover in that hex of its path."""
+    firers: list[str]
+    hex: str
+
+
 class Pending(Struct, omit_defaults=True):
     """A move paused for the other side's fire-or-pass answer (6.6)."""
     units: list[str]               # the moving unit(s) (a platoon moves together, 6.42, 6.56)
@@ -113,6 +119,16 @@ class Pending(Struct, omit_defaults=True):
     side: str = ""                 # the side that must answer
     final: bool = False            # final opportunity fire (6.65) rather than a move
     came_from: str = ""            # the hex the mover came from (21.21)
+    shots: list[Shot] = []         # the answer so far: shots planned along the path (6.6 by email)
+
+
+class Answer(Struct, omit_defaults=True):
+    """A paused move answered for the rest of its path (6.6 by email): the shots planned, taken as
+    the mover leaves (or ends its move in) each named hex; no further pause for this move.  Not kept
+    in the state: the move goes on within the order that completes the answer."""
+    side: str                      # the side that answered
+    units: list[str]               # the movers
+    shots: list[Shot] = []
 
 
 class TobrukState(GameState):

@@ -11,7 +11,7 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
 from pbem.core.turn import Step, phase_steps
-from pbem.games.advanced_tobruk import broken, cover_moves, data, indirect, mines, notes, notes_setup, sequence
+from pbem.games.advanced_tobruk import broken, cover_moves, data, indirect, mines, notes, notes_setup, sequence, views
 from pbem.games.advanced_tobruk.fire_personnel import handle_fire, handle_grenade
 from pbem.games.advanced_tobruk.melee import handle_assault
 from pbem.games.advanced_tobruk.opportunity import answer, move_order, pivot_order
@@ -133,9 +133,11 @@ STEPS = phase_steps(
 
 def _paused_rows(st: TobrukState, sc: Scenario) -> list[dict]:
     pd = st.pending
+    planned = "; ".join(f"{'+'.join(x.firers)} at {x.hex}" for x in pd.shots)
     return [{"side": pd.side, "kind": "opportunity-fire", "units": list(pd.firers), "rule": "6.6",
-             "order": f"fire UNIT[+UNIT...] (of {' '.join(pd.firers)}) | pass  - the mover: "
-                      f"{'+'.join(pd.units)} in {pd.hex}, {pd.spent_here} MP spent there"}]
+             "order": f"fire UNIT[+UNIT...] [at HEX] (of {' '.join(pd.firers)}; one line a shot, any hex "
+                      f"of the path) | pass  - the mover: {views.pause_words(pd)}"
+                      + (f"; planned so far: {planned} (name the rest or pass)" if planned else "")}]
 
 
 PAUSED = Step("opportunity-fire", rule="6.6", pending=lambda st, sc: st.pending is not None,

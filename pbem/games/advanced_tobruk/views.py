@@ -60,7 +60,7 @@ def map_marks(st: TobrukState, sc: Scenario, viewer: str) -> dict:
     areas = mines.marks(st, sc, viewer).get("areas", [])
     if areas:
         out["areas"] = out.get("areas", []) + areas
-    from pbem.games.advanced_tobruk.map_face import hex_markers
+    from pbem.games.advanced_tobruk.map_face import hex_markers  # here: the map's code loads only when a map is drawn
     markers = hex_markers(st, sc, viewer)     # CFF, FFE, barrage limits, smoke, BOT, continued fire: each where it stands
     if markers:
         out["markers"] = markers
@@ -106,7 +106,7 @@ def unit_row(st: TobrukState, sc: Scenario, unit: UnitState, row: dict, viewer: 
 
 def _sealed(st: TobrukState, side: str, kind: str, *words: str) -> bool:
     """``side`` has a note of ``kind`` on ``words`` still sealed."""
-    from pbem.games.advanced_tobruk import notes
+    from pbem.games.advanced_tobruk import notes  # no cycle now: may move to the top
     name = notes.note_for(st, side, kind, *words)
     return bool(name) and not notes.is_open(st, side, name)
 
@@ -147,7 +147,8 @@ def setup_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     own = ", ".join(f"{uid} {_order_words(order_for(st, side, uid))}" for uid in sorted(so.units)) or "none"
     out.append(f"standing [UNIT] ask | hold | any [range N] | afv [range N] | duel | noduel{_drop_words(sc)}  (6.6; side default "
                f"now: {_order_words(so.default)}; units of their own: {own})")
-    from pbem.games.advanced_tobruk import notes
+    out.append(MAIL_COSTS)
+    from pbem.games.advanced_tobruk import notes  # no cycle now: may move to the top
     if notes.in_use(sc):
         out.append("pass  when the facings, standing orders and the side notes marked 'required' below are written "
                    "(the set-up hexes are the card's, 2.48; 5.01)")
@@ -156,9 +157,15 @@ def setup_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     return out
 
 
+MAIL_COSTS = ("what each standing order costs in mails: ask (the default) - an enemy move that comes into the "
+              "sight of a unit on ask pauses once, at the first hex where one may fire, and waits for one "
+              "answer mail from you for its whole path (fire UNIT at HEX lines, or pass); hold, any, afv - "
+              "no mail: the rules fire or hold for you at every hex (6.6)")
+
+
 def _drop_words(sc) -> str:
     """15.22: the drop order, on a card where personnel may go under cover (cover_moves.py)."""
-    from pbem.games.advanced_tobruk.cover_moves import shown
+    from pbem.games.advanced_tobruk.cover_moves import shown  # no cycle now: may move to the top
     return " | drop | nodrop" if shown(sc) else ""
 
 
@@ -180,6 +187,8 @@ def redact(ev: Event, viewer: str) -> Event:
         return E.StandingOrderSet(side=ev.side, unit="", mode="")
     if isinstance(ev, E.OpportunityPassed) and ev.side != viewer:
         return E.OpportunityPassed(side=ev.side, firers=ev.firers, target=ev.target, hex=ev.hex, by="")
+    if isinstance(ev, E.OpportunityPlanned) and ev.side != viewer:  # the shots come when they come
+        return msgspec.structs.replace(ev, firers=[], hex="")
     if isinstance(ev, E.MovePaused) and ev.side != viewer:          # which units are left to 'ask'
         return msgspec.structs.replace(ev, firers=[])
     if isinstance(ev, (F.GunFired, F.CasualtyAttack)) and ev.by in OPPORTUNITY:
@@ -192,7 +201,7 @@ def redact(ev: Event, viewer: str) -> Event:
 def _pregame_order(st: TobrukState, sc: Scenario, it: dict, viewer: str) -> str:
     """5.01: the set-up and registration steps of a scenario with side notes, as ``viewer`` reads
     them: the acting side its notes still due (or registrations left), the other side the steps."""
-    from pbem.games.advanced_tobruk import notes
+    from pbem.games.advanced_tobruk import notes  # no cycle now: may move to the top
     side = it.get("side", "")
     if it["kind"] == "setup":
         if viewer != side:
@@ -216,10 +225,17 @@ def _pregame_order(st: TobrukState, sc: Scenario, it: dict, viewer: str) -> str:
         "then pass")
 
 
+def pause_words(pd) -> str:
+    """A paused move as the awaiting line tells it: the mover, where it stands, the path ahead (6.6, 6.64)."""
+    ahead = [h for h in (s[5:] if s.startswith("back:") else s for s in pd.remaining) if len(h) == 4 and h.isdigit()]
+    return (f"{'+'.join(pd.units)} in {pd.hex}, {pd.spent_here} MP spent there; the path ahead: "
+            f"{' '.join(ahead) or 'none, the move ends there'}")
+
+
 def awaiting_view(st: TobrukState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
     """A paused move as the mover reads it: the answering side, not which of its units may fire;
     the set-up and registration steps with the side notes still to write (5.01)."""
-    from pbem.games.advanced_tobruk import notes
+    from pbem.games.advanced_tobruk import notes  # no cycle now: may move to the top
     out = []
     for it in items:
         if it.get("kind") in ("setup", "register") and notes.in_use(sc):
@@ -227,7 +243,7 @@ def awaiting_view(st: TobrukState, sc: Scenario, items: list[dict], viewer: str)
         if it.get("kind") == "opportunity-fire" and it.get("side") != viewer:
             pd = st.pending
             it = {k: v for k, v in it.items() if k != "units"}
-            it["order"] = ("fire UNIT[+UNIT...] | pass  - the mover: "
-                           + (f"{'+'.join(pd.units)} in {pd.hex}, {pd.spent_here} MP spent there" if pd else "?"))
+            it["order"] = ("fire UNIT[+UNIT...] [at HEX] (one line a shot) | pass  - the mover: "
+                           + (pause_words(pd) if pd else "?"))
         out.append(it)
     return out

@@ -98,8 +98,16 @@ def own_words(ev: E.Event, sc: Scenario) -> str | None:
         case E.MovePaused():
             who = "+".join(ev.units) + (" stops" if len(ev.units) == 1 else " stop")
             with_ = f" with {', '.join(ev.firers)}" if ev.firers else ""      # no firers: redacted (views.py)
-            return (f"{who} in {lab(ev.hex)} ({ev.spent_here} MP spent there): "
-                    f"{name(ev.side)} may fire{with_} or pass (6.6, 6.64).")
+            ahead = [h for h in (x[5:] if x.startswith("back:") else x for x in ev.remaining)
+                     if len(h) == 4 and h.isdigit()]
+            path = f"; the path ahead: {' '.join(lab(h) for h in ahead)}" if ahead else "; the move ends there"
+            return (f"{who} in {lab(ev.hex)} ({ev.spent_here} MP spent there{path}): {name(ev.side)} may fire"
+                    f"{with_} there or in a hex ahead, one answer for the whole path, or pass (6.6, 6.64).")
+        case E.OpportunityPlanned() if not ev.firers:        # the other side's plan, redacted (views.py)
+            return f"{name(ev.side)} plans opportunity fire at the mover; the answer goes on (6.6)."
+        case E.OpportunityPlanned():
+            return (f"{name(ev.side)} plans {'+'.join(ev.firers)}'s opportunity fire at the mover in {lab(ev.hex)}; "
+                    f"the answer goes on (6.6).")
         case E.OpportunityPassed():
             return f"{', '.join(ev.firers)} hold{'s' if len(ev.firers) == 1 else ''} fire at {ev.target} in " \
                    f"{lab(ev.hex)}{f' ({ev.by})' if ev.by else ''}."

@@ -17,6 +17,7 @@ from pbem.games.formation.movement import (check_movers, displace_adjacent_hqs, 
 from pbem.games.formation.reaction import trigger
 from pbem.games.formation.terms import seize, vp_hex
 from pbem.mechanics.pathcost import fmt, frac
+from pbem.games.formation.admin import _admin_side, due_reinforcements, legal_entries
 
 
 def must_act(ctx: Ctx) -> None:
@@ -203,7 +204,6 @@ def seize_order(ctx: Ctx, args: list[str]) -> None:
 def enter(ctx: Ctx, args: list[str]) -> None:
     """9.4, 14.1: ``enter UNIT HEX [HEX ...]``: place a reinforcement on a legal entry hex,
     then its free move (not into an EZOC, 9.4.2)."""
-    from pbem.games.formation.admin import _admin_side, due_reinforcements, legal_entries
     _admin_side(ctx)
     st, sc = ctx.state, ctx.sc
     if len(args) < 2:

@@ -238,7 +238,7 @@ def admin_step(ctx: Ctx) -> bool:
 
 
 def place_schwerpunkt(ctx: Ctx, args: list[str]) -> None:
-    from pbem.games.formation.sequence import find_formation
+    from pbem.games.formation.sequence import find_formation  # no cycle now: may move to the top
     st, sc = ctx.state, ctx.sc
     _admin_side(ctx)
     if sp_owner(st, sc) != ctx.side:

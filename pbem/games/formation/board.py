@@ -9,6 +9,7 @@ from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
 from pbem.games.formation.schema import Formation, FormationData, Strongpoint, Terrain, UnitInfo
 from pbem.mechanics.pathcost import frac
+from pbem.games.formation.position import position
 
 BARRIERS = ("ridge", "wadi")       # Mirages 13.2.2: hexsides blocking ZOC, RbC, retreat and (once) paths
 ROADS = ("road", "trail")          # Mirages 13.2.1: a trail is a road with its own cost
@@ -203,7 +204,6 @@ def projects_zoc(st, sc: Scenario, u: UnitState, h: str) -> bool:
 def zoc_hexes(st, sc: Scenario, side: str) -> set[str]:
     """Every hex into which ``side`` projects a ZOC (5.4): worked out once per position
     (``position``), a new set for the caller."""
-    from pbem.games.formation.position import position
     pos = position(st, sc)
     got = pos.ezoc.get(side)
     if got is None:

@@ -37,6 +37,7 @@ from pbem.games.formation.resolve import draw_chit, fighter, live, resolve
 from pbem.games.formation.retreats import hq_alone, lose, retreat, retreat_search
 from pbem.games.formation.snafu import d10
 from pbem.games.formation.state import Activation, FormationState, other
+from pbem.games.formation.movement import stack_ma, walk
 
 KINDS = ("hasty", "regular", "prepared")
 EXTRA = {"hasty": 0, "regular": 1, "prepared": 2}           # 7.1: escalation costs
@@ -172,7 +173,6 @@ def _default_rbc_path(st, sc, cb: Combat) -> list[str]:
 
 
 def _check_rbc_path(ctx: Ctx, cb: Combat, path: list[str]) -> None:
-    from pbem.games.formation.movement import stack_ma, walk
     st, sc = ctx.state, ctx.sc
     units = [u for u in _stack_units(st, sc, cb) if not B.is_hq(sc, u)]
     here = cb.target

@@ -10,6 +10,8 @@ import re
 
 from pbem.core.scenario import Printed, Scenario
 from pbem.games.formation.crt import LADDER, headings
+from pbem.core.state import UnitState
+from pbem.games.formation.board import over_limit, stacking_count
 
 SIDES = ("axis", "allied")
 HEXSIDE_FEATURES = ("ridge", "wadi")       # 3.1.2 / 13.2.2 as this game uses them
@@ -245,8 +247,6 @@ def lint(sc: Scenario) -> list[str]:
 
 def _setup_stacks(sc: Scenario, hq_ids: dict[str, str]) -> list[str]:
     """5.3.1 / 13.1.3 at set-up: stacking limits per side, one HQ per hex."""
-    from pbem.core.state import UnitState
-    from pbem.games.formation.board import over_limit, stacking_count
     gd = sc.tables.data
     by_hex: dict[tuple[str, str], list[UnitState]] = {}
     for u in sc.units:

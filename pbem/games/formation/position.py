@@ -55,7 +55,7 @@ def _impassable(sc) -> frozenset[str]:
     got = _seas.get(id(sc))
     if got is not None and got[0] is sc:
         return got[1]
-    from pbem.games.formation.board import impassable
+    from pbem.games.formation.board import impassable  # here: board imports this module (a cycle)
     sea = frozenset(h for h in sc.board.grid.all_hexes() if impassable(sc, h))
     if len(_seas) >= 16:
         _seas.clear()

@@ -23,6 +23,9 @@ from pbem.games.formation.board import combat_units, fdata, formation_of, hq_uni
 from pbem.games.formation.command import command_map
 from pbem.games.formation.snafu import d10
 from pbem.games.formation.state import FormationState, other
+from pbem.games.formation.retreats import overstack
+from pbem.games.formation.sequence import activate
+from pbem.games.formation.sequence import find_formation
 
 
 def eligible(st: FormationState, sc, h: str, side: str, barred: list[str]) -> list[str]:
@@ -91,8 +94,6 @@ def attempt(ctx: Ctx, f: str, units: list[str], at: str, doctrine: str = "", *, 
     """6.5.2: a d10 not above the HQ's reaction rating succeeds: the mover stops (6.5.3)
     and the formation reacts with the AP table's red value (sequence.activate)."""
     from pbem.games.formation.actions import ended_in      # actions imports this module
-    from pbem.games.formation.retreats import overstack
-    from pbem.games.formation.sequence import activate
     st, sc = ctx.state, ctx.sc
     fr = st.fm.formations[f]
     rating = fdata(sc, f).reaction
@@ -112,8 +113,7 @@ def attempt(ctx: Ctx, f: str, units: list[str], at: str, doctrine: str = "", *, 
 
 def answer(ctx: Ctx, word: str, args: list[str]) -> None:
     """``react FORMATION`` | ``pass`` while a move waits (step 'paused')."""
-    from pbem.games.formation.actions import continue_move
-    from pbem.games.formation.sequence import find_formation
+    from pbem.games.formation.actions import continue_move  # here: actions imports this module (a cycle)
     st, sc = ctx.state, ctx.sc
     p = st.fm.paused
     if p is None:

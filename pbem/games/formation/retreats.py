@@ -16,6 +16,7 @@ from pbem.games.formation import board as B
 from pbem.games.formation import combat_events as CE
 from pbem.games.formation import events as E
 from pbem.games.formation.state import other
+from pbem.games.formation.movement import displace_hq
 
 
 def retreat_search(grid: Grid, start: str, combat_hex: str, hexes: int, *, forced: bool,
@@ -194,7 +195,6 @@ def hq_alone(ctx: Ctx, hexes: list[str]) -> None:
     """7.4 / 5.3.3: an HQ left alone in a hex by combat is displaced at once
     (movement.displace_hq: the nearest unit of its formation, -1 support point, one
     space down the activation track).  With no unit left to go to, it stays."""
-    from pbem.games.formation.movement import displace_hq
     st, sc = ctx.state, ctx.sc
     for h in dict.fromkeys(hexes):
         here = B.stack(st, h)

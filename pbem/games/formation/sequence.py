@@ -3,6 +3,7 @@
 (6.3); and what runs after every order (``after_order``)."""
 from __future__ import annotations
 
+import difflib
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.games.formation import events as E
@@ -10,6 +11,7 @@ from pbem.games.formation.board import alive, formation_of, gd, hq_unit, is_hq
 from pbem.games.formation.snafu import d10, reroll
 from pbem.games.formation.state import ALLIED, AXIS, FormationState, other
 from pbem.games.formation.supply import hq_in_supply
+from pbem.games.formation.terms import automatic_victory
 
 
 def can_activate(st: FormationState, sc, f: str) -> bool:
@@ -207,7 +209,6 @@ def find_formation(st: FormationState, name: str, side: str | None = None) -> st
     low = {k.lower(): k for k in st.fm.formations}
     if name.lower() in low:
         return low[name.lower()]
-    import difflib
     mine = sorted(k for k, f in st.fm.formations.items() if side is None or f.side == side)
     near = difflib.get_close_matches(name.lower(), [k.lower() for k in mine], n=1, cutoff=0.6)
     hint = f"did you mean {low[near[0]]}? " if near else ""
@@ -234,7 +235,6 @@ def after_order(ctx: Ctx) -> None:
     Turn Phases run; the game may end."""
     from pbem.games.formation.admin import admin_step, end_of_turn, hq_removals   # admin imports this module
     from pbem.games.formation.bonus import can_act as bonus_can_act    # bonus imports this module
-    from pbem.games.formation.terms import automatic_victory
     st = ctx.state
     for _ in range(200):
         if st.result is not None:

@@ -1,0 +1,117 @@
+"""The layers hold even inside a function (issue 26 item 6).  Every module of pbem is read
+with ``ast`` and every import statement counted, at any depth (a function's, a class's,
+an ``if TYPE_CHECKING`` block's):
+
+- ``pbem/core`` imports nothing of pbem outside ``pbem/core``, but ``pbem.log``, the
+  file-level event store below it in the layer table (README, Layers).  What the core
+  needs from above (the game registry) is handed to it: ``pbem.games`` sets
+  ``events.load_games`` and ``scenario.schema_of``;
+- ``pbem/engine.py`` and ``pbem/report/`` never import ``pbem.host`` (the parts of a
+  mail they use are ``pbem/report/mailparts.py``);
+- in a game package (``pbem/games/``) an import inside a function carries a comment on
+  its line or the line above saying why it is there (a cycle it breaks, a module it
+  defers); one that needs no reason belongs at the top of the module."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PBEM = Path(__file__).resolve().parent.parent / "pbem"
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(PBEM.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path, source: str | None = None) -> list[tuple[int, str, bool]]:
+    """(line, module imported, inside a function) for every import in the file; ``from X import Y``
+    gives X and X.Y (Y may be a module), relative imports resolved."""
+    source = path.read_text() if source is None else source
+    mod = _module(path)
+    pkg = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+    out: list[tuple[int, str, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for ch in ast.iter_child_nodes(node):
+            if isinstance(ch, ast.Import):
+                out.extend((ch.lineno, a.name, in_function) for a in ch.names)
+            elif isinstance(ch, ast.ImportFrom):
+                base = ch.module or ""
+                if ch.level:
+                    up = pkg.split(".")[:len(pkg.split(".")) - (ch.level - 1)]
+                    base = ".".join(up + ([ch.module] if ch.module else []))
+                out.append((ch.lineno, base, in_function))
+                out.extend((ch.lineno, f"{base}.{a.name}", in_function) for a in ch.names)
+            visit(ch, in_function or isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+    visit(ast.parse(source), False)
+    return out
+
+
+def _under(name: str, pkg: str) -> bool:
+    return name == pkg or name.startswith(pkg + ".")
+
+
+def _files(*where: str) -> list[Path]:
+    out: list[Path] = []
+    for w in where:
+        p = PBEM / w
+        out += sorted(p.rglob("*.py")) if p.is_dir() else [p]
+    return out
+
+
+def test_the_core_imports_nothing_above_it():
+    bad = [f"{p.relative_to(PBEM.parent)}:{line}: {name}" for p in _files("core")
+           for line, name, _ in imports(p)
+           if _under(name, "pbem") and name != "pbem" and not _under(name, "pbem.core")
+           and not _under(name, "pbem.log")]
+    assert not bad, "the core imports from above it:\n" + "\n".join(bad)
+
+
+def test_the_engine_and_the_report_never_import_the_host():
+    bad = [f"{p.relative_to(PBEM.parent)}:{line}: {name}" for p in _files("engine.py", "report")
+           for line, name, _ in imports(p) if _under(name, "pbem.host")]
+    assert not bad, "the engine or the report imports the host:\n" + "\n".join(bad)
+
+
+def unexplained(path: Path, source: str | None = None) -> list[str]:
+    """The imports inside a function with no comment on their line(s) or the line above."""
+    source = path.read_text() if source is None else source
+    lines = source.splitlines()
+    out = []
+    tree = ast.parse(source)
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                span = lines[node.lineno - 1:node.end_lineno]
+                above = lines[node.lineno - 2].strip() if node.lineno > 1 else ""
+                if not any("#" in ln for ln in span) and not above.startswith("#"):
+                    out.append(f"{path.relative_to(PBEM.parent)}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    return sorted(set(out))
+
+
+def test_a_game_explains_every_import_inside_a_function():
+    bad = [x for p in _files("games") for x in unexplained(p)]
+    assert not bad, ("an import inside a function of a game with no comment saying why (a cycle it breaks, a "
+                     "module it defers); else move it to the top:\n" + "\n".join(bad))
+
+
+def test_the_checks_see_an_import_at_any_depth():
+    """The scanner finds an import in a nested function, a method and a TYPE_CHECKING block,
+    resolves a relative one, and tells an explained function-level import from one that is not."""
+    path = PBEM / "games" / "example" / "mod.py"
+    src = ("from typing import TYPE_CHECKING\n"
+           "if TYPE_CHECKING:\n    from pbem.host import mail\n"
+           "class A:\n    def m(self):\n        def inner():\n            from ..core import events\n"
+           "        # the rules import this module (a cycle)\n        from . import rules\n"
+           "        return inner\n")
+    got = imports(path, src)
+    assert (3, "pbem.host.mail", False) in got
+    assert (7, "pbem.games.core.events", True) in got
+    assert (9, "pbem.games.example", True) in got and (9, "pbem.games.example.rules", True) in got
+    assert unexplained(path, src) == ["pbem/games/example/mod.py:7: from ..core import events"]
+
