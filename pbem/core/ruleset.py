@@ -125,10 +125,12 @@ class Ruleset:
     """What every game offers the engine: each hook declared here, with a neutral default.
 
     A game subclasses this in its package; the engine, the views, the reports
-    and the host call only these methods.  The turn hooks (``awaiting``,
-    ``awaiting_view``, ``default_orders``, ``order_help``, ``setup_choices``,
-    ``phase_side``) are read once per state by ``core/turn.py`` (``Turn``), never
-    by the consumers themselves."""
+    and the host call only these methods.  A game declares its turn as steps
+    (``steps``, ``interrupts``, core/turn.py ``Step``); ``handle``, ``awaiting`` and
+    ``default_orders`` are the kernel's, read from them.  The turn hooks
+    (``awaiting``, ``awaiting_view``, ``default_orders``, ``order_help``,
+    ``setup_choices``, ``phase_side``) are read once per state by ``core/turn.py``
+    (``Turn``), never by the consumers themselves."""
 
     game = ""                      # the scenario files' ``game`` key
     ruleset_version = "1"          # bump whenever the game's event stream changes (golden logs)
