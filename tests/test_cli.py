@@ -150,7 +150,7 @@ def test_wrong_side_is_told_whose_turn_it_is(game):
     before = log_bytes(game)
     r = run("order", game, "--as", "british", "-", input="move 5NZ 1009\n")
     assert r.exit_code == 1
-    assert "German-Italian movement phase of turn 1" in r.stderr and "waits for German-Italian" in r.stderr
+    assert "not your turn: the game waits for German-Italian (movement, 8.0) (rule 5.0)" in r.stderr   # the kernel's
     assert log_bytes(game) == before
 
 

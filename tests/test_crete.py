@@ -100,7 +100,7 @@ def test_pathcost_roads_are_hexsides_and_costs_are_exact_fractions():
 def test_drop_plan_must_be_sealed_and_valid_before_the_set_up(tmp_path):
     t = new(tmp_path, [])
     t.refuse("german", "end", rule="1.0", match="seal the drop plan")
-    t.refuse("commonwealth", "place 22NZ 0303", rule="3.0")
+    t.refuse("commonwealth", "place 22NZ 0303", rule="3.0", match="not your turn: the game waits for German")   # the kernel (core/turn.py)
     # 1.1: at least 7 airborne units on Game-Turn 1 (refused when sealed, or at the end of the step)
     sub = t.game.submit("german", "secret drop-plan west=3 centre=2\nend")
     assert sub.refused is not None and "at least 7" in sub.refused.message

@@ -570,7 +570,7 @@ def test_5_0_orders_out_of_turn_name_whose_input_the_game_waits_for(make_game):
     # 5.0 / 8.1(3): only the phasing side gives orders; the refusal says who is awaited.
     t = make_game([U("A", "axis", 4, 6, "0303"), U("B", "british", 4, 4, "0707")])
     err = t.refuse("british", "move B 0706", rule="5.0")
-    assert "waits for German-Italian" in err.message and "movement phase of turn 1" in err.message
+    assert err.message == "not your turn: the game waits for German-Italian (movement, 8.0)"   # the kernel's words
     t.refuse("british", "end", rule="5.0", match="waits for German-Italian")
     t.refuse("axis", "attack 0707 with A", rule="5.0")          # attacks wait for the combat phase
     t.end()                                                   # -> Axis combat
@@ -760,7 +760,7 @@ def test_9_1_5_no_attack_after_declarations_are_closed(make_game):
     t.ok("axis", "end")                                     # DR1 with a choice: decision pending
     st = t.state()
     assert st.declarations_closed and st.decision is not None and len(st.attacks) == 1
-    t.refuse("axis", "attack 0707 with A2", match="waits for German-Italian to choose a retreat")
+    t.refuse("axis", "attack 0707 with A2", match="offered now: retreat - retreat UNIT HEX")
     t.refuse("axis", "end", match="retreat UNIT HEX")
     t.ok("axis", "retreat B 0604")
     assert t.phase() == (1, BRIT_MOVE)
@@ -1158,7 +1158,7 @@ def test_9_6_2_defenders_never_advance(make_game):
     assert combat(evs).result == "AE"
     assert not only(evs, E.DecisionRequired) and not only(evs, E.UnitAdvanced)
     assert t.state().decision is None and t.hex_of("B") == "0505"
-    t.refuse("british", "advance B 0404", match="no advance is pending")
+    t.refuse("british", "advance B 0404", match="'advance' is not an order of this step")
 
 
 # ============================================================================
@@ -1447,7 +1447,7 @@ def test_refused_orders_leave_the_log_unchanged_throughout_a_game(make_game):
     R("axis", "frobnicate A1", match="unknown order")
     R("axis", "move A1 07x3", match="not a hex number")
     R("axis", "attack 0505 with A2", rule="5.0")
-    R("axis", "retreat B2 0604", match="no retreat is pending")
+    R("axis", "retreat B2 0604", match="'retreat' is not an order of this step")
     t.ok("axis", "end")
     # Axis combat
     R("axis", "attack 0505 with A1", rule="9.0")

@@ -580,7 +580,7 @@ def test_7_4_3_the_winning_defender_moves_with_its_bonus_and_triggers_no_reactio
         ("axis", "battle victory bonus", ["11", "7"], 2)
     assert "move UNIT" in item["order"] and "attack HEX" in item["order"]
     assert g.rules.default_orders(g.state(), g.scenario, "axis") == ["bonus pass"]
-    assert "waits for Axis's Battle Victory bonus" in str(g.submit("allied", "end").refused)
+    assert "not your turn: the game waits for Axis (battle victory bonus, 7.4.3)" in str(g.submit("allied", "end").refused)
     assert "not of the winners" in str(g.submit("axis", "move S 0505").refused)          # S only supported
     assert "disrupted" in str(g.submit("axis", "move 7 0504").refused)                  # 5.6.3
     sub = g.submit("axis", "move 11 0504")          # next to Red's units: no reaction (7.4.3)

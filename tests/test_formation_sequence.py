@@ -59,7 +59,7 @@ def test_transfer_then_the_receiver_must_act_or_end(fm):
     quiet(t)
     t.ok("axis", "transfer")
     t.refuse("allied", "transfer", rule="6.2")
-    t.refuse("axis", "end", match="holds the initiative")
+    t.refuse("axis", "end", match="not your turn: the game waits for Commonwealth (initiative, 6.2)")   # the kernel's
     evs = t.ok("allied", "end")
     one(evs, E.OpsPhaseEnded)
     assert t.state().turn == 2                                          # End of Turn, then turn 2's Admin, Ops

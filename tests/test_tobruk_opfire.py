@@ -49,7 +49,7 @@ def test_6_6_no_standing_order_pauses_the_move_for_an_answer(tmp_path, fixed_clo
     assert (p.side, p.hex, p.firers, p.remaining) == ("british", "0709", ["A1"], ["0708", "0707"])
     assert t.hex_of("G1") == "0709"
     assert t.awaiting()[0]["side"] == "british" and t.awaiting()[0]["kind"] == "opportunity-fire"
-    t.refuse("german", "pass", rule="6.6", match="paused")
+    t.refuse("german", "pass", rule="6.6", match="not your turn: the game waits for British (opportunity-fire")
     evs = t.ok("british", "pass")                           # one answer for the whole path (ruleset 3)
     assert one(evs, E.OpportunityPassed).by == "answer"
     assert not only(evs, E.MovePaused) and t.hex_of("G1") == "0707"    # no second pause in 0708

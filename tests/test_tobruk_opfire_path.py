@@ -114,7 +114,7 @@ def test_6_6_answer_refusals_name_the_path(tmp_path, fixed_clock):
     before = t.log_bytes()
     t.refuse("british", "fire A1 at 0606", rule="6.6", match="not on the path of G1: 0709 (where it stands), then 0708 0707")
     t.refuse("british", "fire A1 at 0708 now", rule="6.6", match="a hex of the path")
-    t.refuse("german", "pass", rule="6.6", match="paused")
+    t.refuse("german", "pass", rule="6.6", match="not your turn: the game waits for British (opportunity-fire")
     assert t.log_bytes() == before
     t.ok("british", "fire A1 at G1")                        # the mover's name: where it stands
     assert t.state().pending.shots[0].hex == "0709"

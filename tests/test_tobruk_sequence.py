@@ -60,7 +60,7 @@ def test_5_22_a_side_that_passes_lets_the_other_complete(tmp_path, fixed_clock):
     t.ok("german", "pass")
     t.ok("british", "assault A2 0309\npass")                   # several activations in one mail
     assert t.phase()[1] != MOVEMENT
-    t.refuse("british", "assault A2 0308", match="activation")
+    t.refuse("british", "assault A2 0308", match="not your turn: the game waits for German")   # its activation
 
 
 def test_6_03_a_unit_moves_once_per_segment(tmp_path, fixed_clock):

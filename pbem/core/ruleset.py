@@ -10,11 +10,12 @@ from typing import Protocol
 
 from pbem.core import events as E
 from pbem.core.events import Event
-from pbem.core.orders import Entropy, Order, OrderError, Press, Secret, Unveil
+from pbem.core.orders import Entropy, Order, OrderError, Press, Secret, Unveil, order_line
 from pbem.core.scenario import GameTable, Scenario
 from pbem.core.scenario import lint as core_lint
 from pbem.core.reduce import no_reducer, reduce_core, secret_commitment  # noqa: F401 - games import it from here
 from pbem.core.state import GameState, UnitState
+from pbem.core import turn as T
 
 
 class DiceSource(Protocol):
@@ -124,10 +125,12 @@ class Ruleset:
     """What every game offers the engine: each hook declared here, with a neutral default.
 
     A game subclasses this in its package; the engine, the views, the reports
-    and the host call only these methods.  The turn hooks (``awaiting``,
-    ``awaiting_view``, ``default_orders``, ``order_help``, ``setup_choices``,
-    ``phase_side``) are read once per state by ``core/turn.py`` (``Turn``), never
-    by the consumers themselves."""
+    and the host call only these methods.  A game declares its turn as steps
+    (``steps``, ``interrupts``, core/turn.py ``Step``); ``handle``, ``awaiting`` and
+    ``default_orders`` are the kernel's, read from them.  The turn hooks
+    (``awaiting``, ``awaiting_view``, ``default_orders``, ``order_help``,
+    ``setup_choices``, ``phase_side``) are read once per state by ``core/turn.py``
+    (``Turn``), never by the consumers themselves."""
 
     game = ""                      # the scenario files' ``game`` key
     ruleset_version = "1"          # bump whenever the game's event stream changes (golden logs)
@@ -140,6 +143,12 @@ class Ruleset:
     scenario_schema: tuple[type, type] = (GameTable, GameTable)   # its [victory] and [game_data] tables
     order_example = "move UNIT HEX HEX ...  |  attack HEX with UNIT ...  |  end"   # the report footer's hint
     setup_stacking = False         # True: several units may set up in one hex (the game's lint checks its limits)
+    # The turn declared as steps (core/turn.py, Step): a game that declares them defines no
+    # handle, awaiting or default_orders; the kernel derives them from the step the state is in.
+    steps: dict[str, T.Step] = {}          # phase steps by name (Ruleset.step_name)
+    interrupts: tuple[T.Step, ...] = ()    # steps that interrupt a phase while pending, first pending first
+    any_time: dict[str, T.Handler] = {}    # the game's words any side may send at any time (game over: none)
+    sequence_rule = ""                     # the sequence of play's rule: "not your turn" cites it in a phase
 
     def __init_subclass__(cls, **kw):
         """The kernel's waits come first: while the players exchange their contributions
@@ -188,20 +197,33 @@ class Ruleset:
 
     # --- orders and decisions -------------------------------------------------------
 
+    def step_name(self, state: GameState, sc: Scenario) -> str:
+        """The name of the phase step the state is in (``steps``): the phase's name by default;
+        a game whose phases share a step (two fire phases) names the step."""
+        return sc.sequence[state.phase].name
+
     def handle(self, ctx: Ctx, order: Order) -> None:
-        raise NotImplementedError
+        """The kernel's gate and the step's handler (core/turn.py, ``handle``) for a game that
+        declares its steps; a game not yet ported overrides this (issue 26)."""
+        if not self.steps and not self.interrupts:
+            raise NotImplementedError
+        T.handle(self, ctx, order)
 
     def check_sealed(self, ctx: Ctx, order: Secret | Unveil) -> None:
         """Refuse a ``secret``/``unveil`` the game's rules do not allow (default: any is fine)."""
 
     def awaiting(self, state: GameState, sc: Scenario) -> list[dict]:
-        raise NotImplementedError
+        """What the game waits for: the rows of the step the state is in (core/turn.py)."""
+        if not self.steps and not self.interrupts:
+            raise NotImplementedError
+        return T.step_waits(self, state, sc)
 
     def default_orders(self, state: GameState, sc: Scenario, side: str) -> list[str]:
         """The documented default applied when ``side`` misses a deadline:
         order lines answering what the game waits for from ``side`` ([] if nothing).
-        ``defaults_help`` says the same to players."""
-        return []
+        ``defaults_help`` says the same to players.  A game that declares its steps gives
+        them there, as orders (this reads them as lines)."""
+        return [order_line(o) for o in T.step_default(self, state, sc, side)]
 
     def order_help(self, state: GameState, sc: Scenario, side: str) -> list[str]:
         """The orders of this game for ``side`` (HELP and the welcome), one line each,

@@ -1,34 +1,40 @@
-"""The turn as the kernel sees it: what the game waits for, what each side is offered, the step line.
+"""The turn as the kernel sees it: the steps a game declares, what the game waits for, what
+each side is offered, the kernel's handle, the step line (issue 26).
 
-This is the first stage of issue 26.  A game still describes its turn through the
-hooks of ``Ruleset`` (``awaiting``, ``awaiting_view``, ``default_orders``,
-``order_help``, ``setup_choices``, ``phase_side``); ``Turn`` is an adapter that
-reads them for one state and gives the rest of the program typed objects:
+Every game declares its turn as ``Step`` objects (``Ruleset.steps``, ``Ruleset.interrupts``,
+below): who acts, the order words offered and the handler of each, the rule, the rows of what
+the game waits for, the deadline default as ``Order`` objects.  From them the kernel derives
+``Ruleset.handle`` (``handle``: one gate and one refusal wording for every game),
+``Ruleset.awaiting`` and ``Ruleset.default_orders``.  HELP, the set-up choices, the view of
+the rows a side may read and the side a step belongs to are still the hooks ``order_help``,
+``setup_choices``, ``awaiting_view`` and ``phase_side``.  ``Turn`` reads all of it for one
+state and gives the rest of the program typed objects:
 
 * ``Wait``  - one row of what the game waits for (the keys ``pbem state --json``
   has always shown in ``awaiting``, typed, in the order the game gave them);
 * ``Offer`` - what one side is offered now: the waits it may read, the order words
-  they offer, their rules, the deadline default as ``Order`` objects (never a
+  the step offers, their rules, the deadline default as ``Order`` objects (never a
   display string), the HELP lines and the set-up choices;
 * ``step_line`` - the one wording of "turn N, SIDE PHASE" (reports, maps, mail
   subjects, STATUS, the status board, the replay page, explain, ``pbem state``).
 
 The views, HELP and STATUS, the deadlines, the letters and staging read a ``Turn``
-instead of calling the hooks each on their own.  Still to come (issue 26): games
-declaring their steps and offers themselves (then these hooks go), the kernel's
-``handle`` gate refusing what is not offered, and CHECK through the offers.
+instead of calling the hooks each on their own.  Still to come (issue 26): CHECK
+through the offers, typed order forms with their enumerated legal choices, and the
+pending decisions of every game as frames of one stack (today each interrupt step is
+read from where its game already keeps the decision).
 """
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from typing import Any
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from pbem.core.orders import CORE_VERBS, Order, order_line, parse_line
+from pbem.core.orders import CORE_VERBS, Advance, End, GameVerb, Order, OrderError, order_line, parse_line
 
 REFEREE = "referee"
 
@@ -177,8 +183,12 @@ class Turn:
     def _offer(self, side: str) -> Offer:
         mine = tuple(w for w in self.waits_for(side) if w.side == side)
         default = self.default(side)
-        known = set(CORE_VERBS) | set(self.rules.verbs) | {"entropy"}
-        said = [t for w in mine for t in _WORD.findall(w.order) if t in known]
+        step = current_step(self.rules, self.st, self.sc) if self.rules.steps or self.rules.interrupts else None
+        if step is not None and mine and not (self.st.chain is not None and self.st.chain.entropy):
+            said = list(step.words(self.st, self.sc, side))       # the step declares them
+        else:
+            known = set(CORE_VERBS) | set(self.rules.verbs) | {"entropy"}
+            said = [t for w in mine for t in _WORD.findall(w.order) if t in known]
         said += [order_line(o).split()[0] for o in default]
         return Offer(side=side, waits=mine, verbs=tuple(dict.fromkeys(said)),
                      rule=", ".join(dict.fromkeys(w.rule for w in mine if w.rule)), default=default,
@@ -188,9 +198,16 @@ class Turn:
 
     def default(self, side: str) -> tuple[Order, ...]:
         """``side``'s deadline default as orders (``Ruleset.default_orders``, parsed once here)."""
-        return self._once("default", side, lambda: tuple(
-            o for o in (parse_line(x, self.rules.verbs) for x in self.rules.default_orders(self.st, self.sc, side))
-            if o is not None))
+        return self._once("default", side, self._default_of(side))
+
+    def _default_of(self, side: str):
+        rules, st, sc = self.rules, self.st, self.sc
+        if rules.steps or rules.interrupts:                     # a game that declares its steps
+            if st.chain is not None and st.chain.entropy:      # the dice exchange first (core/chain.py)
+                return lambda: tuple(parse_line(x) for x in rules.default_orders(st, sc, side))
+            return lambda: tuple(step_default(rules, st, sc, side))
+        return lambda: tuple(o for o in (parse_line(x, rules.verbs) for x in rules.default_orders(st, sc, side))
+                             if o is not None)
 
     def default_lines(self, side: str) -> list[str]:
         """The deadline default as the lines the host applies (``Offer.default_lines``)."""
@@ -247,3 +264,177 @@ def step_line(sc, v: Mapping[str, Any], *, long: bool = False, turn: bool = True
         label = f" ({v['turn_label']})" if v.get("turn_label") else ""
         return f"Turn {v['turn']} of {v['turns']}{label}" + (f", {words} phase" if words else "")
     return f"turn {v['turn']}" + (f", {words}" if words else "")
+
+
+# --- steps: a game's turn declared, and the kernel's handle (issue 26, second stage) ---------------
+# A game that declares its steps (``Ruleset.steps``, ``Ruleset.interrupts``) defines
+# no ``handle``, ``awaiting`` or ``default_orders``: the kernel reads the step the
+# state is in and derives all three from it.
+#
+# * ``Step`` - one step of the turn: who acts, the order words it offers and the
+#   handler of each, the rule it cites, what the game waits for in it (the rows of
+#   ``pbem state --json``), and its deadline default as ``Order`` objects.
+# * A phase step is found by its name (``Ruleset.step_name``: the phase's name by
+#   default, a game may group phases under one step).  An interrupt step (a loss to
+#   choose, an advance, an opportunity fire, a paused move) is declared with
+#   ``pending``: it is the step while the state says the game waits for it, and the
+#   step below it resumes when its handler has cleared that.  The pending decision
+#   lives where the games already keep it (the core ``GameState.decision``, or a
+#   game's own field), so no event, no log and no state's bytes change.
+# * ``handle`` - the gate every order of a ported game passes: the game is over ->
+#   is this side offered anything now -> is this order word offered -> the step's
+#   handler.  The refusals are worded here, once, from the offers.
+#
+# The core verbs any side may send at any time (``secret``, ``unveil``, ``press``,
+# ``entropy``) never reach ``handle``: ``ruleset.dispatch`` takes them first; a game's
+# own such words (a standing order) are its ``Ruleset.any_time``.
+# A step may list a core verb among its offered words (``unveil`` when the game waits
+# for one): that tells the player what to send, and the verb never reaches the gate.
+
+Handler = Callable[[Any, Order], None]          # (ctx, order): emits events or refuses
+
+
+class Step:
+    """One step of a game's turn (a phase, a part of one, or an interrupt).
+
+    ``verbs``   order word -> handler(ctx, order); the words offered in this step
+    ``rule``    the rule the step cites (refusals, the wait row); or (st, sc) -> it (a decision's own)
+    ``kind``    what the game waits for, as the wait row names it (default: ``name``)
+    ``order``   the answer's syntax players read in the wait row
+    ``side``    (st, sc) -> who acts (default: the side of the current phase of the sequence)
+    ``waits``   (st, sc) -> the wait rows when the step needs more than side/kind/rule/order
+                (a combat, units, options ...); [] when nothing is asked now
+    ``default`` (st, sc, side) -> the deadline default as orders (default: ``end`` where offered)
+    ``pending`` (st, sc) -> True while this interrupt is the step (interrupts only)
+    ``offered`` (st, sc, side) -> the words offered to ``side`` when not all of ``verbs`` are
+    ``why``     word -> (reason, rule): why a word this step does not offer is refused, where a
+                rule says more than "not now" (units move only in their own movement phase);
+                the refusal adds the reason and cites that rule; or (st, sc, word) -> (reason, rule)
+                or None, where the reason depends on the state
+    """
+
+    __slots__ = ("name", "verbs", "rule", "kind", "order", "side", "waits", "default", "pending", "offered", "why")
+
+    def __init__(self, name: str, *, verbs: Mapping[str, Handler], rule: str = "", kind: str = "",
+                 order: str = "", side: Callable | None = None, waits: Callable | None = None,
+                 default: Callable | None = None, pending: Callable | None = None,
+                 offered: Callable | None = None, why: Mapping[str, tuple[str, str]] | Callable | None = None):
+        self.name, self.verbs, self.rule = name, dict(verbs), rule
+        self.why = why if callable(why) else dict(why or {})
+        self.kind, self.order = kind or name, order
+        self.side, self.waits, self.default = side, waits, default
+        self.pending, self.offered = pending, offered
+
+    def __repr__(self) -> str:
+        return f"Step({self.name!r}, verbs={list(self.verbs)})"
+
+    def cite(self, st, sc) -> str:
+        """The rule the step cites now."""
+        return self.rule(st, sc) if callable(self.rule) else self.rule
+
+    def acting(self, st, sc) -> str | None:
+        if self.side is not None:
+            return self.side(st, sc)
+        return sc.sequence[st.phase].side if 0 <= st.phase < len(sc.sequence) else None
+
+    def rows(self, st, sc) -> list[dict]:
+        """What the game waits for in this step (the ``awaiting`` rows)."""
+        if self.waits is not None:
+            return self.waits(st, sc)
+        who = self.acting(st, sc)
+        return [{"side": who, "kind": self.kind, "rule": self.cite(st, sc), "order": self.order}] if who else []
+
+    def reason(self, st, sc, word: str) -> tuple[str, str]:
+        """Why ``word`` is refused in this step: (reason, rule); ("", the step's rule) by default."""
+        got = self.why(st, sc, word) if callable(self.why) else self.why.get(word)
+        return got or ("", self.cite(st, sc))
+
+    def words(self, st, sc, side: str) -> tuple[str, ...]:
+        """The order words ``side`` is offered in this step."""
+        if self.offered is not None:
+            return tuple(self.offered(st, sc, side))
+        return tuple(self.verbs)
+
+    def defaults(self, st, sc, side: str) -> list[Order]:
+        if not any(r["side"] == side for r in self.rows(st, sc)):
+            return []
+        if self.default is not None:
+            return list(self.default(st, sc, side))
+        return [End()] if "end" in self.words(st, sc, side) else []
+
+
+def phase_steps(*steps: Step) -> dict[str, Step]:
+    """A game's phase steps by name (``Ruleset.steps``)."""
+    return {s.name: s for s in steps}
+
+
+def current_step(rules, st, sc) -> Step | None:
+    """The step the state is in: the first pending interrupt, else the phase's step
+    (None: the game is over, not started, or the game declares no step for the phase)."""
+    if st.result is not None or not 0 <= st.phase < len(sc.sequence):
+        return None
+    for s in rules.interrupts:
+        if s.pending(st, sc):
+            return s
+    return rules.steps.get(rules.step_name(st, sc))
+
+
+def step_waits(rules, st, sc) -> list[dict]:
+    step = current_step(rules, st, sc)
+    return step.rows(st, sc) if step is not None else []
+
+
+def step_default(rules, st, sc, side: str) -> list[Order]:
+    step = current_step(rules, st, sc)
+    return step.defaults(st, sc, side) if step is not None else []
+
+
+def verb_of(order: Order) -> str:
+    """The order word a step offers: a game's own word, ``no-advance``, else the order's kind
+    (``break UNIT`` is a ``move``: a move off the map)."""
+    if isinstance(order, GameVerb):
+        return order.word
+    if isinstance(order, Advance) and order.unit == "-":
+        return "no-advance"
+    return order.__struct_config__.tag
+
+
+def _said(sc, rows: Iterable[dict]) -> str:
+    parts = []
+    for r in rows:
+        what = ", ".join(x for x in (r.get("kind", ""), r.get("rule", "")) if x)
+        parts.append(f"{sc.side_name(r['side'])}" + (f" ({what})" if what else ""))
+    return " and ".join(dict.fromkeys(parts))
+
+
+def handle(rules, ctx, order: Order) -> None:
+    """The kernel's gate for a game that declares its steps, then the step's handler.
+
+    Refusals, the same words in every game: "the game is over: British won (REASON)";
+    "not your turn: the game waits for British (movement, 5.1)" (citing the game's sequence of
+    play, ``Ruleset.sequence_rule``, in a phase; an interrupt's own rule in an interrupt);
+    "'attack' is not an order of this step (British (movement, 8.0)); offered now: move, end -
+    SYNTAX" (the step's rule, or the reason and rule it gives for that word)."""
+    st, sc = ctx.state, ctx.sc
+    if st.result is not None:
+        r = st.result
+        who = "a draw" if r.winner == "draw" else f"{sc.side_name(r.winner)} won"
+        raise OrderError(f"the game is over: {who} ({r.reason})")
+    word = verb_of(order)
+    if word in rules.any_time:                  # a word any side may send at any time (a standing order)
+        return rules.any_time[word](ctx, order)
+    step = current_step(rules, st, sc)
+    rows = step.rows(st, sc) if step is not None else []
+    if not rows:
+        raise OrderError("the game waits for no order now", step.cite(st, sc) if step else "")
+    if not any(r["side"] == ctx.side for r in rows):
+        rule = step.cite(st, sc) if step.pending is not None else (rules.sequence_rule or step.cite(st, sc))
+        raise OrderError(f"not your turn: the game waits for {_said(sc, rows)}", rule)
+    offered = step.words(st, sc, ctx.side)
+    if word not in offered:
+        syntax = "; ".join(dict.fromkeys(r["order"] for r in rows if r["side"] == ctx.side and r.get("order")))
+        reason, rule = step.reason(st, sc, word)
+        raise OrderError(f"'{word}' is not an order of this step ({_said(sc, rows)}); "
+                         f"offered now: {', '.join(offered) or 'nothing'}" + (f" - {syntax}" if syntax else "")
+                         + (f"; {reason}" if reason else ""), rule)
+    step.verbs[word](ctx, order)

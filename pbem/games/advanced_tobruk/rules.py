@@ -21,42 +21,33 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.advanced_tobruk import (arty_views, broken, continued_fire, cover_moves, data, events as E, fow, ground,
+from pbem.games.advanced_tobruk import (arty_views, continued_fire, cover_moves, data, events as E, fow, ground,
                                         hidden, indirect, mines, notes, notes_setup, notes_words, perimeter_words,
                                         reducer, sequence, views, words)
 from pbem.games.advanced_tobruk import known as knowing
 from pbem.games.advanced_tobruk.facing import SPINES, spine
 from pbem.games.advanced_tobruk.movement import unit_and_spine
-from pbem.games.advanced_tobruk.fire_personnel import handle_fire, handle_grenade
 from pbem.games.advanced_tobruk.lint import lint as lint_scenario
-from pbem.games.advanced_tobruk.melee import handle_assault
-from pbem.games.advanced_tobruk.opportunity import answer, move_order, pivot_order
 from pbem.games.advanced_tobruk.standing import standing_order
 from pbem.games.advanced_tobruk.schema import TobrukData, TobrukVictory
 from pbem.games.advanced_tobruk.state import Piece, TobrukState
+from pbem.games.advanced_tobruk.steps import INTERRUPTS, MOVES, STEPS
 
 GAME = "advanced-tobruk"
-MOVES = ("crawl", "assault", "run", "cross")
-HELP = {
-    "setup": "pivot UNIT SPINE, turret UNIT SPINE, standing ..., then pass",
-    "direct-fire": "fire UNIT[+UNIT...] at TARGET|HEX [with WEAPON,...] [...] (one unit or firegroup), or pass",
-    "movement": "crawl|assault|run UNIT[+UNIT...] STEP ..., cross|assault VEHICLE STEP ... "
-                "(STEP: HEX, back HEX, face SPINE, turret SPINE, overrun UNIT, off, continue), "
-                "pivot|turret UNIT SPINE, or pass",
-    "final-fire": "fire UNIT at TARGET (a unit marked as moved), or pass",
-    "infiltration": "infiltrate UNIT HEX, grenade UNIT[+UNIT] at HEX, close-assault UNIT at VEHICLE, or pass",
-    "register": "note register BATTERY|MORTAR HEX (sealed registrations, after all set-up), then pass",
-    "indirect": indirect.HELP,
-}
-RULE = {"setup": "2.48", "direct-fire": "5.12", "movement": "5.2, 6", "final-fire": "6.65",
-        "infiltration": "5.34, 22.1", "register": "18.51, 19.6", "indirect": indirect.RULE}
-
-
 class AdvancedTobruk(Ruleset):
     game = GAME
     ruleset_version = "3"          # 3: one pause a move, answered for its whole path (6.6 by email)
     result_codes = frozenset({"TUR", "UH", "LH", "TR"})     # the scenario's [crt]: the Hit Location Tables (13.52)
     state_type = TobrukState
+    steps = STEPS                  # the turn (5, steps.py): the kernel's handle, awaiting and defaults read them
+    interrupts = INTERRUPTS        # a move paused for opportunity fire (6.6)
+    sequence_rule = "5.03"         # the side whose activation it is
+    any_time = {"standing": lambda ctx, o: standing_order(ctx, o.args),            # 6.6, at any time
+                "note": lambda ctx, o: notes.handle(ctx, o.word, o.args),          # side notes and secret rolls
+                "roll": lambda ctx, o: notes.handle(ctx, o.word, o.args)}
+
+    def step_name(self, st: TobrukState, sc: Scenario) -> str:
+        return sequence.phase_name(st, sc)
     setup_stacking = True          # 4: units stack; lint.py checks the limits of 4.21 and 4.31 at set-up
     eliminated_stay = True         # 13.611, 13.7: a K-KILLed vehicle stays in its hex as a wreck (LOS reads it, 12.42)
     scenario_schema = (TobrukVictory, TobrukData)
@@ -153,62 +144,6 @@ class AdvancedTobruk(Ruleset):
 
     # --- orders -------------------------------------------------------------------------------
 
-    def handle(self, ctx: Ctx, order: O.Order) -> None:
-        st: TobrukState = ctx.state
-        sc = ctx.sc
-        if st.result is not None:
-            raise OrderError(f"the game is over: {st.result.reason}")
-        if not isinstance(order, O.GameVerb):
-            raise OrderError(f"Advanced Tobruk's orders: {', '.join(sorted(self.verbs))}; moves are written "
-                             "by their movement type (crawl, assault, run, cross)", "6.0")
-        word, args = order.word, order.args
-        if word == "standing":
-            return standing_order(ctx, args)                     # 6.6, at any time
-        if word in ("note", "roll"):
-            return notes.handle(ctx, word, args)                 # side notes and secret rolls, before play
-        if st.pending is not None:
-            pd = st.pending
-            if ctx.side != pd.side:
-                raise OrderError(f"a move is paused in {pd.hex}: the game waits for "
-                                 f"{sc.side_name(pd.side)}'s opportunity fire (fire or pass)", "6.6")
-            return answer(ctx, word, args)
-        name = sequence.phase_name(st, sc)
-        if ctx.side != st.step.to_act:
-            raise OrderError(f"it is {sc.side_name(st.step.to_act)}'s activation in the {name} phase of "
-                             f"turn {st.turn}; the game waits for {sc.side_name(st.step.to_act)}", "5.03")
-        if word == "pass":
-            if args:
-                raise OrderError("pass takes nothing else", "5.131")
-            if name == "setup":
-                notes.check_setup_done(ctx)                      # 5.01: the notes the rules require
-            return sequence.pass_phase(ctx)
-        if name == "setup" and word in ("pivot", "turret"):
-            return self._setup_face(ctx, word, args)
-        if name == "indirect" and (word in indirect.VERBS or word == "fire"):
-            return indirect.handle(ctx, order)                   # 18-20
-        if name == "movement" and word == "search":
-            return mines.search_order(ctx, args)                 # 31.211
-        if name in ("direct-fire", "final-fire") and word == "fire":
-            handle_fire(ctx, order)
-            return sequence.activated(ctx, _firers(ctx, args))
-        if name == "movement" and word in MOVES:
-            return move_order(ctx, word, args)
-        if name == "movement" and word in ("pivot", "turret"):
-            return pivot_order(ctx, word, args)
-        if name == "infiltration":
-            if word == "infiltrate":
-                return self._infiltrate(ctx, args)
-            if word == "grenade":
-                handle_grenade(ctx, order)
-                return sequence.activated(ctx, _firers(ctx, args), "grenade")
-            if word == "close-assault":
-                handle_assault(ctx, order)
-                return sequence.activated(ctx, _firers(ctx, args))
-        what = HELP.get(name, "nothing to order")
-        if name == "setup" and notes.in_use(sc):
-            what = "roll, note KIND ... (the side notes: HELP lists them), " + what
-        raise OrderError(f"in the {name} phase: {what}", RULE.get(name, "5"))
-
     def _setup_face(self, ctx: Ctx, word: str, args: list[str]) -> None:
         u, new = unit_and_spine(ctx, word, args, "6.521")
         p = ctx.state.pieces[u]
@@ -256,29 +191,6 @@ class AdvancedTobruk(Ruleset):
         fow.update(ctx)                                    # 32.12 the infiltrator may now spot FOW units
         sequence.activated(ctx, [u.id])
 
-    # --- what the game waits for ------------------------------------------------------------
-
-    def awaiting(self, st: TobrukState, sc: Scenario) -> list[dict]:
-        if st.result is not None or st.phase < 0:
-            return []
-        pd = st.pending
-        if pd is not None:
-            planned = "; ".join(f"{'+'.join(x.firers)} at {x.hex}" for x in pd.shots)
-            return [{"side": pd.side, "kind": "opportunity-fire", "units": list(pd.firers), "rule": "6.6",
-                     "order": f"fire UNIT[+UNIT...] [at HEX] (of {' '.join(pd.firers)}; one line a shot, any hex "
-                              f"of the path) | pass  - the mover: {views.pause_words(pd)}"
-                              + (f"; planned so far: {planned} (name the rest or pass)" if planned else "")}]
-        name = sequence.phase_name(st, sc)
-        if name not in HELP:
-            return []
-        order = HELP[name]
-        if name == "movement" and data.gd(sc).mines:
-            order = order.replace(", or pass", ", search UNIT (31.211), or pass")
-        if cover_moves.shown(sc):                          # 31.02, 31.254, 33.74, 15.52 on a perimeter card
-            order = order.replace("infiltrate UNIT HEX", "infiltrate UNIT HEX|under|out").replace(
-                "off, continue)", "off, continue, under, out, rim DIR, down, fire TARGET)")
-        return [{"side": st.step.to_act, "kind": name, "rule": RULE[name], "order": order}]
-
     def order_help(self, st: TobrukState, sc: Scenario, side: str) -> list[str]:
         own = [
             "pass    this side has finished the phase; the other completes it (5.131, 5.22)",
@@ -314,25 +226,3 @@ class AdvancedTobruk(Ruleset):
         if notes.in_use(sc):
             own += notes_words.help_lines()
         return own + keep
-
-    def default_orders(self, st: TobrukState, sc: Scenario, side: str) -> list[str]:
-        items = [item for item in self.awaiting(st, sc) if item["side"] == side]
-        if not items:
-            return []
-        if items[0]["kind"] == "setup":
-            return notes_setup.default_lines(st, sc, side) + ["pass"]          # 5.01: the first legal choices
-        if items[0]["kind"] == "movement":
-            for uid in broken.must_move(st, sc, side):          # 11.131: the broken move first
-                return [f"crawl {uid} {broken.safe_steps(st, sc, uid)[0]}"]
-        return ["pass"]
-
-
-def _firers(ctx: Ctx, args: list[str]) -> list[str]:
-    """The units an activation names first (UNIT[+UNIT...])."""
-    st = ctx.state
-    out = []
-    for n in (args[0].split("+") if args else []):
-        u = st.units.get(n) or next((x for x in st.units.values() if x.id.lower() == n.lower()), None)
-        if u is not None:
-            out.append(u.id)
-    return out

@@ -34,24 +34,16 @@ from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
 from pbem.games.crete import events as E
 from pbem.games.crete import reducer, words
-from pbem.games.crete.airborne import air_land, check_plan, drop, plan_name
-from pbem.games.crete.answers import answer, decision_item
+from pbem.games.crete.airborne import check_plan, plan_name
 from pbem.games.crete.board import enemies, friends, gd, land, map_of, stack_limit, utype
-from pbem.games.crete.combat import attack
 from pbem.games.crete.lint import scenario_errors
-from pbem.games.crete.movement import move, owing_tracks, place, track_entries
+from pbem.games.crete.movement import owing_tracks
 from pbem.games.crete.odds import RESULTS
 from pbem.games.crete.schema import CreteData, CreteVictory
-from pbem.games.crete.standing import doctrine
+from pbem.games.crete.steps import INTERRUPTS, STEPS, doctrine_order
 from pbem.games.crete.state import CW, GERMAN, CreteState
 from pbem.games.crete.terms import game_end
 from pbem.games.crete.terms import places_held
-
-# phase -> the order words it takes (3.0)
-PHASE_ORDERS = {"drop-plan": (), "set-up": ("place",), "air-landing": ("drop", "land"),
-                "movement": ("move",), "combat": ("attack",)}
-HANDLERS = {"place": place, "drop": drop, "land": air_land, "move": move, "attack": attack}
-
 
 class Crete(Ruleset):
     # set-up (1.2), airdrop (5.0), air landing (6.0), counterattack (10.5), losses (10.3), standing answers (10.5)
@@ -68,6 +60,10 @@ class Crete(Ruleset):
     ruleset_version = "2"
     result_codes = RESULTS
     state_type = CreteState
+    steps = STEPS                 # the turn (3.0, crete/steps.py): the kernel's handle, awaiting, defaults
+    interrupts = INTERRUPTS       # a fight's decisions (10.3-10.7)
+    sequence_rule = "3.0"          # the sequence of play: whose phase it is
+    any_time = {"doctrine": doctrine_order}   # a standing answer (10.5): any time, by either side
     first_turn = 0                 # 1.x: the set-up steps come before turn 1
 
     # --- setting up ------------------------------------------------------------
@@ -94,44 +90,6 @@ class Crete(Ruleset):
         """A check's view (core/known.py): whether a still sealed plan is valid is the German's to know."""
         if viewer != GERMAN and not k.crete.plan_open:
             k.crete.plan_error = ""
-
-    # --- what the game waits for ------------------------------------------------------
-
-    def awaiting(self, st: CreteState, sc: Scenario) -> list[dict]:
-        if st.result is not None or st.phase < 0:
-            return []
-        cd = st.crete
-        if st.decision is not None:
-            return [decision_item(st, sc, st.decision)]
-        ph = sc.sequence[st.phase]
-        if ph.name == "drop-plan":
-            maps = list(gd(sc).get("maps", {}))
-            return [{"side": ph.side, "kind": "drop-plan", "rule": "1.0",
-                     "order": f"secret {plan_name(sc)} " + " ".join(f"{m}=N" for m in maps)
-                              + " (at least 7 in all, 1.1), then end"}]
-        if ph.name == "set-up":
-            left = [u.id for u in st.units.values() if u.side == CW and u.hex is None and not u.eliminated]
-            return [{"side": ph.side, "kind": "set-up", "rule": "1.2", "units": left,
-                     "order": "place UNIT HEX (every Commonwealth unit), then end"}]
-        if ph.name == "air-landing":
-            item = {"side": ph.side, "kind": "air-landing", "rule": "5.0, 6.0",
-                    "order": "drop UNIT HEX | land UNIT HEX (any number), then end"}
-            if st.turn == 1:
-                if not cd.plan_open:
-                    item["order"] = f"unveil {plan_name(sc)} first (1.0); then " + item["order"]
-                else:
-                    item["plan"] = {m: f"{cd.t1.get(m, 0)} of {n}" for m, n in cd.plan.items()}
-            return [item]
-        if ph.name == "movement":
-            item = {"side": ph.side, "kind": "movement", "rule": "4.0",
-                    "order": "move UNIT HEX ... [off] (any number), then end"}
-            owing = owing_tracks(st)
-            if owing:
-                item["must_leave_tracks"] = {u: track_entries(st, sc, st.units[u]) for u in owing}
-            return [item]
-        return [{"side": ph.side, "kind": "attacks", "rule": "8.0, 9.1",
-                 "order": "attack HEX [plus HEX ...] with UNIT ... all-out|limited [air AIR ...] [lose UNIT ...] "
-                          "[advance UNIT [HEX] | no-advance] (one at a time), then end"}]
 
     # --- what players are told (HELP, the welcome) -------------------------------------
 
@@ -187,77 +145,6 @@ class Crete(Ruleset):
         if hill:
             out.append(f"airfields open to land on (6.0-6.2): {' '.join(fields) if fields else 'none yet'}")
         return out
-
-    def default_orders(self, st: CreteState, sc: Scenario, side: str) -> list[str]:
-        """The deadline defaults of ``defaults_help``."""
-        g = gd(sc)
-        cd = st.crete
-        out: list[str] = []
-        for item in self.awaiting(st, sc):
-            if item["side"] != side:
-                continue
-            k = item["kind"]
-            if k == "drop-plan":
-                if not cd.plan_sealed:
-                    out.append(f"secret {plan_name(sc)} {g.get('default_drops', {}).get('default_plan', '')}")
-                out.append("end")
-            elif k == "set-up":
-                setup = g.get("default_setup", {})
-                out += [f"place {u} {setup[u]}" for u in item["units"] if u in setup]
-                out.append("end")
-            elif k == "air-landing":
-                if st.turn == 1:
-                    if not cd.plan_open:
-                        out.append(f"unveil {plan_name(sc)}")
-                        return out       # the plan must be open before the drops can be chosen
-                    todo = [u.id for u in sorted(st.units.values(), key=lambda u: u.id)
-                            if utype(sc, u.id) == g.get("airborne_type", "airborne")
-                            and u.id not in cd.dropped and not u.eliminated]
-                    for m, n in cd.plan.items():
-                        targets = [h for h in g.get("default_drops", {}).get(m, []) if not enemies(st, h, GERMAN)]
-                        for i in range(n - cd.t1.get(m, 0)):
-                            if todo and targets:
-                                out.append(f"drop {todo.pop(0)} {targets[i % len(targets)]}")
-                out.append("end")
-            elif k == "movement":
-                for uid, entries in item.get("must_leave_tracks", {}).items():
-                    if entries:
-                        out.append(f"move {uid} {entries[0]}")
-                out.append("end")
-            elif k == "attacks":
-                out.append("end")
-            elif k in ("ca", "retreat", "losses"):
-                out.append(item["options"][0])
-            elif k == "advance":
-                out.append("no-advance")
-        return out
-
-    # --- orders -------------------------------------------------------------------
-
-    def handle(self, ctx: Ctx, order: O.Order) -> None:
-        st, sc = ctx.state, ctx.sc
-        if st.result is not None:
-            raise OrderError(f"the game is over ({st.result.reason})")
-        if isinstance(order, O.GameVerb) and order.word == "doctrine":
-            doctrine(ctx, order.args)     # a standing order (10.5): any time, by either side
-            return
-        if st.decision is not None:
-            answer(ctx, order)
-            return
-        ph = sc.sequence[st.phase]
-        if ctx.side != ph.side:
-            raise OrderError(f"it is the {sc.side_name(ph.side)} {ph.name} phase; the game waits for "
-                             f"{sc.side_name(ph.side)}", "3.0")
-        word = order.word if isinstance(order, O.GameVerb) else order.__struct_config__.tag
-        if isinstance(order, O.End):
-            self._end(ctx, ph.name)
-            return
-        if word not in PHASE_ORDERS[ph.name]:
-            what = {"drop-plan": f"seal the drop plan (secret {plan_name(sc)} ...) and end",
-                    "set-up": "place UNIT HEX, then end", "air-landing": "drop / land, then end",
-                    "movement": "move, then end", "combat": "attack, then end"}[ph.name]
-            raise OrderError(f"'{word}' is not an order of the {ph.name} phase: {what}", "3.0")
-        HANDLERS[word](ctx, order)
 
     # ends of phases (3.0) --------------------------------------------------------------------------
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pbem.core import orders as O
-from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState
+from pbem.core.turn import Step, phase_steps
 from pbem.games.eben_emael import assault, board, fire, lint, movement, phases, reducer, secrets, words
 from pbem.games.eben_emael import events as E
 from pbem.games.eben_emael.board import FIRE_RESULTS, GERMAN, gd
@@ -37,20 +37,106 @@ from pbem.games.eben_emael.schema import EbenData, EbenVictory
 from pbem.games.eben_emael.state import EbenEmaelState, initial_state
 from pbem.games.eben_emael.terms import victory_rule
 
-# (phase kind, order word) -> what it does with the order's words; a move is movement.move (4.0)
-ORDERS: dict[tuple[str, str], Callable[[Ctx, list[str]], None]] = {
-    ("setup-german", "place"): movement.setup_place,          # 12.2
-    ("movement", "enter"): movement.enter,                    # 10.2
-    ("movement", "place"): movement.place_garrison,           # 10.3
-    ("movement", "lose"): movement.lose_excess,               # 4.4
-    ("fire", "fire"): fire.declare_fire,                      # 5.2
-    ("assault", "assault"): assault.declare_assault,          # 7.1
-    ("assault", "demolish"): assault.declare_demolition,      # 8.2
-}
-ALLOWED = {"setup-belgian": "secret dummy-N HEX / secret mine-NN HEX, end",
-           "setup-german": "place UNIT HEX, end",
-           "fire": "fire UNIT TARGET, end", "movement": "move, enter, place, lose, end",
-           "assault": "assault HEX with UNIT ..., demolish FORT with UNIT [charge], end"}
+def _args(run: Callable[[Ctx, list[str]], None]) -> Callable[[Ctx, O.Order], None]:
+    """A handler that reads the words of a game verb (``place UNIT HEX`` -> ["UNIT", "HEX"])."""
+    return lambda ctx, order: run(ctx, order.args)
+
+
+def _end(kind: str) -> Callable[[Ctx, O.Order], None]:
+    return lambda ctx, order: phases.end(ctx, kind)
+
+
+def _answer(ctx: Ctx, order: O.Order) -> None:
+    assault.answer(ctx, order)           # 7.5, 7.6
+    phases.resolve(ctx)
+
+
+def _decision_rows(st: GameState, sc: Scenario) -> list[dict]:
+    d = st.decision
+    a = st.actions[d.combat]
+    return [{"side": d.side, "kind": d.kind, "combat": a.target, "units": d.units, "rule": d.rule,
+             "options": [" ".join(o) for o in d.options],
+             "order": "lose UNIT" if d.kind == "lose" else "advance UNIT | no-advance"}]
+
+
+def _belgian_setup_order(st: GameState, sc: Scenario) -> list[dict]:
+    text = ("secret dummy-1 HEX, secret dummy-2 HEX"
+            + (", secret mine-01 HEX .. mine-15 HEX" if gd(sc).get("minefields") else "") + ", then end")
+    return [{"side": sc.sequence[st.phase].side, "kind": "set-up", "rule": "9.5, 11.0", "order": text}]
+
+
+def _fire_waits(st: GameState, sc: Scenario) -> list[dict]:
+    if st.declarations_closed:
+        return []
+    return [{"side": sc.sequence[st.phase].side, "kind": "fire", "rule": "5.2",
+             "order": "fire UNIT TARGET (all fire attacks), then end"}]
+
+
+def _clear_free(st: GameState, sc: Scenario) -> list[str]:
+    """12.2: the clear hexes without a fortification or a unit."""
+    used = {u.hex for u in st.units.values() if u.hex}
+    return [h for h in sc.board.grid.all_hexes() if board.terrain(sc, h) == "clear"
+            and h not in board.forts(sc) and h not in used]
+
+
+def _belgian_default(st: GameState, sc: Scenario, side: str) -> list[O.Order]:
+    """9.5: the two lowest-numbered cupolas that may be dummies, no minefields."""
+    chosen = {k.split(":", 1)[1] for k in st.secrets if k.startswith("belgian:dummy-")}
+    cands = [h for h, fid in sorted(board.forts(sc).items())
+             if sc.unit_defs[fid].type == "cupola" and h not in gd(sc).get("never_dummy", [])]
+    out: list[O.Order] = [O.Secret(name=name, payload=h)
+                          for name, h in zip([n for n in secrets.DUMMIES if n not in chosen], cands)]
+    return out + [O.End()]
+
+
+def _german_default(st: GameState, sc: Scenario, side: str) -> list[O.Order]:
+    """12.2: each unplaced unit in the lowest-numbered free clear hex."""
+    free = _clear_free(st, sc)
+    out: list[O.Order] = []
+    for u in sorted(st.units.values(), key=lambda u: u.id):
+        if u.side == GERMAN and u.hex is None and not u.eliminated:
+            out.append(O.GameVerb(word="place", args=[u.id, free.pop(0)]))
+    return out + [O.End()]
+
+
+def _pending(kind: str):
+    return lambda st, sc: st.decision is not None and st.decision.kind == kind
+
+
+# The steps of the turn (3.0); the phase steps by what the phase is for (phases.kind: both fire
+# phases are fire phases).  "end" closes a set-up, a movement, or the announcements of a fire or an
+# assault phase (which then resolves them in order, 5.2, 7.1, 8.2).
+STEPS = phase_steps(
+    Step("setup-belgian", kind="set-up", rule="9.5, 11.0", waits=_belgian_setup_order,
+         verbs={"end": _end("setup-belgian")}, default=_belgian_default),     # the sealing: secret (core)
+    Step("setup-german", kind="set-up", rule="12.2", order="place UNIT HEX for every German unit, then end",
+         verbs={"place": _args(movement.setup_place), "end": _end("setup-german")}, default=_german_default),
+    Step("movement", rule="4.0", order="move UNIT HEX ...; enter UNIT HEX ...; place UNIT HEX; then end",
+         verbs={"move": movement.move,                                        # 4.0
+                "enter": _args(movement.enter),                               # 10.2
+                "place": _args(movement.place_garrison),                      # 10.3
+                "lose": _args(movement.lose_excess),                          # 4.4
+                "end": _end("movement")}),
+    Step("fire", rule="5.2", waits=_fire_waits,
+         verbs={"fire": _args(fire.declare_fire), "end": _end("fire")}),     # 5.2
+    Step("assault", rule="7.1, 8.2",
+         order="assault HEX with UNIT ... / demolish FORT with UNIT [charge] (all of them), then end",
+         verbs={"assault": _args(assault.declare_assault),                    # 7.1
+                "demolish": _args(assault.declare_demolition),                # 8.2
+                "end": _end("assault")}),
+    # played by the game itself (9.4, 3.0 step 6): a state never rests in them, "end" goes on
+    Step("activation", rule="3.0", order="end", verbs={"end": _end("activation")}),
+    Step("reorganization", rule="3.0", order="end", verbs={"end": _end("reorganization")}),
+)
+# The attacker's choices in a close assault's resolution (7.5, 7.6), read from the core decision.
+INTERRUPTS = (
+    Step("lose", rule="7.5", waits=_decision_rows, pending=_pending("lose"), verbs={"lose": _answer},
+         side=lambda st, sc: st.decision.side,
+         default=lambda st, sc, side: [O.GameVerb(word="lose", args=[st.decision.units[0]])]),
+    Step("advance", rule="7.6", waits=_decision_rows, pending=_pending("advance"),
+         verbs={"advance": _answer, "no-advance": _answer}, side=lambda st, sc: st.decision.side,
+         default=lambda st, sc, side: [O.Advance(unit="-")]),
+)
 
 
 class EbenEmael(Ruleset):
@@ -67,6 +153,9 @@ class EbenEmael(Ruleset):
     ruleset_version = "1"
     result_codes = FIRE_RESULTS
     needs_secrets = True          # the engine hands the host's sealed payloads to every order
+    steps = STEPS                 # the turn (3.0): the kernel's handle, awaiting and defaults read them
+    interrupts = INTERRUPTS
+    sequence_rule = "3.0"          # the sequence of play: whose phase it is
 
     # ---- the game's start, the reducer, data ------------------------------------------
 
@@ -125,6 +214,9 @@ class EbenEmael(Ruleset):
         """What a phase is for: both fire phases are fire phases (3.0)."""
         return phases.kind(name)
 
+    def step_name(self, st: GameState, sc: Scenario) -> str:
+        return phases.kind(sc.sequence[st.phase].name)
+
     def _next_phase(self, ctx: Ctx) -> None:
         """Go on to the next phase (3.0), or end the game after the last one (12.1, 12.2)."""
         phases.next_phase(ctx)
@@ -133,62 +225,6 @@ class EbenEmael(Ruleset):
 
     def check_sealed(self, ctx: Ctx, order: O.Secret | O.Unveil) -> None:
         secrets.check_sealed(ctx, order)         # 9.5, 11.0
-
-    def handle(self, ctx: Ctx, order: O.Order) -> None:
-        st, sc = ctx.state, ctx.sc
-        if st.result is not None:
-            raise OrderError(f"the game is over: {sc.side_name(st.result.winner)} won ({st.result.reason})")
-        if st.decision is not None:
-            assault.answer(ctx, order)           # 7.5, 7.6
-            phases.resolve(ctx)
-            return
-        ph = sc.sequence[st.phase]
-        if ctx.side != ph.side:
-            raise OrderError(f"it is the {sc.side_name(ph.side)} {ph.name} phase of turn {st.turn}; "
-                             f"the game waits for {sc.side_name(ph.side)}", "3.0")
-        kind = phases.kind(ph.name)
-        if isinstance(order, O.End):
-            phases.end(ctx, kind)
-            return
-        if kind == "movement" and isinstance(order, O.Move):
-            movement.move(ctx, order)
-            return
-        word = order.word if isinstance(order, O.GameVerb) else ""
-        run = ORDERS.get((kind, word))
-        if run is None:
-            what = word or order.__struct_config__.tag
-            raise OrderError(f"'{what}' is not an order of the {sc.side_name(ph.side)} {ph.name} phase; "
-                             f"allowed: {ALLOWED.get(kind, 'end')}", "3.0")
-        run(ctx, order.args)
-
-    # ---- what the game waits for ---------------------------------------------------
-
-    def awaiting(self, st: GameState, sc: Scenario) -> list[dict]:
-        if st.result is not None or st.phase < 0:
-            return []
-        if st.decision is not None:
-            d = st.decision
-            a = st.actions[d.combat]
-            item = {"side": d.side, "kind": d.kind, "combat": a.target, "units": d.units,
-                    "rule": d.rule, "options": [" ".join(o) for o in d.options]}
-            item["order"] = "lose UNIT" if d.kind == "lose" else "advance UNIT | no-advance"
-            return [item]
-        ph = sc.sequence[st.phase]
-        kind = phases.kind(ph.name)
-        orders = {
-            "setup-belgian": ("set-up", "9.5, 11.0", "secret dummy-1 HEX, secret dummy-2 HEX"
-                              + (", secret mine-01 HEX .. mine-15 HEX" if gd(sc).get("minefields") else "")
-                              + ", then end"),
-            "setup-german": ("set-up", "12.2", "place UNIT HEX for every German unit, then end"),
-            "fire": ("fire", "5.2", "fire UNIT TARGET (all fire attacks), then end"),
-            "movement": ("movement", "4.0", "move UNIT HEX ...; enter UNIT HEX ...; place UNIT HEX; then end"),
-            "assault": ("assault", "7.1, 8.2",
-                        "assault HEX with UNIT ... / demolish FORT with UNIT [charge] (all of them), then end"),
-        }
-        k, rule, text = orders.get(kind, (kind, "3.0", "end"))
-        if kind == "fire" and st.declarations_closed:
-            return []
-        return [{"side": ph.side, "kind": k, "rule": rule, "order": text}]
 
     # ---- what players are told (HELP, the welcome) ------------------------------------
 
@@ -232,34 +268,4 @@ class EbenEmael(Ruleset):
             left = sorted(u.id for u in st.units.values() if u.side == GERMAN and u.hex is None and not u.eliminated)
             return [f"squads to place: {' '.join(left) or 'none'}",
                     f"clear hexes open to them ({len(free)}): {' '.join(free)}"]
-        return []
-
-    def default_orders(self, st: GameState, sc: Scenario, side: str) -> list[str]:
-        """The deadline defaults of ``defaults_help``."""
-        for item in self.awaiting(st, sc):
-            if item["side"] != side:
-                continue
-            if item["kind"] == "lose":
-                return [f"lose {item['options'][0]}"]
-            if item["kind"] == "advance":
-                return ["no-advance"]
-            ph = sc.sequence[st.phase].name
-            if ph == "setup-belgian":                                            # 9.5
-                chosen = {k.split(":", 1)[1] for k in st.secrets if k.startswith("belgian:dummy-")}
-                out = []
-                cands = [h for h, fid in sorted(board.forts(sc).items())
-                         if sc.unit_defs[fid].type == "cupola" and h not in gd(sc).get("never_dummy", [])]
-                for name, h in zip([n for n in secrets.DUMMIES if n not in chosen], cands):
-                    out.append(f"secret {name} {h}")
-                return out + ["end"]
-            if ph == "setup-german":                                             # 12.2
-                used = {u.hex for u in st.units.values() if u.hex}
-                free = [h for h in sc.board.grid.all_hexes() if board.terrain(sc, h) == "clear"
-                        and h not in board.forts(sc) and h not in used]
-                out = []
-                for u in sorted(st.units.values(), key=lambda u: u.id):
-                    if u.side == GERMAN and u.hex is None and not u.eliminated:
-                        out.append(f"place {u.id} {free.pop(0)}")
-                return out + ["end"]
-            return ["end"]
         return []

@@ -27,16 +27,16 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.formation import actions, admin, bonus, choices, intel, reaction, reducer, roster, sequence, terms, words
+from pbem.games.formation import actions, bonus, choices, intel, reducer, roster, sequence, terms, words
 from pbem.games.formation import known as knowing
 from pbem.games.formation import events as E
 from pbem.games.formation.board import gd
-from pbem.games.formation.combat import (COMBAT_VERBS, combat_awaiting, combat_defaults, handle_attack,
-                                         handle_combat, parse_doctrine)
+from pbem.games.formation.combat import COMBAT_VERBS, handle_attack, parse_doctrine
 from pbem.games.formation.lint import lint as scenario_lint
 from pbem.games.formation.schema import FormationData, FormationVictory
 from pbem.games.formation.snafu import parse as parse_snafu
 from pbem.games.formation.state import ALLIED, AXIS, Formation, FormationState, other
+from pbem.games.formation.steps import INTERRUPTS
 
 TOPICS = ("reaction", "snafu", "rbc", "combat")
 
@@ -45,6 +45,9 @@ class MiragesRules(Ruleset):
     game = "mirages"
     ruleset_version = "2"          # 2: a winning defender's bonus actions (7.4.3), 7.6 removals logged
     state_type = FormationState
+    interrupts = INTERRUPTS        # the turn (6, 7, 9; formation/steps.py), read from fm: the kernel's handle,
+                                   # awaiting and deadline defaults
+    any_time = {"doctrine": lambda ctx, order: doctrine(ctx, list(order.args))}   # standing orders, any time
     # 7.4.2: a result is hits on the attacker / the defender, each "*" when printed red (EC)
     result_codes = frozenset(f"{a}{x}/{d}{y}" for a in range(10) for d in range(10) for x in ("", "*") for y in ("", "*"))
     setup_stacking = True          # 16: fixed set-up stacks; the limits of 13.1.3 are checked by lint.py
@@ -92,53 +95,6 @@ class MiragesRules(Ruleset):
 
     # --- orders -------------------------------------------------------------------------------
 
-    def handle(self, ctx: Ctx, order: O.Order) -> None:
-        st = ctx.state
-        if st.result is not None:
-            raise OrderError(f"the game is over ({st.result.reason})")
-        word = order.word if isinstance(order, O.GameVerb) else order.__struct_config__.tag
-        args = list(order.args) if isinstance(order, O.GameVerb) else []
-        if word == "doctrine":
-            doctrine(ctx, args)
-            return
-        fm = st.fm
-        if fm.combat is not None:
-            handle_combat(ctx, order)
-        elif fm.step == "paused":
-            if word not in ("react", "pass"):
-                raise OrderError(f"a move waits for {ctx.sc.side_name(fm.paused.side)}'s answer: react FORMATION | "
-                                 "pass", "6.5.1")
-            reaction.answer(ctx, word, args)
-        elif fm.step == "admin":
-            self._admin(ctx, word, order, args)
-        elif fm.step == "ops-choose":
-            self._initiative(ctx, word, args)
-        elif fm.step == "actions":
-            self._action(ctx, word, order, args)
-        else:
-            raise OrderError(f"no order is expected now ({fm.step})")
-        sequence.after_order(ctx)
-
-    def _admin(self, ctx: Ctx, word: str, order: O.Order, args: list[str]) -> None:
-        if word == "schwerpunkt":
-            admin.place_schwerpunkt(ctx, args)
-        elif word == "enter":
-            actions.enter(ctx, args)
-        elif word == "end":
-            admin.admin_end(ctx)
-        else:
-            raise OrderError("the Admin Phase takes: schwerpunkt FORMATION | enter UNIT HEX [HEX ...] | end", "9")
-
-    def _initiative(self, ctx: Ctx, word: str, args: list[str]) -> None:
-        if word == "activate":
-            sequence.activate_order(ctx, args)
-        elif word == "transfer":
-            sequence.transfer(ctx)
-        elif word == "end":
-            sequence.end_ops(ctx)
-        else:
-            raise OrderError("the Initiative player chooses: activate FORMATION | transfer | end", "6.2")
-
     def _action(self, ctx: Ctx, word: str, order: O.Order, args: list[str]) -> None:
         if ctx.state.fm.active.defender:
             actions.must_act(ctx)              # 7.4.3: only the winning defender acts now
@@ -170,81 +126,6 @@ class MiragesRules(Ruleset):
                 raise OrderError(f"the winners' Battle Victory bonus: {bonus.ORDERS}", "7.4.3")
             raise OrderError(f"{a.formation} is active ({a.ap} AP left): its actions are move | screen | refit | "
                              f"improve | seize | attack, or end to stop the activation", "7.1")
-
-    # --- what the game waits for ---------------------------------------------------------------
-
-    def awaiting(self, st: FormationState, sc: Scenario) -> list[dict]:
-        if st.result is not None or st.phase < 0:
-            return []
-        fm = st.fm
-        if fm.combat is not None:
-            return combat_awaiting(st, sc)
-        if fm.step == "paused" and fm.paused is not None:
-            p = fm.paused
-            return [{"side": p.side, "kind": "reaction", "rule": "6.5", "at": p.at, "units": list(p.units),
-                     "formations": list(p.formations), "leaving": p.leaving, "rest": list(p.rest),
-                     "order": "react FORMATION | pass (or doctrine reaction ...)"}]
-        if fm.step == "admin" and fm.admin_side:
-            return [{"side": fm.admin_side, "kind": "admin", "rule": "9.2, 9.4",
-                     "todo": admin.admin_todo(st, sc, fm.admin_side),
-                     "reinforcements": admin.due_reinforcements(st, sc, fm.admin_side),
-                     "order": "schwerpunkt FORMATION | enter UNIT HEX [HEX ...], then end"}]
-        if fm.step == "ops-choose" and fm.initiative:
-            s = fm.initiative
-            opts = ["activate FORMATION"]
-            if not fm.by_transfer and sequence.activations_left(st, sc, other(s)) \
-                    and not (fm.transfer_side == other(s) and fm.transfers >= gd(sc).max_transfers_in_row):
-                opts.append("transfer")             # 6.2: not past the scenario's transfers in a row
-            if fm.by_transfer or not sequence.activations_left(st, sc, other(s)):
-                opts.append("end")
-            left = sequence.activations_left(st, sc, s)
-            return [{"side": s, "kind": "initiative", "rule": "6.2", "cycle": fm.cycle, "formations": left,
-                     "options": [f"formations able to activate: {', '.join(left) or 'none'}"],
-                     "order": " | ".join(opts)}]
-        if fm.step == "actions" and fm.active is not None and fm.active.defender:
-            return bonus.awaiting(st)
-        if fm.step == "actions" and fm.active is not None:
-            a = fm.active
-            item = {"side": a.side, "kind": "reaction actions" if a.reaction else "actions", "rule": "7",
-                    "formation": a.formation, "ap": a.ap,
-                    "order": "move UNIT[+UNIT] HEX ... | screen UNIT HEX | refit UNIT | improve HEX | seize HEX | "
-                             "attack HEX with UNIT ... [hasty|regular|prepared] | end"}
-            if a.bonus:
-                item["bonus"] = {"ap": a.bonus, "units": list(a.bonus_units)}
-            return [item]
-        return []
-
-    def default_orders(self, st: FormationState, sc: Scenario, side: str) -> list[str]:
-        out: list[str] = []
-        for item in self.awaiting(st, sc):
-            if item["side"] != side:
-                continue
-            k = item["kind"]
-            if k == "initiative":
-                opts = item["order"].split(" | ")
-                if "end" in opts:
-                    out.append("end")
-                elif "transfer" in opts:
-                    out.append("transfer")
-                elif item["formations"]:
-                    out.append(f"activate {item['formations'][0]}")
-            elif k in ("actions", "reaction actions"):
-                out.append("end")
-            elif k == "battle victory bonus":
-                out.append("bonus pass")            # 7.4.3: the winners' bonus unspent
-            elif k == "reaction":
-                out.append("pass")
-            elif k == "admin":
-                # 9.4, 13.1.3: every due unit enters where it does not overstack; a side whose
-                # Admin orders are then all given is done by itself (admin_step), so "end" is
-                # only added while something is left (the Schwerpunkt, a unit with no room)
-                lines, all_in = admin.default_entries(st, sc, side)
-                out += lines
-                if not all_in or "schwerpunkt" in item["todo"] or not lines:
-                    out.append("end")
-            else:
-                out += combat_defaults(st, sc, side)
-        return out
 
     # --- what players are told (HELP, the welcome) ------------------------------------------------
 

@@ -1,10 +1,10 @@
-"""What the game waits for, the answers to its decisions, and the deadline defaults.
+"""The answers to the game's decisions, and how each decision reads in what the game waits for.
 
 A mixin of ``PanzerCorps`` (family.py): retreats (9.5) and advances (9.6)
 after combat, EX and stacking losses (9.4, 7.3), set-up and entry
 placements, the naval bombardment and face-down reinforcements (through the
 hooks ``setup_hexes``, ``setup_answered``, ``hidden_reinforcement``,
-``describe_decision``), and ``defaults_help`` as order lines.
+``describe_decision``).  The steps, the phases' rows and the deadline defaults are in steps.py.
 """
 from __future__ import annotations
 
@@ -12,11 +12,10 @@ from pbem.core import orders as O
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
-from pbem.core.state import Decision, GameState, copy_state
+from pbem.core.state import Decision, GameState
 from pbem.games.panzer_corps import events as E
 from pbem.games.panzer_corps.common import verb, verb_args
 from pbem.games.panzer_corps.params import GameParams
-from pbem.mechanics.movement import units_at
 
 # Decision kinds outside combat that are answered with a game verb, with the order to write.
 DECISION_ORDERS = {
@@ -31,43 +30,6 @@ DECISION_ORDERS = {
 
 class Decisions:
     p: GameParams
-
-    # --- what the game waits for ---------------------------------------------------------
-
-    def awaiting(self, st: GameState, sc: Scenario) -> list[dict]:
-        """The pending decision, else what the phase takes: movement (8.0), reinforcements
-        (10.0) or attack declarations (9.1)."""
-        if st.result is not None or st.phase < 0:
-            return []
-        if st.decision is not None:
-            return [self._decision_item(st, sc, st.decision)]
-        ph = sc.sequence[st.phase]
-        if ph.name == "movement":
-            item = {"side": ph.side, "kind": "movement", "rule": "8.0",
-                    "order": "move UNIT HEX ... (any number), then end"}
-            notes = self.stack_notes(st)
-            if notes:                                   # 7.1: over-full hexes so far this phase
-                item["options"] = notes
-            return [item]
-        if ph.name == "reinforcement":
-            due = self.due_reinforcements(st, sc)
-            opts = []
-            for uid in due:
-                hexes = self.reinforcement_hexes(st, sc, st.units[uid])
-                opts.append(f"{uid}: {' '.join(hexes) if hexes else 'no legal hex now (forced delay, 10.0(4))'}")
-            item = {"side": ph.side, "kind": "reinforcement", "rule": "10.0",
-                    "order": "enter UNIT HEX (any number), then end; units not entered wait (10.0(2))"}
-            if due:
-                item["units"] = due
-                item["options"] = opts
-            return [item]
-        if st.picking:                                  # 9.1(5): the attacker names the next combat
-            left = [a for a in st.attacks if a.stage == "declared"]
-            return [{"side": ph.side, "kind": "combat-order", "rule": self.p.declare_rule,
-                     "options": [f"{a.target}: {', '.join(a.attackers)}" for a in left],
-                     "order": "resolve HEX (the combat to resolve next) | end (the rest in declaration order)"}]
-        return [{"side": ph.side, "kind": "attack-declarations", "rule": self.p.declare_rule,
-                 "order": "attack HEX with UNIT ... (all attacks), then end"}]
 
     def _decision_item(self, st: GameState, sc: Scenario, d: Decision) -> dict:
         if d.kind in ("retreat", "advance"):
@@ -108,50 +70,6 @@ class Decisions:
             item["kind"] = f"reinforcement of {d.distance} face-down unit(s)"
             item["options"] = [o[0] for o in d.options]
         return item
-
-    def default_orders(self, st: GameState, sc: Scenario, side: str) -> list[str]:
-        """The deadline defaults of ``defaults_help``."""
-        for item in self.awaiting(st, sc):
-            if item["side"] != side:
-                continue
-            kind = item["kind"]
-            if kind == "movement":
-                return self.stack_fix_orders(st, sc) + ["end"]
-            if kind in ("attack-declarations", "reinforcement", "combat-order"):
-                return ["end"]
-            if kind == "retreat":
-                return [f"retreat {item['units'][0]} {item['options'][0]}"]
-            if kind == "advance":
-                return ["no-advance"]
-            d = st.decision
-            if d is None:
-                return []
-            if d.kind in ("ex-loss", "stack-loss"):
-                weakest = sorted(d.units, key=lambda uid: (st.units[uid].strength, uid))
-                return ["lose " + " ".join(weakest[:max(1, d.distance)])]
-            if d.kind in ("set-up", "entry"):
-                return self._default_placement(st, sc, d)
-            if d.kind == "bombardment":
-                strongest = sorted(d.units, key=lambda uid: (-st.units[uid].strength, uid))
-                return ["bombard " + " ".join(strongest[:d.distance])]
-            if d.kind == "reinforcement":
-                return ["delay"]
-        return []
-
-    def _default_placement(self, st: GameState, sc: Scenario, d: Decision) -> list[str]:
-        work = copy_state(st)
-        out = []
-        for uid in d.units:
-            hexes = self.setup_hexes(work, sc, work.units[uid], d.kind)
-            if not hexes:
-                break
-            # the least crowded legal hex, first in the listed order on a tie (spreads units
-            # over entry hexes where stacking is ignored, Compass 3.2(1))
-            at = units_at(work)
-            best = min(hexes, key=lambda h: (len(at.get(h, [])), hexes.index(h)))
-            out.append(f"place {uid} {best}")
-            work.units[uid].hex = best
-        return out
 
     # --- answers to decisions ---------------------------------------------------------
 

@@ -36,13 +36,13 @@ from pbem.core.state import GameState, UnitState
 from pbem.games.panzer_corps import events as E
 from pbem.games.panzer_corps import reducer
 from pbem.games.panzer_corps.combat import Combat
-from pbem.games.panzer_corps.common import verb, verb_args
 from pbem.games.panzer_corps.decisions import Decisions
 from pbem.games.panzer_corps.lint import lint_family
 from pbem.games.panzer_corps.movement import Movement
 from pbem.games.panzer_corps.params import GameParams
 from pbem.games.panzer_corps.reinforcements import Reinforcements
 from pbem.games.panzer_corps.state import PanzerCorpsState
+from pbem.games.panzer_corps.steps import step_name, steps_of
 from pbem.games.panzer_corps.words import describe
 from pbem.mechanics.zoc import ZocBlock, hexsides_block
 
@@ -72,6 +72,11 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
         self.result_codes = self.p.result_codes
         # 7.0: where a hex holds more than one unit, so may a set-up hex (lint checks the limit)
         self.setup_stacking = max(self.p.stacking.values()) > 1
+        # the turn (5.0, steps.py): the kernel's handle, awaiting and deadline defaults read them
+        self.steps, self.interrupts = steps_of(self)
+
+    step_name = staticmethod(step_name)        # movement, reinforcement, else combat (5.0)
+    sequence_rule = "5.0"                      # the sequence of play: whose phase it is
 
     # ===================================================================
     # Hooks: a game module overrides what its rules add.
@@ -233,64 +238,6 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
     # ===================================================================
     # Orders, by phase (5.0)
     # ===================================================================
-
-    def handle(self, ctx: Ctx, order: O.Order) -> None:
-        st, sc = ctx.state, ctx.sc
-        if st.result is not None:
-            over = "a draw" if st.result.winner == "draw" else f"{sc.side_name(st.result.winner)} won"
-            raise OrderError(f"the game is over: {over} ({st.result.reason})")
-        self.before_order(ctx)
-        if st.decision is not None:
-            self._answer(ctx, order)
-            return
-        ph = sc.sequence[st.phase]
-        if ctx.side != ph.side:
-            raise OrderError(f"it is the {sc.side_name(ph.side)} {ph.name} phase of turn {st.turn}; "
-                             f"the game waits for {sc.side_name(ph.side)}", "5.0")
-        word = verb(order)
-        if isinstance(order, (O.Retreat, O.Advance)) or word in ("lose", "place", "bombard", "delay"):
-            raise OrderError(f"no {word} is pending; the game waits for "
-                             f"{sc.side_name(ph.side)} to play the {ph.name} phase")
-        if word == "resolve" and ph.name != "combat":
-            raise OrderError("resolve names the next combat to resolve, in a combat phase after the attacks are "
-                             "declared", self.p.declare_rule)
-        if ph.name == "movement":
-            if isinstance(order, O.Move):
-                self._move(ctx, order)
-            elif isinstance(order, O.End):
-                self._end_phase(ctx)
-            elif word == "enter":
-                raise OrderError("no reinforcement may enter now; reinforcements enter when the game asks for "
-                                 "them (10.0)", "10.0")
-            else:
-                raise OrderError("attacks are declared in the combat phase, after this movement phase ends ('end')", "5.0")
-        elif ph.name == "reinforcement":
-            if word == "enter":
-                self._enter(ctx, order)
-            elif isinstance(order, O.End):
-                self._end_phase(ctx)
-            else:
-                raise OrderError("this is the reinforcement phase: enter UNIT HEX for each unit that comes in, "
-                                 "then end", "5.0")
-        else:
-            if isinstance(order, O.Move):
-                raise OrderError("units move only in their own movement phase", "8.1(3)")
-            if word == "resolve":
-                self._choose(ctx, verb_args(order))
-                return
-            if st.declarations_closed:
-                if st.picking and isinstance(order, O.End):
-                    self._rest_in_order(ctx)
-                    return
-                raise OrderError("the attacks of this phase are already declared", self.p.declare_rule)
-            if isinstance(order, O.Attack):
-                self._declare(ctx, order)
-            elif isinstance(order, O.End):
-                ctx.emit(E.DeclarationsClosed(count=len(st.attacks)))
-                self._resolve(ctx)
-            else:
-                raise OrderError(f"the combat phase takes attack, resolve and end orders, not {word}",
-                                 self.p.declare_rule)
 
     def _end_phase(self, ctx: Ctx, refuse: bool = True) -> None:
         """The phase is over: stacking after movement (7.1, 7.3), waiting reinforcements (10.0),

@@ -193,13 +193,6 @@ class Movement:
                                     distance=len(us) - self.p.stacking[side], rule="7.0"))
         return True
 
-    def stack_fix_orders(self, st: GameState, sc: Scenario) -> list[str]:
-        """Deadline default before ``end`` where there is no 7.3 (El Alamein, Dunkerque): the
-        moves of ``stack_fixes``."""
-        if self.p.stack_removal:
-            return []
-        return [f"move {uid} {' '.join(path)}" for uid, path in self.stack_fixes(st, sc)[0]]
-
     def stack_notes(self, st: GameState) -> list[str]:
         """The over-full hexes, for the report of a movement phase (7.1, 7.3)."""
         then = "the excess is removed at the end of the phase (7.3)" if self.p.stack_removal \

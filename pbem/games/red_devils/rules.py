@@ -21,16 +21,13 @@ Movement points are kept exactly with fractions.Fraction (4.2 roads, pbem.mechan
 from __future__ import annotations
 
 from pbem.core import orders as O
-from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
 from pbem.games.red_devils import airborne, events as E, reducer, terms, terrain, words
 from pbem.games.red_devils.airborne import POLISH_SECRET
-from pbem.games.red_devils.answers import answer
-from pbem.games.red_devils.combat import attack
 from pbem.games.red_devils.lint import lint as lint_scenario
-from pbem.games.red_devils.movement import mode_order, move_order
+from pbem.games.red_devils.steps import INTERRUPTS, STEPS
 from pbem.games.red_devils.opportunity import doctrine_order
 from pbem.games.red_devils.schema import GameTable, RedDevilsData
 from pbem.games.red_devils.state import RedDevilsState
@@ -54,6 +51,14 @@ class RedDevils(Ruleset):
     ruleset_version = "1"
     result_codes = RESULTS
     state_type = RedDevilsState
+    steps = STEPS                 # the turn (3.0): the kernel's handle, awaiting and defaults read them
+    interrupts = INTERRUPTS       # the answers the game waits for (5.0, 7.6-7.8, 8.5, 9.0, 9.7, 11.0)
+    sequence_rule = "3.0"          # the sequence of play: whose phase it is
+    any_time = {"doctrine": lambda ctx, order: doctrine_order(ctx, order.args)}   # 5.0: at any time
+
+    def step_name(self, st: RedDevilsState, sc: Scenario) -> str:
+        name = sc.sequence[st.phase].name
+        return name if name in ("setup", "movement") else "combat"   # disruption removal: played by itself
 
     # --- the game's start, the reducer, the data --------------------------------------
 
@@ -122,109 +127,6 @@ class RedDevils(Ruleset):
     def check_sealed(self, ctx: Ctx, order: O.Secret | O.Unveil) -> None:
         airborne.check_sealed(ctx, order)                      # 9.7
 
-    def handle(self, ctx: Ctx, order: O.Order) -> None:
-        st: RedDevilsState = ctx.state
-        sc = ctx.sc
-        if st.result is not None:
-            raise OrderError(f"the game is over: {st.result.reason}")
-        if isinstance(order, O.GameVerb) and order.word == "doctrine":
-            return doctrine_order(ctx, order.args)             # 5.0, at any time
-        if st.decision is not None:
-            return answer(ctx, order)
-        ph = sc.sequence[st.phase]
-        if ctx.side != ph.side:
-            raise OrderError(f"it is the {sc.side_name(ph.side)} {ph.name} phase of turn {st.turn}; "
-                             f"the game waits for {sc.side_name(ph.side)}", "3.0")
-        word = order.word if isinstance(order, O.GameVerb) else order.__struct_config__.tag
-        if ph.name == "setup":
-            if word == "place":
-                return airborne.place(ctx, order.args)         # 1.2
-            if word == "end":
-                if terrain.gd(sc).get("polish_units") and f"british:{POLISH_SECRET}" not in st.secrets:
-                    raise OrderError(f"record the Polish drop zones first: secret {POLISH_SECRET} HEX HEX", "9.7")
-                return terms.next_phase(ctx)
-            raise OrderError("at set-up: place UNIT HEX, secret polish-dz HEX HEX, end", "1.2")
-        if ph.name == "movement":
-            if st.landing is not None:
-                if word != "land":
-                    left = [u for u in st.landing.units if u not in st.landing.placed]
-                    what = f"unveil {POLISH_SECRET}" if st.landing.polish and not st.polish_dz else \
-                        f"land UNIT HEX for {', '.join(left)}"
-                    raise OrderError(f"the air landing comes first, before any unit moves: {what}", "9.0, 9.8")
-                return airborne.land(ctx, order.args)
-            if word == "move":
-                return move_order(ctx, order)
-            if word == "mode":
-                return mode_order(ctx, order.args)             # 4.8
-            if word == "end":
-                return terms.next_phase(ctx)
-            raise OrderError("in a movement phase: move, mode, doctrine, end", "4.0")
-        if ph.name == "combat":
-            if word == "attack":
-                return attack(ctx, order)
-            if word == "end":
-                return terms.next_phase(ctx)
-            raise OrderError("in a combat phase: attack HEX with UNIT ..., end", "7.0")
-        raise OrderError(f"nothing to do in the {ph.name} phase")
-
-    # --- what the game waits for ------------------------------------------------------------
-
-    def awaiting(self, st: RedDevilsState, sc: Scenario) -> list[dict]:
-        if st.result is not None or st.phase < 0:
-            return []
-        d = st.decision
-        if d is not None:
-            if d.kind == "opportunity-fire":
-                p = st.pending
-                return [{"side": d.side, "kind": "opportunity-fire", "units": d.units, "rule": "5.0",
-                         "options": [f"{o[0]} (range {terrain.rng(sc, o[0])})" for o in d.options],
-                         "order": f"fire UNIT ... (some of: {' '.join(o[0] for o in d.options)}) | pass"
-                                  + (f"  [target in {p.hex}]" if p else "")}]
-            if d.kind == "bridge":
-                return [{"side": d.side, "kind": "bridge demolition", "units": d.units, "rule": "11.0",
-                         "order": "demolish (roll: 1-5 destroys) | spare"}]
-            if d.kind == "retreat":
-                a = st.attacks[d.combat]
-                opts = [" ".join(o) for o in d.options]
-                return [{"side": d.side, "kind": "retreat", "units": d.units, "combat": a.target, "rule": d.rule,
-                         "distance": 2, "options": opts,
-                         "order": "retreat UNIT HEX HEX" + (" | disrupt UNIT" if d.distance == 0 else "")}]
-            if d.kind == "ad":
-                a = st.attacks[d.combat]
-                return [{"side": d.side, "kind": "attacker retreat (Ad)", "units": d.units, "combat": a.target,
-                         "rule": "7.6", "options": [" ".join(o) for o in d.options],
-                         "order": "retreat UNIT HEX HEX (for each unit) | disrupt"}]
-            if d.kind in ("advance", "defender-advance"):
-                a = st.attacks[d.combat]
-                return [{"side": d.side, "kind": d.kind, "units": d.units, "combat": a.target, "rule": d.rule,
-                         "options": [" ".join(o) for o in d.options], "order": "advance UNIT [HEX ...] | no-advance"}]
-            if d.kind == "recover":
-                return [{"side": d.side, "kind": "recover", "units": d.units, "rule": "8.5",
-                         "order": f"recover UNIT ... (at most {d.distance})"}]
-        ph = sc.sequence[st.phase]
-        if ph.name == "setup":
-            return [{"side": ph.side, "kind": "set-up", "rule": "1.2, 9.7",
-                     "order": f"place UNIT HEX (units with two drop zones), secret {POLISH_SECRET} HEX HEX, then end"}]
-        if ph.name == "movement" and ph.side == "british" and st.landing is not None:
-            if st.landing.polish and not st.polish_dz:
-                return [{"side": "british", "kind": "reveal Polish drop zones", "rule": "9.7",
-                         "order": f"unveil {POLISH_SECRET}"}]
-            left = [u for u in st.landing.units if u not in st.landing.placed]
-            item = {"side": "british", "kind": "air landing", "units": left, "rule": "9.0",
-                    "order": "land UNIT HEX (each unit, within three hexes of its drop zone)"}
-            stuck = [u for u in left if not airborne.legal_hexes(st, sc, u)]
-            if stuck:      # our ruling: lost in the drop, it may neither wait (9.8) nor share a hex (9.2)
-                item["rule"] = "9.0, 9.2, 9.8"
-                item["order"] += (f"; no legal hex is left for {', '.join(stuck)}: land UNIT {airborne.LOST} "
-                                  "- the unit is eliminated, lost in the drop (it may not be delayed, 9.8, "
-                                  "nor share a hex, 9.2)")
-            return [item]
-        if ph.name == "movement":
-            return [{"side": ph.side, "kind": "movement", "rule": "4.0",
-                     "order": "move UNIT HEX ... [off] (any number), mode UNIT mech|foot, doctrine ..., then end"}]
-        return [{"side": ph.side, "kind": "combat", "rule": "6.0, 7.0",
-                 "order": "attack HEX with UNIT ... [advance UNIT [HEX ...] | no-advance] (resolved at once), then end"}]
-
     # --- what players are told (HELP, the welcome) -------------------------------------
 
     def order_help(self, st: RedDevilsState, sc: Scenario, side: str) -> list[str]:
@@ -264,40 +166,4 @@ class RedDevils(Ruleset):
         if ph.name == "movement" and st.landing is not None:
             left = [u for u in st.landing.units if u not in st.landing.placed]
             return [f"land {u}: {' '.join(airborne.legal_hexes(st, sc, u)) or airborne.LOST}" for u in left]
-        return []
-
-    def default_orders(self, st: RedDevilsState, sc: Scenario, side: str) -> list[str]:
-        """The deadline defaults of ``defaults_help``."""
-        for item in self.awaiting(st, sc):
-            if item["side"] != side:
-                continue
-            k = item["kind"]
-            d = st.decision
-            if k == "opportunity-fire":
-                return ["pass"]
-            if k == "bridge demolition":
-                return ["spare"]
-            if k == "retreat":
-                return [f"disrupt {d.units[0]}"] if d.distance == 0 else [f"retreat {d.units[0]} {item['options'][0]}"]
-            if k.startswith("attacker retreat"):
-                a = st.attacks[d.combat]
-                if a.stage == "attacker":
-                    return ["disrupt"]
-                return [f"retreat {d.options[0][0]} {' '.join(d.options[0][1:])}"]
-            if k in ("advance", "defender-advance"):
-                return ["no-advance"]
-            if k == "recover":
-                return ["recover " + " ".join(sorted(d.units)[:d.distance])]
-            if k.startswith("reveal"):
-                return [f"unveil {POLISH_SECRET}"]
-            if k == "air landing":
-                return airborne.default_landings(st, sc, item["units"])
-            if k == "set-up":
-                out = []
-                if f"british:{POLISH_SECRET}" not in st.secrets:
-                    good = [h for h in sc.board.grid.all_hexes()
-                            if len(airborne.landing_hexes(sc, h, ignore_units=True)) >= 4][:2]
-                    out.append(f"secret {POLISH_SECRET} {' '.join(good)}")
-                return out + ["end"]
-            return ["end"]
         return []
