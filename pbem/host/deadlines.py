@@ -418,8 +418,12 @@ class DeadlinesMixin:
                 note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {at}. The host applied "
                         f"the documented default for it: {text}.")
             return note + (f" (Refused: {refused_for(viewer)}.)" if sub.refused is not None else "")
+        from pbem import ahead
+        chain = ahead.run(game, side)            # the other sides' orders held after THEN whose time came
+        told = ahead.notes(game, chain)
         self._sync_deadlines(game)               # first: the reports name the next deadlines
-        notes = {s: note_for(s) for s in sc.side_ids()}
+        notes = {s: "\n".join(x for x in (note_for(s), told.get(s, ""), *ahead.lines_for(game, s)) if x)
+                 for s in sc.side_ids()}
         answers = self._state_mails(game, notes, kind="deadline", referee_note=note_for(REFEREE))
         self.commit(rec["job"], answers, game.game_id)
         crash.checkpoint("spooled")
