@@ -172,3 +172,44 @@ def test_a_block_applied_before_a_crash_is_not_applied_again(tmp_path):
     got = ahead.run(game, "british")
     assert got[0]["status"] == "recovered" and game.head()[0] == n and ahead.held(game, "german") == []
     assert ahead.hold(game, "german", ["pass"], "j1", turn=game.state().turn) is False    # the same job: not again
+
+
+def test_pbem_order_reads_then_as_the_mail_does(tmp_path):
+    from click.testing import CliRunner
+    from pbem.cli import main
+    game = create(tmp_path / "g")
+    for step in BOOK["steps"][:18]:
+        game.submit(side_of(step), (R33 / step).read_text())
+    mine = tmp_path / "british.txt"
+    mine.write_text("Dear Erwin,\nfire A2 at G3\nTHEN\npass\npass\n")
+
+    def run(*args, input=None):
+        return CliRunner().invoke(main, [str(a) for a in args], input=input, catch_exceptions=False)
+    r = run("order", game.dir, "--as", "british", mine)
+    assert r.exit_code == 0 and "Held for your next steps: pass; pass" in r.output
+    assert ahead.held(game, "british") == ["pass\npass"]
+    r = run("order", game.dir, "--as", "german", "-", input="pass\n")
+    assert r.exit_code == 0 and "held     British: applied: pass; pass" in r.output
+    assert [t for _s, t in orders_given(game)[-3:]] == ["pass", "pass", "pass"] and not ahead.held(game, "british")
+
+
+def test_a_deadline_default_lets_the_other_sides_held_block_go_in(tmp_path):
+    from datetime import timedelta
+    from pbem.host.common import parse_time
+    now = [parse_time(CLOCK)]
+    with SmtpCapture() as smtp:
+        host = make_host(tmp_path / "host", smtp_port=smtp.port, period="24h", reminder="0h", now=lambda: now[0])
+        game = create(game_store(host, GID))
+        host.welcome(game)
+        for step in BOOK["steps"][:18]:
+            assert game.submit(side_of(step), (R33 / step).read_text()).refused is None
+        send(host, game, smtp, "british", "HELP\nfire A2 at G3\nTHEN\npass\npass", "b19")
+        help_text = flat(text_of(smtp.to(BRITISH)[-1]))
+        assert "THEN the orders below it are for your next step" in help_text
+        now[0] += timedelta(hours=25)                       # German misses the deadline: the default, a pass
+        host.tick()
+        host.flush()
+        given = orders_given(game)
+        assert [g for g in given[-3:]] == [("german", "pass"), ("british", "pass"), ("british", "pass")]
+        assert "Your held orders were applied: pass; pass." in flat(text_of(smtp.to(BRITISH)[-1]))
+        assert not ahead.held(reopen(game), "british")
