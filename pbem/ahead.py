@@ -14,7 +14,8 @@ it is dropped with the rest of the side's held blocks, and the side is told.
 Held blocks are for the game turn the mail's own orders left the game in:
 when that turn ends before their time comes they expire (dropped, with a
 note).  A new mail with orders applied now replaces what was held; UNDO drops
-it.
+it.  A side's deadline applies its next held block first, as staged orders
+(host/deadlines.py), when its own orders left the game waiting for it still.
 
 Exactly once, as ``staging.final``: under the log's lock a block is marked
 with the head it is applied at, applied, and only then taken off the entry;

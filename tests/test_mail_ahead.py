@@ -213,3 +213,28 @@ def test_a_deadline_default_lets_the_other_sides_held_block_go_in(tmp_path):
         assert [g for g in given[-3:]] == [("german", "pass"), ("british", "pass"), ("british", "pass")]
         assert "Your held orders were applied: pass; pass." in flat(text_of(smtp.to(BRITISH)[-1]))
         assert not ahead.held(reopen(game), "british")
+
+
+def test_the_deadline_applies_the_held_block_first_as_staged_orders(tmp_path):
+    from datetime import timedelta
+    from pbem.host.common import parse_time
+    now = [parse_time(CLOCK)]
+    with SmtpCapture() as smtp:
+        host = make_host(tmp_path / "host", smtp_port=smtp.port, period="24h", reminder="0h", now=lambda: now[0])
+        game = create(game_store(host, GID))
+        host.welcome(game)
+        for step in BOOK["steps"][:20]:
+            assert game.submit(side_of(step), (R33 / step).read_text()).refused is None
+        # British pass the direct fire (rule 5.03) and move first: the game still waits for them, so
+        # the block after THEN waits too (it is for their *next* step after the other side's)
+        send(host, game, smtp, "british", "pass\nTHEN\npass", "b21")
+        assert ahead.held(reopen(game), "british") == ["pass"]
+        n = len(orders_given(game))
+        now[0] += timedelta(hours=25)
+        host.tick()
+        host.flush()
+        assert orders_given(game)[n:] == [("british", "pass")]          # the held pass, not the default
+        assert all(e["body"].get("by", "") == "" for e in map(json.loads, reopen(game).store.log.iter_lines())
+                   if e["kind"] == "OrderGiven")
+        assert "applied the orders British held" in flat(text_of(smtp.to(GERMAN)[-1]))
+        assert not ahead.held(reopen(game), "british")
