@@ -184,6 +184,7 @@ def _one(game, side: str, submit) -> dict | None:
         _put(game, side, dict(e, applying={"seq": seq, "head": head}))
         staging.pause("held-marked")
         sub = submit(side, text)
+        staging.pause("held-applied")
         if sub.refused is not None:             # refused on what the check could not see (a roll, a secret)
             _put(game, side, dict(e, blocks=[], applying=None))
             return {"side": side, "status": "partly applied" if sub.applied else "refused", "text": text,

@@ -238,3 +238,45 @@ def test_the_deadline_applies_the_held_block_first_as_staged_orders(tmp_path):
                    if e["kind"] == "OrderGiven")
         assert "applied the orders British held" in flat(text_of(smtp.to(GERMAN)[-1]))
         assert not ahead.held(reopen(game), "british")
+
+
+@pytest.mark.parametrize("point", ["held-marked", "held-applied"])
+def test_kill_9_while_applying_a_held_block_loses_nothing_and_applies_it_once(tmp_path, point):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    game = create(tmp_path / "g")
+    for step in BOOK["steps"][:18]:
+        game.submit(side_of(step), (R33 / step).read_text())
+
+    def order(side: str, text: str, env=None):
+        return subprocess.run([sys.executable, "-m", "pbem", "order", str(game.dir), "--as", side, "-"], input=text,
+                              capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=60)
+    assert order("british", "fire A2 at G3\nTHEN\npass\npass\n").returncode == 0
+    flag = tmp_path / "flag"
+    (tmp_path / "g20.txt").write_text("pass\n")
+    p = subprocess.Popen([sys.executable, "-m", "pbem", "order", str(game.dir), "--as", "german",
+                          tmp_path / "g20.txt"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env={**os.environ, "PBEM_TEST_PAUSE": f"{point}:{flag}"})
+    end = time.monotonic() + 60
+    while not flag.exists() and p.poll() is None and time.monotonic() < end:
+        time.sleep(0.01)
+    assert flag.exists(), p.communicate()
+    p.send_signal(signal.SIGKILL)
+    p.communicate()
+    applied = point == "held-applied"
+    given = orders_given(Game(game.dir))
+    assert given[-1] == (("british", "pass") if applied else ("german", "pass"))
+    # whoever moves next finds the block marked: taken off when in the log, applied when not; never twice
+    r = order("german", (R33 / "22-german.txt").read_text()) if applied else order("british", "STATUS\n")
+    assert r.returncode == 0, r.stderr
+    if not applied:                                  # nothing moved it on: the next order run applies it
+        assert ahead.held(Game(game.dir), "british") == ["pass\npass"]
+        assert ahead.run(Game(game.dir), "german")[0]["status"] == "applied"
+        assert order("german", (R33 / "22-german.txt").read_text()).returncode == 0
+    direct = create(tmp_path / "direct")
+    for step in BOOK["steps"][:22]:
+        assert direct.submit(side_of(step), (R33 / step).read_text()).refused is None
+    assert orders_given(Game(game.dir)) == orders_given(direct) and not ahead.held(Game(game.dir), "british")
