@@ -206,6 +206,7 @@ def test_a_deadline_default_lets_the_other_sides_held_block_go_in(tmp_path):
         send(host, game, smtp, "british", "HELP\nfire A2 at G3\nTHEN\npass\npass", "b19")
         help_text = flat(text_of(smtp.to(BRITISH)[-1]))
         assert "THEN the orders below it are for your next step" in help_text
+        assert "Held for your next steps: pass; pass (1 step(s)" in help_text
         now[0] += timedelta(hours=25)                       # German misses the deadline: the default, a pass
         host.tick()
         host.flush()
