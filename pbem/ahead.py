@@ -118,6 +118,13 @@ def lines_for(game, side: str) -> list[str]:
             f"game next waits for you, until the end of game turn {e.get('turn')}; UNDO drops them)."]
 
 
+def moved(sub) -> bool:
+    """Did ``sub`` (a Submission) apply an order other than press?  Press alone never
+    lets a held block go in: the game did not move on."""
+    from pbem.core.events import PressSent
+    return bool(sub) and any(not isinstance(ev, PressSent) for a in sub.applied for ev in a.events)
+
+
 def run(game, mover: str, at: str | None = None, submit=None) -> list[dict]:
     """Apply the held blocks whose time has come: while the game waits for one side
     only, not the one whose orders were applied last (``mover`` first), and that side

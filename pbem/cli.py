@@ -342,7 +342,7 @@ def _run_ahead(g, side: str, sub, text: str, later: list[str]) -> None:
         if later and sub.refused is not None:
             click.echo("THEN: the orders after THEN were not held, as a line before them was refused")
         ahead.hold(g, side, later if sub.refused is None else [], "", g.state().turn)
-    for r in ahead.run(g, side):
+    for r in (ahead.run(g, side) if ahead.moved(sub) else []):
         own = r["side"] == side or r["status"] == "applied"      # another side's unapplied orders stay private
         click.echo(f"held     {g.scenario.side_name(r['side'])}: {r['status']}"
                    + (f": {ahead.shown([r['text']])}" if own else "")

@@ -281,3 +281,12 @@ def test_kill_9_while_applying_a_held_block_loses_nothing_and_applies_it_once(tm
     for step in BOOK["steps"][:22]:
         assert direct.submit(side_of(step), (R33 / step).read_text()).refused is None
     assert orders_given(Game(game.dir)) == orders_given(direct) and not ahead.held(Game(game.dir), "british")
+
+
+def test_press_alone_never_lets_a_held_block_go_in(tmp_path):
+    with SmtpCapture() as smtp:
+        host, game = host_at(tmp_path, smtp, 20)
+        send(host, game, smtp, "british", "pass\nTHEN\npass", "b21")          # the game still waits for British
+        n = len(orders_given(game))
+        send(host, game, smtp, "german", "press Guten Tag", "g-press")
+        assert len(orders_given(game)) == n and ahead.held(reopen(game), "british") == ["pass"]

@@ -475,7 +475,7 @@ class IngestMixin:
             if rec.get("ahead") and sub.refused is not None:
                 note = "THEN: the orders after THEN were not held, as a line of this mail's own orders was refused."
             ahead.hold(game, side, blocks, rec["job"], game.state().turn, rec.get("at", ""))
-        return ahead.run(game, side, at=rec.get("at")), note
+        return (ahead.run(game, side, at=rec.get("at")) if ahead.moved(sub) else []), note
 
     @staticmethod
     def _draft_refused(game, rec: dict):
