@@ -87,8 +87,13 @@ def hold(game, side: str, blocks: list[str], job: str, turn: int, at: str = "") 
     what was held; False (nothing changed) when job ``job`` held its blocks already."""
     blocks = [b.strip("\n") for b in blocks if b.strip()]
     with game.log.lock():
-        if job and entry(game, side).get("job") == job:
+        e = entry(game, side)
+        if job and e.get("job") == job:
             return False
+        if not blocks:                          # nothing to hold: nothing written unless something was held
+            if e.get("blocks"):
+                _put(game, side, None)
+            return bool(e.get("blocks"))
         _put(game, side, {"job": job, "blocks": blocks, "turn": turn, "at": at})
     return True
 
