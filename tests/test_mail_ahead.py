@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mail_helpers import CLOCK, HOST_ADDR, SmtpCapture, deliver, doc, game_store, log_bytes, make_host, message, \
+from mail_helpers import CLOCK, HOST_ADDR, SmtpCapture, deliver, game_store, log_bytes, make_host, message, \
     reopen, secret, text_of
 from pbem import ahead
 from pbem.engine import Game
