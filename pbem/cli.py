@@ -263,14 +263,18 @@ def order_cmd(game_dir, orders, side, expect_head, mode) -> None:
         for line in mailcmd.undo_lines(g, side):
             click.echo(line)
         return
-    text = ""
+    text, later = "", []
     if orders is not None or mode != "final":
         raw = (orders or sys.stdin.buffer).read()          # click.get_binary_stream goes in Click 9
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as e:
             _fail(f"the orders are not UTF-8 text (byte {e.start}); nothing was applied")
-        text, mode = _read_as_mail(g, side, text, mode)
+        text, mode, later = _read_as_mail(g, side, text, mode)
+    if later and (mode in ("check", "stage") or not text.strip()):
+        click.echo(f"THEN: {len(later)} block(s) after THEN not held: they are held only with orders applied now"
+                   + (" (each is checked when its time comes)" if mode == "check" else ""))
+        later = []
     if mode in ("check", "stage"):
         trial = g.check(side, text)
         if mode == "stage" and trial.refused is not None and not staging.not_your_step(g, side, text):
@@ -309,6 +313,7 @@ def order_cmd(game_dir, orders, side, expect_head, mode) -> None:
             sub = g.submit(side, text, expect_head=expect_head)
     except StaleHead as e:
         _fail(str(e))
+    _run_ahead(g, side, sub, text, later)
     for a in sub.applied:
         click.echo(f"applied  line {a.line}: {a.text}")
         from pbem.report.render import describe
@@ -325,6 +330,25 @@ def order_cmd(game_dir, orders, side, expect_head, mode) -> None:
     if not sub.applied:
         click.echo("no orders in the input")
     click.echo(f"head {sub.head} (seq {sub.seq})")
+
+
+def _run_ahead(g, side: str, sub, text: str, later: list[str]) -> None:
+    """Orders ahead (pbem.ahead): orders applied from ORDERS replace what this side held,
+    by the blocks after its THEN lines; then every held block whose time came is applied."""
+    from pbem import ahead
+    if not sub.applied:
+        return
+    if text.strip():
+        if later and sub.refused is not None:
+            click.echo("THEN: the orders after THEN were not held, as a line before them was refused")
+        ahead.hold(g, side, later if sub.refused is None else [], "", g.state().turn)
+    for r in (ahead.run(g, side) if ahead.moved(sub) else []):
+        own = r["side"] == side or r["status"] == "applied"      # another side's unapplied orders stay private
+        click.echo(f"held     {g.scenario.side_name(r['side'])}: {r['status']}"
+                   + (f": {ahead.shown([r['text']])}" if own else "")
+                   + (f" ({r['why']}; dropped with the rest)" if r["why"] and own else ""))
+    for line in ahead.lines_for(g, side):
+        click.echo(line)
 
 
 def _read_as_mail(g, side: str, text: str, mode):
@@ -353,7 +377,8 @@ def _read_as_mail(g, side: str, text: str, mode):
     if mode is None and req.mode:
         mode = {"check": "check", "draft": "stage", "final": "final"}[req.mode]
     kept = mailcmd.merge(req.orders, req.press)
-    return kept + ("\n" if text.endswith("\n") and kept.strip() and not kept.endswith("\n") else ""), mode
+    return (kept + ("\n" if text.endswith("\n") and kept.strip() and not kept.endswith("\n") else ""), mode,
+            req.ahead)
 
 
 def _print_check(g, side: str, sub) -> None:

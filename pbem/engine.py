@@ -12,6 +12,7 @@ A game is a directory:
     .scenario-cache  scenario.toml parsed and checked (keyed by its sha256); derived
     reported.json  the seq each side's last mailed report covered (+ reported.lock)
     staged.json    orders staged for a side's current step, not yet applied (pbem.staging)
+                   and, under "held", each side's orders held after THEN for its next steps (pbem.ahead)
 
 The host's folder holds secrets (the seed; sealed payloads, salts and hidden
 draws in the log and the cached state), so pbem creates the folder 0700 and

@@ -9,6 +9,9 @@ replaces the whole entry.  Orders staged for a step the game has left are
 dropped when they would be applied, with a note, never applied to a step
 their author did not see.
 
+The same file holds, under the key ``held``, each side's orders written ahead
+after THEN lines (pbem.ahead), as private as these.
+
 Applying them (``final``: FINAL, `pbem order --final`, the deadline) happens
 exactly once, whatever runs at the same time and wherever a process dies:
 under the log's lock the entry is marked with the head it is applied at,

@@ -355,6 +355,13 @@ class DeadlinesMixin:
         rec = self.journal_get(key)
         if rec and rec.get("status") == "done":
             return f"game {game.game_id}: deadline for {side} already handled"
+        pre: dict[str, str] = {}
+        if not rec:                             # orders held after THEN first, as staged orders (pbem.ahead)
+            got = self._apply_held(game, akey, w, head)
+            if isinstance(got, str):
+                return got
+            pre = got
+            seq, head = game.head()
         held = staging.staged(game, side)
         skey = job_key("deadline-staged", game.game_id, akey, head[:16])
         srec = self.journal_get(skey)
@@ -418,8 +425,13 @@ class DeadlinesMixin:
                 note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed at {at}. The host applied "
                         f"the documented default for it: {text}.")
             return note + (f" (Refused: {refused_for(viewer)}.)" if sub.refused is not None else "")
+        from pbem import ahead
+        chain = ahead.run(game, side)            # the other sides' orders held after THEN whose time came
+        told = ahead.notes(game, chain)
         self._sync_deadlines(game)               # first: the reports name the next deadlines
-        notes = {s: note_for(s) for s in sc.side_ids()}
+        notes = {s: "\n".join(x for x in (pre.get(s, ""), note_for(s), told.get(s, ""), *ahead.lines_for(game, s))
+                               if x)
+                 for s in sc.side_ids()}
         answers = self._state_mails(game, notes, kind="deadline", referee_note=note_for(REFEREE))
         self.commit(rec["job"], answers, game.game_id)
         crash.checkpoint("spooled")
@@ -428,6 +440,36 @@ class DeadlinesMixin:
         # no order text here (as for mailed orders): this goes to host.log, and a default may seal a secret
         what = "the orders it had staged" if rec.get("staged") else "the default"
         msg = f"game {game.game_id}: deadline passed for {side}; applied {what} ({len(sub.applied)} order(s))"
+        self.log(msg)
+        return msg
+
+
+    def _apply_held(self, game, akey: str, w: dict, head: str) -> str | dict:
+        """The deadline of a side that holds orders after THEN (pbem.ahead): they are applied
+        first, as staged orders are.  Returns the log line when they were (reports mailed),
+        else what the sides are told of held orders refused or expired (the default follows)."""
+        from pbem import ahead
+        side, sc = w["side"], game.scenario
+        if not ahead.held(game, side):
+            return {}
+        key = job_key("deadline-held", game.game_id, akey, head[:16])
+        rec = self.journal_get(key) or self._start(key)
+        chain = ahead.run(game, "")
+        told = ahead.notes(game, chain)
+        if not any(r["status"] == "applied" for r in chain):
+            self._done(key, rec, outcome="refused", game=game.game_id)
+            return told
+        self._sync_deadlines(game)
+        note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed; the host applied the orders "
+                f"{sc.side_name(side)} held for this step (after THEN).")
+        notes = {s: "\n".join(x for x in (note, told.get(s, ""), *ahead.lines_for(game, s)) if x)
+                 for s in sc.side_ids()}
+        answers = self._state_mails(game, notes, kind="deadline", referee_note=note)
+        self.commit(rec["job"], answers, game.game_id)
+        crash.checkpoint("spooled")
+        self._mark_reported(game, answers)
+        self._done(key, rec, outcome="deadline", game=game.game_id)
+        msg = f"game {game.game_id}: deadline passed for {side}; applied the orders it held after THEN"
         self.log(msg)
         return msg
 

@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pbem import staging
+from pbem import ahead, staging
 from pbem.core.events import PressSent
 from pbem.host import crash
 from pbem.host import mail as M
@@ -221,6 +221,7 @@ class IngestMixin:
         job = self._plan(game, side, req)
         # orders sent to be applied replace what was staged (a FINAL's staged text is in the journal)
         job["drop_staged"] = job["mode"] == "final" or (job["mode"] == "apply" and req.has_orders)
+        job.update(_ahead_plan(job, req))
         if inc.ssh_signature and job["mode"] == "apply":          # the log keeps what the key signed
             job.update(signed=inc.ssh_signed, signature=inc.ssh_signature)
         rec = dict(rec, status="applying", kind="orders", game=gid, side=side, seq_before=seq, head_before=head,
@@ -377,10 +378,11 @@ class IngestMixin:
             sub, stale = self._apply(game, rec)
         crash.checkpoint("applied")
         mode = rec.get("mode", "apply")
+        chain, held_note = self._held(game, rec, sub, stale, bad_draft)
         checked: list[str] = []
         if not stale and mode == "check":
             checked = mailcmd.check_lines(game, side, game.check(side, rec["check"]))
-        note = rec.get("note", "")
+        note = "\n".join(x for x in (rec.get("note", ""), rec.get("ahead_note", ""), held_note) if x)
         if bad_draft is not None:
             checked = mailcmd.check_lines(game, side, bad_draft)
             note = "\n".join(x for x in (note, _draft_note(game, side, bad_draft)) if x)
@@ -394,7 +396,9 @@ class IngestMixin:
         st = game.state()
         head = game.head()[1]
         sc = game.scenario
-        changed = bool(sub and sub.applied)
+        changed = bool(sub and sub.applied) or any(r["status"] == "applied" for r in chain)
+        told = ahead.notes(game, chain)
+        note = "\n".join(x for x in (note, told.get(side, ""), *ahead.lines_for(game, side)) if x)
         if changed:
             self._sync_deadlines(game)              # first: the answer and the reports name the new deadlines
         if stale or bad_draft is not None:
@@ -432,15 +436,19 @@ class IngestMixin:
                           self._reply_subject(inc, gid, shown), body, atts, in_reply_to=inc.message_id,
                           references=inc.references or self._refs(game, side), outcome=outcome, head=head,
                           seq=st.seq, slug=f"{side}-answer")]
-        if changed:
+        if changed and sub:
             said = [ev.text for a in sub.applied for ev in a.events if isinstance(ev, PressSent)]
             moved = len(said) < len(sub.applied)
             note = "\n".join(([f"{sc.side_name(side)} sent orders; the game moved on."] if moved else []) +
                               [f"{sc.side_name(side)} writes: {t}" for t in said])
             ref_note = (f"{sc.side_name(side)} ({inc.sender}) sent orders: {outcome}.\n" +
                         "\n".join(f"  applied line {a['line']}: {a['text']}" for a in applied) +
-                        (f"\n  REFUSED {sub.refused}" if sub.refused else ""))
-            answers += self._state_mails(game, {"*": note}, skip={side}, referee_note=ref_note, st=st,
+                        (f"\n  REFUSED {sub.refused}" if sub.refused else "") +
+                        "".join(f"\n  {sc.side_name(r['side'])}'s held orders {r['status']}: {r['text']}"
+                                + (f" ({r['why']})" if r["why"] else "") for r in chain))
+            heads = {"*": note, **{s: "\n".join(x for x in (note, told.get(s, ""), *ahead.lines_for(game, s)) if x)
+                                   for s in sc.side_ids() if s != side}}
+            answers += self._state_mails(game, heads, skip={side}, referee_note=ref_note, st=st,
                                          entries=entries)
         self.commit(rec["job"], answers, gid)
         crash.checkpoint("spooled")
@@ -448,11 +456,26 @@ class IngestMixin:
         # no order text here: this goes to host.log, and an order may be a sealed secret
         detail = (f"{len(sub.applied) if sub else 0} order(s) applied" + (f"; {stale}" if stale else "") +
                   (f"; line {sub.refused.line} refused" if sub and sub.refused else ""))
-        rec = {k: v for k, v in rec.items() if k not in ("check", "stage", "signed")}   # order texts stay out of the journal
+        rec = {k: v for k, v in rec.items() if k not in ("check", "stage", "signed", "ahead")}   # order texts stay out of the journal
         self._done(key, rec, outcome=outcome, filed="processed", applied=len(sub.applied) if sub else 0,
                    seq_after=st.seq)
         crash.checkpoint("recorded")
         return Outcome(name, outcome, "processed", gid, side, detail)
+
+    def _held(self, game, rec: dict, sub, stale: str, bad_draft) -> tuple[list[dict], str]:
+        """Orders ahead (pbem.ahead): hold the blocks after THEN of a mail whose orders
+        were applied (replacing what was held), then apply every held block whose time
+        has come.  Returns (what the held blocks did, a note for the sender)."""
+        side, note = rec["side"], ""
+        if stale or bad_draft is not None or not sub or not sub.applied:
+            return [], ("THEN: the orders after THEN were not held, as this mail's own orders were not applied."
+                        if rec.get("ahead") else "")
+        if rec.get("drop_staged"):               # orders sent now: they replace what was held
+            blocks = rec.get("ahead", []) if sub.refused is None else []
+            if rec.get("ahead") and sub.refused is not None:
+                note = "THEN: the orders after THEN were not held, as a line of this mail's own orders was refused."
+            ahead.hold(game, side, blocks, rec["job"], game.state().turn, rec.get("at", ""))
+        return (ahead.run(game, side, at=rec.get("at")) if ahead.moved(sub) else []), note
 
     @staticmethod
     def _draft_refused(game, rec: dict):
@@ -582,6 +605,23 @@ class IngestMixin:
         if new and lines[n + 1:n + 1 + len(new)] == new:
             return sub
         return None
+
+
+def _ahead_plan(job: dict, req) -> dict:
+    """What becomes of a mail's blocks after THEN (pbem.ahead): held once its own orders
+    are applied (``ahead``), or a note why not (``ahead_note``)."""
+    if not req.ahead:
+        return {}
+    n = len(req.ahead)
+    if job["mode"] == "apply" and req.has_orders or (job["mode"] == "final" and req.has_orders):
+        return {"ahead": req.ahead}
+    if job["mode"] == "check":
+        return {"ahead_note": f"THEN: {n} block(s) after THEN would be held for your next steps "
+                              f"({ahead.shown(req.ahead)}); each is checked when its time comes (the state "
+                              "is not known before), and a refused one is dropped with the rest."}
+    return {"ahead_note": "THEN: the orders after THEN were not held: they are held only with orders of this "
+                          "mail applied now (not with a DRAFT, or a FINAL of staged orders, or a mail "
+                          "without orders before its first THEN)."}
 
 
 def _draft_note(game, side: str, trial) -> str:

@@ -19,6 +19,7 @@ HELP and STATUS, a capitalised word of the subject):
     TIMEZONE ZONE    read every time in ZONE too (Europe/Berlin), besides UTC
     EXTEND 2d        ask for the running deadlines 2d later: they move once every side asks
     MAP SVG          this answer carries the map as SVG too (subject word: SVG)
+    THEN             the orders after it are for your next step (held, pbem.ahead)
     press TEXT       (an order) a message to the other sides, in the log
 """
 from __future__ import annotations
@@ -49,6 +50,7 @@ class Request:
     orders: str = ""
     press: str = ""
     ignored: list[dict] = field(default_factory=list)
+    ahead: list[str] = field(default_factory=list)    # the blocks after each THEN line (pbem.ahead)
 
     @property
     def has_orders(self) -> bool:
@@ -78,6 +80,7 @@ def read(text: str, subject: str, game) -> Request:
                 req.commands.append([w.lower(), ""])
     orders: list[str] = []
     press: list[str] = []
+    blocks: list[list[str]] = []                  # orders after THEN lines, one list per THEN
     for n, raw in enumerate(O.split_lines(text), start=1):      # the engine's lines, no others
         body = raw.split("#", 1)[0].strip()
         orders.append("")
@@ -86,6 +89,9 @@ def read(text: str, subject: str, game) -> Request:
             continue
         toks = body.split()
         first = _word(toks[0])
+        if first == "then" and len(toks) == 1:
+            blocks.append([])
+            continue
         if [first, _word(toks[-1])] == MAP_SVG and len(toks) == 2:
             if MAP_SVG not in req.commands:
                 req.commands.append(list(MAP_SVG))
@@ -101,15 +107,21 @@ def read(text: str, subject: str, game) -> Request:
         except O.OrderError:
             order = None
             if _looks_like_order(toks, verbs, units):
-                orders[-1] = body                   # refused with its reason, as any bad order
+                if blocks:
+                    blocks[-1].append(body)
+                else:
+                    orders[-1] = body               # refused with its reason, as any bad order
                 continue
             req.ignored.append({"line": n, "text": O.clean(body), "hint": _hint(toks, verbs, units, sc)})
             continue
         if isinstance(order, O.Press):
             press[-1] = body
+        elif blocks:
+            blocks[-1].append(body)
         else:
             orders[-1] = body
     req.orders = "\n".join(orders)
+    req.ahead = ["\n".join(b) for b in blocks]
     req.press = "\n".join(press)
     return req
 
@@ -219,6 +231,8 @@ def help_lines(game, st, side: str) -> list[str]:
         out += [f"  {w.kind}: write {w.order}" for w in offer.waits]
     else:
         out.append("The game waits for the other side now; you may still send press, or stage orders with DRAFT.")
+    from pbem import ahead
+    out += ahead.lines_for(game, side)
     choices = offer.setup
     if choices:
         out.append(f"Your {turn_of(game, st).setup_title(side)} now:")
@@ -229,7 +243,10 @@ def help_lines(game, st, side: str) -> list[str]:
             "                      a DRAFT without orders shows the held ones, checked again; a DRAFT with a",
             "                      refused line is refused and the held orders stay as they were",
             "  FINAL               apply this mail's orders, or the held ones if it has none",
-            "  UNDO                drop your held (staged) orders; nothing is held then",
+            "  UNDO                drop your held (staged) orders and those held after THEN; nothing is held then",
+            "  THEN                the orders below it are for your next step: held, and applied when the game next",
+            "                      waits for you (one block per THEN, in order); a refused one is dropped with the",
+            "                      rest, and held blocks expire when this game turn ends",
             "  HELP                this list",
             "  STATUS              whose move, deadline, score, what the game waits for",
             "  HISTORY [N]         the last N events (default 10) as you may see them",
@@ -280,6 +297,8 @@ def status_lines(host, game, st, side: str, head: str) -> list[str]:
         if held:
             out.append(f"You have orders staged (held) since {held['at']}; `pbem order GAME --as SIDE --final` "
                        "applies them, --unstage drops them.")
+        from pbem import ahead
+        out += ahead.lines_for(game, side)
         out.append(f"Log head {head} (seq {st.seq}).")
         return out
     dl = host._deadlines(game)
@@ -301,6 +320,8 @@ def status_lines(host, game, st, side: str, head: str) -> list[str]:
     if held:
         out.append(f"You have orders staged (held) since {host.show_time(game, side, held['at'], dl)}; send FINAL "
                    "to apply them, UNDO to drop them.")
+    from pbem import ahead
+    out += ahead.lines_for(game, side)
     out.append(f"Log head {head} (seq {st.seq}).")
     return out
 
@@ -414,9 +435,13 @@ def board_asked(inc) -> bool:
 
 def undo_lines(game, side: str) -> list[str]:
     """UNDO (and `pbem order --unstage`): drop ``side``'s staged orders."""
-    from pbem import staging
+    from pbem import ahead, staging
     held = staging.staged(game, side)
-    if held is None:
-        return ["You had no orders staged; nothing to drop."]
-    staging.discard(game, side)
-    return [f"Your staged orders (held since {held.get('at', '?')}) were dropped; nothing is staged now."]
+    later = ahead.drop(game, side)
+    out = []
+    if held is not None:
+        staging.discard(game, side)
+        out.append(f"Your staged orders (held since {held.get('at', '?')}) were dropped; nothing is staged now.")
+    if later:
+        out.append(f"Your orders held for your next steps (after THEN) were dropped: {ahead.shown(later)}.")
+    return out or ["You had no orders staged; nothing to drop."]

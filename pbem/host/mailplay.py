@@ -145,16 +145,27 @@ def play_steps(folder: Path, table: Table, sides: list[str], echo=print, extras:
     """Send every step of the playbook as one message of its side; stop at
     the first answer that is not 'accepted'.  ``extras`` (``mail_extras``) adds
     the mails only the by-mail demo sends: commands before a step, and steps
-    sent as a DRAFT and then made FINAL."""
+    sent as a DRAFT and then made FINAL, and groups of a side's steps sent in one mail,
+    the later ones after THEN lines (``ahead``: held and applied when their time comes)."""
     book = tomllib.loads((folder / "playbook.toml").read_text())
     extras = extras or {}
     staged = set(extras.get("staged", []))
+    # orders ahead (pbem.ahead): a group's later steps go in its first step's mail, after THEN lines
+    groups = {g[0]: g[1:] for g in extras.get("ahead", []) if g}
+    later = {s: g[0] for g in extras.get("ahead", []) for s in g[1:]}
     for n, step in enumerate(book["steps"], start=1):
         side = side_of(step, sides)
+        if step in later:
+            echo(f"{step:<22} sent ahead by {side} with {later[step]} (after THEN), applied when its time came")
+            continue
         for extra in extras.get("mail", []):
             if extra.get("before") == step:
                 _send_extra(folder, table, sides, extra, echo)
         orders = (folder / step).read_text()
+        for more in groups.get(step, []):
+            if side_of(more, sides) != side:
+                raise MailPlayError(f"mail.toml: ahead group of {step} holds {more}, a step of another side")
+            orders = orders.rstrip("\n") + "\nTHEN\n" + (folder / more).read_text()
         if step in staged:
             _expect(table.send(side, "DRAFT\n" + orders), "staged", step + " (DRAFT)")
             echo(f"{step:<22} mailed by {side} as a DRAFT: held, not applied")
