@@ -67,6 +67,7 @@ def test_kernel_refuses_what_is_not_offered_on_every_state(name, played_example)
         if st.result is not None or step is None or not rows:
             continue
         waited = {r["side"] for r in rows}
+        assert step.waited(st, sc) == [r["side"] for r in step.rows(st, sc)], (name, en.seq)   # the gate's cheap sides
         for side in sc.side_ids():
             c = _ctx(g, st, side)
             dispatch(rules, c, O.Press(text="hello"))       # core verbs pass the gate, any time

@@ -306,6 +306,8 @@ class Step:
                 (a combat, units, options ...); [] when nothing is asked now
     ``default`` (st, sc, side) -> the deadline default as orders (default: ``end`` where offered)
     ``pending`` (st, sc) -> True while this interrupt is the step (interrupts only)
+    ``sides``   (st, sc) -> the sides waited for, where ``waits`` costs more than the gate
+                needs (it runs before every order; the rows only when a refusal names them)
     ``offered`` (st, sc, side) -> the words offered to ``side`` when not all of ``verbs`` are
     ``why``     word -> (reason, rule): why a word this step does not offer is refused, where a
                 rule says more than "not now" (units move only in their own movement phase);
@@ -313,17 +315,19 @@ class Step:
                 or None, where the reason depends on the state
     """
 
-    __slots__ = ("name", "verbs", "rule", "kind", "order", "side", "waits", "default", "pending", "offered", "why")
+    __slots__ = ("name", "verbs", "rule", "kind", "order", "side", "waits", "default", "pending", "offered", "why",
+                 "sides")
 
     def __init__(self, name: str, *, verbs: Mapping[str, Handler], rule: str = "", kind: str = "",
                  order: str = "", side: Callable | None = None, waits: Callable | None = None,
                  default: Callable | None = None, pending: Callable | None = None,
-                 offered: Callable | None = None, why: Mapping[str, tuple[str, str]] | Callable | None = None):
+                 offered: Callable | None = None, why: Mapping[str, tuple[str, str]] | Callable | None = None,
+                 sides: Callable | None = None):
         self.name, self.verbs, self.rule = name, dict(verbs), rule
         self.why = why if callable(why) else dict(why or {})
         self.kind, self.order = kind or name, order
         self.side, self.waits, self.default = side, waits, default
-        self.pending, self.offered = pending, offered
+        self.pending, self.offered, self.sides = pending, offered, sides
 
     def __repr__(self) -> str:
         return f"Step({self.name!r}, verbs={list(self.verbs)})"
@@ -343,6 +347,15 @@ class Step:
             return self.waits(st, sc)
         who = self.acting(st, sc)
         return [{"side": who, "kind": self.kind, "rule": self.cite(st, sc), "order": self.order}] if who else []
+
+    def waited(self, st, sc) -> list[str]:
+        """The sides this step waits for now (what the gate asks before every order)."""
+        if self.sides is not None:
+            return list(self.sides(st, sc))
+        if self.waits is None:
+            who = self.acting(st, sc)
+            return [who] if who else []
+        return [r["side"] for r in self.waits(st, sc)]
 
     def reason(self, st, sc, word: str) -> tuple[str, str]:
         """Why ``word`` is refused in this step: (reason, rule); ("", the step's rule) by default."""
@@ -424,14 +437,15 @@ def handle(rules, ctx, order: Order) -> None:
     if word in rules.any_time:                  # a word any side may send at any time (a standing order)
         return rules.any_time[word](ctx, order)
     step = current_step(rules, st, sc)
-    rows = step.rows(st, sc) if step is not None else []
-    if not rows:
+    waited = step.waited(st, sc) if step is not None else []
+    if not waited:
         raise OrderError("the game waits for no order now", step.cite(st, sc) if step else "")
-    if not any(r["side"] == ctx.side for r in rows):
+    if ctx.side not in waited:
         rule = step.cite(st, sc) if step.pending is not None else (rules.sequence_rule or step.cite(st, sc))
-        raise OrderError(f"not your turn: the game waits for {_said(sc, rows)}", rule)
+        raise OrderError(f"not your turn: the game waits for {_said(sc, step.rows(st, sc))}", rule)
     offered = step.words(st, sc, ctx.side)
     if word not in offered:
+        rows = step.rows(st, sc)
         syntax = "; ".join(dict.fromkeys(r["order"] for r in rows if r["side"] == ctx.side and r.get("order")))
         reason, rule = step.reason(st, sc, word)
         raise OrderError(f"'{word}' is not an order of this step ({_said(sc, rows)}); "

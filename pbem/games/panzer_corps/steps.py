@@ -130,13 +130,14 @@ def steps_of(rules) -> tuple[dict[str, Step], tuple[Step, ...]]:
     resolve_why = "resolve names the next combat to resolve, in a combat phase after the attacks are declared"
     steps = phase_steps(
         Step("movement", rule="8.0", waits=movement_rows, default=movement_default,
+             sides=lambda st, sc: [side(st, sc)],     # the rows' stacking notes only when shown
              why={"attack": ("attacks are declared in the combat phase, after this movement phase ends ('end')",
                              "5.0"),
                   "enter": ("reinforcements enter when the game asks for them (10.0)", "10.0"),
                   "resolve": (resolve_why, rules.p.declare_rule)},
              verbs={"move": _then(lambda r, c, o: r._move(c, o)),
                     "end": _then(lambda r, c, o: r._end_phase(c))}),
-        Step("reinforcement", rule="10.0", waits=reinforcement_rows,
+        Step("reinforcement", rule="10.0", waits=reinforcement_rows, sides=lambda st, sc: [side(st, sc)],
              why={"resolve": (resolve_why, rules.p.declare_rule)},
              verbs={"enter": _then(lambda r, c, o: r._enter(c, o)),
                     "end": _then(lambda r, c, o: r._end_phase(c))}),
