@@ -100,11 +100,13 @@ STEPS = phase_steps(
     Step("drop-plan", rule="1.0", waits=_plan_rows, verbs={"end": _end("drop-plan")}, default=_plan_default,
          offered=lambda st, sc, side: ("secret", "end")),         # the plan is sealed (a core verb)
     Step("set-up", rule="1.2", verbs={"place": place, "end": _end("set-up")}, default=_setup_default,   # 1.2
+         sides=lambda st, sc: [_side(st, sc)],
          waits=lambda st, sc: [{"side": _side(st, sc), "kind": "set-up", "rule": "1.2", "units": _left(st),
                                 "order": "place UNIT HEX (every Commonwealth unit), then end"}]),
     Step("air-landing", rule="5.0, 6.0", waits=_landing_rows, default=_landing_default,
          verbs={"drop": drop, "land": air_land, "end": _end("air-landing")}),                  # 5.0, 6.0
     Step("movement", rule="4.0", waits=_movement_rows, default=_movement_default,
+         sides=lambda st, sc: [_side(st, sc)],            # the track entries only when the rows are shown
          verbs={"move": move, "end": _end("movement")}),                                       # 4.0, 7.1
     Step("combat", kind="attacks", rule="8.0, 9.1", verbs={"attack": attack, "end": _end("combat")},
          order="attack HEX [plus HEX ...] with UNIT ... all-out|limited [air AIR ...] [lose UNIT ...] "
