@@ -290,17 +290,23 @@ def status_lines(host, game, st, side: str, head: str) -> list[str]:
         out.append("Waiting for nobody.")
     if v["score"]:
         out.append("Score so far: " + score_text(sc, v["score"]))
-    from pbem import staging
+    from pbem import ahead, staging
     held = staging.staged(game, side)
     if host is None:                            # `pbem status` of a game no mail host here runs
         out.append("No mail host runs this game here, so no deadline runs.")
         if held:
             out.append(f"You have orders staged (held) since {held['at']}; `pbem order GAME --as SIDE --final` "
                        "applies them, --unstage drops them.")
-        from pbem import ahead
-        out += ahead.lines_for(game, side)
-        out.append(f"Log head {head} (seq {st.seq}).")
-        return out
+    else:
+        out += _host_status(host, game, side, held)
+    out += ahead.lines_for(game, side)
+    out.append(f"Log head {head} (seq {st.seq}).")
+    return out
+
+
+def _host_status(host, game, side: str, held: dict | None) -> list[str]:
+    """STATUS's lines of a game a mail host runs: deadlines, absence, staged orders."""
+    out: list[str] = []
     dl = host._deadlines(game)
     out += host.deadline_lines(game, side, dl)
     if not dl.get("waits") and host.deadlines_on(game):
@@ -320,9 +326,6 @@ def status_lines(host, game, st, side: str, head: str) -> list[str]:
     if held:
         out.append(f"You have orders staged (held) since {host.show_time(game, side, held['at'], dl)}; send FINAL "
                    "to apply them, UNDO to drop them.")
-    from pbem import ahead
-    out += ahead.lines_for(game, side)
-    out.append(f"Log head {head} (seq {st.seq}).")
     return out
 
 
