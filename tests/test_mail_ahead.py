@@ -193,16 +193,22 @@ def test_pbem_order_reads_then_as_the_mail_does(tmp_path):
     assert [t for _s, t in orders_given(game)[-3:]] == ["pass", "pass", "pass"] and not ahead.held(game, "british")
 
 
+def _r33_on_a_clock(tmp_path, smtp, now: list, steps: int):
+    """A host with 24h deadlines at the clock ``now[0]``, holding r33 played to its step ``steps``."""
+    host = make_host(tmp_path / "host", smtp_port=smtp.port, period="24h", reminder="0h", now=lambda: now[0])
+    game = create(game_store(host, GID))
+    host.welcome(game)
+    for step in BOOK["steps"][:steps]:
+        assert game.submit(side_of(step), (R33 / step).read_text()).refused is None
+    return host, game
+
+
 def test_a_deadline_default_lets_the_other_sides_held_block_go_in(tmp_path):
     from datetime import timedelta
     from pbem.host.common import parse_time
     now = [parse_time(CLOCK)]
     with SmtpCapture() as smtp:
-        host = make_host(tmp_path / "host", smtp_port=smtp.port, period="24h", reminder="0h", now=lambda: now[0])
-        game = create(game_store(host, GID))
-        host.welcome(game)
-        for step in BOOK["steps"][:18]:
-            assert game.submit(side_of(step), (R33 / step).read_text()).refused is None
+        host, game = _r33_on_a_clock(tmp_path, smtp, now, 18)
         send(host, game, smtp, "british", "HELP\nfire A2 at G3\nTHEN\npass\npass", "b19")
         help_text = flat(text_of(smtp.to(BRITISH)[-1]))
         assert "THEN the orders below it are for your next step" in help_text
@@ -221,11 +227,7 @@ def test_the_deadline_applies_the_held_block_first_as_staged_orders(tmp_path):
     from pbem.host.common import parse_time
     now = [parse_time(CLOCK)]
     with SmtpCapture() as smtp:
-        host = make_host(tmp_path / "host", smtp_port=smtp.port, period="24h", reminder="0h", now=lambda: now[0])
-        game = create(game_store(host, GID))
-        host.welcome(game)
-        for step in BOOK["steps"][:20]:
-            assert game.submit(side_of(step), (R33 / step).read_text()).refused is None
+        host, game = _r33_on_a_clock(tmp_path, smtp, now, 20)
         # British pass the direct fire (rule 5.03) and move first: the game still waits for them, so
         # the block after THEN waits too (it is for their *next* step after the other side's)
         send(host, game, smtp, "british", "pass\nTHEN\npass", "b21")
