@@ -147,6 +147,18 @@ def test_6_6_hold_and_any_cost_no_mail_ask_costs_one_answer_a_move(tmp_path, fix
     t2 = two_posts(tmp_path / "h", dice=(), british=["standing hold"])
     evs = t2.ok("german", "assault G1 0709 0708 0707")
     assert t2.state().pending is None and t2.hex_of("G1") == "0707"
+    (tmp_path / "a").mkdir()                     # any: the rules fire for the unit, no pause either
+    t3 = two_posts(tmp_path / "a", dice=(10,) * 8, british=["standing any"])
+    evs = t3.ok("german", "assault G1 0709 0708 0707")
+    assert only(evs, E.CasualtyAttack) and not only(evs, E.MovePaused) and t3.state().pending is None
+
+
+def test_6_6_a_hex_ahead_is_answered_only_for_units_on_ask(tmp_path, fixed_clock):
+    # A2 holds its fire by a standing order; only A1 (ask) pauses the move: A2 may not be named ahead
+    t = two_posts(tmp_path, dice=(), british=["standing A2 hold"])
+    t.ok("german", "assault G1 0709 0708 0707")
+    t.refuse("british", "fire A2 at 0708", rule="6.6", match="A2 fires by its standing order, not by an answer")
+    t.ok("british", "fire A1 at 0707")
 
 
 def test_6_532_a_pivot_in_place_is_answered_once_too(tmp_path, fixed_clock):

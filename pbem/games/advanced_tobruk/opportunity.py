@@ -40,7 +40,7 @@ from pbem.games.advanced_tobruk.fire_personnel import opportunity_fire
 from pbem.games.advanced_tobruk.melee import overrun
 from pbem.games.advanced_tobruk.movement import Plan, enter_cost, parse_steps, plan, step_words
 from pbem.games.advanced_tobruk.sequence import activated, other
-from pbem.games.advanced_tobruk.standing import says, standing_shot
+from pbem.games.advanced_tobruk.standing import asks, says, standing_shot
 from pbem.games.advanced_tobruk.state import Answer, Shot, TobrukState
 from pbem.mechanics.pathcost import fmt, frac
 
@@ -371,6 +371,13 @@ def answer(ctx: Ctx, word: str, args: list[str]) -> None:
         if bad:
             raise OrderError(f"{', '.join(bad)} may not fire here; the firers asked are {' '.join(pd.firers)} "
                              f"(or name a hex of the path ahead: {path})", "6.62")
+    else:
+        # 6.6: a hex ahead may be answered for a unit not asked yet (it may come into sight there), but
+        # only one whose owner is asked: a standing hold, any or afv decides for the unit by itself
+        decided = [f for f in firers if not asks(st, ctx.side, f)]
+        if decided:
+            raise OrderError(f"{', '.join(decided)} fire{'s' if len(decided) == 1 else ''} by {'its' if len(decided) == 1 else 'their'} "
+                             "standing order, not by an answer: only units on ask are named for a hex ahead", "6.6")
     shots = [*pd.shots, Shot(firers=firers, hex=where)]
     if all(f in named | set(firers) for f in pd.firers):
         return resume(ctx, pd, shots)                    # every unit asked is answered: the move goes on
