@@ -17,6 +17,7 @@ from pbem.games.advanced_tobruk import (bunkers, casualty, cover_moves, crews, d
 from pbem.games.advanced_tobruk import fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired, MoraleChecked, Round
 from pbem.games.advanced_tobruk.state import TobrukState, tk
+from pbem.games.advanced_tobruk import mortar
 
 AMMO_WORDS = ("ap", "he", "apcr", "heat", "semi")
 MG_RANGE = {"coax": 10, "aa": 10, "bow": 6}        # 16.42
@@ -341,7 +342,6 @@ def _shots_at(ctx: Ctx, firers: list[str], thex: str, tunit: str, total: int, pa
     if worst[0]:
         shifts = [*shifts, (" and ".join(worst[1]), -worst[0])]                  # 12.42: as columns left
     if st.smoke:                                                                # 20.31: four left per smoke hex
-        from pbem.games.advanced_tobruk import mortar  # no cycle now: may move to the top
         smoke = min(mortar.smoke_shift(st, sc, h, thex) for h in sorted({st.units[f].hex for f in firers}))
         shifts = [*shifts, ("smoke in the line", smoke)] if smoke else shifts
     cover_moves.drop(ctx, thex, side)                                           # 15.22, before the die

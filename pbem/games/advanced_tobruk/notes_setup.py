@@ -7,13 +7,13 @@ from pbem.games.advanced_tobruk import data
 from pbem.games.advanced_tobruk.notes import (HIDE_TERRAIN, PREGAME, RULES, _alt_units, _area, _crewless, _gd,
                                               _unplaced_hidden, batteries, missing, notes_of, owner, reg_kind, rolled)
 from pbem.games.advanced_tobruk.state import TobrukState
+from pbem.games.advanced_tobruk.notes_words import dummies_left
 
 
 # --- set-up choices and deadline defaults ------------------------------------------------------
 
 def choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     """During ``side``'s set-up or registration step: the notes it still owes or may write."""
-    from pbem.games.advanced_tobruk.notes_words import dummies_left  # no cycle now: may move to the top
     name = sc.sequence[st.phase].name if st.phase >= 0 else ""
     if st.result is not None or name not in PREGAME or st.step.to_act != side or side in st.step.passed:
         return []

@@ -43,6 +43,10 @@ from pbem.games.advanced_tobruk.sequence import activated, other
 from pbem.games.advanced_tobruk.standing import asks, says, standing_shot
 from pbem.games.advanced_tobruk.state import Answer, Shot, TobrukState
 from pbem.mechanics.pathcost import fmt, frac
+from pbem.games.advanced_tobruk import assault_fire
+from pbem.games.advanced_tobruk import mines
+from pbem.games.advanced_tobruk.movement import check_movers
+from pbem.games.advanced_tobruk.movement import stationary
 
 
 # --- the move ---------------------------------------------------------------------------
@@ -200,7 +204,6 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
         if _stopped(st, p.units):
             break
         if s.startswith("fire:"):
-            from pbem.games.advanced_tobruk import assault_fire  # no cycle now: may move to the top
             assault_fire.fire(ctx, p.units, s[5:])          # 15.52: no trigger of its own (6.61)
             continue
         lp = st.pieces[lead]
@@ -286,7 +289,6 @@ def _minefield(ctx: Ctx, movers: list[str], here: str, move: str) -> bool:
     the move must stop.  No minefield in the scenario: nothing is asked."""
     if ctx.state.minefields.get(here) is None:
         return False
-    from pbem.games.advanced_tobruk import mines  # no cycle now: may move to the top
     return mines.on_enter(ctx, movers, here, move)
 
 
@@ -418,7 +420,6 @@ def move_order(ctx: Ctx, word: str, args: list[str]) -> None:
     if len(args) < 2:
         raise OrderError(f"{word} UNIT[+UNIT...] STEP ... (a step: HEX, back HEX, face SPINE, turret SPINE, off, "
                          "continue)", "6.0")
-    from pbem.games.advanced_tobruk.movement import check_movers  # no cycle now: may move to the top
     names = [u for u in args[0].split("+") if u]
     hidden.own_use(ctx, [find_unit(ctx, n, ctx.side).id for n in names], "it moved")      # 32.211
     ids = check_movers(ctx, names, word)
@@ -430,7 +431,6 @@ def move_order(ctx: Ctx, word: str, args: list[str]) -> None:
 
 def pivot_order(ctx: Ctx, word: str, args: list[str]) -> None:
     """pivot UNIT SPINE / turret UNIT SPINE in place (6.532, 12.232): free, still movement, still a trigger."""
-    from pbem.games.advanced_tobruk.movement import stationary  # no cycle now: may move to the top
     if args:
         why = "it pivoted" if word == "pivot" else "it turned its turret"
         hidden.own_use(ctx, [find_unit(ctx, args[0], ctx.side).id], why)                 # 32.211

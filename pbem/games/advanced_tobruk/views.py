@@ -32,6 +32,8 @@ from pbem.games.advanced_tobruk.facing import SPINES
 from pbem.games.advanced_tobruk.sequence import phase_name
 from pbem.games.advanced_tobruk.standing import order_for
 from pbem.games.advanced_tobruk.state import StandingOrders, TobrukState
+from pbem.games.advanced_tobruk import notes
+from pbem.games.advanced_tobruk.cover_moves import shown
 
 OPPORTUNITY = ("standing order", "answer")
 PRIVATE = "standing (its standing orders are private, 6.6)"
@@ -106,7 +108,6 @@ def unit_row(st: TobrukState, sc: Scenario, unit: UnitState, row: dict, viewer: 
 
 def _sealed(st: TobrukState, side: str, kind: str, *words: str) -> bool:
     """``side`` has a note of ``kind`` on ``words`` still sealed."""
-    from pbem.games.advanced_tobruk import notes  # no cycle now: may move to the top
     name = notes.note_for(st, side, kind, *words)
     return bool(name) and not notes.is_open(st, side, name)
 
@@ -148,7 +149,6 @@ def setup_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     out.append(f"standing [UNIT] ask | hold | any [range N] | afv [range N] | duel | noduel{_drop_words(sc)}  (6.6; side default "
                f"now: {_order_words(so.default)}; units of their own: {own})")
     out.append(MAIL_COSTS)
-    from pbem.games.advanced_tobruk import notes  # no cycle now: may move to the top
     if notes.in_use(sc):
         out.append("pass  when the facings, standing orders and the side notes marked 'required' below are written "
                    "(the set-up hexes are the card's, 2.48; 5.01)")
@@ -165,7 +165,6 @@ MAIL_COSTS = ("what each standing order costs in mails: ask (the default) - an e
 
 def _drop_words(sc) -> str:
     """15.22: the drop order, on a card where personnel may go under cover (cover_moves.py)."""
-    from pbem.games.advanced_tobruk.cover_moves import shown  # no cycle now: may move to the top
     return " | drop | nodrop" if shown(sc) else ""
 
 
@@ -201,7 +200,6 @@ def redact(ev: Event, viewer: str) -> Event:
 def _pregame_order(st: TobrukState, sc: Scenario, it: dict, viewer: str) -> str:
     """5.01: the set-up and registration steps of a scenario with side notes, as ``viewer`` reads
     them: the acting side its notes still due (or registrations left), the other side the steps."""
-    from pbem.games.advanced_tobruk import notes  # no cycle now: may move to the top
     side = it.get("side", "")
     if it["kind"] == "setup":
         if viewer != side:
@@ -235,7 +233,6 @@ def pause_words(pd) -> str:
 def awaiting_view(st: TobrukState, sc: Scenario, items: list[dict], viewer: str) -> list[dict]:
     """A paused move as the mover reads it: the answering side, not which of its units may fire;
     the set-up and registration steps with the side notes still to write (5.01)."""
-    from pbem.games.advanced_tobruk import notes  # no cycle now: may move to the top
     out = []
     for it in items:
         if it.get("kind") in ("setup", "register") and notes.in_use(sc):

@@ -17,6 +17,7 @@ from pbem.games.formation.snafu import passes_to
 from pbem.games.formation.state import AXIS, FormationState, other
 from pbem.games.formation.supply import hq_in_supply, path_to_source
 from pbem.games.formation.terms import end_of_turn_victory
+from pbem.games.formation.sequence import find_formation
 
 
 def end_of_turn(ctx: Ctx) -> None:
@@ -238,7 +239,6 @@ def admin_step(ctx: Ctx) -> bool:
 
 
 def place_schwerpunkt(ctx: Ctx, args: list[str]) -> None:
-    from pbem.games.formation.sequence import find_formation  # no cycle now: may move to the top
     st, sc = ctx.state, ctx.sc
     _admin_side(ctx)
     if sp_owner(st, sc) != ctx.side:
