@@ -26,32 +26,10 @@ held it, so a job finished again after a crash does not hold its blocks twice.
 """
 from __future__ import annotations
 
-import re
 
 from pbem import staging
 
 KEY = "held"
-THEN = "THEN"
-_THEN = re.compile(r"^\s*then\s*$", re.IGNORECASE)
-
-
-def is_then(line: str) -> bool:
-    """A line ``THEN`` (any case, nothing else on it, a comment aside)."""
-    return bool(_THEN.match(line.split("#", 1)[0]))
-
-
-def split(text: str) -> list[str]:
-    """The blocks of ``text``: the first, then one per ``THEN`` line (the first keeps
-    its line positions, the others their own lines)."""
-    blocks: list[list[str]] = [[]]
-    for ln in text.split("\n"):
-        if is_then(ln):
-            blocks.append([])
-        else:
-            blocks[-1].append(ln)
-    return ["\n".join(b) for b in blocks]
-
-
 def _all(game) -> dict:
     d = staging._load(game).get(KEY)
     return d if isinstance(d, dict) else {}

@@ -181,7 +181,6 @@ def _past_dice(rules, sc, side: str, work: GameState, records: dict, lines: list
                     refusals.setdefault(_reason(run.error), run.error)
                     continue
                 c.applies = True
-                _own_notes(records, run.events, side)
                 evs.append(run.events)
                 nxt.setdefault(state_bytes(run.state), run.state)
         c.refusals = list(refusals)

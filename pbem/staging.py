@@ -70,7 +70,6 @@ def stage(game, side: str, text: str, at: str = ""):
     step (replacing what was staged); returns the check (``Game.check``).
     Raises NotYourStep (nothing held) when the game waits for other sides only."""
     from pbem.engine import now_utc
-    from pbem.views import turn_of
     st = game.state()
     why = not_your_step(game, side, text, st)
     if why:
@@ -79,7 +78,7 @@ def stage(game, side: str, text: str, at: str = ""):
     with _locked(game):
         data = _load(game)
         if text.strip():
-            data[side] = {"text": text, "step": turn_of(game, st).step_id, "turn": st.turn, "phase": st.phase,
+            data[side] = {"text": text, "step": step_of(st), "turn": st.turn, "phase": st.phase,
                           "head": sub.head, "at": at or now_utc()}
         else:
             data.pop(side, None)

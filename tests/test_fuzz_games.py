@@ -31,7 +31,9 @@ def test_random_orders_find_no_crash_dead_end_or_replay_difference(example, tmp_
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_every_state_offers_each_awaited_side_a_default_that_check_accepts(example, tmp_path):
     problems = []
+    walked = 0
     for game in F.walk(example, tmp_path / "game"):
+        walked += 1
         st = game.state()
         rules, sc = game.rules, game.scenario
         awaited = {w["side"] for w in rules.awaiting(st, sc)}
@@ -49,4 +51,4 @@ def test_every_state_offers_each_awaited_side_a_default_that_check_accepts(examp
             sub = game.check(side, "\n".join(lines))
             if sub.refused is not None:
                 problems.append(f"seq {st.seq}: {side}'s default {lines} refused by check: {sub.refused}")
-    assert not problems, f"{example}:\n" + "\n".join(problems)
+    assert walked > 1 and not problems, f"{example} ({walked} states):\n" + "\n".join(problems)

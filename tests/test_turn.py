@@ -24,6 +24,10 @@ from pbem.views import REFEREE, state_view, turn_of
 
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_adapter_gives_todays_rows_and_defaults_on_every_state(name, played_example):
+    """The Turn's typed rows and orders read back as the kernel's rows and default lines, key
+    order included, on every state (since every game declares steps, the kernel's ``awaiting``
+    is the steps' too: that the rows are those of before the port, the golden reports' WAITING
+    FOR sections at every step pin, tests/golden/*/log.json step_reports_sha256)."""
     g = played_example(name).game()
     rules, sc = g.rules, g.scenario
     st = g.new_state()

@@ -73,20 +73,21 @@ class LettersMixin:
         head = game.head()[1]
         out = []
         sc = game.scenario
+        when = _when(game, st)                          # the step line names no viewer: once for every mail
         for side, addr in self._players(game).items():
             if side in skip:
                 continue
             text, atts = self._report(game, side, st, entries, head)
             body = self._tpl("report", report=text, note=headline.get(side, headline.get("*", "")),
                              **self._context(game, side, st, head)) + head_receipt(self.cfg.root, game, st.seq, head)
-            subj = f"[pbem {game.game_id}] {sc.side_name(side)}: " + _when(game, st)
+            subj = f"[pbem {game.game_id}] {sc.side_name(side)}: " + when
             out.append(Answer(addr, side, kind, subj, body, atts, references=self._refs(game, side), head=head,
                               seq=st.seq, slug=f"{side}-{kind}", in_reply_to=""))
         if self.cfg.referee:
             text, atts = self._report(game, REFEREE, st, entries, head)
             body = self._tpl("report", report=text, note=referee_note or headline.get("*", ""),
                              **self._context(game, REFEREE, st, head))
-            out.append(Answer(self.cfg.referee, REFEREE, "referee", f"[pbem {game.game_id}] referee: " + _when(game, st),
+            out.append(Answer(self.cfg.referee, REFEREE, "referee", f"[pbem {game.game_id}] referee: " + when,
                               body, atts, head=head, seq=st.seq, slug=f"referee-{kind}"))
         return out
 

@@ -221,7 +221,8 @@ def help_lines(game, st, side: str) -> list[str]:
     """HELP: what ``side`` is offered (core/turn.py ``Offer``): the orders of this game,
     what the game waits for from it now, the legal set-up choices; then the mail commands."""
     from pbem.views import turn_of
-    offer = turn_of(game, st).offer(side)
+    turn = turn_of(game, st)
+    offer = turn.offer(side)
     out = ["Orders of this game (one a line):"]
     out += [f"  {row}" for x in offer.help for row in align(x)]
     if st.result is not None:
@@ -235,7 +236,7 @@ def help_lines(game, st, side: str) -> list[str]:
     out += ahead.lines_for(game, side)
     choices = offer.setup
     if choices:
-        out.append(f"Your {turn_of(game, st).setup_title(side)} now:")
+        out.append(f"Your {turn.setup_title(side)} now:")
         out += [f"  {c}" for c in choices]
     out += ["Mail commands (a line of their own; CHECK, DRAFT, FINAL, HELP, STATUS also as a word of the subject):",
             "  CHECK               check this mail's orders: what would be applied and refused; nothing is applied",

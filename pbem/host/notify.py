@@ -159,13 +159,14 @@ class NotifyMixin:
         head = game.head()[1]
         sc = game.scenario
         turn = turn_of(game, st)
+        step = _when(game, st)
         for side in sides:
             target = self.hook_of(game, side)
             if not target:
                 continue
             fmt, url = split_target(target)
             dues = [w["due"] for w in dl.get("waits", {}).values() if w["side"] == side]
-            doc = {"game": game.game_id, "side": side, "side_name": sc.side_name(side), "step": _when(game, st),
+            doc = {"game": game.game_id, "side": side, "side_name": sc.side_name(side), "step": step,
                    "step_id": turn.step_id, "waiting_for": [w.kind for w in turn.waits_for(side) if w.side == side],
                    "due": min(dues) if dues else None, "head": head, "seq": st.seq}
             key = f"{game.game_id}:{side}:{head}"

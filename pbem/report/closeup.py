@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["READABLE", "CLOSEUP_HEIGHT", "label_scale", "svg_size", "is_big", "focus_rect", "closeup_svg", "closeup_png", "big_board", "note"]
+__all__ = ["READABLE", "CLOSEUP_HEIGHT", "label_scale", "svg_size", "focus_rect", "closeup_svg", "closeup_png", "big_board", "note"]
 
 READABLE = 10.5            # px: a counter label's height in the mailed picture, at least
 CLOSEUP_HEIGHT = 900       # px: the close-up's height
@@ -43,12 +43,6 @@ def label_scale(svg: str) -> float:
     """The scale at which the smallest counter label of ``svg`` is ``READABLE`` px tall (at least 1)."""
     sizes = [float(x) for x in _ID_FONT.findall(svg)]
     return max(1.0, READABLE / min(sizes)) if sizes else 1.0
-
-
-def is_big(svg: str, max_width: int) -> bool:
-    """Whether the whole map at a readable scale is wider than ``max_width`` pixels."""
-    w, _ = svg_size(svg)
-    return w * label_scale(svg) > max_width
 
 
 def focus_rect(svg: str, points: list[tuple[float, float]], pad: float, scale: float,
