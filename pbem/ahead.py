@@ -190,6 +190,12 @@ def notes(game, results: list[dict]) -> dict[str, str]:
         side = r["side"]
         if r["status"] in ("applied", "recovered"):
             out.setdefault(side, []).append(f"Your held orders were applied: {shown([r['text']])}.")
+        elif r["status"] == "partly applied":
+            done = [a.text for a in r["sub"].applied]
+            out.setdefault(side, []).append(
+                f"Your held orders were PARTLY APPLIED: {shown(done)} applied, then refused ({r['why']}); the "
+                f"rest was dropped with what was held after it ({len(r['dropped'])} step(s) in all: "
+                f"{shown(r['dropped'])}). The game waits for your orders as usual.")
         else:
             out.setdefault(side, []).append(
                 f"Your held orders were NOT applied: {shown([r['text']])} ({r['why']}); they were dropped with "

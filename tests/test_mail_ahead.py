@@ -239,7 +239,9 @@ def test_the_deadline_applies_the_held_block_first_as_staged_orders(tmp_path):
         assert orders_given(game)[n:] == [("british", "pass")]          # the held pass, not the default
         assert all(e["body"].get("by", "") == "" for e in map(json.loads, reopen(game).store.log.iter_lines())
                    if e["kind"] == "OrderGiven")
-        assert "applied the orders British held" in flat(text_of(smtp.to(GERMAN)[-1]))
+        assert "applied the orders British held" in flat(text_of(smtp.to(BRITISH)[-1]))
+        german = flat(text_of(smtp.to(GERMAN)[-1]))         # held orders are their side's own: not named to the other
+        assert "British's orders were applied" in german and "British held" not in german and "after THEN" not in german
         assert not ahead.held(reopen(game), "british")
 
 

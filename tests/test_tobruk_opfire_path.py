@@ -53,6 +53,10 @@ def test_6_6_shots_at_chosen_hexes_of_the_path_in_several_lines(tmp_path, fixed_
     assert (seen.firers, seen.hex) == ([], "") and "plans opportunity fire at the mover" in \
         rules.describe_event(seen, sc)
     assert "A1" in rules.describe_event(rules.redact(evs[0], "british"), sc)
+    from pbem.core.events import OrderGiven
+    line = [en.event for en in t.game.entries() if isinstance(en.event, OrderGiven)][-1]
+    assert line.text == "fire A1 at 0708" and rules.redact(line, "british").text == line.text
+    assert rules.redact(line, "german").text == "fire (each shot shows as it comes)"   # nor its order line (HISTORY)
     evs = t.ok("british", "fire A2 at 0707")                # every unit asked named: the move goes on
     shots = [(a.firers, a.hex) for a in only(evs, E.CasualtyAttack)]
     assert shots == [(["A1"], "0708"), (["A2"], "0707")]

@@ -456,14 +456,16 @@ class DeadlinesMixin:
         rec = self.journal_get(key) or self._start(key)
         chain = ahead.run(game, "")
         told = ahead.notes(game, chain)
-        if not any(r["status"] == "applied" for r in chain):
+        if not any(r["status"] in ("applied", "partly applied") for r in chain):
             self._done(key, rec, outcome="refused", game=game.game_id)
             return told
         self._sync_deadlines(game)
         note = (f"The deadline for {sc.side_name(side)}'s {w['kind']} passed; the host applied the orders "
                 f"{sc.side_name(side)} held for this step (after THEN).")
-        notes = {s: "\n".join(x for x in (note, told.get(s, ""), *ahead.lines_for(game, s)) if x)
-                 for s in sc.side_ids()}
+        # held orders are that side's own (ahead.py): the others read only that orders came in time
+        public = f"The deadline for {sc.side_name(side)}'s {w['kind']} passed; {sc.side_name(side)}'s orders were applied."
+        notes = {s: "\n".join(x for x in (note if s == side else public, told.get(s, ""), *ahead.lines_for(game, s))
+                              if x) for s in sc.side_ids()}
         answers = self._state_mails(game, notes, kind="deadline", referee_note=note)
         self.commit(rec["job"], answers, game.game_id)
         crash.checkpoint("spooled")

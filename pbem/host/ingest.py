@@ -396,7 +396,7 @@ class IngestMixin:
         st = game.state()
         head = game.head()[1]
         sc = game.scenario
-        changed = bool(sub and sub.applied) or any(r["status"] == "applied" for r in chain)
+        changed = bool(sub and sub.applied) or any(r["status"] in ("applied", "partly applied") for r in chain)
         told = ahead.notes(game, chain)
         note = "\n".join(x for x in (note, told.get(side, ""), *ahead.lines_for(game, side)) if x)
         if changed:

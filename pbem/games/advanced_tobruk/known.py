@@ -54,7 +54,7 @@ def known(k: TobrukState, st: TobrukState, sc: Scenario, viewer: str) -> None:
     k.minefields = {h: m for h, m in ((h, _minefield(k, m, viewer)) for h, m in k.minefields.items()) if m}
     k.orders = {s: o for s, o in k.orders.items() if s == viewer}
     if k.pending is not None and k.pending.side != viewer:
-        k.pending = msgspec.structs.replace(k.pending, firers=[])
+        k.pending = msgspec.structs.replace(k.pending, firers=[], shots=[])   # the answer's plan too (6.6)
     for uid, u in k.units.items():
         if u.side != viewer:
             u.marks = markers(k.pieces[uid], k.turn, u.eliminated)

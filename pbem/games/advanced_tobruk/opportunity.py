@@ -110,7 +110,7 @@ def opportunity(ctx: Ctx, movers: list[str], here: str, spent_here: Fraction, la
         say = says(st, sc, f, target)
         if hidden.is_hidden(st, f):
             # 32.2: a hidden unit fires only by a standing order that fires (any / afv); it never pauses
-            # a move nor shows in the public 'did not fire' line, which would tell the mover it is there
+            # a move nor shows in the public 'did not fire' line, which would tell the mover it is there (see take_planned)
             if say == "fire":
                 standing_shot(ctx, f, target, limit)
                 if _stopped(st, movers):
@@ -163,8 +163,11 @@ def take_planned(ctx: Ctx, movers: list[str], here: str, limit: int, done: set[i
             except OrderError as e:
                 why = str(e)
         if why:
-            ctx.emit(E.OpportunityPassed(side=ans.side, firers=list(shot.firers), target=target, hex=here,
-                                         by=f"answer: {why}"))
+            # 32.2: a hidden firer whose planned shot is lost stays unnamed (the line is public), as where a move pauses
+            shown = [f for f in shot.firers if not hidden.is_hidden(st, f)]
+            if shown:
+                ctx.emit(E.OpportunityPassed(side=ans.side, firers=shown, target=target, hex=here,
+                                             by=f"answer: {why}"))
             continue
         if _stopped(st, movers):
             return False

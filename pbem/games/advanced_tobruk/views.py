@@ -180,6 +180,10 @@ def redact(ev: Event, viewer: str) -> Event:
     word = ev.text.lower().split(None, 1)[:1] if isinstance(ev, OrderGiven) else []
     if word == ["standing"] and ev.side != viewer:
         return OrderGiven(side=ev.side, text=PRIVATE, by=ev.by)
+    if word == ["fire"] and ev.side != viewer:
+        # an answer to a paused move plans its shots, some for hexes ahead and perhaps by a hidden unit
+        # (6.6, 32.2): the other side learns of each shot by its fire events, as it comes
+        return OrderGiven(side=ev.side, text="fire (each shot shows as it comes)", by=ev.by)
     if word in (["note"], ["roll"]) and ev.side != viewer:
         return OrderGiven(side=ev.side, text=f"{word[0]} (sealed)", by=ev.by)
     if isinstance(ev, E.StandingOrderSet) and ev.side != viewer:
