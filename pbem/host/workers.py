@@ -60,8 +60,11 @@ def supervise(root: Path, n: int, interval: float | None = None, echo=print, res
                 break
     finally:
         for p in procs.values():
-            if p.poll() is None:
+            code = p.poll()
+            if code is None:
                 p.send_signal(signal.SIGTERM)
+            elif code != 0:                       # ended between the last look and the stop: say so too
+                echo(f"worker {p.pid} ended ({_how(code)}) as the workers were stopped")
         for p in procs.values():
             try:
                 p.wait(60)
