@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import OrderError
-from pbem.games.advanced_tobruk import arty_words, indirect, mortar
+from pbem.games.advanced_tobruk import arty_words, indirect, mortar, smoke
 from pbem.games.advanced_tobruk.arty_events import DirectHitRolled, IndirectFired, SmokePlaced, VehicleStruck
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack
 
@@ -106,11 +106,11 @@ def test_smoke_on_lines_of_fire():
     st.smoke = {"0705": 2}
     line = sc.board.grid.line("0905", "0505")
     assert "0705" in line
-    assert mortar.smoke_drm(st, sc, "0905", "0505") == 4 and mortar.smoke_shift(st, sc, "0905", "0505") == -4
-    assert mortar.smoke_drm(st, sc, "0909", "0808") == 0
+    assert smoke.smoke_drm(st, sc, "0905", "0505") == 4 and smoke.smoke_shift(st, sc, "0905", "0505") == -4
+    assert smoke.smoke_drm(st, sc, "0909", "0808") == 0
     st.smoke = {"0705": 2, "0604": 1}
     with pytest.raises(OrderError, match="20.31"):
-        mortar.smoke_drm(st, sc, "0905", "0505")
+        smoke.smoke_drm(st, sc, "0905", "0505")
 
 
 def test_on_board_gun_minimum_range_ten():

@@ -21,10 +21,12 @@ from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import arty_tables as A
 from pbem.games.advanced_tobruk import casualty, data, facing, fire_ap
 from pbem.games.advanced_tobruk import fire_ap_tables as FT
-from pbem.games.advanced_tobruk import bunkers, ground, hidden, notes, obstacles, relief, spotting
+from pbem.games.advanced_tobruk import bunkers, fow, ground, hidden, notes, obstacles, relief, spotting
 from pbem.games.advanced_tobruk.arty_events import (BatteryLocated, ContactRolled, CounterBattery, DirectHitRolled,
                                                     SmokePlaced, VehicleStruck)
 from pbem.games.advanced_tobruk.arty_state import Battery
+from pbem.games.advanced_tobruk.mines import clear
+from pbem.games.advanced_tobruk.smoke import smoke_drm
 from pbem.games.advanced_tobruk.state import TobrukState, tk
 
 CALIBRES = {"25pdr": 88, "18pdr": 84, "4.5in": 114, "5.5in": 140, "6in": 152}     # battery names -> mm
@@ -131,7 +133,6 @@ def fo_gone(st: TobrukState, side: str, fo: str) -> bool:
 
 def line_drm(st: TobrukState, sc: Scenario, a: str, b: str) -> tuple[int, list[str]]:
     """HPN DRMs of the line a -> b (wrecks, vehicles 13.72; smoke 20.31); blocked lines raise."""
-    from pbem.games.advanced_tobruk.mortar import smoke_drm  # here: mortar imports this module (a cycle)
     n, why = fire_ap.los_drm(st, sc, a, b)
     s = smoke_drm(st, sc, a, b)
     if s:
@@ -234,7 +235,7 @@ def attack_hex(ctx: Ctx, source: str, h: str, frag_: int, need: int, rolls: int,
     st = tk(ctx.state)
     sc = ctx.sc
     if frag_ >= 14:
-        hidden.reveal_in_hex(ctx, h, f"{frag_} FRAG fired into the hex", "32.211")
+        hidden.reveal_in_hex(ctx, h, f"{frag_} FRAG fired into the hex", "32.211", update=fow.update)
     mined = h in st.minefields
     # Our decision (18.61, 18.71): direct-hit rolls are made only in hexes where one could matter and
     # whose contents both sides know: on-map units, or a minefield on both maps.  A roll made because
@@ -268,7 +269,7 @@ def attack_hex(ctx: Ctx, source: str, h: str, frag_: int, need: int, rolls: int,
         ctx.emit(DirectHitRolled(source=source, hex=h, rolls=[die, *ur.values()], drm=drm, need=need, units=rolled, hit=hit,
                                  rule=rule))
         if r <= need:
-            hidden.reveal_in_hex(ctx, h, "a direct hit in the hex", "32.211")
+            hidden.reveal_in_hex(ctx, h, "a direct hit in the hex", "32.211", update=fow.update)
             if mined and size >= 149:
                 _clear_mines(ctx, h, f"a direct hit by {size} mm HE")
             obstacles.clear_wire(ctx, h, size, f"a direct hit by {size} mm HE")           # 31.85
@@ -288,8 +289,7 @@ def rock_shift(sc: Scenario, h: str) -> list[tuple[str, int]]:
 
 
 def _clear_mines(ctx: Ctx, h: str, why: str) -> None:
-    from pbem.games.advanced_tobruk.mines import clear          # MINES' 31.212 clearance
-    clear(ctx, h, why)
+    clear(ctx, h, why)                                  # MINES' 31.212 clearance
 
 
 def open_topped(sc: Scenario, u: str) -> bool:

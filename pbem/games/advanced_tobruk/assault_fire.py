@@ -25,6 +25,7 @@ from pbem.core.state import copy_state
 from pbem.games.advanced_tobruk.perimeter_events import apply_cover
 from pbem.games.advanced_tobruk.standing import _Checked, _TrialDice
 from pbem.games.advanced_tobruk import fow
+from pbem.games.advanced_tobruk import fire_personnel as FP
 
 
 def plan_check(ctx: Ctx, ids: list[str], move: str, fired: bool, here: str, cover: str, target: str) -> None:
@@ -73,7 +74,6 @@ def firers(st: TobrukState, sc: Scenario, movers: list[str]) -> list[str]:
 
 def fire(ctx: Ctx, movers: list[str], target: str) -> None:
     """15.52: the movers' assault fire at ``target`` (a unit id or a hex)."""
-    from pbem.games.advanced_tobruk import fire_personnel as FP      # fire_personnel imports movement's users
     st = tk(ctx.state)
     sc = ctx.sc
     group = firers(st, sc, movers)

@@ -19,6 +19,7 @@ from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import data, morale
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, MoraleChecked
+from pbem.games.advanced_tobruk.losses import absorb
 from pbem.games.advanced_tobruk.perimeter_events import ContinuedFireCheck, ContinuedFireCleared, ContinuedFirePlaced
 from pbem.games.advanced_tobruk.state import tk
 
@@ -48,7 +49,6 @@ def on_enter(ctx: Ctx, movers: list[str], h: str) -> None:
 
 def check(ctx: Ctx, uid: str, h: str) -> None:
     """One Continued Fire morale check and the steps its failure costs (15.932)."""
-    from pbem.games.advanced_tobruk.casualty import absorb           # casualty imports this module
     st = tk(ctx.state)
     n = len(ctx.events)
     morale.check_stack(ctx, [uid], "continued fire", 0, rule="15.932")   # a surrender chains (11.71)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pbem.core.orders import OrderError
 from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import bunkers, casualty, crews, data, facing, fire_ap, hidden, relief, spotting
-from pbem.games.advanced_tobruk.fire_personnel import (GUNFIRE_OPTICS, GUNFIRE_SUPPRESS, MG_ARC, _carried_penalty,
-                                                       _halve, _holder_ok, vehicle_mgs)
+from pbem.games.advanced_tobruk.weapons import (GUNFIRE_OPTICS, GUNFIRE_SUPPRESS, MG_ARC, _carried_penalty, _halve,
+                                                   _holder_ok, vehicle_mgs)
 from pbem.games.advanced_tobruk.state import TobrukState
 
 

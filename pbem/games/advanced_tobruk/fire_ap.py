@@ -14,7 +14,8 @@ from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import bunkers, casualty, cover_moves, data, defilade, facing, ground, notes, relief, stacking
 from pbem.games.advanced_tobruk import arty_tables as A, fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import GunFired, Round
-from pbem.games.advanced_tobruk.fire_command import (ammo_left, ammo_modifier, bail_out, command_lost,  # noqa: F401
+from pbem.games.advanced_tobruk.smoke import smoke_hexes
+from pbem.games.advanced_tobruk.fire_command import (ammo_left, bail_out, command_lost,  # noqa: F401
                                                      command_refusal, is_command)
 from pbem.games.advanced_tobruk.state import TobrukState, tk
 
@@ -197,11 +198,10 @@ def turn_arc(ctx: Ctx, firer: str, arc: str, target_hex: str, turn_to: int, g: d
 
 
 def _smoke_hexes(st: TobrukState, sc: Scenario, a: str, b: str) -> list[str]:
-    """20.31: the smoke hexes the fire passes into or through (mortar.py; none without smoke)."""
+    """20.31: the smoke hexes the fire passes into or through (smoke.py; none without smoke)."""
     if not st.smoke:
         return []
-    from pbem.games.advanced_tobruk import mortar              # mortar.py imports this module
-    return mortar.smoke_hexes(st, sc, a, b)
+    return smoke_hexes(st, sc, a, b)
 
 
 def los_drm(st: TobrukState, sc: Scenario, a: str, b: str) -> tuple[int, list[str]]:

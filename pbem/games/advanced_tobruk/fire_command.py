@@ -1,7 +1,7 @@
 """APCR and HEAT rounds and armour command control in fire (17.23-17.25, 24): the rounds a
-unit has left, the Alternate Ammunition table's modifier, the command tank's limits and the
-AFV Bail Out Chart's number (13.81) with the command tank's loss (24.05).  fire_ap.py
-re-exports these names."""
+unit has left, the command tank's limits and the AFV Bail Out Chart's number (13.81) with the
+command tank's loss (24.05).  fire_ap.py re-exports these names; the Alternate Ammunition
+table's modifier is notes.py's (the pre-game roll it changes)."""
 from __future__ import annotations
 
 from pbem.core.ruleset import Ctx
@@ -17,18 +17,6 @@ def ammo_left(p, kind: str) -> int | None:
     """17.25: the APCR/HEAT rounds a unit has left (None: it was allotted none)."""
     got = [n for k, n in p.ammo.items() if k.upper() == kind.upper()]
     return got[0] if got else None
-
-
-def ammo_modifier(sc: Scenario, side: str) -> int:
-    """17.23: the Alternate Ammunition table's modifier for ``side``: the scenario's SSR
-    ([game_data.apcr]) plus the note's bonus when the enemy fields a Grant or a Matilda
-    (a unit type whose key or name says so; reconstructed)."""
-    mod = data.gd(sc).apcr.get(side, 0)
-    for u in sc.units:
-        names = f"{u.type} {data.utype(sc, u.id).get('name', '')}".lower()
-        if u.side != side and any(t in names for t in T.HEAVY_TANKS):
-            return mod + T.HEAVY_TANK_MODIFIER
-    return mod
 
 
 def is_command(st: TobrukState, sc: Scenario, uid: str) -> bool:

@@ -15,14 +15,14 @@ from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import (bunkers, casualty, cover_moves, crews, data, duel, facing, fire_ap, fow, hidden,
                                         morale, relief, spotting, stacking)
 from pbem.games.advanced_tobruk import fire_ap_tables as T
+from pbem.games.advanced_tobruk.eligible import usable_weapons
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired, MoraleChecked, Round
 from pbem.games.advanced_tobruk.state import TobrukState, tk
-from pbem.games.advanced_tobruk import mortar
+from pbem.games.advanced_tobruk.smoke import smoke_shift
+from pbem.games.advanced_tobruk.weapons import (GUNFIRE_OPTICS, GUNFIRE_SUPPRESS, MG_ARC, _carried_penalty, _halve,
+                                                   _holder_ok, vehicle_mgs)
 
 AMMO_WORDS = ("ap", "he", "apcr", "heat", "semi")
-MG_RANGE = {"coax": 10, "aa": 10, "bow": 6}        # 16.42
-GUNFIRE_OPTICS = 36                                # 14.22
-GUNFIRE_SUPPRESS = 8                               # 30.02
 
 
 class Group:
@@ -145,19 +145,6 @@ def _is_mg(sc: Scenario, uid: str) -> bool:
     return data.is_weapon(sc, uid) and t.get("kind") == "MG"
 
 
-def vehicle_mgs(sc: Scenario, uid: str) -> list[dict]:
-    """16.41-16.42: a vehicle's machine-guns (coax, bow, aa) with their ranges."""
-    out = []
-    for m in data.utype(sc, uid).get("mgs", []):
-        m = dict(m)
-        rng = int(m.get("range", 0)) or MG_RANGE.get(m.get("mount", ""), 10)
-        if m.get("mount") == "bow" and data.cls(sc, uid) == "apc":
-            rng = 10
-        m["range"] = rng
-        out.append(m)
-    return out
-
-
 def _vehicle_group(ctx: Ctx, firer: str, gr: Group, thex: str, tunit: str, turned: dict[str, int], by: str,
                    opportunity: bool, max_shots: int) -> None:
     """13.101: a vehicle's or gun's weapons at one target; guns on the HPT, MGs on the Casualty Table."""
@@ -169,7 +156,6 @@ def _vehicle_group(ctx: Ctx, firer: str, gr: Group, thex: str, tunit: str, turne
     if not names and gr.ammo == "semi":
         names = list(gnames)[:1]
     if not names:
-        from pbem.games.advanced_tobruk.eligible import usable_weapons      # eligible imports this module
         names = usable_weapons(st, sc, firer, tunit, thex, turn=gr.turn >= 0 or gr.face >= 0)
         if not names and usable_weapons(st, sc, firer, tunit, thex, turn=True):
             raise OrderError(f"{gr.target} is outside the arcs of {firer}'s weapons: turn them with "
@@ -228,9 +214,6 @@ def _gone(st: TobrukState, sc: Scenario, firer: str, thex: str, tunit: str) -> b
     side = st.units[firer].side
     return not [u for u in casualty.personnel_in(st, sc, thex)
                 if st.units[u].side != side and not st.pieces[u].surrendered]
-
-
-MG_ARC = {"coax": "turret", "bow": "hull"}          # 16.41; AA machine-guns fire all round
 
 
 def _mg_turns(ctx: Ctx, firer: str, mgs: list[dict], thex: str, turned: dict[str, int], turn: int,
@@ -342,7 +325,7 @@ def _shots_at(ctx: Ctx, firers: list[str], thex: str, tunit: str, total: int, pa
     if worst[0]:
         shifts = [*shifts, (" and ".join(worst[1]), -worst[0])]                  # 12.42: as columns left
     if st.smoke:                                                                # 20.31: four left per smoke hex
-        smoke = min(mortar.smoke_shift(st, sc, h, thex) for h in sorted({st.units[f].hex for f in firers}))
+        smoke = min(smoke_shift(st, sc, h, thex) for h in sorted({st.units[f].hex for f in firers}))
         shifts = [*shifts, ("smoke in the line", smoke)] if smoke else shifts
     cover_moves.drop(ctx, thex, side)                                           # 15.22, before the die
     return casualty.attack(ctx, thex, total, "gunfire", firers=firers, parts=parts, shifts=shifts,
@@ -411,31 +394,6 @@ def gunfire_at_vehicle(ctx: Ctx, firers: list[str], target: str, total: int, par
                   hpn=0, need=0, rof=1, rounds=rounds, rolls=rec.rolls, drms=[f"{total} factors: " + ", ".join(parts)],
                   effects=effects, group=firers[1:], pivot=list(pivot), by=by, rule="17.6" if c != "afv" else "14.2")
     ctx.emit(ev)
-
-
-def _holder_ok(st: TobrukState, w: str, sc: Scenario | None = None) -> str:
-    """The unit fit to fire weapon ``w`` ('' for none): not broken, surrendered or under cover (a
-    machine-gun or ATR fires out of a bunker, 31.53, given the scenario ``sc``)."""
-    h = st.pieces[w].holder
-    if not h or st.units[h].eliminated:
-        return ""
-    q = st.pieces[h]
-    if q.full and sc is not None and bunkers.weapon_fires_out(st, sc, w):
-        return "" if q.broken or q.surrendered else h
-    return "" if q.broken or q.surrendered or q.full else h
-
-
-def _carried_penalty(st: TobrukState, sc: Scenario, uid: str) -> tuple[int, bool]:
-    """8.431, 9.16: (gunfire lost to carried weapons, operates a crew-served weapon)."""
-    lost, operates = 0, False
-    for w, q in st.pieces.items():
-        if q.holder != uid or st.units[w].eliminated:
-            continue
-        weight = data.utype(sc, w).get("weight", "L")
-        lost += 1 if weight == "L" else 2
-        if weight in ("M", "H") and data.cls(sc, uid) == "crew":
-            operates = True
-    return lost, operates
 
 
 def gunfire_total(ctx: Ctx, firers: list[str], thex: str, *, extra_shot: int = 0, desperation: bool = False,
@@ -555,10 +513,6 @@ def _ranged(name: str, gf: int, rng: int, normal: int, lost: int) -> str:
     if rng > normal:
         return f"{base} halved = {gf // 2} (range {rng})"
     return base
-
-
-def _halve(gf: int, rng: int, normal: int) -> int:
-    return gf // 2 if rng > normal else gf                                              # 15.7112, 2.82
 
 
 def _connected(grid, hexes: set[str]) -> bool:

@@ -11,20 +11,14 @@ from __future__ import annotations
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import data, hidden, spotting
+from pbem.games.advanced_tobruk import hidden, spotting
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired
 from pbem.games.advanced_tobruk.fog_events import DummyRemoved, Flipped
 from pbem.games.advanced_tobruk.state import TobrukState, tk
 from pbem.games.advanced_tobruk import notes
+from pbem.games.advanced_tobruk.spotting import PIT, hide_terrain
 
-HIDE_TERRAIN = ("scrub", "rock-strewn", "rocks", "palm-grove", "building")     # 32.21
-PIT = "pit"                                                                     # weapon pit (31.31)
 REVEAL_FACTORS = 14                                                             # 32.211
-
-
-def hide_terrain(sc: Scenario, h: str | None) -> bool:
-    """32.21: terrain a heavy weapon may set up hidden in."""
-    return bool(h) and data.terrain(sc, h) in HIDE_TERRAIN
 
 
 def fow_cover(sc: Scenario, h: str | None) -> bool:
@@ -51,8 +45,7 @@ def update(ctx: Ctx) -> None:
     seen = [uid for uid in sorted(st.units) if hidden.is_hidden(st, uid) and not st.pieces[uid].dummy
             and not hide_terrain(sc, st.pieces[uid].hidden_at) and enemy_sees(st, sc, uid)]
     if seen:
-        hidden.reveal(ctx, seen, "within an enemy unit's spotting range outside hiding terrain", "32.22, 31.31",
-                      update=False)
+        hidden.reveal(ctx, seen, "within an enemy unit's spotting range outside hiding terrain", "32.22, 31.31")
     flip, dummies = [], []
     for uid in sorted(st.units):
         u, p = st.units[uid], st.pieces[uid]
@@ -87,7 +80,7 @@ def before_fire(ctx: Ctx, firers: list[str]) -> None:
         return
     hid = [f for f in firers if hidden.is_hidden(st, f)]
     if hid:
-        hidden.reveal(ctx, hid, "it fired", "32.2111", face_up=True, update=False)
+        hidden.reveal(ctx, hid, "it fired", "32.2111", face_up=True)
     fow = [f for f in firers if st.units[f].hex and spotting.fow_up(st, sc, f)]
     if fow:
         ctx.emit(Flipped(units=fow, why="it fired", rule="32.2111, 32.12"))
@@ -138,7 +131,7 @@ def after_fire(ctx: Ctx, start: int) -> None:
         elif isinstance(ev, CasualtyAttack) and ev.factors >= REVEAL_FACTORS:
             hexes.setdefault(ev.hex, f"{ev.factors} gunfire factors fired into the hex")
     for h, why in sorted(hexes.items()):
-        hidden.reveal_in_hex(ctx, h, why, "32.211")
+        hidden.reveal_in_hex(ctx, h, why, "32.211", update=update)
     update(ctx)
 
 

@@ -8,12 +8,11 @@ Decisions: a reveal places every unit hidden in that hex by the same side
 only the units that fired are placed unit side up."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import data
 from pbem.games.advanced_tobruk.fog_events import Revealed
 from pbem.games.advanced_tobruk.state import TobrukState, tk
 from pbem.games.advanced_tobruk import notes, spotting
@@ -57,10 +56,11 @@ def _open_notes(ctx: Ctx, side: str, units: list[str]) -> None:
 
 
 def reveal(ctx: Ctx, units: list[str], why: str, rule: str, face_up: bool = False, *,
-           update: bool = True) -> None:
+           update: Callable[[Ctx], None] | None = None) -> None:
     """Place hidden units on the map in their noted hex(es) with the units hidden there with them:
     FOW side up (32.211) or, for ``units`` themselves when they fired, unit side up (32.2111).
-    Units no longer hidden are skipped; then the 32.12 flips (``update``)."""
+    Units no longer hidden are skipped; then, if any was placed, the 32.12 flips: ``update``, the
+    caller's (fow.update; fow.py reads this module, so the follow-up is handed down)."""
     st = tk(ctx.state)
     named = [u for u in units if is_hidden(st, u)]
     spots = sorted({(st.units[u].side, st.pieces[u].hidden_at) for u in named})
@@ -74,18 +74,18 @@ def reveal(ctx: Ctx, units: list[str], why: str, rule: str, face_up: bool = Fals
                 ctx.emit(Revealed(side=side, units=group, hex=h, why=said, rule=rule, face_up=face))
         _open_notes(ctx, side, everyone)
     if spots and update:
-        from pbem.games.advanced_tobruk import fow  # here: fow imports this module (a cycle)
-        fow.update(ctx)
+        update(ctx)
 
 
-def reveal_in_hex(ctx: Ctx, hex: str, why: str, rule: str, face_up: bool = False) -> list[str]:
+def reveal_in_hex(ctx: Ctx, hex: str, why: str, rule: str, face_up: bool = False, *,
+                  update: Callable[[Ctx], None] | None = None) -> list[str]:
     """Every unit hidden in ``hex`` revealed (14+ gunfire factors or a direct hit in the hex, 32.211)."""
     units = hidden_in(tk(ctx.state), hex)
-    reveal(ctx, units, why, rule, face_up)
+    reveal(ctx, units, why, rule, face_up, update=update)
     return units
 
 
-def on_enter(ctx: Ctx, movers: list[str], hex: str) -> bool:
+def on_enter(ctx: Ctx, movers: list[str], hex: str, update: Callable[[Ctx], None] | None = None) -> bool:
     """32.211: an enemy unit enters (or tries to enter) a hex holding hidden units.  The hidden
     units are revealed FOW side up and the movers stop where they are, the step not taken: the
     mover finds the enemy as it comes up to the hex, and entering an enemy-held hex is then the
@@ -98,55 +98,27 @@ def on_enter(ctx: Ctx, movers: list[str], hex: str) -> bool:
     enemy = [uid for uid in hidden_in(st, hex) if st.units[uid].side != side]
     if not enemy:
         return False
-    reveal(ctx, enemy, f"{'+'.join(movers)} tried to enter the hex", "32.211")
+    reveal(ctx, enemy, f"{'+'.join(movers)} tried to enter the hex", "32.211", update=update)
     return True
 
 
-def on_infiltrate(ctx: Ctx, unit: str, hex: str) -> list[str]:
+def on_infiltrate(ctx: Ctx, unit: str, hex: str, update: Callable[[Ctx], None] | None = None) -> list[str]:
     """32.211: a unit infiltrating into a hex holding enemy hidden units reveals them (FOW side up);
     the infiltration goes on (a melee when enemy personnel are there, 5.32).  The units revealed."""
     st = tk(ctx.state)
     side = st.units[unit].side
     enemy = [uid for uid in hidden_in(st, hex) if st.units[uid].side != side]
-    reveal(ctx, enemy, f"{unit} infiltrated into the hex", "32.211")
+    reveal(ctx, enemy, f"{unit} infiltrated into the hex", "32.211", update=update)
     return enemy
 
 
-def own_use(ctx: Ctx, units: list[str], why: str) -> None:
+def own_use(ctx: Ctx, units: list[str], why: str, update: Callable[[Ctx], None] | None = None) -> None:
     """The owner moves or pivots hidden units: they are spotted doing it (32.211) and placed FOW
     side up before the move, so that the move's events name units on the map."""
     st = tk(ctx.state)
     hid = [u for u in units if is_hidden(st, u)]
     if hid:
-        reveal(ctx, hid, why, "32.211")
-
-
-def may_hide(st: TobrukState, sc: Scenario, side: str, units: list[str], hex: str) -> str:
-    """Whether ``units`` may set up hidden in ``hex`` (32.21, 31.31, SSR ``[game_data] hidden``):
-    "" if so, else why not (with the rule), for the ``hide`` side note."""
-    from pbem.games.advanced_tobruk import fow  # here: fow imports this module (a cycle)
-    if not spotting.active(sc):
-        return "this scenario has no limited intelligence: no hidden set-up (32)"
-    allowed = data.gd(sc).hidden.get(side)
-    for uid in units:
-        if uid not in st.units or st.units[uid].side != side:
-            return f"{uid} is not a {sc.side_name(side)} unit"
-        if allowed is not None and uid not in allowed:
-            return f"{uid} may not set up hidden: the scenario allows {', '.join(allowed) or 'none'} (32.21 SSR)"
-        if allowed is None and not data.is_heavy(sc, uid) and not any(
-                st.pieces[w].holder == uid and data.is_heavy(sc, w) for w in units if w in st.pieces):
-            return f"{uid} is not a heavy crew-served weapon or its crew (32.21)"
-    if fow.hide_terrain(sc, hex):
-        return ""
-    if sc.board.has(hex, fow.PIT):
-        for uid in units:
-            seen = [o.id for o in st.units.values() if o.side != side and o.hex
-                    and sc.board.grid.distance(o.hex, hex) <= spotting.range_for(sc, spotting.letter(sc, uid), True)]
-            if seen:
-                return f"{hex} is a weapon pit within the spotting range of {seen[0]} (31.31, 32.21)"
-        return ""
-    return f"{hex} is {data.terrain(sc, hex)}: hidden set-up only in scrub, rock-strewn, palm grove, building or " \
-           f"a weapon pit out of enemy spotting range (32.21, 31.31)"
+        reveal(ctx, hid, why, "32.211", update=update)
 
 
 def waits(st: TobrukState, sc: Scenario, side: str) -> bool:

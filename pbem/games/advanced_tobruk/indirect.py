@@ -42,8 +42,9 @@ def enabled(sc: Scenario) -> bool:
     return bool(R.ssr(sc)) or any(mortar.capable(sc, u.id) for u in sc.units)
 
 
-def handle(ctx: Ctx, order: O.GameVerb) -> None:
-    from pbem.games.advanced_tobruk import sequence  # here: sequence imports this module (a cycle)
+def handle(ctx: Ctx, order: O.GameVerb) -> list[str]:
+    """One order of the Indirect Fire Phase; the units whose activation it was ([] for none: steps.py
+    then moves the alternation on, 5.121)."""
     word, args = order.word, order.args
     if word == "call":
         who = call(ctx, args)
@@ -60,10 +61,10 @@ def handle(ctx: Ctx, order: O.GameVerb) -> None:
         if not R.battery(ctx.state, bid).cb:
             raise OrderError(f"{bid} is not firing counter-battery", "18.1153")
         R.end_cb(ctx, bid)
-        return                                            # not an activation: the battery may still fire
+        return []                                         # not an activation: the battery may still fire
     else:
         raise OrderError(f"in the Indirect Fire Phase: {HELP}", RULE)
-    sequence.activated(ctx, [who])
+    return [who]
 
 
 # --- calling a battery ---------------------------------------------------------------------------

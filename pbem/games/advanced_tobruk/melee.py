@@ -18,6 +18,7 @@ from pbem.games.advanced_tobruk.fire_events import (AssaultDeclared, CloseAssaul
                                                     MoraleChecked, Overrun)
 from pbem.games.advanced_tobruk.ground import in_bunker
 from pbem.games.advanced_tobruk.state import TobrukState, tk
+from pbem.games.advanced_tobruk.weapons import vehicle_mgs
 
 MAX_ROUNDS = 40
 CRACK_MORALE = 7           # 23.351
@@ -216,7 +217,7 @@ def close_assault(ctx: Ctx, unit: str, veh: str) -> None:
         ctx.emit(CloseAssaulted(unit=unit, vehicle=veh, value=0, rolls=[], result="captured", leader=leader))
         return
     vp = st.pieces[veh]
-    mgs = [m for m in fire_personnel.vehicle_mgs(sc, veh)]
+    mgs = [m for m in vehicle_mgs(sc, veh)]
     if data.cls(sc, veh) == "afv" and mgs and not vp.moving and not vp.continued and not vp.bailed:
         total = sum(int(m.get("gunfire", 0)) for m in mgs)                          # 23.11 final fire
         casualty.attack(ctx, h, total, f"{veh} final fire at its assailants", firers=[veh],
@@ -266,7 +267,7 @@ def overrun(ctx: Ctx, afv: str, unit: str, from_hex: str) -> None:
         raise OrderError(f"{afv} may not overrun: only an AFV that can move (21.01)", "21.01")
     if fire_ap.is_command(st, sc, afv):
         raise OrderError(f"{afv} is the command tank: it may not overrun (24.03)", "24.03")
-    mgs = fire_personnel.vehicle_mgs(sc, afv)
+    mgs = vehicle_mgs(sc, afv)
     if not any(not fire_ap.weapon_out(sc, afv, p, str(m.get("mount", ""))) for m in mgs):
         raise OrderError(f"{afv} has no machine-gun able to fire: no overrun (21.01)", "21.01")
     if p.move != "assault":

@@ -44,7 +44,6 @@ from pbem.games.advanced_tobruk.fire_events import CasualtyAttack
 from pbem.games.advanced_tobruk.mine_events import MineAttack, MineCleared, MineEntered, MinesSearched
 from pbem.games.advanced_tobruk.mines_state import Minefield
 from pbem.games.advanced_tobruk.state import TobrukState, tk
-from pbem.games.advanced_tobruk.sequence import activated
 
 FORCING = {True: "assault", False: "crawl"}      # 31.172: vehicles by assault movement, personnel crawl
 HIDDEN_DRM = -1                                  # 31.15
@@ -190,10 +189,11 @@ def plan_problem(st: TobrukState, sc: Scenario, side: str, unit: str, move: str,
 
 # --- search and clearance -----------------------------------------------------------------------
 
-def search_order(ctx: Ctx, args: list[str]) -> None:
+def search_order(ctx: Ctx, args: list[str]) -> list[str]:
     """``search UNIT``: a personnel unit spends its whole Movement Segment in its hex; the enemy's
     hidden minefields adjacent to it are placed on the map, their density still unknown (31.211).
-    No MP are spent hex by hex, so no opportunity fire is drawn (our reading)."""
+    No MP are spent hex by hex, so no opportunity fire is drawn (our reading).  The unit that acted
+    (steps.py then moves the alternation on)."""
     st = tk(ctx.state)
     sc = ctx.sc
     if len(args) != 1:
@@ -210,7 +210,7 @@ def search_order(ctx: Ctx, args: list[str]) -> None:
     found = sorted(h for h, mf in st.minefields.items()
                    if mf.hidden and mf.side != ctx.side and sc.board.grid.adjacent(u.hex, h))
     ctx.emit(MinesSearched(unit=u.id, hex=u.hex, found=found))
-    activated(ctx, [u.id])
+    return [u.id]
 
 
 def clear(ctx: Ctx, hex: str, why: str) -> None:

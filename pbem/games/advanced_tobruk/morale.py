@@ -12,6 +12,7 @@ from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import data
 from pbem.games.advanced_tobruk import fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import MoraleChecked, SuppressionChecked, WeaponCaptured
+from pbem.games.advanced_tobruk.losses import emplacement, values
 from pbem.games.advanced_tobruk.state import TobrukState, tk
 
 SUPPORT_RANGE = 2          # 10.11
@@ -23,7 +24,6 @@ def nation(sc: Scenario, uid: str) -> str:
 
 
 def _values(st: TobrukState, sc: Scenario, uid: str) -> tuple[int, int, int]:
-    from pbem.games.advanced_tobruk.casualty import values   # casualty imports this module
     return values(st, sc, uid)
 
 
@@ -90,7 +90,6 @@ def altered(st: TobrukState, sc: Scenario, uid: str, *, only_hex: str = "", extr
         mods.append(("overrun", -min(p.overrun, 8)))                             # 21.12, 21.13
     if e_afv:
         mods.append(("enemy AFVs", -e_afv))                                      # 10.112b
-    from pbem.games.advanced_tobruk.casualty import emplacement  # here: casualty imports this module (a cycle)
     if me.hex and emplacement(sc, me.hex) and not only_hex:
         mods.append(("emplacement", 1))                                          # 10.113a
     if me.hex and _minefield_here(st, me.hex):

@@ -1,5 +1,5 @@
 """On-board indirect fire: mortars (19), AFVs and heavy weapons with a 75 mm+ HE gun
-(20), smoke shells (20.3) and smoke's effect on lines of fire (20.31).
+(20) and smoke shells (20.3); smoke's effect on lines of fire (20.31) is smoke.py's.
 
 A mortar is a weapon whose type has ``kind = "MORTAR"`` (or "MTR"), its FRAG in
 ``he``, its range ``range = [max, min]`` (19.05; arty_tables.MORTAR_RANGE by
@@ -16,30 +16,6 @@ from pbem.games.advanced_tobruk import artillery as R
 from pbem.games.advanced_tobruk import data, fire_ap, fow, notes, spotting
 from pbem.games.advanced_tobruk.arty_events import IndirectFired, SmokePlaced
 from pbem.games.advanced_tobruk.state import TobrukState, tk
-
-
-# --- smoke on lines of fire (20.31) ----------------------------------------------------------------
-
-def smoke_hexes(st: TobrukState, sc: Scenario, from_hex: str, to_hex: str) -> list[str]:
-    """Smoke hexes the line from ``from_hex`` to ``to_hex`` passes through, the target hex included
-    (20.31 'into or through'; the firer's own hex is not counted)."""
-    if not st.smoke or from_hex == to_hex:
-        return []
-    return [h for h in sc.board.grid.line(from_hex, to_hex) if h != from_hex and h in st.smoke]
-
-
-def smoke_drm(st: TobrukState, sc: Scenario, from_hex: str, to_hex: str) -> int:
-    """20.31: +4 HPN per smoke hex into or through which the fire passes; two such hexes (smoke or
-    burning wrecks, 13.72) block the line: OrderError."""
-    n = len(smoke_hexes(st, sc, from_hex, to_hex))
-    if n >= 2:
-        raise OrderError(f"two smoke hexes block the line from {from_hex} to {to_hex} (20.31, 13.72)", "13.72")
-    return n * A.SMOKE_HPN
-
-
-def smoke_shift(st: TobrukState, sc: Scenario, from_hex: str, to_hex: str) -> int:
-    """20.31: fire that does not use the HPT shifts four columns LEFT per smoke hex (returned negative)."""
-    return -A.SMOKE_SHIFT * len(smoke_hexes(st, sc, from_hex, to_hex))
 
 
 # --- who fires indirectly -------------------------------------------------------------------------

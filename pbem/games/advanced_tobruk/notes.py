@@ -33,7 +33,8 @@ from pbem.core.orders import OrderError
 from pbem.core.reduce import secret_commitment
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import data
+from pbem.games.advanced_tobruk import data, spotting
+from pbem.games.advanced_tobruk import fire_ap_tables as T
 from pbem.games.advanced_tobruk.note_events import NoteRolled
 from pbem.games.advanced_tobruk.schema import TobrukData
 from pbem.games.advanced_tobruk.facing import SPINES, spine
@@ -188,6 +189,19 @@ def _unplaced_hidden(st: TobrukState, sc: Scenario, side: str) -> list[str]:
             and sc.unit_defs[u].entry_turn == 0]
 
 
+def due_crew(sc: Scenario, side: str, w: str) -> str:
+    """A crew note still due (9.12); a gun that may be the side's dummy needs none (32.24)."""
+    may_dummy = data.gd(sc).dummies.get(side, {}).get("counters", [])
+    dummy = f"; none if it is the dummy: note dummy {w}, 32.24" if w in may_dummy else ""
+    return f"note crew {w} CREW (9.12{dummy})"
+
+
+def due_hide(sc: Scenario, u: str) -> str:
+    """A hidden set-up note still due (32.22): a gun or vehicle names its covered arc."""
+    arc = " SPINE" if data.is_vehicle(sc, u) or data.is_heavy(sc, u) else " [SPINE]"
+    return f"note hide {u}[+UNIT...] HEX{arc} (32.22)"
+
+
 def missing(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     """What ``side`` must still note before its set-up is done."""
     n = notes_of(st, side)
@@ -197,7 +211,6 @@ def missing(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     for b in batteries(sc, side):
         if b not in n.fo and not _gd(sc).artillery[b].get("fo_hex"):        # 18.1031 an off-board FO
             out.append(f"note fo {b} FO (18.82)")
-    from pbem.games.advanced_tobruk.notes_words import due_crew, due_hide      # it imports this module
     out += [due_crew(sc, side, w) for w in _crewless(st, sc, side)]
     out += [due_hide(sc, u) for u in _unplaced_hidden(st, sc, side)]
     if side in _gd(sc).command_control and not n.command:
@@ -270,9 +283,20 @@ def _seal(ctx: Ctx, kind: str, text: str) -> None:
                                salt=salt, payload=text))
 
 
+def ammo_modifier(sc: Scenario, side: str) -> int:
+    """17.23: the Alternate Ammunition table's modifier for ``side``: the scenario's SSR
+    ([game_data.apcr]) plus the note's bonus when the enemy fields a Grant or a Matilda
+    (a unit type whose key or name says so; reconstructed)."""
+    mod = data.gd(sc).apcr.get(side, 0)
+    for u in sc.units:
+        names = f"{u.type} {data.utype(sc, u.id).get('name', '')}".lower()
+        if u.side != side and any(t in names for t in T.HEAVY_TANKS):
+            return mod + T.HEAVY_TANK_MODIFIER
+    return mod
+
+
 def _roll(ctx: Ctx, args: list[str]) -> None:
     """18.12, 17.23-17.24: the side's secret pre-game rolls, each sealed as it is made."""
-    from pbem.games.advanced_tobruk.fire_ap import ammo_modifier  # here: fire_ap imports this module (a cycle)
     st: TobrukState = ctx.state
     sc = ctx.sc
     if args:
@@ -454,6 +478,33 @@ def _area(sc: Scenario, side: str, key: str = "") -> list[str]:
     return list(_gd(sc).setup_area.get(side, []))
 
 
+def may_hide(st: TobrukState, sc: Scenario, side: str, units: list[str], hex: str) -> str:
+    """Whether ``units`` may set up hidden in ``hex`` (32.21, 31.31, SSR ``[game_data] hidden``):
+    "" if so, else why not (with the rule), for the ``hide`` side note."""
+    if not spotting.active(sc):
+        return "this scenario has no limited intelligence: no hidden set-up (32)"
+    allowed = data.gd(sc).hidden.get(side)
+    for uid in units:
+        if uid not in st.units or st.units[uid].side != side:
+            return f"{uid} is not a {sc.side_name(side)} unit"
+        if allowed is not None and uid not in allowed:
+            return f"{uid} may not set up hidden: the scenario allows {', '.join(allowed) or 'none'} (32.21 SSR)"
+        if allowed is None and not data.is_heavy(sc, uid) and not any(
+                st.pieces[w].holder == uid and data.is_heavy(sc, w) for w in units if w in st.pieces):
+            return f"{uid} is not a heavy crew-served weapon or its crew (32.21)"
+    if spotting.hide_terrain(sc, hex):
+        return ""
+    if sc.board.has(hex, spotting.PIT):
+        for uid in units:
+            seen = [o.id for o in st.units.values() if o.side != side and o.hex
+                    and sc.board.grid.distance(o.hex, hex) <= spotting.range_for(sc, spotting.letter(sc, uid), True)]
+            if seen:
+                return f"{hex} is a weapon pit within the spotting range of {seen[0]} (31.31, 32.21)"
+        return ""
+    return f"{hex} is {data.terrain(sc, hex)}: hidden set-up only in scrub, rock-strewn, palm grove, building or " \
+           f"a weapon pit out of enemy spotting range (32.21, 31.31)"
+
+
 def _hide(ctx: Ctx, args: list[str]) -> str:
     st: TobrukState = ctx.state
     sc = ctx.sc
@@ -468,7 +519,6 @@ def _hide(ctx: Ctx, args: list[str]) -> str:
         if st.units[u].hex is not None or st.pieces[u].hidden_at:
             raise OrderError(f"{u} is already set up", "32.22")
     h = _hex(ctx, args[1], "32.22")
-    from pbem.games.advanced_tobruk.hidden import may_hide      # FOG's 32.21 / 31.31 eligibility
     why = may_hide(st, sc, ctx.side, units, h)
     if why:
         raise OrderError(why, "32.21")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pbem.core import events as CE
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import data
 from pbem.games.advanced_tobruk.note_events import NoteRolled
 from pbem.games.advanced_tobruk.notes import RESERVED, SYNTAX, is_open, notes_of, reg_kind
 from pbem.games.advanced_tobruk.state import TobrukState
@@ -142,19 +141,6 @@ def rolled_subject(what: str) -> str:
     if w[:1] == ["ammo"]:
         return (f"{w[1]} rounds" if len(w) > 1 else "alternate ammunition") + " (17.23)"
     return what
-
-
-def due_crew(sc: Scenario, side: str, w: str) -> str:
-    """A crew note still due (9.12); a gun that may be the side's dummy needs none (32.24)."""
-    may_dummy = data.gd(sc).dummies.get(side, {}).get("counters", [])
-    dummy = f"; none if it is the dummy: note dummy {w}, 32.24" if w in may_dummy else ""
-    return f"note crew {w} CREW (9.12{dummy})"
-
-
-def due_hide(sc: Scenario, u: str) -> str:
-    """A hidden set-up note still due (32.22): a gun or vehicle names its covered arc."""
-    arc = " SPINE" if data.is_vehicle(sc, u) or data.is_heavy(sc, u) else " [SPINE]"
-    return f"note hide {u}[+UNIT...] HEX{arc} (32.22)"
 
 
 def dummies_left(spec: dict, mine: list) -> str:

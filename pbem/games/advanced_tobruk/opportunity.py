@@ -245,7 +245,7 @@ def walk(ctx: Ctx, p: Plan, spent_here: Fraction = Fraction(0), came_from: str =
         else:
             what = "reverse" if s.startswith("back:") else "enter"
             nxt = s[5:] if s.startswith("back:") else s
-            if hidden.on_enter(ctx, p.units, nxt):          # 32.211: hidden enemy found, the step not taken
+            if hidden.on_enter(ctx, p.units, nxt, fow.update):          # 32.211: hidden enemy found, the step not taken
                 return _end(ctx, p.units, False, True)
             came_from = here
             here = nxt
@@ -424,7 +424,7 @@ def move_order(ctx: Ctx, word: str, args: list[str]) -> None:
         raise OrderError(f"{word} UNIT[+UNIT...] STEP ... (a step: HEX, back HEX, face SPINE, turret SPINE, off, "
                          "continue)", "6.0")
     names = [u for u in args[0].split("+") if u]
-    hidden.own_use(ctx, [find_unit(ctx, n, ctx.side).id for n in names], "it moved")      # 32.211
+    hidden.own_use(ctx, [find_unit(ctx, n, ctx.side).id for n in names], "it moved", fow.update)      # 32.211
     ids = check_movers(ctx, names, word)
     steps = parse_steps(args[1:])
     pl = plan(ctx, ids, word, steps)
@@ -436,7 +436,7 @@ def pivot_order(ctx: Ctx, word: str, args: list[str]) -> None:
     """pivot UNIT SPINE / turret UNIT SPINE in place (6.532, 12.232): free, still movement, still a trigger."""
     if args:
         why = "it pivoted" if word == "pivot" else "it turned its turret"
-        hidden.own_use(ctx, [find_unit(ctx, args[0], ctx.side).id], why)                 # 32.211
+        hidden.own_use(ctx, [find_unit(ctx, args[0], ctx.side).id], why, fow.update)                 # 32.211
     u, new = stationary(ctx, word, args)
     p = ctx.state.pieces[u]
     if word == "pivot":

@@ -181,7 +181,7 @@ class AdvancedTobruk(Ruleset):
             return sequence.activated(ctx, [u.id])
         if not sc.board.grid.contains(h) or not sc.board.grid.adjacent(u.hex, h):
             raise OrderError(f"{h} is not adjacent to {u.hex}: infiltration is one hex", "22.11")
-        hidden.on_infiltrate(ctx, u.id, h)                 # 32.211 an enemy enters the hex: hidden units revealed
+        hidden.on_infiltrate(ctx, u.id, h, fow.update)                 # 32.211 an enemy enters the hex: hidden units revealed
         enemy = [v for v in st.units.values() if v.hex == h and v.side != ctx.side and not v.eliminated
                  and data.is_personnel(sc, v.id) and not ground.in_bunker(st, sc, v.id)]        # 31.571
         keep = "full" if p.full and ground.same_cover(st, sc, u.hex, h) else ""           # 31.254, 31.256

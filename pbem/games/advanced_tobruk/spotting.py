@@ -29,6 +29,13 @@ SUP_FOW = "sup|fow"
 # 32.261 / 33.3 map levels: a map feature or terrain with one of these names raises its hexes
 # (a hillock's first contour is level +5, 33.32).  Reconstructed names for this project's maps.
 LEVELS = {"hillock": 5, "hillock10": 10, "hillock20": 20}
+HIDE_TERRAIN = ("scrub", "rock-strewn", "rocks", "palm-grove", "building")     # 32.21
+PIT = "pit"                                                                     # weapon pit (31.31)
+
+
+def hide_terrain(sc: Scenario, h: str | None) -> bool:
+    """32.21: terrain a heavy weapon may set up hidden in."""
+    return bool(h) and data.terrain(sc, h) in HIDE_TERRAIN
 
 
 def active(sc: Scenario) -> bool:

@@ -67,6 +67,16 @@ def _close_assault(ctx: Ctx, order: O.GameVerb) -> None:
     sequence.activated(ctx, firers(ctx, order.args))
 
 
+def _indirect(ctx: Ctx, order: O.GameVerb) -> None:
+    who = indirect.handle(ctx, order)
+    if who:                                              # 'cease' is no activation (18.1153)
+        sequence.activated(ctx, who)
+
+
+def _search(ctx: Ctx, order: O.GameVerb) -> None:
+    sequence.activated(ctx, mines.search_order(ctx, order.args))                     # 31.211
+
+
 def _phase_rows(name: str):
     def rows(st: TobrukState, sc: Scenario) -> list[dict]:
         order = HELP[name]
@@ -117,11 +127,11 @@ def _setup_face(ctx: Ctx, order: O.GameVerb) -> None:
 
 STEPS = phase_steps(
     _step("setup", {"pivot": _setup_face, "turret": _setup_face}, _setup_default),           # 2.48, 6.521
-    _step("indirect", {w: indirect.handle for w in (*indirect.VERBS, "fire")}),              # 18-20
+    _step("indirect", {w: _indirect for w in (*indirect.VERBS, "fire")}),                    # 18-20
     _step("movement", {**{w: (lambda ctx, o: move_order(ctx, o.word, o.args)) for w in MOVES},
                        "pivot": lambda ctx, o: pivot_order(ctx, o.word, o.args),
                        "turret": lambda ctx, o: pivot_order(ctx, o.word, o.args),
-                       "search": lambda ctx, o: mines.search_order(ctx, o.args)},             # 6, 31.211
+                       "search": _search},                                                   # 6, 31.211
           _movement_default),
     _step("direct-fire", {"fire": _fire}),                                                    # 5.12
     _step("final-fire", {"fire": _fire}),                                                     # 6.65
