@@ -14,7 +14,9 @@ an ``if TYPE_CHECKING`` block's):
 - Advanced Tobruk's modules import each other without a cycle, counting the imports inside
   functions (issue 26 item 6): the shared lookups lie below the rules that read them, and a
   follow-up a lower module would trigger is handed to it by its caller.  So none of its
-  function-level imports breaks a cycle (the map's code is only deferred)."""
+  function-level imports breaks a cycle (the map's code is only deferred).  Its sub-packages
+  stand in layers (``TOBRUK_LAYERS``), each importing only those below it; the modules at the
+  package's top (the entry points, the state and the events) may import any."""
 from __future__ import annotations
 
 import ast
@@ -189,6 +191,46 @@ def test_advanced_tobruk_imports_itself_without_a_cycle():
     found = cycles(import_graph(_tobruk()))
     assert not found, "import cycles in advanced_tobruk (imports inside functions counted):\n" + "\n".join(
         " <-> ".join(m.removeprefix("pbem.games.advanced_tobruk.") for m in c) for c in found)
+
+
+# Advanced Tobruk's sub-packages, lowest first: each imports only those before it (pbem/games/README.md)
+TOBRUK_LAYERS = ("tables", "board", "notes", "fog", "fire", "mines", "artillery", "turn")
+
+
+def upward_imports(graph: dict[str, set[str]], package: str, layers: tuple[str, ...]) -> list[str]:
+    """The imports from one sub-package of ``package`` into another that is not below it in ``layers``;
+    a module at the package's top level is in no layer."""
+    subs = {m.removeprefix(package + ".").split(".")[0] for m in graph
+            if m.startswith(package + ".") and m.count(".") > package.count(".") + 1}
+
+    def layer(m: str) -> str:
+        head = m.removeprefix(package + ".").split(".")[0] if m.startswith(package + ".") else ""
+        return head if head in subs else ""
+    return sorted(f"{m} -> {t}" for m, ts in graph.items() for t in ts
+                  if layer(m) and layer(t) and layer(m) != layer(t)
+                  and (layer(t) not in layers or layer(m) not in layers
+                       or layers.index(layer(t)) > layers.index(layer(m))))
+
+
+def test_tobruk_sub_packages_import_only_downward():
+    """Every sub-package of Advanced Tobruk is in the layer table, and none imports one above it (a
+    function's import too): tables < board < notes < fog < fire < mines < artillery < turn."""
+    subs = sorted(p.name for p in TOBRUK.iterdir() if (p / "__init__.py").exists())
+    assert subs == sorted(TOBRUK_LAYERS)
+    bad = upward_imports(import_graph(_tobruk()), "pbem.games.advanced_tobruk", TOBRUK_LAYERS)
+    assert not bad, "a sub-package of advanced_tobruk imports one above it:\n" + "\n".join(bad)
+
+
+def test_the_layer_check_sees_an_upward_import():
+    pkg = PBEM / "games" / "example"
+    src = {pkg / "low" / "a.py": "def f():\n    from pbem.games.example.high import b  # deferred\n",
+           pkg / "high" / "b.py": "from pbem.games.example.low import a\n",
+           pkg / "top.py": "from pbem.games.example.high import b\n"}
+    graph = import_graph(src)
+    assert upward_imports(graph, "pbem.games.example", ("low", "high")) == [
+        "pbem.games.example.low.a -> pbem.games.example.high.b"]
+    assert upward_imports(graph, "pbem.games.example", ("high", "low")) == [
+        "pbem.games.example.high.b -> pbem.games.example.low.a"]
 
 
 def test_no_tobruk_import_inside_a_function_says_it_breaks_a_cycle():

@@ -9,8 +9,10 @@ import pytest
 from pbem.core import events as CE
 from pbem.core.orders import OrderError
 from pbem.engine import Game
-from pbem.games.advanced_tobruk import fire_ap, melee, mines, notes
-from pbem.games.advanced_tobruk import fire_ap_tables as T
+from pbem.games.advanced_tobruk.fire import fire_ap, melee
+from pbem.games.advanced_tobruk.mines import mines
+from pbem.games.advanced_tobruk.notes import notes
+from pbem.games.advanced_tobruk.tables import fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import GunFired
 from pbem.games.advanced_tobruk.mine_events import MineAttack
 from pbem.games.advanced_tobruk.notes_state import Notes

@@ -21,14 +21,19 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.advanced_tobruk import (arty_views, continued_fire, cover_moves, data, events as E, fow, ground,
-                                        hidden, indirect, mines, notes, notes_setup, notes_words, perimeter_words,
-                                        reducer, sequence, views, words)
-from pbem.games.advanced_tobruk import known as knowing
-from pbem.games.advanced_tobruk.facing import SPINES, spine
-from pbem.games.advanced_tobruk.movement import unit_and_spine
+from pbem.games.advanced_tobruk.artillery import arty_views, indirect
+from pbem.games.advanced_tobruk.fire import continued_fire
+from pbem.games.advanced_tobruk.board import cover_moves, ground, perimeter_words
+from pbem.games.advanced_tobruk import data, events as E, reducer, views, words
+from pbem.games.advanced_tobruk.fog import fow, hidden
+from pbem.games.advanced_tobruk.mines import mines
+from pbem.games.advanced_tobruk.notes import notes, notes_setup, notes_words
+from pbem.games.advanced_tobruk.turn import sequence
+from pbem.games.advanced_tobruk.fog import known as knowing
+from pbem.games.advanced_tobruk.board.facing import SPINES, spine
+from pbem.games.advanced_tobruk.turn.movement import unit_and_spine
 from pbem.games.advanced_tobruk.lint import lint as lint_scenario
-from pbem.games.advanced_tobruk.standing import standing_order
+from pbem.games.advanced_tobruk.turn.standing import standing_order
 from pbem.games.advanced_tobruk.schema import TobrukData, TobrukVictory
 from pbem.games.advanced_tobruk.state import Piece, TobrukState
 from pbem.games.advanced_tobruk.steps import INTERRUPTS, MOVES, STEPS

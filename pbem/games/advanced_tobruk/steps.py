@@ -11,10 +11,15 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
 from pbem.core.turn import Step, phase_steps
-from pbem.games.advanced_tobruk import broken, cover_moves, data, indirect, mines, notes, notes_setup, sequence, views
-from pbem.games.advanced_tobruk.fire_personnel import handle_fire, handle_grenade
-from pbem.games.advanced_tobruk.melee import handle_assault
-from pbem.games.advanced_tobruk.opportunity import answer, move_order, pivot_order
+from pbem.games.advanced_tobruk.turn import broken, sequence
+from pbem.games.advanced_tobruk.board import cover_moves
+from pbem.games.advanced_tobruk import data, views
+from pbem.games.advanced_tobruk.artillery import indirect
+from pbem.games.advanced_tobruk.mines import mines
+from pbem.games.advanced_tobruk.notes import notes, notes_setup
+from pbem.games.advanced_tobruk.fire.fire_personnel import handle_fire, handle_grenade
+from pbem.games.advanced_tobruk.fire.melee import handle_assault
+from pbem.games.advanced_tobruk.turn.opportunity import answer, move_order, pivot_order
 from pbem.games.advanced_tobruk.state import TobrukState
 
 MOVES = ("crawl", "assault", "run", "cross")
