@@ -4,12 +4,15 @@ each phase and what the game waits for.  The rules, by concern:
 
     state.py        TobrukState: every unit's Piece (identity, public face, facing, markers)
     reducer.py      what the engine's events do; the fire package's reducers merged in
-    sequence.py     the sequence of play (5): phases, first-fire roll, alternation, passing
-    movement.py     movement (6): personnel and vehicles, facing, pivots, reverse, terrain
-    opportunity.py  opportunity fire (6.6): standing orders, the move paused for an answer
-    stacking.py     stacking (4) and overstacking penalties;  facing.py  arcs and aspect
-    fire_*.py, casualty.py, morale.py, melee.py, assault.py   fire, morale, close assault (10-17, 21-23)
-    terms.py        victory (2.44-2.46);  words.py  report wording;  schema.py, lint.py  scenario
+    turn/           sequence.py the sequence of play (5): phases, first-fire roll, alternation,
+                    passing; movement.py (6), opportunity.py opportunity fire (6.6), standing.py
+                    standing orders, assault_fire.py, broken.py (11.13), terms.py victory (2.44-2.46)
+    board/          stacking (4), facing, spotting and line of sight (32.25), the ground and the
+                    perimeter (31, 33)
+    fire/           fire_*.py, casualty.py, morale.py, melee.py: fire, morale, close assault (10-17, 21-23)
+    notes/, fog/, mines/, artillery/   side notes (5.01), limited intelligence (32), minefields (31.1),
+                    indirect fire (18-20);  tables/  the printed tables
+    words.py        report wording;  schema.py, lint.py  scenario
     views.py        map marks, set-up choices, the other side's standing orders hidden (6.6)
     map_face.py     the map's counters (values, fronts, turrets, status, wrecks), hex markers, shot lines
 """
