@@ -14,7 +14,7 @@ import pytest
 
 from conftest import EXAMPLES
 from pbem.games.advanced_tobruk import reducer
-from pbem.games.advanced_tobruk.facing import SPINES
+from pbem.games.advanced_tobruk.board.facing import SPINES
 from pbem.core.hexgrid import DIRECTIONS
 
 TOBRUK = [n for n in EXAMPLES if n.startswith("tobruk")]

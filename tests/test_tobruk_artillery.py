@@ -9,7 +9,7 @@ import copy
 import pytest
 
 from pbem.core.orders import OrderError
-from pbem.games.advanced_tobruk import arty_words, artillery, indirect
+from pbem.games.advanced_tobruk.artillery import arty_words, artillery, indirect
 from pbem.games.advanced_tobruk.arty_events import (BatteryLocated, ContactRolled, DirectHitRolled, IndirectFired,
                                                     IndirectTurnEnded)
 from pbem.games.advanced_tobruk.arty_state import Battery
@@ -308,7 +308,7 @@ def test_direct_hit_on_an_afv_uses_halved_he_penetration():
 
 
 def test_views_show_markers_and_own_ffes_only():
-    from pbem.games.advanced_tobruk import arty_views
+    from pbem.games.advanced_tobruk.artillery import arty_views
     ctx = aworld([FO, U("G0", "german", "ger-squad", "0505")], [3, 6, 10, 10, 10])
     call(ctx, "BTY1 at 0505")
     st, sc = ctx.state, ctx.sc

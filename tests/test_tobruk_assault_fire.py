@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.games.advanced_tobruk import artillery, continued_fire, eligible, fire_personnel, morale
+from pbem.games.advanced_tobruk.artillery import artillery
+from pbem.games.advanced_tobruk.fire import continued_fire, eligible, fire_personnel, morale
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, MoraleChecked
 from pbem.games.advanced_tobruk.perimeter_events import ContinuedFireCheck, ContinuedFireCleared, ContinuedFirePlaced
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pbem.core import scenario as S
 from pbem.core.scenario import SCENARIO_DIR, load
 from pbem.games import ruleset_for
-from pbem.games.advanced_tobruk import events as E, stacking, terms
-from pbem.games.advanced_tobruk.facing import SPINES
+from pbem.games.advanced_tobruk import events as E
+from pbem.games.advanced_tobruk.board import stacking
+from pbem.games.advanced_tobruk.turn import terms
+from pbem.games.advanced_tobruk.board.facing import SPINES
 from pbem.games.advanced_tobruk.state import Piece
 from pbem.views import unit_rows
 

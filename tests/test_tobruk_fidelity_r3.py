@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.games.advanced_tobruk import (eligible, events as E, fire_ap, fire_personnel, indirect, melee, morale, mortar,
-                                        movement)
+from pbem.games.advanced_tobruk.fire import eligible, fire_ap, fire_personnel, melee, morale
+from pbem.games.advanced_tobruk import events as E
+from pbem.games.advanced_tobruk.artillery import indirect, mortar
+from pbem.games.advanced_tobruk.turn import movement
 from pbem.games.advanced_tobruk.arty_events import BatteryLocated, ContactRolled, DirectHitRolled, IndirectFired
 from pbem.games.advanced_tobruk.events import FirstRolled
 from pbem.games.advanced_tobruk.fire_events import (CasualtyAttack, CloseAssaulted, GunFired, MeleeEnded, MoraleChecked,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import OrderError
-from pbem.games.advanced_tobruk import fire_ap
-from pbem.games.advanced_tobruk import fire_ap_tables as T
+from pbem.games.advanced_tobruk.fire import fire_ap
+from pbem.games.advanced_tobruk.tables import fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired, MoraleChecked
-from pbem.games.advanced_tobruk.fire_words import describe
+from pbem.games.advanced_tobruk.fire.fire_words import describe
 
 from tobruk_fire_helpers import U, events, world
 
@@ -262,7 +262,7 @@ def test_gun_duel_unacquired_target_waits_half_the_rof_then_lowest_roll_fires_fi
     # 17.34: the Grant had not acquired the Pz III: the Pz III fires one of its two rounds first
     # (miss 10, 30.02 suppression roll 8); then both roll: 6 and 3, the Grant fires first, hits,
     # turret front 8 against 14 (+6): K-KILL roll 4 < 9, burning; the Pz III's 6 is never fired
-    from pbem.games.advanced_tobruk import duel
+    from pbem.games.advanced_tobruk.fire import duel
     ctx = tank_duel([10, 8, 6, 3, 1, 4])
     ga, gb = fire_ap.gun(ctx.sc, "P"), fire_ap.gun(ctx.sc, "G", "75")
     assert duel.answer_gun(ctx, "G", "P") == gb
@@ -277,7 +277,7 @@ def test_gun_duel_unacquired_target_waits_half_the_rof_then_lowest_roll_fires_fi
 
 def test_gun_duel_equal_rolls_are_simultaneous():
     # 17.33: both roll 5: both shots count, even the one of the tank the other has just knocked out
-    from pbem.games.advanced_tobruk import duel
+    from pbem.games.advanced_tobruk.fire import duel
     ctx = tank_duel([5, 5, 5, 2, 7, 1])
     ctx.state.pieces["G"].bot = "P"
     duel.gun_duel(ctx, "P", fire_ap.gun(ctx.sc, "P"), "G", fire_ap.gun(ctx.sc, "G", "75"))
@@ -288,7 +288,7 @@ def test_gun_duel_equal_rolls_are_simultaneous():
 
 def test_a_gun_that_must_turn_may_not_duel():
     # 17.31: the Grant's sponson 75 faces away from the Pz III
-    from pbem.games.advanced_tobruk import duel
+    from pbem.games.advanced_tobruk.fire import duel
     ctx = tank_duel([], target_facing="NNE")
     assert duel.answer_gun(ctx, "G", "P") is None
 

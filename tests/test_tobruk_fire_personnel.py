@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.games.advanced_tobruk import casualty, eligible, fire_personnel
-from pbem.games.advanced_tobruk import fire_ap_tables as T
+from pbem.games.advanced_tobruk.fire import casualty, eligible, fire_personnel
+from pbem.games.advanced_tobruk.tables import fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired, MoraleChecked
-from pbem.games.advanced_tobruk.fire_words import describe
+from pbem.games.advanced_tobruk.fire.fire_words import describe
 
 from tobruk_fire_helpers import U, events, world
 

@@ -8,7 +8,9 @@ import pytest
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import loads
-from pbem.games.advanced_tobruk import fog_events as FE, fog_words, fow, spotting
+from pbem.games.advanced_tobruk import fog_events as FE
+from pbem.games.advanced_tobruk.fog import fog_words, fow
+from pbem.games.advanced_tobruk.board import spotting
 from test_tobruk_fog_kit import DIRECT, MOVEMENT, U, card, goto, make
 
 

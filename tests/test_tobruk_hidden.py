@@ -4,7 +4,9 @@ side up (32.2111); the note is opened when they are revealed."""
 from __future__ import annotations
 
 from pbem.core import events as CE
-from pbem.games.advanced_tobruk import fog_events as FE, hidden, spotting
+from pbem.games.advanced_tobruk import fog_events as FE
+from pbem.games.advanced_tobruk.fog import hidden
+from pbem.games.advanced_tobruk.board import spotting
 from test_tobruk_fog_kit import DIRECT, FINAL, INFILTRATION, MOVEMENT, U, goto, make
 
 SSR = 'limited_intelligence = true\nconditions = "dusk"\nhidden = { british = ["H1", "HC1"] }'
@@ -201,7 +203,7 @@ def test_a_hidden_unit_may_join_the_answer_to_a_move_paused_by_a_visible_one(tmp
 def test_a_refused_standing_shot_reveals_nothing(tmp_path):
     from pbem.core.ruleset import Ctx
     from pbem.core.state import copy_state
-    from pbem.games.advanced_tobruk import standing
+    from pbem.games.advanced_tobruk.turn import standing
     t = game(tmp_path, [U("G1", "german", "ger-squad", "0706")])
     st = copy_state(t.state())
     ctx = Ctx(t.game.rules, st, t.game.scenario, "british", None)

@@ -5,11 +5,11 @@ worlds with scripted dice; the mover is put in the mine hex as the move's
 Stepped would, then ``mines.on_enter`` is called as the move does."""
 from __future__ import annotations
 
-from pbem.games.advanced_tobruk import mines
-from pbem.games.advanced_tobruk import fire_ap_tables as T
+from pbem.games.advanced_tobruk.mines import mines
+from pbem.games.advanced_tobruk.tables import fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, MoraleChecked
 from pbem.games.advanced_tobruk.mine_events import MineAttack, MineCleared, MineEntered
-from pbem.games.advanced_tobruk.mine_words import describe
+from pbem.games.advanced_tobruk.mines.mine_words import describe
 from pbem.games.advanced_tobruk.mines_state import Minefield
 
 from tobruk_fire_helpers import U, events, world

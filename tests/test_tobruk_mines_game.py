@@ -6,7 +6,7 @@ from __future__ import annotations
 from pbem.core import events as CE
 from pbem.engine import Game
 from pbem.games.advanced_tobruk import events as E
-from pbem.games.advanced_tobruk import mines
+from pbem.games.advanced_tobruk.mines import mines
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack
 from pbem.games.advanced_tobruk.mine_events import MineEntered, MinesSearched
 

@@ -3,7 +3,7 @@
 scripted dice."""
 from __future__ import annotations
 
-from pbem.games.advanced_tobruk import casualty, morale
+from pbem.games.advanced_tobruk.fire import casualty, morale
 from pbem.games.advanced_tobruk.fire_events import MoraleChecked, SuppressionChecked, WeaponCaptured
 
 from tobruk_fire_helpers import U, events, world

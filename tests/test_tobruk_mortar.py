@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import OrderError
-from pbem.games.advanced_tobruk import arty_words, indirect, mortar
+from pbem.games.advanced_tobruk.artillery import arty_words, indirect, mortar
+from pbem.games.advanced_tobruk.fire import smoke
 from pbem.games.advanced_tobruk.arty_events import DirectHitRolled, IndirectFired, SmokePlaced, VehicleStruck
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack
 
@@ -106,11 +107,11 @@ def test_smoke_on_lines_of_fire():
     st.smoke = {"0705": 2}
     line = sc.board.grid.line("0905", "0505")
     assert "0705" in line
-    assert mortar.smoke_drm(st, sc, "0905", "0505") == 4 and mortar.smoke_shift(st, sc, "0905", "0505") == -4
-    assert mortar.smoke_drm(st, sc, "0909", "0808") == 0
+    assert smoke.smoke_drm(st, sc, "0905", "0505") == 4 and smoke.smoke_shift(st, sc, "0905", "0505") == -4
+    assert smoke.smoke_drm(st, sc, "0909", "0808") == 0
     st.smoke = {"0705": 2, "0604": 1}
     with pytest.raises(OrderError, match="20.31"):
-        mortar.smoke_drm(st, sc, "0905", "0505")
+        smoke.smoke_drm(st, sc, "0905", "0505")
 
 
 def test_on_board_gun_minimum_range_ten():
@@ -175,7 +176,7 @@ def test_rock_strewn_terrain_shifts_indirect_he_one_column_right(monkeypatch):
 
 def test_a_mortar_needs_a_line_of_sight_or_a_spotter(monkeypatch):
     # 19.13 / 19.51: a mortar fires along its own line of sight; terrain blocking it is refused before any roll
-    from pbem.games.advanced_tobruk import spotting
+    from pbem.games.advanced_tobruk.board import spotting
     ctx = aworld(MORTAR + [U("G1", "german", "ger-squad", "0505")], [6, 10, 10, 10])
     monkeypatch.setattr(spotting, "los_clear", lambda st, sc, a, b: False)
     with pytest.raises(OrderError, match="no line of sight"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.games.advanced_tobruk import events as E
-from pbem.games.advanced_tobruk.facing import SPINES, aspect, in_arc, spine_turns
+from pbem.games.advanced_tobruk.board.facing import SPINES, aspect, in_arc, spine_turns
 
 from conftest import one, only
 from tobruk_kit import MOVEMENT, U, make
@@ -254,7 +254,7 @@ def test_13_461_a_firer_that_moves_loses_its_burst_on_target(tank_game):
 def test_15_9111_a_wounded_leader_may_not_run(tmp_path, fixed_clock):
     from pbem.core.orders import OrderError
     from pbem.core.ruleset import Ctx
-    from pbem.games.advanced_tobruk.movement import check_movers
+    from pbem.games.advanced_tobruk.turn.movement import check_movers
     t = make(tmp_path, [U("AL", "british", "aus-leader", "0610"), FAR_GERMAN], dice=(1, 2) * 5)
     st = t.game.state()
     ctx = Ctx(t.game.rules, st, t.game.scenario, "british", None)
@@ -297,7 +297,7 @@ def _broken_game(tmp_path, german_hex):
 def test_11_131_a_broken_unit_must_move_towards_safety_before_its_side_passes(tmp_path, fixed_clock):
     from pbem.core.orders import OrderError
     from pbem.core.ruleset import Ctx
-    from pbem.games.advanced_tobruk import broken, sequence
+    from pbem.games.advanced_tobruk.turn import broken, sequence
     t, st = _broken_game(tmp_path, "0709")
     sc = t.game.scenario
     st.pieces["G1"].broken = True                  # as a failed morale check would (the fire package's event)
@@ -313,7 +313,7 @@ def test_11_131_a_broken_unit_must_move_towards_safety_before_its_side_passes(tm
 
 
 def test_11_131_with_no_way_to_safety_a_broken_unit_may_crawl_anywhere_or_stay(tmp_path, fixed_clock):
-    from pbem.games.advanced_tobruk import broken
+    from pbem.games.advanced_tobruk.turn import broken
     t, st = _broken_game(tmp_path, "0707")
     sc = t.game.scenario
     st.pieces["G1"].broken = True

@@ -239,7 +239,7 @@ def test_with_command_control_the_fo_rides_in_the_command_tank(tmp_path):
 
 def test_an_opened_minefield_note_shows_the_minefield_in_full(tmp_path):
     # at the end every note is opened: the enemy's report then reads the hidden and face-down minefields
-    from pbem.games.advanced_tobruk import mines
+    from pbem.games.advanced_tobruk.mines import mines
     t = game(tmp_path)
     set_up(t)
     st = t.state()

@@ -9,8 +9,10 @@ import pytest
 from pbem.core import events as CE
 from pbem.core.orders import OrderError
 from pbem.engine import Game
-from pbem.games.advanced_tobruk import fire_ap, melee, mines
-from pbem.games.advanced_tobruk import fire_ap_tables as T
+from pbem.games.advanced_tobruk.fire import fire_ap, melee
+from pbem.games.advanced_tobruk.mines import mines
+from pbem.games.advanced_tobruk.notes import notes
+from pbem.games.advanced_tobruk.tables import fire_ap_tables as T
 from pbem.games.advanced_tobruk.fire_events import GunFired
 from pbem.games.advanced_tobruk.mine_events import MineAttack
 from pbem.games.advanced_tobruk.notes_state import Notes
@@ -70,8 +72,8 @@ def test_17_23_alternate_ammunition_table_reconstructed():
     assert T.ammo_table(10, 2) == T.AMMO_MAX and T.ammo_table(2, -3) == 0
     ctx = duel()
     # the Germans face a Grant (17.23's note): +2 on the roll; the British face no such tank
-    assert fire_ap.ammo_modifier(ctx.sc, "german") == T.HEAVY_TANK_MODIFIER
-    assert fire_ap.ammo_modifier(ctx.sc, "british") == 0
+    assert notes.ammo_modifier(ctx.sc, "german") == T.HEAVY_TANK_MODIFIER
+    assert notes.ammo_modifier(ctx.sc, "british") == 0
 
 
 # --- 24.07 elite commanders -----------------------------------------------------------------------

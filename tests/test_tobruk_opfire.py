@@ -3,7 +3,8 @@ automatically, a move paused for a fire-or-pass answer, the ROF limit per MP (6.
 from __future__ import annotations
 
 
-from pbem.games.advanced_tobruk import events as E, standing
+from pbem.games.advanced_tobruk import events as E
+from pbem.games.advanced_tobruk.turn import standing
 
 from conftest import one, only
 from tobruk_kit import MOVEMENT, U, make

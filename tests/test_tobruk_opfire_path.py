@@ -67,7 +67,7 @@ def test_6_6_shots_at_chosen_hexes_of_the_path_in_several_lines(tmp_path, fixed_
 
 
 def test_6_64_a_shot_ahead_is_limited_by_the_mp_spent_in_its_hex(tmp_path, fixed_clock, monkeypatch):
-    from pbem.games.advanced_tobruk import opportunity
+    from pbem.games.advanced_tobruk.turn import opportunity
     seen = []
     real = opportunity.opportunity_fire
     monkeypatch.setattr(opportunity, "opportunity_fire",

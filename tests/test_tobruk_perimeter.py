@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.games.advanced_tobruk import artillery, fire_personnel, movement
+from pbem.games.advanced_tobruk.artillery import artillery
+from pbem.games.advanced_tobruk.fire import fire_personnel
+from pbem.games.advanced_tobruk.turn import movement
 from pbem.games.advanced_tobruk.events import Infiltrated, Stepped
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired, MeleeRound
 from pbem.games.advanced_tobruk.perimeter_events import CoverChanged, Immobilized, ObstacleCleared

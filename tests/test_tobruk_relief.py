@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.orders import GameVerb, OrderError
-from pbem.games.advanced_tobruk import artillery, defilade, fire_personnel, movement, relief
+from pbem.games.advanced_tobruk.artillery import artillery
+from pbem.games.advanced_tobruk.board import defilade, relief
+from pbem.games.advanced_tobruk.fire import fire_personnel
+from pbem.games.advanced_tobruk.turn import movement
 from pbem.games.advanced_tobruk.fire_events import CasualtyAttack, GunFired
 from pbem.games.advanced_tobruk.perimeter_events import HullDefilade
 
@@ -231,7 +234,7 @@ def test_33_35_an_afv_on_a_hillocks_crest_in_hull_defilade_to_fire_from_below_ac
 
 
 def test_33_43_a_wreck_down_in_a_deir_does_not_touch_a_line_between_level_ground():
-    from pbem.games.advanced_tobruk import fire_ap
+    from pbem.games.advanced_tobruk.fire import fire_ap
     ctx = pworld([U("W", "german", "pz3g", "1008", facing="NNE"), U("X", "german", "pz3g", "0907", facing="NNE")])
     ctx.state.pieces["W"].wreck = ctx.state.pieces["X"].wreck = "wreck"
     ctx.state.units["W"].eliminated = ctx.state.units["X"].eliminated = True
@@ -260,7 +263,7 @@ def test_33_751_gunfire_at_an_afv_down_in_a_wadi_needs_an_adjacent_firer():
     units = [U("T", "german", "pz3g", "1203", facing="NNE"), U("A", "british", "aus-squad", "1403"),
              U("B", "british", "aus-squad", "1403")]
     ctx = pworld(units, [1], side="british")
-    from pbem.games.advanced_tobruk import eligible
+    from pbem.games.advanced_tobruk.fire import eligible
     assert eligible.eligible_firers(ctx.state, ctx.sc, "T", "direct-fire") == []
     with pytest.raises(OrderError, match="down in the wadi"):
         fire(ctx, "A+B at T")

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from pbem.core.orders import OrderError
-from pbem.games.advanced_tobruk import artillery, arty_words, data, indirect, mines
+from pbem.games.advanced_tobruk.artillery import artillery, arty_words, indirect
+from pbem.games.advanced_tobruk import data
+from pbem.games.advanced_tobruk.mines import mines
 from pbem.games.advanced_tobruk.arty_events import DirectHitRolled, VehicleStruck
 from pbem.games.advanced_tobruk.mine_events import MineEntered
 from pbem.games.advanced_tobruk.mines_state import Minefield
@@ -117,7 +119,7 @@ def test_18_61_the_report_says_where_the_seven_rolls_are_made():
 
 def test_19_05_the_reconstructed_3_inch_mortar_range_agrees_with_the_salient_card(monkeypatch):
     # two reconstructions of the same weapon must not disagree: 32-3 hexes on the card and in the table
-    from pbem.games.advanced_tobruk import mortar
+    from pbem.games.advanced_tobruk.artillery import mortar
     ctx = aworld([U("C1", "british", "brit-crew", "0909"), U("M1", "british", "mortar-3in", "0909", holder="C1")])
     card = data.types(ctx.sc)["mortar-3in"]
     monkeypatch.delitem(card, "range")

@@ -3,13 +3,14 @@ what each side reads in its reports, HELP and set-up letters.  Wording and views
 test asserts the new text (the old one was unclear, doubled or raw)."""
 from __future__ import annotations
 
-from pbem.games.advanced_tobruk import notes_words
+from pbem.games.advanced_tobruk.notes import notes_words
 
 import re
 from pathlib import Path
 
 from pbem.engine import Game
-from pbem.games.advanced_tobruk import arty_words, mine_words
+from pbem.games.advanced_tobruk.artillery import arty_words
+from pbem.games.advanced_tobruk.mines import mine_words
 from pbem.games.advanced_tobruk.arty_events import ContactRolled, VehicleStruck
 from pbem.games.advanced_tobruk.mine_events import MineEntered
 from pbem.games.advanced_tobruk.note_events import NoteRolled
@@ -141,7 +142,7 @@ def test_the_examples_final_reports_carry_none_of_the_old_raw_phrases():
 def test_a_line_of_sight_shift_reads_its_columns_only():
     # the event keeps the line's HPN label ("wreck in the line +1"); as a Casualty Table shift it reads -1
     from pbem.games.advanced_tobruk.fire_events import CasualtyAttack
-    from pbem.games.advanced_tobruk.fire_words import describe as fire_words
+    from pbem.games.advanced_tobruk.fire.fire_words import describe as fire_words
     from pbem.core.scenario import load
     sc = load("tobruk-salient")
     ev = CasualtyAttack(source="gunfire", hex="0506", factors=3, column=2, roll=8, result=0, rolls=[8], firers=["A2"],

@@ -12,7 +12,7 @@ written against; the JSON state is also checked field by field (a hidden unit's 
 unit's type or name, a dummy flag).  One call covers a whole game."""
 from __future__ import annotations
 
-from pbem.games.advanced_tobruk import notes_words
+from pbem.games.advanced_tobruk.notes import notes_words
 
 import json
 import re
@@ -28,7 +28,8 @@ from click.testing import CliRunner
 from pbem.cli import main
 from pbem.core import events as CE
 from pbem.engine import Game
-from pbem.games.advanced_tobruk import notes, spotting
+from pbem.games.advanced_tobruk.notes import notes
+from pbem.games.advanced_tobruk.board import spotting
 from pbem.games.advanced_tobruk.fog_events import DummyRemoved, Flipped, Revealed
 from pbem.host.mailplay import demo
 from test_secrecy_all import NEVER

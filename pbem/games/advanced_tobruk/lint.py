@@ -9,13 +9,13 @@ import re
 
 from pbem.core.hexgrid import EDGES
 from pbem.core.scenario import Scenario, problems_in
-from pbem.games.advanced_tobruk import lint_perimeter
-from pbem.games.advanced_tobruk.artillery import CALIBRES
-from pbem.games.advanced_tobruk.facing import SPINES
-from pbem.games.advanced_tobruk.fire_ap_tables import HEAVY_TANK_MODIFIER, HEAVY_TANKS
-from pbem.games.advanced_tobruk.notes import HIDE_TERRAIN
+from pbem.games.advanced_tobruk.board import lint_perimeter
+from pbem.games.advanced_tobruk.artillery.artillery import CALIBRES
+from pbem.games.advanced_tobruk.board.facing import SPINES
+from pbem.games.advanced_tobruk.tables.fire_ap_tables import HEAVY_TANK_MODIFIER, HEAVY_TANKS
+from pbem.games.advanced_tobruk.notes.notes import HIDE_TERRAIN
 from pbem.games.advanced_tobruk.schema import Gun
-from pbem.games.advanced_tobruk.spotting import RANGES, SUP_FOW
+from pbem.games.advanced_tobruk.board.spotting import RANGES, SUP_FOW
 
 NEEDS = {"afv": ("mp", "armour", "guns"), "apc": ("mp",), "truck": ("mp",),
          "squad": ("gunfire", "range", "morale"), "crew": ("gunfire", "range", "morale"),

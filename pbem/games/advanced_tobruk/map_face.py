@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import data
-from pbem.games.advanced_tobruk.facing import SPINES
+from pbem.games.advanced_tobruk.board.facing import SPINES
 from pbem.games.advanced_tobruk.state import TobrukState
-from pbem.games.advanced_tobruk import arty_views
+from pbem.games.advanced_tobruk.artillery import arty_views
 from pbem.games.advanced_tobruk import arty_events as A, fire_events as F
 
 # status word (reducer.markers) -> (key, chip text, colour, legend label)

@@ -16,13 +16,13 @@ from pbem.core.reduce import no_reducer
 from pbem.core.scenario import Scenario
 from pbem.core.state import Decision
 from pbem.games.advanced_tobruk import data, events as E
-from pbem.games.advanced_tobruk.facing import SPINES
-from pbem.games.advanced_tobruk.ground import in_bunker
+from pbem.games.advanced_tobruk.board.facing import SPINES
+from pbem.games.advanced_tobruk.board.ground import in_bunker
 from pbem.games.advanced_tobruk.arty_events import ART_REDUCERS
 from pbem.games.advanced_tobruk.fire_events import FIRE_REDUCERS
 from pbem.games.advanced_tobruk.fog_events import FOG_REDUCERS
 from pbem.games.advanced_tobruk.mine_events import MINE_REDUCERS
-from pbem.games.advanced_tobruk.notes import NOTE_REDUCERS
+from pbem.games.advanced_tobruk.notes.notes import NOTE_REDUCERS
 from pbem.games.advanced_tobruk.perimeter_events import PERIMETER_REDUCERS, apply_cover
 from pbem.games.advanced_tobruk.state import FireOrder, Pending, Shot, StandingOrders, Step, TobrukState
 

@@ -4,12 +4,15 @@ each phase and what the game waits for.  The rules, by concern:
 
     state.py        TobrukState: every unit's Piece (identity, public face, facing, markers)
     reducer.py      what the engine's events do; the fire package's reducers merged in
-    sequence.py     the sequence of play (5): phases, first-fire roll, alternation, passing
-    movement.py     movement (6): personnel and vehicles, facing, pivots, reverse, terrain
-    opportunity.py  opportunity fire (6.6): standing orders, the move paused for an answer
-    stacking.py     stacking (4) and overstacking penalties;  facing.py  arcs and aspect
-    fire_*.py, casualty.py, morale.py, melee.py, assault.py   fire, morale, close assault (10-17, 21-23)
-    terms.py        victory (2.44-2.46);  words.py  report wording;  schema.py, lint.py  scenario
+    turn/           sequence.py the sequence of play (5): phases, first-fire roll, alternation,
+                    passing; movement.py (6), opportunity.py opportunity fire (6.6), standing.py
+                    standing orders, assault_fire.py, broken.py (11.13), terms.py victory (2.44-2.46)
+    board/          stacking (4), facing, spotting and line of sight (32.25), the ground and the
+                    perimeter (31, 33)
+    fire/           fire_*.py, casualty.py, morale.py, melee.py: fire, morale, close assault (10-17, 21-23)
+    notes/, fog/, mines/, artillery/   side notes (5.01), limited intelligence (32), minefields (31.1),
+                    indirect fire (18-20);  tables/  the printed tables
+    words.py        report wording;  schema.py, lint.py  scenario
     views.py        map marks, set-up choices, the other side's standing orders hidden (6.6)
     map_face.py     the map's counters (values, fronts, turrets, status, wrecks), hex markers, shot lines
 """
@@ -21,14 +24,19 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx, Ruleset, core_help, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.advanced_tobruk import (arty_views, continued_fire, cover_moves, data, events as E, fow, ground,
-                                        hidden, indirect, mines, notes, notes_setup, notes_words, perimeter_words,
-                                        reducer, sequence, views, words)
-from pbem.games.advanced_tobruk import known as knowing
-from pbem.games.advanced_tobruk.facing import SPINES, spine
-from pbem.games.advanced_tobruk.movement import unit_and_spine
+from pbem.games.advanced_tobruk.artillery import arty_views, indirect
+from pbem.games.advanced_tobruk.fire import continued_fire
+from pbem.games.advanced_tobruk.board import cover_moves, ground, perimeter_words
+from pbem.games.advanced_tobruk import data, events as E, reducer, views, words
+from pbem.games.advanced_tobruk.fog import fow, hidden
+from pbem.games.advanced_tobruk.mines import mines
+from pbem.games.advanced_tobruk.notes import notes, notes_setup, notes_words
+from pbem.games.advanced_tobruk.turn import sequence
+from pbem.games.advanced_tobruk.fog import known as knowing
+from pbem.games.advanced_tobruk.board.facing import SPINES, spine
+from pbem.games.advanced_tobruk.turn.movement import unit_and_spine
 from pbem.games.advanced_tobruk.lint import lint as lint_scenario
-from pbem.games.advanced_tobruk.standing import standing_order
+from pbem.games.advanced_tobruk.turn.standing import standing_order
 from pbem.games.advanced_tobruk.schema import TobrukData, TobrukVictory
 from pbem.games.advanced_tobruk.state import Piece, TobrukState
 from pbem.games.advanced_tobruk.steps import INTERRUPTS, MOVES, STEPS
@@ -181,7 +189,7 @@ class AdvancedTobruk(Ruleset):
             return sequence.activated(ctx, [u.id])
         if not sc.board.grid.contains(h) or not sc.board.grid.adjacent(u.hex, h):
             raise OrderError(f"{h} is not adjacent to {u.hex}: infiltration is one hex", "22.11")
-        hidden.on_infiltrate(ctx, u.id, h)                 # 32.211 an enemy enters the hex: hidden units revealed
+        hidden.on_infiltrate(ctx, u.id, h, fow.update)                 # 32.211 an enemy enters the hex: hidden units revealed
         enemy = [v for v in st.units.values() if v.hex == h and v.side != ctx.side and not v.eliminated
                  and data.is_personnel(sc, v.id) and not ground.in_bunker(st, sc, v.id)]        # 31.571
         keep = "full" if p.full and ground.same_cover(st, sc, u.hex, h) else ""           # 31.254, 31.256

@@ -11,10 +11,15 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
 from pbem.core.turn import Step, phase_steps
-from pbem.games.advanced_tobruk import broken, cover_moves, data, indirect, mines, notes, notes_setup, sequence, views
-from pbem.games.advanced_tobruk.fire_personnel import handle_fire, handle_grenade
-from pbem.games.advanced_tobruk.melee import handle_assault
-from pbem.games.advanced_tobruk.opportunity import answer, move_order, pivot_order
+from pbem.games.advanced_tobruk.turn import broken, sequence
+from pbem.games.advanced_tobruk.board import cover_moves
+from pbem.games.advanced_tobruk import data, views
+from pbem.games.advanced_tobruk.artillery import indirect
+from pbem.games.advanced_tobruk.mines import mines
+from pbem.games.advanced_tobruk.notes import notes, notes_setup
+from pbem.games.advanced_tobruk.fire.fire_personnel import handle_fire, handle_grenade
+from pbem.games.advanced_tobruk.fire.melee import handle_assault
+from pbem.games.advanced_tobruk.turn.opportunity import answer, move_order, pivot_order
 from pbem.games.advanced_tobruk.state import TobrukState
 
 MOVES = ("crawl", "assault", "run", "cross")
@@ -67,6 +72,16 @@ def _close_assault(ctx: Ctx, order: O.GameVerb) -> None:
     sequence.activated(ctx, firers(ctx, order.args))
 
 
+def _indirect(ctx: Ctx, order: O.GameVerb) -> None:
+    who = indirect.handle(ctx, order)
+    if who:                                              # 'cease' is no activation (18.1153)
+        sequence.activated(ctx, who)
+
+
+def _search(ctx: Ctx, order: O.GameVerb) -> None:
+    sequence.activated(ctx, mines.search_order(ctx, order.args))                     # 31.211
+
+
 def _phase_rows(name: str):
     def rows(st: TobrukState, sc: Scenario) -> list[dict]:
         order = HELP[name]
@@ -117,11 +132,11 @@ def _setup_face(ctx: Ctx, order: O.GameVerb) -> None:
 
 STEPS = phase_steps(
     _step("setup", {"pivot": _setup_face, "turret": _setup_face}, _setup_default),           # 2.48, 6.521
-    _step("indirect", {w: indirect.handle for w in (*indirect.VERBS, "fire")}),              # 18-20
+    _step("indirect", {w: _indirect for w in (*indirect.VERBS, "fire")}),                    # 18-20
     _step("movement", {**{w: (lambda ctx, o: move_order(ctx, o.word, o.args)) for w in MOVES},
                        "pivot": lambda ctx, o: pivot_order(ctx, o.word, o.args),
                        "turret": lambda ctx, o: pivot_order(ctx, o.word, o.args),
-                       "search": lambda ctx, o: mines.search_order(ctx, o.args)},             # 6, 31.211
+                       "search": _search},                                                   # 6, 31.211
           _movement_default),
     _step("direct-fire", {"fire": _fire}),                                                    # 5.12
     _step("final-fire", {"fire": _fire}),                                                     # 6.65

@@ -26,14 +26,18 @@ import msgspec
 from pbem.core.events import Event, OrderGiven
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.advanced_tobruk import data, events as E, fire_events as F, hidden, mines, spotting, terms
-from pbem.games.advanced_tobruk.casualty import EMPLACEMENTS_GOOD
-from pbem.games.advanced_tobruk.facing import SPINES
-from pbem.games.advanced_tobruk.sequence import phase_name
-from pbem.games.advanced_tobruk.standing import order_for
+from pbem.games.advanced_tobruk import data, events as E, fire_events as F
+from pbem.games.advanced_tobruk.fog import hidden
+from pbem.games.advanced_tobruk.mines import mines
+from pbem.games.advanced_tobruk.board import spotting
+from pbem.games.advanced_tobruk.turn import terms
+from pbem.games.advanced_tobruk.fire.casualty import EMPLACEMENTS_GOOD
+from pbem.games.advanced_tobruk.board.facing import SPINES
+from pbem.games.advanced_tobruk.turn.sequence import phase_name
+from pbem.games.advanced_tobruk.turn.standing import order_for
 from pbem.games.advanced_tobruk.state import StandingOrders, TobrukState
-from pbem.games.advanced_tobruk import notes
-from pbem.games.advanced_tobruk.cover_moves import shown
+from pbem.games.advanced_tobruk.notes import notes
+from pbem.games.advanced_tobruk.board.cover_moves import shown
 
 OPPORTUNITY = ("standing order", "answer")
 PRIVATE = "standing (its standing orders are private, 6.6)"

@@ -3,9 +3,13 @@ fire package words its own (fire_words.py); the core events keep the core wordin
 from __future__ import annotations
 
 from pbem.core.scenario import Scenario
-from pbem.games.advanced_tobruk import arty_words, events as E, fog_words, indirect, mine_words, perimeter_words
-from pbem.games.advanced_tobruk.facing import SPINES
-from pbem.games.advanced_tobruk.fire_words import describe as fire_words
+from pbem.games.advanced_tobruk.artillery import arty_words, indirect
+from pbem.games.advanced_tobruk import events as E
+from pbem.games.advanced_tobruk.fog import fog_words
+from pbem.games.advanced_tobruk.mines import mine_words
+from pbem.games.advanced_tobruk.board import perimeter_words
+from pbem.games.advanced_tobruk.board.facing import SPINES
+from pbem.games.advanced_tobruk.fire.fire_words import describe as fire_words
 
 PHASES = {"setup": "set-up (2.48)", "register": "registrations, after all set-up (18.51, 19.6)", "indirect": "Indirect Fire Phase (5.11; no indirect fire in this scenario)",
           "direct-fire": "Direct Fire Phase (5.12)", "movement": "Movement Segment (5.2)",
