@@ -303,6 +303,8 @@ def order_cmd(game_dir, orders, side, expect_head, mode) -> None:
                 click.echo("the staged orders were in the log already (applied before an interruption); "
                            f"not applied again\nhead {head} (seq {seq})")
                 return
+            if note == staging.UNDER:
+                _fail(note)
             if note:
                 click.echo(note, err=True)
             if sub is None:

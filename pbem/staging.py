@@ -48,10 +48,11 @@ def _locked(game):
     return game.store.doc_lock(STAGED_NAME)          # staged.lock beside the file (files)
 
 
-def step_of(st) -> str:
-    """The step orders are staged for (core/turn.py ``step_id``): the turn and the phase of the sequence."""
+def step_of(game, st) -> str:
+    """The step orders are staged for (core/turn.py ``step_id``): the turn, the phase of the
+    sequence and the interrupt that is the step, if one is."""
     from pbem.core.turn import step_id
-    return step_id(st)
+    return step_id(st, game.rules, game.scenario)
 
 
 def staged(game, side: str) -> dict | None:
@@ -78,7 +79,7 @@ def stage(game, side: str, text: str, at: str = ""):
     with _locked(game):
         data = _load(game)
         if text.strip():
-            data[side] = {"text": text, "step": step_of(st), "turn": st.turn, "phase": st.phase,
+            data[side] = {"text": text, "step": step_of(game, st), "turn": st.turn, "phase": st.phase,
                           "head": sub.head, "at": at or now_utc()}
         else:
             data.pop(side, None)
@@ -174,6 +175,15 @@ def _mark(game, side: str, entry: dict, seq: int, head: str) -> dict:
 
 
 ALREADY = "already"        # final(): the staged orders were in the log already (a crash after applying them)
+UNDER = ("the orders staged are for the step under the decision the game asks of you now; they stay staged, "
+         "to be applied with FINAL (or at the deadline) when the game is back in that step: answer this first")
+
+
+def under(staged_step, now: str) -> bool:
+    """Whether orders staged for ``staged_step`` are for the step beneath the interrupt the
+    game is in now ("t3.p2" under "t3.p2.retreat"): the interrupt ends and that step resumes,
+    so they are kept, neither applied now nor dropped (core/turn.py ``step_id``)."""
+    return isinstance(staged_step, str) and now.startswith(staged_step + ".")
 
 
 def final(game, side: str, apply, want: str = ""):
@@ -192,7 +202,10 @@ def final(game, side: str, apply, want: str = ""):
             _drop(game, side, e)
             return None, ALREADY
         st = game.state()
-        if e.get("step") != step_of(st):
+        now = step_of(game, st)
+        if under(e.get("step"), now):
+            return None, UNDER
+        if e.get("step") != now:
             _drop(game, side, e)
             return None, (f"the orders staged at turn {e.get('turn')} (seq of head {str(e.get('head', ''))[:12]}...) "
                           "were for a step the game has left; they were dropped, not applied")

@@ -130,7 +130,38 @@ def test_staging_step_identity_is_the_turns(played_example):
     from pbem import staging
     g = played_example("el-alamein").game()
     st = g.state(5)
-    assert staging.step_of(st) == turn_of(g, st).step_id == f"t{st.turn}.p{st.phase}"
+    assert staging.step_of(g, st) == turn_of(g, st).step_id == f"t{st.turn}.p{st.phase}"
+
+
+def test_step_identity_names_the_interrupt_and_keeps_orders_staged_beneath_it(tmp_path):
+    """Staging's step identity is the turn, the phase and the interrupt on top (issue 26): in
+    Red Devils an opportunity to fire (5.0) is its own step, "t1.p1.air-landing".  Orders a
+    side staged for the phase are neither applied during an interrupt that asks it something
+    (the gate would refuse them) nor dropped (the phase resumes): FINAL says so and keeps them."""
+    import fuzz_games as F
+    from pbem import staging
+    from pbem.core.turn import current_step
+    for g in F.walk("red-devils", tmp_path / "g"):
+        st = g.state()
+        step = current_step(g.rules, st, g.scenario)
+        if step is not None and step.pending is not None:
+            break
+    else:
+        raise AssertionError("red-devils: no interrupt")
+    base = f"t{st.turn}.p{st.phase}"
+    now = staging.step_of(g, st)
+    assert now == turn_of(g, st).step_id == f"{base}.{step.name.replace(' ', '-')}"
+    (asked,) = {w["side"] for w in g.rules.awaiting(st, g.scenario)}
+    with staging._locked(g):
+        staging._save(g, {asked: {"text": "end\n", "step": base, "turn": st.turn, "phase": st.phase,
+                                  "head": g.head()[1], "at": "x"}})
+    got, why = staging.final(g, asked, lambda text: pytest.fail("applied during the interrupt"))
+    assert (got, why) == (None, staging.UNDER)
+    assert staging.staged(g, asked)["text"] == "end\n"         # kept for the phase
+    with staging._locked(g):
+        staging._save(g, {asked: {**staging.staged(g, asked), "step": "t0.p9"}})
+    got, why = staging.final(g, asked, lambda text: pytest.fail("applied for a step left"))
+    assert got is None and "dropped" in why and staging.staged(g, asked) is None
 
 
 def test_only_the_turn_calls_the_step_hooks():

@@ -19,10 +19,9 @@ state and gives the rest of the program typed objects:
   subjects, STATUS, the status board, the replay page, explain, ``pbem state``).
 
 The views, HELP and STATUS, the deadlines, the letters and staging read a ``Turn``
-instead of calling the hooks each on their own.  Still to come (issue 26): CHECK
-through the offers, typed order forms with their enumerated legal choices, and the
-pending decisions of every game as frames of one stack (today each interrupt step is
-read from where its game already keeps the decision).
+instead of calling the hooks each on their own.  The pending decisions of the games are
+not frames of a new stack in the state: each interrupt step is read from where its game
+already keeps the decision (no state's bytes change); the step identity names it.
 """
 from __future__ import annotations
 
@@ -142,9 +141,9 @@ class Turn:
         """The side the step belongs to as headers name it (``Ruleset.phase_side``)."""
         return self.rules.phase_side(self.st, self.sc) if self.phase is not None else None
 
-    @property
+    @cached_property
     def step_id(self) -> str:
-        return step_id(self.st)
+        return step_id(self.st, self.rules, self.sc)
 
     @cached_property
     def _rows(self) -> list[dict]:
@@ -238,10 +237,19 @@ class Turn:
         return step_line(self.sc, self.head(), long=long, turn=turn)
 
 
-def step_id(st) -> str:
+def step_id(st, rules=None, sc=None) -> str:
     """The step's identity, what staged orders are held for (pbem/staging.py): the turn and
-    the phase of the sequence, "t3.p2".  (Later: the top frame of a step's stack too.)"""
-    return f"t{st.turn}.p{st.phase}"
+    the phase of the sequence, "t3.p2", and while an interrupt is the step (a loss to choose,
+    an opportunity fire, a paused move) its name too, "t3.p2.opportunity-fire": orders staged
+    in the phase are not those of the interrupt, nor the other way round.  Without ``rules``
+    (or for a game that declares no interrupt) the turn and phase only."""
+    base = f"t{st.turn}.p{st.phase}"
+    if rules is None or not getattr(rules, "interrupts", ()):
+        return base
+    step = current_step(rules, st, sc)
+    if step is None or step.pending is None:
+        return base
+    return f"{base}.{re.sub(r'[^a-z0-9]+', '-', step.name.lower()).strip('-')}"
 
 
 def step_line(sc, v: Mapping[str, Any], *, long: bool = False, turn: bool = True) -> str:

@@ -130,7 +130,7 @@ class DeadlinesMixin:
             rule = pol.describe()[0]
             first = (f"Your next orders are not due yet: the game waits for {' and '.join(others) or 'nobody'} "
                      f"now. {rule}")
-        held = (staging.staged(game, viewer) or {}).get("step") == staging.step_of(st)
+        held = (staging.staged(game, viewer) or {}).get("step") == staging.step_of(game, st)
         then = ("your staged orders (DRAFT), or if they fail, the game's default: " if held
                 else "the game's default: ")
         return [first, f"If no orders of yours come by the deadline{' and its grace' if pol.grace else ''}, "
@@ -293,7 +293,7 @@ class DeadlinesMixin:
                 body = self._tpl("reminder", due=self.show_time(game, w["side"], w["due"]), kind=w["kind"],
                                  awaiting=[x.row() for x in offer.waits],
                                  default_lines=offer.default_lines(),
-                                 staged=bool((staging.staged(game, w["side"]) or {}).get("step") == staging.step_of(st)),
+                                 staged=bool((staging.staged(game, w["side"]) or {}).get("step") == staging.step_of(game, st)),
                                  **self._context(game, w["side"], st, head))
                 answers.append(Answer(addr, w["side"], "reminder",
                                       f"[pbem {game.game_id}] reminder: {game.scenario.side_name(w['side'])}, your "
@@ -367,7 +367,7 @@ class DeadlinesMixin:
         srec = self.journal_get(skey)
         if srec and srec.get("status") != "done":
             key, rec = skey, srec                   # staged orders half-way: finished from the journal
-        elif not rec and not srec and held and held.get("step") == staging.step_of(st):
+        elif not rec and not srec and held and held.get("step") == staging.step_of(game, st):
             # the side staged orders for this step and never sent FINAL: the deadline applies them
             # (if they all fail, the next tick applies the default under its own key)
             key = skey

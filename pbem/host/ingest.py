@@ -243,7 +243,10 @@ class IngestMixin:
             press = "\n".join(ln for ln in req.press.split("\n") if ln)
             if held is None:
                 return {"mode": "final", "text": press, "note": "FINAL: no orders were staged, so none were applied."}
-            if held.get("step") != staging.step_of(game.state()):
+            now = staging.step_of(game, game.state())
+            if staging.under(held.get("step"), now):
+                return {"mode": "final", "text": press, "note": f"FINAL: {staging.UNDER}."}
+            if held.get("step") != now:
                 return {"mode": "final", "text": press, "note": "FINAL: your staged orders were for a step the game "
                         "has left; they were dropped, not applied."}
             text = held["text"].rstrip("\n") + ("\n" + press if press else "")
@@ -628,7 +631,7 @@ def _draft_note(game, side: str, trial) -> str:
     """What became of a refused DRAFT, and of the orders staged before it."""
     import textwrap
     held = staging.staged(game, side)
-    if held and held.get("step") == staging.step_of(game.state()):
+    if held and held.get("step") == staging.step_of(game, game.state()):
         kept = (f"Your previous draft (staged at {held.get('at', '?')}) is kept as it was: FINAL applies it, a "
                 "corrected DRAFT replaces it, UNDO drops it.")
     else:

@@ -192,7 +192,7 @@ class ScheduleMixin:
         with self.locked():
             dl = self._deadlines(game)
             st = game.state()
-            step = staging.step_of(st)
+            step = staging.step_of(game, st)
             offer = dl.get("extend") or {}
             if job in offer.get("jobs", []) or job in dl.get("extended_by", []):
                 return "EXTEND: this mail was counted already."
