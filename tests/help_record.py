@@ -6,7 +6,8 @@ hooks went, their lines were recorded here for every side on every state of ever
 (``tests/golden_help.json``); ``tests/test_forms.py`` checks that the derived lines are
 byte-identical.  The file keeps, per example, ``[seq, fingerprint]`` only where the
 fingerprint changes from the state before (the fingerprint: the first 16 hex digits of the
-sha256 of every side's HELP, set-up choices and their title at that state).
+sha256 of every side's HELP, set-up choices and
+their title at that state).
 
     .venv/bin/python tests/help_record.py DIR       record afresh (DIR: where to play the examples)
 
@@ -24,8 +25,13 @@ GOLDEN = HERE / "golden_help.json"
 
 
 def lines_of(turn, sides) -> list:
-    """What the fingerprint covers: each side's HELP, set-up choices and their title."""
-    return [[s, list(turn.help(s)), list(turn.setup(s)), turn.setup_title(s)] for s in sides]
+    """What the fingerprint covers: each side's HELP, set-up choices and their title (read
+    only above choices: no mail shows a title without them)."""
+    out = []
+    for s in sides:
+        choices = list(turn.setup(s))
+        out.append([s, list(turn.help(s)), choices, turn.setup_title(s) if choices else ""])
+    return out
 
 
 def fingerprint(turn, sides) -> str:
