@@ -15,6 +15,7 @@ from pbem.core.scenario import GameTable, Scenario
 from pbem.core.scenario import lint as core_lint
 from pbem.core.reduce import no_reducer, reduce_core, secret_commitment  # noqa: F401 - games import it from here
 from pbem.core.state import GameState, UnitState
+from pbem.core import forms as F
 from pbem.core import turn as T
 
 
@@ -148,6 +149,7 @@ class Ruleset:
     steps: dict[str, T.Step] = {}          # phase steps by name (Ruleset.step_name)
     interrupts: tuple[T.Step, ...] = ()    # steps that interrupt a phase while pending, first pending first
     any_time: dict[str, T.Handler] = {}    # the game's words any side may send at any time (game over: none)
+    forms: tuple[F.Form, ...] = ()         # the order forms, in HELP's order (core/forms.py; none: the core's)
     sequence_rule = ""                     # the sequence of play's rule: "not your turn" cites it in a phase
 
     def __init_subclass__(cls, **kw):
