@@ -108,10 +108,16 @@ def _setup_why(st: TobrukState, sc: Scenario, word: str):
     return None
 
 
-def _step(name: str, verbs: dict, default=None, choices: tuple[str, ...] = ()) -> Step:
+def _step(name: str, verbs: dict, default=None, choices: tuple[str, ...] = (), offered=None) -> Step:
     return Step(name, rule=RULE[name], waits=_phase_rows(name), side=lambda st, sc: st.step.to_act,
-                why=_setup_why if name == "setup" else WHY, choices=choices,
+                why=_setup_why if name == "setup" else WHY, choices=choices, offered=offered,
                 verbs={**verbs, "pass": _pass}, default=default or (lambda st, sc, side: [O.GameVerb(word="pass")]))
+
+
+def _movement_words(st: TobrukState, sc: Scenario, side: str) -> tuple[str, ...]:
+    """31.211: ``search`` only on a card with minefields (the row and HELP offer it there alone)."""
+    words = (*MOVES, "pivot", "turret", "search", "pass")
+    return words if data.gd(sc).mines else tuple(w for w in words if w != "search")
 
 
 def _setup_face(ctx: Ctx, order: O.GameVerb) -> None:
@@ -126,7 +132,7 @@ STEPS = phase_steps(
                        "pivot": lambda ctx, o: pivot_order(ctx, o.word, o.args),
                        "turret": lambda ctx, o: pivot_order(ctx, o.word, o.args),
                        "search": lambda ctx, o: mines.search_order(ctx, o.args)},             # 6, 31.211
-          _movement_default),
+          _movement_default, offered=_movement_words),
     _step("direct-fire", {"fire": _fire}),                                                    # 5.12
     _step("final-fire", {"fire": _fire}),                                                     # 6.65
     _step("infiltration", {"infiltrate": lambda ctx, o: ctx.rules._infiltrate(ctx, o.args),   # 22.11

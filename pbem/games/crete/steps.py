@@ -215,5 +215,7 @@ FORMS = (
     Form("retreat", "retreat UNIT HEX | counterattack [HEX] TABLE", "answer a Ca result", rule="10.5",
          also=("counterattack",)),
     Form("lose", "lose UNIT ...", "answer a loss the game asks for", rule="10.3"),
+    Form("advance", "advance UNIT HEX | no-advance", "answer an advance after combat, one unit an order",
+         rule="10.7", also=("no-advance",)),
     Form("doctrine", "doctrine ca|re-roll [UNIT|HEX] ANSWER", "a standing answer to Ca choices", rule="10.5"),
 )

@@ -128,12 +128,12 @@ def _squad_choices(st: GameState, sc: Scenario, side: str) -> list[str]:
 FORMS = (
     Form("place", "place UNIT HEX", "set-up: a squad on a clear hex, no fortification, no stacking", rule="12.2",
          sides=(GERMAN,), choices=_squad_choices),
-    Form("enter", "enter UNIT HEX ...", "a reinforcement enters", rule="10.2", sides=(GERMAN,)),
     Form("demolish", "demolish FORT with UNIT [charge]", "sappers demolish a fortification", rule="8.2",
          sides=(GERMAN,)),
     Form("secret", "secret dummy-N HEX", "set-up: a dummy cupola", rule="9.5", sides=(BELGIAN,),
          choices=_dummy_choices),
     Form("secret", "secret mine-NN HEX", "set-up: a minefield", rule="11.0", sides=(BELGIAN,)),
+    Form("enter", "enter UNIT HEX ...", "a reinforcement enters at a map edge", rule="10.2", sides=(BELGIAN,)),
     Form("place", "place UNIT HEX", "a garrison squad appears", rule="10.3", sides=(BELGIAN,)),
     Form("move", "move UNIT HEX ...", "movement", rule="4.0"),
     Form("fire", "fire UNIT TARGET", "a fire attack at range, with line of sight", rule="5.2, 6.0"),
@@ -158,14 +158,18 @@ STEPS = phase_steps(
                 "enter": _args(movement.enter),                               # 10.2
                 "place": _args(movement.place_garrison),                      # 10.3
                 "lose": _args(movement.lose_excess),                          # 4.4
-                "end": _end("movement")}),
+                "end": _end("movement")},
+         offered=lambda st, sc, side: ("move", "enter", "place", "lose", "end") if side == BELGIAN
+         else ("move", "lose", "end")),              # 10.2, 10.3: the reinforcements are all Belgian
     Step("fire", rule="5.2", waits=_fire_waits,
          verbs={"fire": _args(fire.declare_fire), "end": _end("fire")}),     # 5.2
     Step("assault", rule="7.1, 8.2",
          order="assault HEX with UNIT ... / demolish FORT with UNIT [charge] (all of them), then end",
          verbs={"assault": _args(assault.declare_assault),                    # 7.1
                 "demolish": _args(assault.declare_demolition),                # 8.2
-                "end": _end("assault")}),
+                "end": _end("assault")},
+         offered=lambda st, sc, side: ("assault", "demolish", "end") if side == GERMAN
+         else ("assault", "end")),                   # 8.0: the fortifications are the German sappers' to demolish
     # played by the game itself (9.4, 3.0 step 6): a state never rests in them, "end" goes on
     Step("activation", rule="3.0", order="end", verbs={"end": _end("activation")}),
     Step("reorganization", rule="3.0", order="end", verbs={"end": _end("reorganization")}),

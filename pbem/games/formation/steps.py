@@ -191,7 +191,7 @@ INTERRUPTS = (RBC, ESCALATE, RESOLVING, PAUSED, ADMIN, INITIATIVE, BONUS, ACTION
 # --- the order forms (HELP lists them in this order; core/forms.py) ------------------------------------
 # First, during a side's activation, the active formation and its units' costs (roster.py, 5.5.1).
 FORMS = (
-    note(roster.order_help),
+    note(roster.activation_lines),
     Form("activate", "activate FORMATION | transfer | end", "the Initiative player: act, give the initiative, or "
          "(after a transfer) end the Ops Phase", rule="6.2, 6.3", also=("transfer", "end"),
          choices=choices.activate_choices),
