@@ -3,8 +3,9 @@
 HELP and the set-up choices were the per-game hooks ``order_help`` and ``setup_choices``;
 they are now derived from the games' order forms (``pbem/core/forms.py``).  Before the
 hooks went, their lines were recorded here for every side on every state of every example
-(``tests/golden_help.json``); ``tests/test_forms.py`` checks that the derived lines are
-byte-identical.  The file keeps, per example, ``[seq, fingerprint]`` only where the
+(``tests/golden_help.json``), and recorded once more from the forms for the deliberate
+fixes ``tests/test_forms.py`` lists (no other line differs); that test checks the derived
+lines stay byte-identical.  The file keeps, per example, ``[seq, fingerprint]`` only where the
 fingerprint changes from the state before (the fingerprint: the first 16 hex digits of the
 sha256 of every side's HELP, set-up choices and
 their title at that state).

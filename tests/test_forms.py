@@ -4,8 +4,13 @@ each game declares and the words each step names, no longer from per-game hooks.
 * On every state of every example, every side's HELP, set-up choices and their title are
   the lines the hooks ``order_help``/``setup_choices``/``choices_title`` gave before they
   were removed (tests/golden_help.json, recorded from them by tests/help_record.py), but for
-  one deliberate fix: the core ``move`` example (``move UNIT HEX``) named the unit of the
-  attack example with a hex next to another unit; it now names a unit and a hex next to it.
+  deliberate fixes: the core ``move`` example (``move UNIT HEX``) named the unit of the
+  attack example with a hex next to another unit (it now names a unit and a hex next to
+  it); Crete's HELP lacked the advance answer the game waits for (10.7); Eben Emael's
+  ``enter`` is the Belgians' (10.2: Belgian reinforcements enter along any map edge), not
+  the Germans'.  (And the steps offer what the forms say: Eben Emael's movement no
+  ``enter``/``place`` to the Germans, its assault no ``demolish`` to the Belgians (8.0);
+  Tobruk's movement ``search`` only on a card with minefields, 31.211.)
 * Every word a step offers has a form; every form is offered by some step or is a word any
   side may send at any time; a refusal's "offered now" list names only words with forms.
 """
