@@ -30,8 +30,9 @@ def test_crete_lists_its_verbs_per_side_and_the_drop_plan_maps(tmp_path):
     assert {"drop", "land", "doctrine", "lose"} <= words(german) and "place" not in words(german)
     assert "place" in words(Turn(g.rules, sc, st).help("commonwealth"))
     assert any(x.startswith("secret drop-plan west=N centre=N east=N") for x in german)
-    assert list(Turn(g.rules, sc, st).setup("german")) == ["the west map: columns 01-14", "the centre map: columns 16-25",
-                                                      "the east map: columns 27-36"]
+    assert list(Turn(g.rules, sc, st).setup("german")) == ["the west map: columns 01-14",
+                                                           "the centre map: columns 16-25",
+                                                           "the east map: columns 27-36"]
     assert list(Turn(g.rules, sc, st).setup("commonwealth")) == []          # not its step
 
 

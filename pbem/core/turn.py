@@ -21,8 +21,8 @@ the rest of the program typed objects:
 
 The views, HELP and STATUS, the deadlines, the letters and staging read a ``Turn``
 instead of calling the hooks each on their own.  Still to come (issue 26): CHECK
-through the offers, and the pending decisions of every game as frames of one stack (today each interrupt step is
-read from where its game already keeps the decision).
+through the offers, and the pending decisions of every game as frames of one stack
+(today each interrupt step is read from where its game already keeps the decision).
 """
 from __future__ import annotations
 
@@ -184,7 +184,7 @@ class Turn:
     def _offer(self, side: str) -> Offer:
         mine = tuple(w for w in self.waits_for(side) if w.side == side)
         default = self.default(side)
-        step = current_step(self.rules, self.st, self.sc) if self.rules.steps or self.rules.interrupts else None
+        step = self.step
         if step is not None and mine and not (self.st.chain is not None and self.st.chain.entropy):
             said = list(step.words(self.st, self.sc, side))       # the step declares them
         else:

@@ -128,7 +128,7 @@ class MiragesRules(Ruleset):
             raise OrderError(f"{a.formation} is active ({a.ap} AP left): its actions are move | screen | refit | "
                              f"improve | seize | attack, or end to stop the activation", "7.1")
 
-    # --- the step line (HELP and the choices: the order forms, steps.py) ------------------------------------------------
+    # --- the step line (HELP and the choices: the order forms, steps.py) ---------------------------
 
     def phase_side(self, st: FormationState, sc: Scenario) -> str | None:
         """The Ops Phase belongs to both sides (6): headers name the Initiative player of the
