@@ -5,14 +5,14 @@ own) the fuzzer plays on: it asks the game what it waits for (``Ruleset.awaiting
 one of the sides awaited, and sends it, through ``Game.submit`` as a player's mail would,
 either that side's deadline default (``Ruleset.default_orders``, sent ``by="deadline"`` as
 the host sends it) or orders made up from the position: the syntax lines of
-``Ruleset.order_help`` filled with the side's unit ids and hexes near them, the examples
-HELP gives, the set-up choices (``setup_choices``), the options ``awaiting`` lists, one-word
+HELP (``Turn.help``, from the game's order forms) filled with the side's unit ids and hexes near
+them, the examples HELP gives, the set-up choices (``Turn.setup``), the options ``awaiting`` lists, one-word
 answers (end, pass, no-advance) and now and then garbage; often the first of a few such
 lines that ``Game.check`` accepts (not a one-word answer if it can), so play goes deep.
 Refusals are fine.  It fails on:
 
-  crash            ``submit``, ``check``, a hook (awaiting, default_orders, order_help,
-                   setup_choices, awaiting_view, phase_side) or, at the end, a side's or the
+  crash            ``submit``, ``check``, a hook (awaiting, default_orders, HELP, the
+                   set-up choices, awaiting_view, phase_side) or, at the end, a side's or the
                    referee's text report raised instead of answering
   dead end         no result, yet nothing awaited from any side, or no default for any
                    side awaited (a host would wait for ever)
@@ -42,6 +42,8 @@ import tomllib
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from pbem.core.turn import Turn
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES_DIR = HERE.parent / "examples"
@@ -159,8 +161,9 @@ class Maker:
         rules, sc = game.rules, game.scenario
         self.sc, self.grid = sc, sc.board.grid
         self.verbs = CORE_VERBS | set(rules.verbs)
-        self.help = rules.order_help(st, sc, side)
-        self.setup = rules.setup_choices(st, sc, side)
+        turn = Turn(rules, sc, st)
+        self.help = list(turn.help(side))
+        self.setup = list(turn.setup(side))
         self.default = rules.default_orders(st, sc, side)
         self.waits = [w for w in waits if w.get("side") == side]
         units = [u for u in st.units.values() if not u.eliminated]
@@ -408,8 +411,9 @@ def _hooks(game, st, sides: list[str]) -> list[dict]:
     rules.phase_side(st, sc)
     for s in sides:
         rules.default_orders(st, sc, s)
-        rules.order_help(st, sc, s)
-        rules.setup_choices(st, sc, s)
+        turn = Turn(rules, sc, st)
+        turn.help(s)                 # HELP and the set-up choices, from the order forms (core/forms.py)
+        turn.setup(s)
         rules.awaiting_view(st, sc, list(waits), s)
     return waits
 

@@ -2,6 +2,8 @@
 supply — on small scenarios built in the test (tests/formation_helpers.py), scripted d10s."""
 from __future__ import annotations
 
+from pbem.core.turn import Turn
+
 import pytest
 
 from conftest import one, only
@@ -216,7 +218,7 @@ def test_deadline_defaults_and_order_help(fm):
     st, sc = g.state(), g.scenario
     assert g.rules.default_orders(st, sc, "axis") == ["transfer"]
     assert g.rules.default_orders(st, sc, "allied") == []
-    words = {x.split()[0] for x in g.rules.order_help(st, sc, "axis")}
+    words = {x.split()[0] for x in list(Turn(g.rules, sc, st).help("axis"))}
     assert {"activate", "move", "screen", "refit", "react", "doctrine", "schwerpunkt", "attack"} <= words
 
 

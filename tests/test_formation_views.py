@@ -10,6 +10,8 @@ the report has a score line.  The 2,260-pixel Mirages board goes by mail as a re
 close-up of the step plus the whole board (report/closeup.py)."""
 from __future__ import annotations
 
+from pbem.core.turn import Turn
+
 import io
 import json
 import re
@@ -83,7 +85,7 @@ def test_help_lists_the_active_formations_units_with_their_ap_costs(game):
     t.ok("axis", "activate A")
     g, st, sc = t.game, t.state(), t.game.scenario
     ap = st.fm.active.ap
-    help_ = g.rules.order_help(st, sc, "axis")
+    help_ = list(Turn(g.rules, sc, st).help("axis"))
     assert help_[0] == f"ACTIVE NOW: A is active with {ap} AP left. Only its units may act (5.5.1):"
     lines = {ln.split()[0]: ln for ln in help_[1:5]}
     assert set(lines) == {"A-HQ", "Apz", "Zsecret", "Afar"}
@@ -91,7 +93,7 @@ def test_help_lists_the_active_formations_units_with_their_ap_costs(game):
     assert "OUT OF COMMAND (5.8.3)    move 2 AP, hasty attack 2 AP" in lines["Afar"]     # 5.8.3: double
     assert "move 1 AP (an HQ does not attack)" in lines["A-HQ"]
     assert help_[5].startswith("Action costs: move 1, hasty attack 1 (regular 2, prepared 3), refit 1")
-    assert not any(ln.startswith("ACTIVE NOW") for ln in g.rules.order_help(st, sc, "allied"))
+    assert not any(ln.startswith("ACTIVE NOW") for ln in list(Turn(g.rules, sc, st).help("allied")))
     # the mail's HELP shows them, and the report's WAITING FOR lists the units to the active side only
     from pbem.host.mailcmd import help_lines
     assert any("Afar in 0208, OUT OF COMMAND" in ln for ln in help_lines(g, st, "axis"))

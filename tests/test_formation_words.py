@@ -3,6 +3,8 @@ that name the active formation and their rule, HELP's choices with orders to cop
 the per-side words of a hidden Battle Victory refit (5.3.4)."""
 from __future__ import annotations
 
+from pbem.core.turn import Turn
+
 import pytest
 
 from conftest import one
@@ -39,13 +41,13 @@ def test_help_lists_the_formations_to_activate_and_the_active_formations_aps(fm)
     t = fm(dice=[9])
     quiet(t)
     rules, sc = t.game.rules, t.game.scenario
-    assert rules.setup_choices(t.state(), sc, "allied") == []          # not the Initiative player
-    lines = rules.setup_choices(t.state(), sc, "axis")
+    assert list(Turn(rules, sc, t.state()).setup("allied")) == []          # not the Initiative player
+    lines = list(Turn(rules, sc, t.state()).setup("axis"))
     assert len(lines) == 1 and lines[0].startswith("activate A ") and "activation level" in lines[0]
     a = t.awaiting()[0]
     assert a["options"] == ["formations able to activate: A"]
     t.ok("axis", "activate A")
-    (line,) = rules.setup_choices(t.state(), sc, "axis")
+    (line,) = list(Turn(rules, sc, t.state()).setup("axis"))
     assert line.startswith("A (") and f"has {t.state().fm.active.ap} AP" in line
 
 
@@ -57,7 +59,7 @@ def test_help_in_the_admin_phase_gives_schwerpunkt_and_entry_orders(fm):
     t = fm(units, dice=[9] * 10, game_data={"schwerpunkt": {"setup": "A"}, "reinforcements": [
         {"turn": 2, "side": "axis", "units": ["A9"], "entry": ["0101"]}]})
     skip_ops(t)
-    lines = t.game.rules.setup_choices(t.state(), t.game.scenario, "axis")
+    lines = list(Turn(t.game.rules, t.game.scenario, t.state()).setup("axis"))
     assert "Schwerpunkt (9.2): one of A, C; e.g. schwerpunkt A" in lines
     assert "reinforcement A9 (9.4): enters at 0101; e.g. enter A9 0101" in lines
     t.ok("axis", "schwerpunkt C")

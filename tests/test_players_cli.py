@@ -136,13 +136,15 @@ def test_reveal_before_the_end_needs_force_and_then_no_order_is_applied(tmp_path
     assert log(g) == after
 
 
-def test_order_help_and_setup_choices_have_neutral_defaults():
+def test_help_and_setup_choices_have_neutral_defaults():
+    """A game that declares no order forms gets the core verbs' (core/forms.py) and no choices."""
     from pbem.core.ruleset import Ruleset
     from pbem.core.scenario import load
+    from pbem.core.turn import Turn
     from pbem.games import ruleset_for
     sc = load("el-alamein")
     rules = ruleset_for(sc.game)
     g_state = rules.new_state(sc, "x")
-    lines = rules.order_help(g_state, sc, "axis")
+    lines = Turn(rules, sc, g_state).help("axis")
     assert any(x.startswith("move UNIT HEX") for x in lines) and any(x.startswith("press TEXT") for x in lines)
-    assert Ruleset.setup_choices(rules, g_state, sc, "axis") == []
+    assert Turn(Ruleset(), sc, g_state).setup("axis") == ()

@@ -3,6 +3,8 @@ what each side reads in its reports, HELP and set-up letters.  Wording and views
 test asserts the new text (the old one was unclear, doubled or raw)."""
 from __future__ import annotations
 
+from pbem.core.turn import Turn
+
 from pbem.games.advanced_tobruk.notes import notes_words
 
 import re
@@ -63,7 +65,7 @@ def test_the_registration_step_lists_the_registrations_left_to_the_acting_side(t
 
 def test_the_setup_choices_say_pass_comes_after_the_required_notes(tmp_path):
     t = salient(tmp_path)
-    choices = t.game.rules.setup_choices(t.state(), t.game.scenario, "british")
+    choices = list(Turn(t.game.rules, t.game.scenario, t.state()).setup("british"))
     assert any(c.startswith("pass  when the facings, standing orders and the side notes marked 'required'")
                for c in choices)
     assert any(c.endswith("hidden, 1 dummy)") for c in choices)                   # not "1 dummies"

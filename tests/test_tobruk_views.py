@@ -3,6 +3,8 @@ the set-up choices, and the other side's standing opportunity-fire orders kept
 private (6.6 by email) in every mail and CLI output a side receives."""
 from __future__ import annotations
 
+from pbem.core.turn import Turn
+
 from email import policy
 from email.parser import BytesParser
 from pathlib import Path
@@ -51,20 +53,20 @@ def test_setup_choices_list_facings_turrets_and_standing_orders_of_the_side_sett
     t, rules, sc = _game(tmp_path, [U("Tk1", "british", "a13", "0502", facing="SSE"),
                                     U("A1", "british", "aus-squad", "0705"),
                                     U("P1", "german", "pz3g", "0609", facing="NNE")])
-    lines = rules.setup_choices(t.state(), sc, "british")
+    lines = list(Turn(rules, sc, t.state()).setup("british"))
     assert lines[0].startswith("Tk1 in 0502, facing SSE: pivot Tk1 SPINE; turret Tk1 SPINE")
     assert not any(x.startswith("A1") for x in lines)               # no facing: nothing to choose
     assert "side default now: ask; units of their own: none" in lines[-3]
     assert lines[-2].startswith("what each standing order costs in mails: ask (the default)")   # 6.6 by email
     assert "one answer mail from you for its whole path" in lines[-2] and "hold, any, afv - no mail" in lines[-2]
     assert lines[-1].startswith("pass")
-    assert rules.setup_choices(t.state(), sc, "german") == []      # the British set up first (2.48)
+    assert list(Turn(rules, sc, t.state()).setup("german")) == []      # the British set up first (2.48)
     t.ok("british", "standing Tk1 afv range 6\npivot Tk1 E\npass")
-    assert rules.setup_choices(t.state(), sc, "british") == []
-    german = rules.setup_choices(t.state(), sc, "german")
+    assert list(Turn(rules, sc, t.state()).setup("british")) == []
+    german = list(Turn(rules, sc, t.state()).setup("german"))
     assert german[0].startswith("P1 in 0609, facing NNE")
     t.ok("german", "pass")
-    assert rules.setup_choices(t.state(), sc, "german") == []
+    assert list(Turn(rules, sc, t.state()).setup("german")) == []
 
 
 def test_the_other_sides_standing_orders_are_redacted(tmp_path):

@@ -18,6 +18,7 @@ import pytest
 
 from conftest import EXAMPLES
 from pbem.core import orders as O
+from pbem.core.forms import help_lines
 from pbem.core.turn import Offer, Turn, Wait, step_line
 from pbem.views import REFEREE, state_view, turn_of
 
@@ -60,7 +61,7 @@ def test_offer_is_typed_and_frozen(played_example):
     offer = turn.offer(side)
     assert isinstance(offer, Offer) and offer.side == side and offer.waits and offer.rule
     assert set(offer.verbs) & {"move", "end", "attack"}
-    assert offer.help == tuple(g.rules.order_help(st, g.scenario, side))
+    assert offer.help == tuple(help_lines(g.rules, st, g.scenario, side))     # the forms (core/forms.py)
     with pytest.raises(AttributeError):
         offer.waits[0].side = "nobody"             # frozen: a consumer cannot change what the game waits for
     assert turn.offer(side) is offer              # built once per state and side
@@ -169,7 +170,7 @@ def test_only_the_turn_calls_the_step_hooks():
     (issue 26): no module outside pbem/core calls the step hooks itself."""
     import re
     from pathlib import Path
-    hooks = re.compile(r"\.(awaiting|awaiting_view|default_orders|order_help|setup_choices|choices_title|phase_side)\(")
+    hooks = re.compile(r"\.(awaiting|awaiting_view|default_orders|phase_side)\(")
     root = Path(__file__).resolve().parent.parent / "pbem"
     found = []
     for path in root.rglob("*.py"):

@@ -15,6 +15,7 @@ from pbem.core.scenario import GameTable, Scenario
 from pbem.core.scenario import lint as core_lint
 from pbem.core.reduce import no_reducer, reduce_core, secret_commitment  # noqa: F401 - games import it from here
 from pbem.core.state import GameState, UnitState
+from pbem.core import forms as F
 from pbem.core import turn as T
 
 
@@ -128,9 +129,10 @@ class Ruleset:
     and the host call only these methods.  A game declares its turn as steps
     (``steps``, ``interrupts``, core/turn.py ``Step``); ``handle``, ``awaiting`` and
     ``default_orders`` are the kernel's, read from them.  The turn hooks
-    (``awaiting``, ``awaiting_view``, ``default_orders``, ``order_help``,
-    ``setup_choices``, ``phase_side``) are read once per state by ``core/turn.py``
-    (``Turn``), never by the consumers themselves."""
+    (``awaiting``, ``awaiting_view``, ``default_orders``, ``phase_side``) are read once
+    per state by ``core/turn.py`` (``Turn``), never by the consumers themselves; HELP
+    and the set-up choices are derived from the game's order ``forms`` (core/forms.py)
+    and the words its steps name."""
 
     game = ""                      # the scenario files' ``game`` key
     ruleset_version = "1"          # bump whenever the game's event stream changes (golden logs)
@@ -148,6 +150,7 @@ class Ruleset:
     steps: dict[str, T.Step] = {}          # phase steps by name (Ruleset.step_name)
     interrupts: tuple[T.Step, ...] = ()    # steps that interrupt a phase while pending, first pending first
     any_time: dict[str, T.Handler] = {}    # the game's words any side may send at any time (game over: none)
+    forms: tuple[F.Form, ...] = ()         # the order forms, in HELP's order (core/forms.py; none: the core's)
     sequence_rule = ""                     # the sequence of play's rule: "not your turn" cites it in a phase
 
     def __init_subclass__(cls, **kw):
@@ -224,23 +227,6 @@ class Ruleset:
         ``defaults_help`` says the same to players.  A game that declares its steps gives
         them there, as orders (this reads them as lines)."""
         return [order_line(o) for o in T.step_default(self, state, sc, side)]
-
-    def order_help(self, state: GameState, sc: Scenario, side: str) -> list[str]:
-        """The orders of this game for ``side`` (HELP and the welcome), one line each,
-        ``"SYNTAX    what it does"``, with examples from ``state`` where they help.
-        Default: the core verbs; a game with other verbs lists its own (it may
-        start from ``core_help``)."""
-        return core_help(state, sc, side) + [f"{v} ...    an order of this game (see its rules)" for v in sorted(self.verbs)]
-
-    def setup_choices(self, state: GameState, sc: Scenario, side: str) -> list[str]:
-        """During a set-up step of ``side``: the legal choices, one line each (which
-        units may go where: set-up areas, drop-zone alternatives); [] otherwise."""
-        return []
-
-    def choices_title(self, state: GameState, sc: Scenario, side: str) -> str:
-        """What ``setup_choices`` lists now, for its heading ("Your set-up choices now"):
-        a game whose choices outlast the set-up names them otherwise."""
-        return "set-up choices"
 
     # --- what sides see ---------------------------------------------------------------
 
@@ -349,33 +335,3 @@ class Ruleset:
 
 Ruleset.awaiting = _kernel_awaiting(Ruleset.awaiting)
 Ruleset.default_orders = _kernel_defaults(Ruleset.default_orders)
-
-
-def core_help(state: GameState, sc: Scenario, side: str) -> list[str]:
-    """The core verbs' lines, each with an example from ``state``: one of ``side``'s
-    units on the map, a hex next to it, an enemy hex next to it where there is one."""
-    mine = sorted((u for u in state.units.values() if u.side == side and u.hex and not u.eliminated), key=lambda u: u.id)
-    unit, step, foe = "UNIT", "HEX", "HEX"
-    if mine:
-        u = mine[0]
-        unit = u.id
-        around = sc.board.grid.neighbours(u.hex)
-        held = {x.hex: x for x in state.units.values() if x.hex and not x.eliminated}
-        free = [h for h in around if h not in held]
-        step = free[0] if free else (around[0] if around else u.hex)
-        for m in mine:
-            enemy = [h for h in sc.board.grid.neighbours(m.hex) if h in held and held[h].side != side]
-            if enemy:
-                unit, foe = m.id, enemy[0]
-                break
-    return [
-        f"move UNIT HEX HEX ...    move a unit along its whole path, hex by hex (e.g. move {unit} {step})",
-        f"attack HEX with UNIT ...    declare an attack (e.g. attack {foe} with {unit}); then end",
-        "retreat UNIT HEX ...    answer a retreat the game waits for",
-        "advance UNIT [HEX] | no-advance    answer an advance after combat",
-        "end    end this phase or step",
-        "secret NAME TEXT ...    a sealed note: the others see only its fingerprint",
-        "unveil NAME    open a sealed note; the fingerprint proves it unchanged",
-        "press TEXT ...    a message to the other side (public, kept in the log)",
-    ] + (["entropy commit HASH | reveal VALUE | none    your contribution to the dice (pbem dice contribute)"]
-         if state.chain is not None and state.chain.entropy else [])

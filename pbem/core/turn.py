@@ -5,10 +5,11 @@ Every game declares its turn as ``Step`` objects (``Ruleset.steps``, ``Ruleset.i
 below): who acts, the order words offered and the handler of each, the rule, the rows of what
 the game waits for, the deadline default as ``Order`` objects.  From them the kernel derives
 ``Ruleset.handle`` (``handle``: one gate and one refusal wording for every game),
-``Ruleset.awaiting`` and ``Ruleset.default_orders``.  HELP, the set-up choices, the view of
-the rows a side may read and the side a step belongs to are still the hooks ``order_help``,
-``setup_choices``, ``awaiting_view`` and ``phase_side``.  ``Turn`` reads all of it for one
-state and gives the rest of the program typed objects:
+``Ruleset.awaiting`` and ``Ruleset.default_orders``; from the game's order forms
+(``Ruleset.forms``, core/forms.py) and the words each step names, HELP and the set-up
+choices.  The view of the rows a side may read and the side a step belongs to are still the
+hooks ``awaiting_view`` and ``phase_side``.  ``Turn`` reads all of it for one state and gives
+the rest of the program typed objects:
 
 * ``Wait``  - one row of what the game waits for (the keys ``pbem state --json``
   has always shown in ``awaiting``, typed, in the order the game gave them);
@@ -33,6 +34,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
+from pbem.core import forms as F
 from pbem.core.orders import CORE_VERBS, Advance, End, GameVerb, Order, OrderError, order_line, parse_line
 
 REFEREE = "referee"
@@ -182,7 +184,7 @@ class Turn:
     def _offer(self, side: str) -> Offer:
         mine = tuple(w for w in self.waits_for(side) if w.side == side)
         default = self.default(side)
-        step = current_step(self.rules, self.st, self.sc) if self.rules.steps or self.rules.interrupts else None
+        step = self.step
         if step is not None and mine and not (self.st.chain is not None and self.st.chain.entropy):
             said = list(step.words(self.st, self.sc, side))       # the step declares them
         else:
@@ -213,14 +215,23 @@ class Turn:
         return [order_line(o) for o in self.default(side)]
 
     def help(self, side: str) -> tuple[str, ...]:
-        return self._once("help", side, lambda: tuple(self.rules.order_help(self.st, self.sc, side)))
+        """HELP: the game's order forms ``side`` may use, in the game's order (core/forms.py)."""
+        return self._once("help", side, lambda: tuple(F.help_lines(self.rules, self.st, self.sc, side)))
+
+    @cached_property
+    def step(self) -> "Step | None":
+        """The step the state is in (None: game over, not started, or a game that declares no steps)."""
+        if not (self.rules.steps or self.rules.interrupts):
+            return None
+        return current_step(self.rules, self.st, self.sc)
 
     def setup(self, side: str) -> tuple[str, ...]:
-        return self._once("setup", side, lambda: tuple(self.rules.setup_choices(self.st, self.sc, side)))
+        """The legal choices the step lists for ``side`` (its forms' enumerated choices, core/forms.py)."""
+        return self._once("setup", side, lambda: tuple(F.choice_lines(self.rules, self.step, self.st, self.sc, side)))
 
     def setup_title(self, side: str) -> str:
-        """What ``side``'s choices are called now ("set-up choices", or a game's own name)."""
-        return self._once("setup_title", side, lambda: self.rules.choices_title(self.st, self.sc, side))
+        """What ``side``'s choices are called now (the step's ``title``: "set-up choices" by default)."""
+        return self.step.heading(self.st, self.sc) if self.step is not None else "set-up choices"
 
     def _once(self, what: str, side: str, make):
         got = self._parts.get((what, side))
@@ -244,7 +255,7 @@ def step_id(st, rules=None, sc=None) -> str:
     in the phase are not those of the interrupt, nor the other way round.  Without ``rules``
     (or for a game that declares no interrupt) the turn and phase only."""
     base = f"t{st.turn}.p{st.phase}"
-    if rules is None or not getattr(rules, "interrupts", ()):
+    if rules is None or not rules.interrupts:
         return base
     step = current_step(rules, st, sc)
     if step is None or step.pending is None:
@@ -321,21 +332,28 @@ class Step:
                 rule says more than "not now" (units move only in their own movement phase);
                 the refusal adds the reason and cites that rule; or (st, sc, word) -> (reason, rule)
                 or None, where the reason depends on the state
+    ``choices`` the words whose forms' enumerated legal choices the step lists while it waits
+                for a side (core/forms.py: set-up hexes, drop zones ...), in that order; or
+                (st, sc, side) -> them
+    ``title``   what those choices are called ("set-up choices"), or (st, sc) -> it
     """
 
     __slots__ = ("name", "verbs", "rule", "kind", "order", "side", "waits", "default", "pending", "offered", "why",
-                 "sides")
+                 "sides", "choices", "title")
 
     def __init__(self, name: str, *, verbs: Mapping[str, Handler], rule: str = "", kind: str = "",
                  order: str = "", side: Callable | None = None, waits: Callable | None = None,
                  default: Callable | None = None, pending: Callable | None = None,
                  offered: Callable | None = None, why: Mapping[str, tuple[str, str]] | Callable | None = None,
-                 sides: Callable | None = None):
+                 sides: Callable | None = None, choices: Iterable[str] | Callable = (),
+                 title: str | Callable = "set-up choices"):
         self.name, self.verbs, self.rule = name, dict(verbs), rule
         self.why = why if callable(why) else dict(why or {})
         self.kind, self.order = kind or name, order
         self.side, self.waits, self.default = side, waits, default
         self.pending, self.offered, self.sides = pending, offered, sides
+        self.choices = choices if callable(choices) else tuple(choices)
+        self.title = title
 
     def __repr__(self) -> str:
         return f"Step({self.name!r}, verbs={list(self.verbs)})"
@@ -375,6 +393,14 @@ class Step:
         if self.offered is not None:
             return tuple(self.offered(st, sc, side))
         return tuple(self.verbs)
+
+    def choice_words(self, st, sc, side: str) -> tuple[str, ...]:
+        """The words whose forms' choices this step lists for ``side``."""
+        return tuple(self.choices(st, sc, side)) if callable(self.choices) else self.choices
+
+    def heading(self, st, sc) -> str:
+        """What the step's choices are called now."""
+        return self.title(st, sc) if callable(self.title) else self.title
 
     def defaults(self, st, sc, side: str) -> list[Order]:
         if not any(r["side"] == side for r in self.rows(st, sc)):

@@ -14,6 +14,7 @@ each phase and what the game waits for.  The rules, by concern:
                     indirect fire (18-20);  tables/  the printed tables
     words.py        report wording;  schema.py, lint.py  scenario
     views.py        map marks, set-up choices, the other side's standing orders hidden (6.6)
+    steps.py        the turn as steps (5) and the order forms: HELP and the set-up choices
     map_face.py     the map's counters (values, fronts, turrets, status, wrecks), hex markers, shot lines
 """
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 from pbem.core import orders as O
 from pbem.core.hexgrid import DIRECTIONS
 from pbem.core.orders import OrderError
-from pbem.core.ruleset import Ctx, Ruleset, core_help, find_unit
+from pbem.core.ruleset import Ctx, Ruleset, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
 from pbem.games.advanced_tobruk.artillery import arty_views, indirect
@@ -30,16 +31,16 @@ from pbem.games.advanced_tobruk.board import cover_moves, ground, perimeter_word
 from pbem.games.advanced_tobruk import data, events as E, reducer, views, words
 from pbem.games.advanced_tobruk.fog import fow, hidden
 from pbem.games.advanced_tobruk.mines import mines
-from pbem.games.advanced_tobruk.notes import notes, notes_setup, notes_words
+from pbem.games.advanced_tobruk.notes import notes, notes_words
 from pbem.games.advanced_tobruk.turn import sequence
 from pbem.games.advanced_tobruk.fog import known as knowing
-from pbem.games.advanced_tobruk.board.facing import SPINES, spine
+from pbem.games.advanced_tobruk.board.facing import spine
 from pbem.games.advanced_tobruk.turn.movement import unit_and_spine
 from pbem.games.advanced_tobruk.lint import lint as lint_scenario
 from pbem.games.advanced_tobruk.turn.standing import standing_order
 from pbem.games.advanced_tobruk.schema import TobrukData, TobrukVictory
 from pbem.games.advanced_tobruk.state import Piece, TobrukState
-from pbem.games.advanced_tobruk.steps import INTERRUPTS, MOVES, STEPS
+from pbem.games.advanced_tobruk.steps import FORMS, INTERRUPTS, MOVES, STEPS
 
 GAME = "advanced-tobruk"
 class AdvancedTobruk(Ruleset):
@@ -49,6 +50,7 @@ class AdvancedTobruk(Ruleset):
     state_type = TobrukState
     steps = STEPS                  # the turn (5, steps.py): the kernel's handle, awaiting and defaults read them
     interrupts = INTERRUPTS        # a move paused for opportunity fire (6.6)
+    forms = FORMS                  # the order forms: HELP and the set-up choices (steps.py, core/forms.py)
     sequence_rule = "5.03"         # the side whose activation it is
     any_time = {"standing": lambda ctx, o: standing_order(ctx, o.args),            # 6.6, at any time
                 "note": lambda ctx, o: notes.handle(ctx, o.word, o.args),          # side notes and secret rolls
@@ -117,9 +119,6 @@ class AdvancedTobruk(Ruleset):
 
     def map_marks(self, state: TobrukState, sc: Scenario, viewer: str) -> dict:
         return views.map_marks(state, sc, viewer)
-
-    def setup_choices(self, state: TobrukState, sc: Scenario, side: str) -> list[str]:
-        return views.setup_choices(state, sc, side) + notes_setup.choices(state, sc, side)
 
     def report_notes(self, state: TobrukState, sc: Scenario, viewer: str) -> list[tuple[str, list[str]]]:
         out = notes_words.report_notes(state, sc, viewer)
@@ -198,39 +197,3 @@ class AdvancedTobruk(Ruleset):
         continued_fire.on_enter(ctx, [u.id], h)            # 15.932
         fow.update(ctx)                                    # 32.12 the infiltrator may now spot FOW units
         sequence.activated(ctx, [u.id])
-
-    def order_help(self, st: TobrukState, sc: Scenario, side: str) -> list[str]:
-        own = [
-            "pass    this side has finished the phase; the other completes it (5.131, 5.22)",
-            "pivot UNIT SPINE | turret UNIT SPINE    set-up facing; in the Movement Segment a free pivot (6.532)",
-            "fire UNIT[+UNIT...] at TARGET|HEX [with W,...] [ap|he|apcr|heat]    one unit or firegroup (12-17)",
-            "crawl UNIT HEX | assault UNIT[+UNIT...] STEP ... | run UNIT[+UNIT...] STEP ...    personnel (6.41)",
-            "cross VEHICLE STEP ... | assault VEHICLE STEP ...    vehicles; STEP: HEX, back HEX, face SPINE, "
-            "turret SPINE, overrun UNIT (an AFV by assault movement, 21), off, continue (6.5)",
-            "standing [UNIT] ask | hold | any [range N] | afv [range N]    standing opportunity-fire orders (6.6)",
-            "fire UNIT[+UNIT...] [at HEX] | pass    answer a move paused for your opportunity fire, once for its "
-            "whole path: one line a shot, HEX any hex of the path ahead (none: where the mover stands); the move "
-            "goes on when every unit asked is named, or at pass (the others hold); a shot that stops the mover "
-            "ends its move there (6.6, 6.64, 11.41)",
-            "fire UNIT[+UNIT...] [at HEX]    (units already marked fired) desperation fire in that answer: personnel, "
-            "printed gunfire, mover within normal range, the attack's roll is their morale check (15.6)",
-            views.MAIL_COSTS,
-            "infiltrate UNIT HEX | grenade UNIT at HEX | close-assault UNIT at VEHICLE    Infiltration Phase (22, 23)",
-            f"spines: {' '.join(SPINES)} (a vehicle facing NNE has its front hexsides N and NE)",
-        ]
-        keep = [x for x in core_help(st, sc, side) if x.split()[0] in ("secret", "unveil", "press")]
-        if indirect.enabled(sc):
-            own.append("call BATTERY at HEX [concentration|barrage [line DIR]|rolling|smoke] [by UNIT] | fire MORTAR "
-                       "at HEX [by LEADER] | smoke UNIT at HEX | counter-battery BATTERY at ENEMY | cease BATTERY    "
-                       "Indirect Fire Phase (18-20)")
-        if data.gd(sc).mines:
-            own.append("search UNIT    a personnel unit that has not moved spends the Movement Segment searching: "
-                       "adjacent hidden enemy minefields are placed (31.211)")
-        if cover_moves.shown(sc):
-            own += ["move STEPs: under | out (FULL cover, 31.02) | rim DIR | down (a wadi's GOOD position, 33.74) | "
-                    "fire TARGET (assault fire at half gunfire, crawl or assault only, 15.52)",
-                    "infiltrate UNIT under | out    into or out of FULL cover in the Infiltration Phase (31.254, 31.571)",
-                    "standing [UNIT] drop | nodrop    personnel drop into FULL cover when fired on (15.22)"]
-        if notes.in_use(sc):
-            own += notes_words.help_lines()
-        return own + keep

@@ -10,13 +10,15 @@ from pbem.core import orders as O
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
+from pbem.core.forms import Form, core, note
 from pbem.core.turn import Step, phase_steps
 from pbem.games.advanced_tobruk.turn import broken, sequence
 from pbem.games.advanced_tobruk.board import cover_moves
 from pbem.games.advanced_tobruk import data, views
 from pbem.games.advanced_tobruk.artillery import indirect
 from pbem.games.advanced_tobruk.mines import mines
-from pbem.games.advanced_tobruk.notes import notes, notes_setup
+from pbem.games.advanced_tobruk.notes import notes, notes_setup, notes_words
+from pbem.games.advanced_tobruk.board.facing import SPINES
 from pbem.games.advanced_tobruk.fire.fire_personnel import handle_fire, handle_grenade
 from pbem.games.advanced_tobruk.fire.melee import handle_assault
 from pbem.games.advanced_tobruk.turn.opportunity import answer, move_order, pivot_order
@@ -120,10 +122,16 @@ def _setup_why(st: TobrukState, sc: Scenario, word: str):
     return None
 
 
-def _step(name: str, verbs: dict, default=None) -> Step:
+def _step(name: str, verbs: dict, default=None, choices: tuple[str, ...] = (), offered=None) -> Step:
     return Step(name, rule=RULE[name], waits=_phase_rows(name), side=lambda st, sc: st.step.to_act,
-                why=_setup_why if name == "setup" else WHY,
+                why=_setup_why if name == "setup" else WHY, choices=choices, offered=offered,
                 verbs={**verbs, "pass": _pass}, default=default or (lambda st, sc, side: [O.GameVerb(word="pass")]))
+
+
+def _movement_words(st: TobrukState, sc: Scenario, side: str) -> tuple[str, ...]:
+    """31.211: ``search`` only on a card with minefields (the row and HELP offer it there alone)."""
+    words = (*MOVES, "pivot", "turret", "search", "pass")
+    return words if data.gd(sc).mines else tuple(w for w in words if w != "search")
 
 
 def _setup_face(ctx: Ctx, order: O.GameVerb) -> None:
@@ -131,18 +139,19 @@ def _setup_face(ctx: Ctx, order: O.GameVerb) -> None:
 
 
 STEPS = phase_steps(
-    _step("setup", {"pivot": _setup_face, "turret": _setup_face}, _setup_default),           # 2.48, 6.521
+    _step("setup", {"pivot": _setup_face, "turret": _setup_face}, _setup_default,            # 2.48, 6.521
+          choices=("pivot", "standing", "pass", "note")),
     _step("indirect", {w: _indirect for w in (*indirect.VERBS, "fire")}),                    # 18-20
     _step("movement", {**{w: (lambda ctx, o: move_order(ctx, o.word, o.args)) for w in MOVES},
                        "pivot": lambda ctx, o: pivot_order(ctx, o.word, o.args),
                        "turret": lambda ctx, o: pivot_order(ctx, o.word, o.args),
                        "search": _search},                                                   # 6, 31.211
-          _movement_default),
+          _movement_default, offered=_movement_words),
     _step("direct-fire", {"fire": _fire}),                                                    # 5.12
     _step("final-fire", {"fire": _fire}),                                                     # 6.65
     _step("infiltration", {"infiltrate": lambda ctx, o: ctx.rules._infiltrate(ctx, o.args),   # 22.11
                            "grenade": _grenade, "close-assault": _close_assault}),            # 22, 23
-    _step("register", {}),                                    # the registrations are notes (any time)
+    _step("register", {}, choices=("note",)),                 # the registrations are notes (any time)
 )
 
 
@@ -160,3 +169,54 @@ PAUSED = Step("opportunity-fire", rule="6.6", pending=lambda st, sc: st.pending 
               verbs={w: (lambda ctx, o: answer(ctx, o.word, o.args)) for w in ("fire", "pass")},
               default=lambda st, sc, side: [O.GameVerb(word="pass")])
 INTERRUPTS = (PAUSED,)
+
+
+# --- the order forms (HELP lists them in this order; core/forms.py) ---------------------------------
+# The set-up step lists the choices of pivot, standing, pass and note (views.py, notes_setup.py).
+
+def _notes_on(st: TobrukState, sc: Scenario) -> bool:
+    return notes.in_use(sc)
+
+
+FORMS = (
+    Form("pass", "pass", "this side has finished the phase; the other completes it", rule="5.131, 5.22",
+         choices=views.pass_choices),
+    Form("pivot", "pivot UNIT SPINE | turret UNIT SPINE", "set-up facing; in the Movement Segment a free pivot",
+         rule="6.532", also=("turret",), choices=views.facing_choices),
+    Form("fire", "fire UNIT[+UNIT...] at TARGET|HEX [with W,...] [ap|he|apcr|heat]", "one unit or firegroup",
+         rule="12-17"),
+    Form("crawl", "crawl UNIT HEX | assault UNIT[+UNIT...] STEP ... | run UNIT[+UNIT...] STEP ...", "personnel",
+         rule="6.41", also=("assault", "run")),
+    Form("cross", "cross VEHICLE STEP ... | assault VEHICLE STEP ...", "vehicles; STEP: HEX, back HEX, face SPINE, "
+         "turret SPINE, overrun UNIT (an AFV by assault movement, 21), off, continue", rule="6.5", also=("assault",)),
+    Form("standing", "standing [UNIT] ask | hold | any [range N] | afv [range N]", "standing opportunity-fire orders",
+         rule="6.6", choices=views.standing_choices),
+    Form("fire", "fire UNIT[+UNIT...] [at HEX] | pass", "answer a move paused for your opportunity fire, once for its "
+         "whole path: one line a shot, HEX any hex of the path ahead (none: where the mover stands); the move "
+         "goes on when every unit asked is named, or at pass (the others hold); a shot that stops the mover "
+         "ends its move there", rule="6.6, 6.64, 11.41", also=("pass",)),
+    Form("fire", "fire UNIT[+UNIT...] [at HEX]", "(units already marked fired) desperation fire in that answer: "
+         "personnel, printed gunfire, mover within normal range, the attack's roll is their morale check",
+         rule="15.6"),
+    note(views.MAIL_COSTS),
+    Form("infiltrate", "infiltrate UNIT HEX | grenade UNIT at HEX | close-assault UNIT at VEHICLE",
+         "Infiltration Phase", rule="22, 23", also=("grenade", "close-assault")),
+    note(f"spines: {' '.join(SPINES)} (a vehicle facing NNE has its front hexsides N and NE)"),
+    Form("call", "call BATTERY at HEX [concentration|barrage [line DIR]|rolling|smoke] [by UNIT] | fire MORTAR "
+         "at HEX [by LEADER] | smoke UNIT at HEX | counter-battery BATTERY at ENEMY | cease BATTERY",
+         "Indirect Fire Phase", rule="18-20", also=("fire", "smoke", "counter-battery", "cease"),
+         when=lambda st, sc: indirect.enabled(sc)),
+    Form("search", "search UNIT", "a personnel unit that has not moved spends the Movement Segment searching: "
+         "adjacent hidden enemy minefields are placed", rule="31.211", when=lambda st, sc: bool(data.gd(sc).mines)),
+    note("move STEPs: under | out (FULL cover, 31.02) | rim DIR | down (a wadi's GOOD position, 33.74) | "
+         "fire TARGET (assault fire at half gunfire, crawl or assault only, 15.52)",
+         when=lambda st, sc: cover_moves.shown(sc)),
+    Form("infiltrate", "infiltrate UNIT under | out", "into or out of FULL cover in the Infiltration Phase",
+         rule="31.254, 31.571", when=lambda st, sc: cover_moves.shown(sc)),
+    Form("standing", "standing [UNIT] drop | nodrop", "personnel drop into FULL cover when fired on", rule="15.22",
+         when=lambda st, sc: cover_moves.shown(sc)),
+    # the side notes (5.01): when they are written, each note with what it records, the secret rolls
+    Form("note", also=("roll",), rule="5.01", text=lambda st, sc, side: notes_words.help_lines(), when=_notes_on,
+         choices=notes_setup.choices),                         # the notes still owed or open now
+    *core("secret", "unveil", "press"),
+)

@@ -133,11 +133,12 @@ def _under_stack(st: TobrukState, sc: Scenario, uid: str, viewer: str) -> bool:
     return True
 
 
-def setup_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
-    """During ``side``'s set-up step (2.48): each unit with a facing or a turret and what it may
-    turn to, the standing orders now, and ``pass`` to finish.  The hexes are the card's."""
-    if st.result is not None or phase_name(st, sc) != "setup" or st.step.to_act != side or st.pending:
-        return []
+# The set-up step's choices (2.48), each that of an order form (steps.py FORMS): each unit with a
+# facing or a turret and what it may turn to, the standing orders now, and ``pass`` to finish.
+# The hexes are the card's.  They run while the set-up step waits for ``side`` (core/forms.py).
+
+def facing_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
+    """6.52, 12.2: ``side``'s units with a facing (and a turret), and what they face now."""
     spines = " ".join(SPINES)
     out = []
     for uid, u in sorted(st.units.items()):
@@ -148,17 +149,23 @@ def setup_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
         if data.utype(sc, uid).get("turret"):
             line += f"; turret {uid} SPINE (now {SPINES[p.turret] if p.turret >= 0 else 'with the hull'})"
         out.append(f"{line}  (SPINE: {spines}; 6.52, 12.2)")
+    return out
+
+
+def standing_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
+    """6.6: the standing orders ``side`` may give, its orders now, and what each costs in mails."""
     so = st.orders.get(side, StandingOrders())
     own = ", ".join(f"{uid} {_order_words(order_for(st, side, uid))}" for uid in sorted(so.units)) or "none"
-    out.append(f"standing [UNIT] ask | hold | any [range N] | afv [range N] | duel | noduel{_drop_words(sc)}  (6.6; side default "
-               f"now: {_order_words(so.default)}; units of their own: {own})")
-    out.append(MAIL_COSTS)
+    return [f"standing [UNIT] ask | hold | any [range N] | afv [range N] | duel | noduel{_drop_words(sc)}  (6.6; "
+            f"side default now: {_order_words(so.default)}; units of their own: {own})", MAIL_COSTS]
+
+
+def pass_choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
+    """2.48, 5.01: ``pass`` ends the side's set-up, once what the rules require is written."""
     if notes.in_use(sc):
-        out.append("pass  when the facings, standing orders and the side notes marked 'required' below are written "
-                   "(the set-up hexes are the card's, 2.48; 5.01)")
-    else:
-        out.append("pass  when the facings and standing orders are set (the set-up hexes are the card's, 2.48)")
-    return out
+        return ["pass  when the facings, standing orders and the side notes marked 'required' below are written "
+                "(the set-up hexes are the card's, 2.48; 5.01)"]
+    return ["pass  when the facings and standing orders are set (the set-up hexes are the card's, 2.48)"]
 
 
 MAIL_COSTS = ("what each standing order costs in mails: ask (the default) - an enemy move that comes into the "

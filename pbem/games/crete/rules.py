@@ -29,18 +29,18 @@ from __future__ import annotations
 
 from pbem.core import orders as O
 from pbem.core.orders import OrderError
-from pbem.core.ruleset import Ctx, Ruleset, core_help
+from pbem.core.ruleset import Ctx, Ruleset
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
 from pbem.games.crete import events as E
 from pbem.games.crete import reducer, words
 from pbem.games.crete.airborne import check_plan, plan_name
-from pbem.games.crete.board import enemies, friends, gd, land, map_of, stack_limit, utype
+from pbem.games.crete.board import gd
 from pbem.games.crete.lint import scenario_errors
 from pbem.games.crete.movement import owing_tracks
 from pbem.games.crete.odds import RESULTS
 from pbem.games.crete.schema import CreteData, CreteVictory
-from pbem.games.crete.steps import INTERRUPTS, STEPS, doctrine_order
+from pbem.games.crete.steps import FORMS, INTERRUPTS, STEPS, doctrine_order
 from pbem.games.crete.state import CW, GERMAN, CreteState
 from pbem.games.crete.terms import game_end
 from pbem.games.crete.terms import places_held
@@ -62,6 +62,7 @@ class Crete(Ruleset):
     state_type = CreteState
     steps = STEPS                 # the turn (3.0, crete/steps.py): the kernel's handle, awaiting, defaults
     interrupts = INTERRUPTS       # a fight's decisions (10.3-10.7)
+    forms = FORMS                 # the order forms: HELP and the set-up choices (core/forms.py)
     sequence_rule = "3.0"          # the sequence of play: whose phase it is
     any_time = {"doctrine": doctrine_order}   # a standing answer (10.5): any time, by either side
     first_turn = 0                 # 1.x: the set-up steps come before turn 1
@@ -90,61 +91,6 @@ class Crete(Ruleset):
         """A check's view (core/known.py): whether a still sealed plan is valid is the German's to know."""
         if viewer != GERMAN and not k.crete.plan_open:
             k.crete.plan_error = ""
-
-    # --- what players are told (HELP, the welcome) -------------------------------------
-
-    def order_help(self, st: CreteState, sc: Scenario, side: str) -> list[str]:
-        core = [x for x in core_help(st, sc, side) if not x.startswith(("attack ", "advance ", "retreat "))]
-        own = ([f"secret {plan_name(sc)} " + " ".join(f"{m}=N" for m in gd(sc).get("maps", {}))
-                + "    the drop plan: airborne units per map on Game-Turn 1 (1.0, 1.1)",
-                "drop UNIT HEX    an airborne unit's one airdrop; it may scatter (5.0, 5.9)",
-                "land UNIT HEX    a mountain unit lands on a captured airfield (6.0)"] if side == GERMAN else
-               ["place UNIT HEX    set-up: a unit on a land hex (1.2)"]) + [
-            "attack HEX [plus HEX ...] with UNIT ... all-out|limited [air AIR ...] [lose UNIT ...] "
-            "[advance UNIT [HEX] | no-advance]    one attack at a time (8.0, 9.1)",
-            "retreat UNIT HEX | counterattack [HEX] TABLE    answer a Ca result (10.5)",
-            "lose UNIT ...    answer a loss the game asks for (10.3)",
-            "doctrine ca|re-roll [UNIT|HEX] ANSWER    a standing answer to Ca choices (10.5)",
-        ]
-        return core + own
-
-    def setup_choices(self, st: CreteState, sc: Scenario, side: str) -> list[str]:
-        """The drop plan's maps, the Commonwealth set-up area, the drop and landing
-        alternatives of an air-landing phase."""
-        if st.result is not None or st.decision is not None or not 0 <= st.phase < len(sc.sequence):
-            return []
-        ph = sc.sequence[st.phase]
-        if ph.side != side:
-            return []
-        maps = gd(sc).get("maps", {})
-        if ph.name == "drop-plan":
-            return [f"the {m} map: columns {v['first_col']:02d}-{v['last_col']:02d}" for m, v in maps.items()]
-        if ph.name == "set-up":
-            left = sorted(u.id for u in st.units.values() if u.side == CW and u.hex is None and not u.eliminated)
-            areas = ", ".join(f"{m} (columns {v['first_col']:02d}-{v['last_col']:02d})" for m, v in maps.items())
-            return [f"place each unit on any land hex of the maps {areas}, at most {stack_limit(sc)} "
-                    "Commonwealth units a hex (1.2, 4.4)",
-                    f"units still to place: {' '.join(left) if left else 'none'}"]
-        if ph.name != "air-landing":
-            return []
-        cd = st.crete
-        out = []
-        waiting = sorted(u.id for u in st.units.values() if u.side == GERMAN and u.hex is None and not u.eliminated
-                         and u.id not in cd.dropped and u.id not in cd.landed)
-        air = [u for u in waiting if utype(sc, u) == gd(sc).get("airborne_type", "airborne")]
-        if air:
-            if st.turn == 1 and cd.plan_open:
-                left = ", ".join(f"{m} {cd.plan.get(m, 0) - cd.t1.get(m, 0)}" for m in maps)
-                out.append(f"drop zones: any land hex free of Commonwealth units (5.1); the plan leaves: {left}")
-            else:
-                out.append("drop zones: any land hex of the maps free of Commonwealth units (5.1)")
-            out.append(f"airborne units to drop: {' '.join(air)}")
-        fields = [h for h in gd(sc).get("airfields", []) if h in cd.captured and land(sc, h) and map_of(sc, h)
-                  and not enemies(st, h, GERMAN) and friends(st, h, GERMAN) < 3]
-        hill = [u for u in waiting if utype(sc, u) == gd(sc).get("mountain_type", "mountain")]
-        if hill:
-            out.append(f"airfields open to land on (6.0-6.2): {' '.join(fields) if fields else 'none yet'}")
-        return out
 
     # ends of phases (3.0) --------------------------------------------------------------------------
 

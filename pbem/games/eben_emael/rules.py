@@ -26,13 +26,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pbem.core import orders as O
-from pbem.core.ruleset import Ctx, Ruleset, core_help
+from pbem.core.forms import Form, core
+from pbem.core.ruleset import Ctx, Ruleset
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState
 from pbem.core.turn import Step, phase_steps
 from pbem.games.eben_emael import assault, board, fire, lint, movement, phases, reducer, secrets, words
 from pbem.games.eben_emael import events as E
-from pbem.games.eben_emael.board import FIRE_RESULTS, GERMAN, gd
+from pbem.games.eben_emael.board import BELGIAN, FIRE_RESULTS, GERMAN, gd
 from pbem.games.eben_emael.schema import EbenData, EbenVictory
 from pbem.games.eben_emael.state import EbenEmaelState, initial_state
 from pbem.games.eben_emael.terms import victory_rule
@@ -103,27 +104,72 @@ def _pending(kind: str):
     return lambda st, sc: st.decision is not None and st.decision.kind == kind
 
 
+def _dummy_choices(st: GameState, sc: Scenario, side: str) -> list[str]:
+    """9.5: the cupolas that may be dummies; 11.0: the minefields, if the scenario has them."""
+    cups = [h for h, fid in sorted(board.forts(sc).items())
+            if sc.unit_defs[fid].type == "cupola" and h not in gd(sc).get("never_dummy", [])]
+    out = [f"dummy cupolas (dummy-1, dummy-2) on one of these cupolas: {' '.join(cups)} (9.5)"]
+    n = int(gd(sc).get("minefields", 0))
+    if n:
+        out.append(f"minefields mine-01 .. mine-{n:02d}: any hex without a fortification (11.0, 11.6)")
+    return out
+
+
+def _squad_choices(st: GameState, sc: Scenario, side: str) -> list[str]:
+    """12.2: the German squads still to place and the clear hexes open to them."""
+    free = _clear_free(st, sc)
+    left = sorted(u.id for u in st.units.values() if u.side == GERMAN and u.hex is None and not u.eliminated)
+    return [f"squads to place: {' '.join(left) or 'none'}",
+            f"clear hexes open to them ({len(free)}): {' '.join(free)}"]
+
+
+# The order forms (HELP lists them in this order, core/forms.py); the set-up steps list the choices
+# of "place" (German) and of the sealed dummies and minefields (Belgian).
+FORMS = (
+    Form("place", "place UNIT HEX", "set-up: a squad on a clear hex, no fortification, no stacking", rule="12.2",
+         sides=(GERMAN,), choices=_squad_choices),
+    Form("demolish", "demolish FORT with UNIT [charge]", "sappers demolish a fortification", rule="8.2",
+         sides=(GERMAN,)),
+    Form("secret", "secret dummy-N HEX", "set-up: a dummy cupola", rule="9.5", sides=(BELGIAN,),
+         choices=_dummy_choices),
+    Form("secret", "secret mine-NN HEX", "set-up: a minefield", rule="11.0", sides=(BELGIAN,)),
+    Form("enter", "enter UNIT HEX ...", "a reinforcement enters at a map edge", rule="10.2", sides=(BELGIAN,)),
+    Form("place", "place UNIT HEX", "a garrison squad appears", rule="10.3", sides=(BELGIAN,)),
+    Form("move", "move UNIT HEX ...", "movement", rule="4.0"),
+    Form("fire", "fire UNIT TARGET", "a fire attack at range, with line of sight", rule="5.2, 6.0"),
+    Form("assault", "assault HEX with UNIT ...", "a close assault on an adjacent hex", rule="7.1"),
+    Form("lose", "lose UNIT", "answer a loss the game asks for", rule="4.4, 7.5"),
+    *core("advance", "end", "unveil", "press"),
+)
+
+
 # The steps of the turn (3.0); the phase steps by what the phase is for (phases.kind: both fire
 # phases are fire phases).  "end" closes a set-up, a movement, or the announcements of a fire or an
 # assault phase (which then resolves them in order, 5.2, 7.1, 8.2).
 STEPS = phase_steps(
     Step("setup-belgian", kind="set-up", rule="9.5, 11.0", waits=_belgian_setup_order,
-         verbs={"end": _end("setup-belgian")}, default=_belgian_default),     # the sealing: secret (core)
+         verbs={"end": _end("setup-belgian")}, default=_belgian_default,       # the sealing: secret (core)
+         choices=("secret",)),
     Step("setup-german", kind="set-up", rule="12.2", order="place UNIT HEX for every German unit, then end",
-         verbs={"place": _args(movement.setup_place), "end": _end("setup-german")}, default=_german_default),
+         verbs={"place": _args(movement.setup_place), "end": _end("setup-german")}, default=_german_default,
+         choices=("place",)),
     Step("movement", rule="4.0", order="move UNIT HEX ...; enter UNIT HEX ...; place UNIT HEX; then end",
          verbs={"move": movement.move,                                        # 4.0
                 "enter": _args(movement.enter),                               # 10.2
                 "place": _args(movement.place_garrison),                      # 10.3
                 "lose": _args(movement.lose_excess),                          # 4.4
-                "end": _end("movement")}),
+                "end": _end("movement")},
+         offered=lambda st, sc, side: ("move", "enter", "place", "lose", "end") if side == BELGIAN
+         else ("move", "lose", "end")),              # 10.2, 10.3: the reinforcements are all Belgian
     Step("fire", rule="5.2", waits=_fire_waits,
          verbs={"fire": _args(fire.declare_fire), "end": _end("fire")}),     # 5.2
     Step("assault", rule="7.1, 8.2",
          order="assault HEX with UNIT ... / demolish FORT with UNIT [charge] (all of them), then end",
          verbs={"assault": _args(assault.declare_assault),                    # 7.1
                 "demolish": _args(assault.declare_demolition),                # 8.2
-                "end": _end("assault")}),
+                "end": _end("assault")},
+         offered=lambda st, sc, side: ("assault", "demolish", "end") if side == GERMAN
+         else ("assault", "end")),                   # 8.0: the fortifications are the German sappers' to demolish
     # played by the game itself (9.4, 3.0 step 6): a state never rests in them, "end" goes on
     Step("activation", rule="3.0", order="end", verbs={"end": _end("activation")}),
     Step("reorganization", rule="3.0", order="end", verbs={"end": _end("reorganization")}),
@@ -155,6 +201,7 @@ class EbenEmael(Ruleset):
     needs_secrets = True          # the engine hands the host's sealed payloads to every order
     steps = STEPS                 # the turn (3.0): the kernel's handle, awaiting and defaults read them
     interrupts = INTERRUPTS
+    forms = FORMS                 # the order forms: HELP and the set-up choices (core/forms.py)
     sequence_rule = "3.0"          # the sequence of play: whose phase it is
 
     # ---- the game's start, the reducer, data ------------------------------------------
@@ -225,47 +272,3 @@ class EbenEmael(Ruleset):
 
     def check_sealed(self, ctx: Ctx, order: O.Secret | O.Unveil) -> None:
         secrets.check_sealed(ctx, order)         # 9.5, 11.0
-
-    # ---- what players are told (HELP, the welcome) ------------------------------------
-
-    def order_help(self, st: GameState, sc: Scenario, side: str) -> list[str]:
-        if side == GERMAN:
-            own = ["place UNIT HEX    set-up: a squad on a clear hex, no fortification, no stacking (12.2)",
-                   "enter UNIT HEX ...    a reinforcement enters (10.2)",
-                   "demolish FORT with UNIT [charge]    sappers demolish a fortification (8.2)"]
-        else:
-            own = ["secret dummy-N HEX    set-up: a dummy cupola (9.5)",
-                   "secret mine-NN HEX    set-up: a minefield (11.0)",
-                   "place UNIT HEX    a garrison squad appears (10.3)"]
-        own += ["move UNIT HEX ...    movement (4.0)",
-                "fire UNIT TARGET    a fire attack at range, with line of sight (5.2, 6.0)",
-                "assault HEX with UNIT ...    a close assault on an adjacent hex (7.1)",
-                "lose UNIT    answer a loss the game asks for (4.4, 7.5)"]
-        keep = [x for x in core_help(st, sc, side) if x.split()[0] in ("advance", "end", "unveil", "press")]
-        return own + keep
-
-    def setup_choices(self, st: GameState, sc: Scenario, side: str) -> list[str]:
-        """The set-up choices: the cupolas that may be dummies and the minefields (Belgian),
-        the clear hexes open to the German squads."""
-        if st.result is not None or st.decision is not None or not 0 <= st.phase < len(sc.sequence):
-            return []
-        ph = sc.sequence[st.phase]
-        if ph.side != side:
-            return []
-        kind = phases.kind(ph.name)
-        if kind == "setup-belgian":
-            cups = [h for h, fid in sorted(board.forts(sc).items())
-                    if sc.unit_defs[fid].type == "cupola" and h not in gd(sc).get("never_dummy", [])]
-            out = [f"dummy cupolas (dummy-1, dummy-2) on one of these cupolas: {' '.join(cups)} (9.5)"]
-            n = int(gd(sc).get("minefields", 0))
-            if n:
-                out.append(f"minefields mine-01 .. mine-{n:02d}: any hex without a fortification (11.0, 11.6)")
-            return out
-        if kind == "setup-german":
-            used = {u.hex for u in st.units.values() if u.hex}
-            free = [h for h in sc.board.grid.all_hexes() if board.terrain(sc, h) == "clear"
-                    and h not in board.forts(sc) and h not in used]
-            left = sorted(u.id for u in st.units.values() if u.side == GERMAN and u.hex is None and not u.eliminated)
-            return [f"squads to place: {' '.join(left) or 'none'}",
-                    f"clear hexes open to them ({len(free)}): {' '.join(free)}"]
-        return []

@@ -67,7 +67,7 @@ def _unit_line(u: UnitState, state: str, move: int, hasty: int) -> str:
     return f"{u.id} in {u.hex}, {state}{dis}    {what}"
 
 
-def order_help(st: FormationState, sc: Scenario, side: str) -> list[str]:
+def activation_lines(st: FormationState, sc: Scenario, side: str) -> list[str]:
     """HELP during ``side``'s activation: the active formation, its APs, and each of its
     units with its costs; other formations' units may not act (5.5.1).  [] otherwise."""
     act = st.fm.active

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from pbem.core import orders as O
 from pbem.core.orders import OrderError
-from pbem.core.ruleset import Ctx, Ruleset, core_help
+from pbem.core.ruleset import Ctx, Ruleset
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
-from pbem.games.formation import actions, bonus, choices, intel, reducer, roster, sequence, terms, words
+from pbem.games.formation import actions, bonus, intel, reducer, roster, sequence, terms, words
 from pbem.games.formation import known as knowing
 from pbem.games.formation import events as E
 from pbem.games.formation.board import gd
@@ -36,7 +36,7 @@ from pbem.games.formation.lint import lint as scenario_lint
 from pbem.games.formation.schema import FormationData, FormationVictory
 from pbem.games.formation.snafu import parse as parse_snafu
 from pbem.games.formation.state import ALLIED, AXIS, Formation, FormationState, other
-from pbem.games.formation.steps import INTERRUPTS
+from pbem.games.formation.steps import FORMS, INTERRUPTS
 
 TOPICS = ("reaction", "snafu", "rbc", "combat")
 
@@ -47,6 +47,7 @@ class MiragesRules(Ruleset):
     state_type = FormationState
     interrupts = INTERRUPTS        # the turn (6, 7, 9; formation/steps.py), read from fm: the kernel's handle,
                                    # awaiting and deadline defaults
+    forms = FORMS                  # the order forms: HELP and the Admin/Ops Phase choices (core/forms.py)
     any_time = {"doctrine": lambda ctx, order: doctrine(ctx, list(order.args))}   # standing orders, any time
     # 7.4.2: a result is hits on the attacker / the defender, each "*" when printed red (EC)
     result_codes = frozenset(f"{a}{x}/{d}{y}" for a in range(10) for d in range(10) for x in ("", "*") for y in ("", "*"))
@@ -127,7 +128,7 @@ class MiragesRules(Ruleset):
             raise OrderError(f"{a.formation} is active ({a.ap} AP left): its actions are move | screen | refit | "
                              f"improve | seize | attack, or end to stop the activation", "7.1")
 
-    # --- what players are told (HELP, the welcome) ------------------------------------------------
+    # --- the step line (HELP and the choices: the order forms, steps.py) ---------------------------
 
     def phase_side(self, st: FormationState, sc: Scenario) -> str | None:
         """The Ops Phase belongs to both sides (6): headers name the Initiative player of the
@@ -138,32 +139,6 @@ class MiragesRules(Ruleset):
         if fm.step in ("ops-choose", "actions", "paused") and fm.initiative:
             return fm.initiative
         return super().phase_side(st, sc)
-
-    def order_help(self, st: FormationState, sc: Scenario, side: str) -> list[str]:
-        own = [
-            "activate FORMATION | transfer | end    the Initiative player: act, give the initiative, or "
-            "(after a transfer) end the Ops Phase (6.2, 6.3)",
-            "move UNIT[+UNIT...] HEX ...    a Movement Action of a unit or stack, hex by hex (1 AP, 7.3)",
-            "screen UNIT[+UNIT...] HEX    screen movement from one EZOC into another (7.3.4)",
-            "refit UNIT | improve HEX | seize HEX    refit (7.5), Improved Defense (7.6), victory location (7.3.6)",
-            "attack HEX with UNIT ... [hasty|regular|prepared] [hold|withdraw]    a Combat Action (7.4)",
-            "rbc HEX ... | rbc no | escalate KIND    answers in a combat (7.4.1.1, 7.4.1 C)",
-            "bonus pass | bonus refit UNIT | bonus improve    a winning defender's bonus AP, or any action above with "
-            "the units that won (7.4.3)",
-            "react FORMATION | pass    answer a move that may trigger your reaction (6.5)",
-            "doctrine reaction|snafu|rbc|combat TEXT    standing orders applied without asking (6.5, 5.2, 7.4)",
-            "schwerpunkt FORMATION | enter UNIT HEX [HEX ...]    Admin Phase (9.2, 9.4)",
-            "end    end the activation (or reaction), or your Admin Phase orders",
-        ]
-        keep = [x for x in core_help(st, sc, side) if x.split()[0] in ("secret", "unveil", "press")]
-        return roster.order_help(st, sc, side) + own + keep
-
-    def setup_choices(self, st: FormationState, sc: Scenario, side: str) -> list[str]:
-        return choices.setup_choices(st, sc, side)
-
-    def choices_title(self, st: FormationState, sc: Scenario, side: str) -> str:
-        """No set-up here: the choices are the Admin Phase's or the Ops Phase's (6.0, 9.0)."""
-        return {"admin": "Admin Phase choices"}.get(st.fm.step, "Ops Phase choices")
 
     # --- what sides see ------------------------------------------------------------------------
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 from pbem.core import orders as O
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
+from pbem.core.forms import Form, core, note
 from pbem.core.turn import Step
-from pbem.games.formation import actions, admin, bonus, reaction, sequence
+from pbem.games.formation import actions, admin, bonus, choices, reaction, roster, sequence
 from pbem.games.formation.board import gd
 from pbem.games.formation.combat import combat_awaiting, handle_combat
 from pbem.games.formation.state import FormationState, other
@@ -51,6 +52,9 @@ RESOLVING = Step("combat", rule="7.4", pending=lambda st, sc: st.fm.combat is no
                  waits=lambda st, sc: [], verbs={})
 
 
+OPS = "Ops Phase choices"          # what the Ops Phase's steps call their choices (6.0)
+
+
 # --- a paused move: the other side may react (6.5) ----------------------------------------------
 
 def _paused_rows(st: FormationState, sc: Scenario) -> list[dict]:
@@ -63,7 +67,7 @@ def _paused_rows(st: FormationState, sc: Scenario) -> list[dict]:
 PAUSED = Step("reaction", rule="6.5.1", pending=lambda st, sc: st.fm.step == "paused",
               waits=lambda st, sc: _paused_rows(st, sc) if st.fm.paused is not None else [],
               verbs={w: _then_on(lambda ctx, o: reaction.answer(ctx, o.word, _args(o))) for w in ("react", "pass")},
-              default=lambda st, sc, side: [O.GameVerb(word="pass")])
+              default=lambda st, sc, side: [O.GameVerb(word="pass")], choices=("react",), title=OPS)
 
 
 # --- the Admin Phase (9) ---------------------------------------------------------------------------
@@ -92,7 +96,7 @@ ADMIN = Step("admin", rule="9", pending=lambda st, sc: st.fm.step == "admin", wa
              verbs={"schwerpunkt": _then_on(lambda ctx, o: admin.place_schwerpunkt(ctx, _args(o))),
                     "enter": _then_on(lambda ctx, o: actions.enter(ctx, _args(o))),
                     "end": _then_on(lambda ctx, o: admin.admin_end(ctx))},
-             default=_admin_default)
+             default=_admin_default, choices=("schwerpunkt",), title="Admin Phase choices")
 
 
 # --- the Initiative player's choice (6.2, 6.3) -----------------------------------------------------
@@ -137,7 +141,7 @@ INITIATIVE = Step("initiative", rule="6.2", pending=lambda st, sc: st.fm.step ==
                   verbs={"activate": _then_on(lambda ctx, o: sequence.activate_order(ctx, _args(o))),
                          "transfer": _then_on(lambda ctx, o: sequence.transfer(ctx)),
                          "end": _then_on(lambda ctx, o: sequence.end_ops(ctx))},
-                  default=_initiative_default)
+                  default=_initiative_default, choices=("activate",), title=OPS)
 
 
 # --- the active formation's actions (7), a winning defender's bonus (7.4.3) ----------------------
@@ -168,7 +172,8 @@ def _actions_rows(st: FormationState, sc: Scenario) -> list[dict]:
 BONUS = Step("battle victory bonus", rule="7.4.3", pending=lambda st, sc: _acting(st) and st.fm.active.defender,
              waits=lambda st, sc: bonus.awaiting(st),
              verbs={w: _then_on(_action) for w in ACTION_WORDS + ("bonus",)},
-             default=lambda st, sc, side: [O.GameVerb(word="bonus", args=["pass"])])    # the bonus unspent
+             default=lambda st, sc, side: [O.GameVerb(word="bonus", args=["pass"])],   # the bonus unspent
+             choices=("move",), title=OPS)
 def _not_an_action(st: FormationState, sc: Scenario, word: str) -> tuple[str, str]:
     a = st.fm.active
     return (f"{a.formation} is active ({a.ap} AP left): its actions are move | screen | refit | improve | seize | "
@@ -176,8 +181,37 @@ def _not_an_action(st: FormationState, sc: Scenario, word: str) -> tuple[str, st
 
 
 ACTIONS = Step("actions", rule="7.1", pending=lambda st, sc: _acting(st), waits=_actions_rows,
-               verbs={w: _then_on(_action) for w in ACTION_WORDS}, why=_not_an_action)
+               verbs={w: _then_on(_action) for w in ACTION_WORDS}, why=_not_an_action, choices=("move",), title=OPS)
 # the Ops Phase between two steps (a new cycle, the End of Turn): nothing is asked
 IDLE = Step("ops", rule="6", pending=lambda st, sc: True, waits=lambda st, sc: [], verbs={})
 
 INTERRUPTS = (RBC, ESCALATE, RESOLVING, PAUSED, ADMIN, INITIATIVE, BONUS, ACTIONS, IDLE)
+
+
+# --- the order forms (HELP lists them in this order; core/forms.py) ------------------------------------
+# First, during a side's activation, the active formation and its units' costs (roster.py, 5.5.1).
+FORMS = (
+    note(roster.activation_lines),
+    Form("activate", "activate FORMATION | transfer | end", "the Initiative player: act, give the initiative, or "
+         "(after a transfer) end the Ops Phase", rule="6.2, 6.3", also=("transfer", "end"),
+         choices=choices.activate_choices),
+    Form("move", rule="7.3", text="move UNIT[+UNIT...] HEX ...    a Movement Action of a unit or stack, hex by hex "
+         "(1 AP, 7.3)", choices=choices.action_choices),
+    Form("screen", "screen UNIT[+UNIT...] HEX", "screen movement from one EZOC into another", rule="7.3.4"),
+    Form("refit", rule="7.5, 7.6, 7.3.6", also=("improve", "seize"),
+         text="refit UNIT | improve HEX | seize HEX    refit (7.5), Improved Defense (7.6), victory location (7.3.6)"),
+    Form("attack", "attack HEX with UNIT ... [hasty|regular|prepared] [hold|withdraw]", "a Combat Action",
+         rule="7.4"),
+    Form("rbc", "rbc HEX ... | rbc no | escalate KIND", "answers in a combat", rule="7.4.1.1, 7.4.1 C",
+         also=("escalate",)),
+    Form("bonus", "bonus pass | bonus refit UNIT | bonus improve", "a winning defender's bonus AP, or any action "
+         "above with the units that won", rule="7.4.3"),
+    Form("react", "react FORMATION | pass", "answer a move that may trigger your reaction", rule="6.5",
+         also=("pass",), choices=choices.react_choices),
+    Form("doctrine", "doctrine reaction|snafu|rbc|combat TEXT", "standing orders applied without asking",
+         rule="6.5, 5.2, 7.4"),
+    Form("schwerpunkt", "schwerpunkt FORMATION | enter UNIT HEX [HEX ...]", "Admin Phase", rule="9.2, 9.4",
+         also=("enter",), choices=choices.admin_choices),
+    Form("end", "end", "end the activation (or reaction), or your Admin Phase orders"),
+    *core("secret", "unveil", "press"),
+)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from pbem.core import orders as O
 from pbem.core.orders import OrderError
-from pbem.core.ruleset import Ctx, Ruleset, core_help, find_unit
+from pbem.core.ruleset import Ctx, Ruleset, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, UnitState
 from pbem.games.panzer_corps import events as E
@@ -42,7 +42,7 @@ from pbem.games.panzer_corps.movement import Movement
 from pbem.games.panzer_corps.params import GameParams
 from pbem.games.panzer_corps.reinforcements import Reinforcements
 from pbem.games.panzer_corps.state import PanzerCorpsState
-from pbem.games.panzer_corps.steps import step_name, steps_of
+from pbem.games.panzer_corps.steps import forms_of, step_name, steps_of
 from pbem.games.panzer_corps.words import describe
 from pbem.mechanics.zoc import ZocBlock, hexsides_block
 
@@ -74,6 +74,7 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
         self.setup_stacking = max(self.p.stacking.values()) > 1
         # the turn (5.0, steps.py): the kernel's handle, awaiting and deadline defaults read them
         self.steps, self.interrupts = steps_of(self)
+        self.forms = forms_of(self)            # the order forms: HELP and the set-up choices (core/forms.py)
 
     step_name = staticmethod(step_name)        # movement, reinforcement, else combat (5.0)
     sequence_rule = "5.0"                      # the sequence of play: whose phase it is
@@ -125,25 +126,6 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
         """Predicate (a, b) -> True if the ZOC of ``owner_side``'s unit in a does not reach b
         (by default: across a blocking hexside, 6.4)."""
         return hexsides_block(sc.board, self.p.blocking_hexsides)
-
-    def order_help(self, st: GameState, sc: Scenario, side: str) -> list[str]:
-        """The core verbs, then the family's own (each when the game asks for it)."""
-        return core_help(st, sc, side) + [
-            "place UNIT HEX    set-up or entry: a unit in one of its legal hexes (the game lists them)",
-            "enter UNIT HEX    reinforcement phase: a reinforcement comes in (10.0)",
-            "enter HEX [HEX ...] | delay    face-down reinforcements: where they come in, or wait (10.0)",
-            "resolve HEX    combat phase: the declared attack to resolve next (9.1)",
-            "lose UNIT [UNIT ...]    an EX or stacking loss the game asks for",
-            "bombard UNIT ...    the targets of a naval bombardment, when the game asks",
-        ]
-
-    def setup_choices(self, st: GameState, sc: Scenario, side: str) -> list[str]:
-        """A set-up or entry step: each unit to place and its legal hexes (``setup_hexes``)."""
-        d = st.decision
-        if st.result is not None or d is None or d.side != side or d.kind not in ("set-up", "entry"):
-            return []
-        return [f"place {uid} HEX: {' '.join(self.setup_hexes(st, sc, st.units[uid], d.kind)) or 'no legal hex now'}"
-                for uid in d.units]
 
     def setup_hexes(self, st: GameState, sc: Scenario, u: UnitState, kind: str) -> list[str]:
         """Legal set-up hexes for ``u`` in set-up step ``kind``."""

@@ -15,6 +15,7 @@ from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
 from pbem.core.state import GameState, copy_state
+from pbem.core.forms import Form, core
 from pbem.core.turn import Step, phase_steps
 from pbem.games.panzer_corps import events as E
 from pbem.games.panzer_corps.common import verb_args
@@ -154,8 +155,30 @@ def steps_of(rules) -> tuple[dict[str, Step], tuple[Step, ...]]:
                     waits=lambda st, sc: [rules._decision_item(st, sc, st.decision)],
                     verbs={w: answer for ws in ANSWERS.values() for w in ws},
                     offered=lambda st, sc, who: ANSWERS.get(st.decision.kind, ()),
+                    choices=lambda st, sc, who: ANSWERS.get(st.decision.kind, ()),   # a placement's hexes
                     default=decision_default)
     return steps, (decision,)
+
+
+def forms_of(rules) -> tuple[Form, ...]:
+    """The order forms of ``rules`` (a PanzerCorps game), in HELP's order: the core verbs', then the
+    family's own, each used when the game asks for it; a placement lists each unit's legal hexes."""
+
+    def place_choices(st, sc, who):
+        d = st.decision
+        return [f"place {uid} HEX: {' '.join(rules.setup_hexes(st, sc, st.units[uid], d.kind)) or 'no legal hex now'}"
+                for uid in d.units]
+
+    return core() + (
+        Form("place", "place UNIT HEX", "set-up or entry: a unit in one of its legal hexes (the game lists them)",
+             choices=place_choices),
+        Form("enter", "enter UNIT HEX", "reinforcement phase: a reinforcement comes in", rule="10.0"),
+        Form("enter", "enter HEX [HEX ...] | delay", "face-down reinforcements: where they come in, or wait",
+             rule="10.0", also=("delay",)),
+        Form("resolve", "resolve HEX", "combat phase: the declared attack to resolve next", rule="9.1"),
+        Form("lose", "lose UNIT [UNIT ...]", "an EX or stacking loss the game asks for"),
+        Form("bombard", "bombard UNIT ...", "the targets of a naval bombardment, when the game asks"),
+    )
 
 
 def step_name(st: GameState, sc: Scenario) -> str:

@@ -21,13 +21,13 @@ Movement points are kept exactly with fractions.Fraction (4.2 roads, pbem.mechan
 from __future__ import annotations
 
 from pbem.core import orders as O
-from pbem.core.ruleset import Ctx, Ruleset, core_help
+from pbem.core.ruleset import Ctx, Ruleset
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
 from pbem.games.red_devils import airborne, events as E, reducer, terms, terrain, words
 from pbem.games.red_devils.airborne import POLISH_SECRET
 from pbem.games.red_devils.lint import lint as lint_scenario
-from pbem.games.red_devils.steps import INTERRUPTS, STEPS
+from pbem.games.red_devils.steps import FORMS, INTERRUPTS, STEPS
 from pbem.games.red_devils.opportunity import doctrine_order
 from pbem.games.red_devils.schema import GameTable, RedDevilsData
 from pbem.games.red_devils.state import RedDevilsState
@@ -53,6 +53,7 @@ class RedDevils(Ruleset):
     state_type = RedDevilsState
     steps = STEPS                 # the turn (3.0): the kernel's handle, awaiting and defaults read them
     interrupts = INTERRUPTS       # the answers the game waits for (5.0, 7.6-7.8, 8.5, 9.0, 9.7, 11.0)
+    forms = FORMS                 # the order forms: HELP and the set-up choices (core/forms.py)
     sequence_rule = "3.0"          # the sequence of play: whose phase it is
     any_time = {"doctrine": lambda ctx, order: doctrine_order(ctx, order.args)}   # 5.0: at any time
 
@@ -126,44 +127,3 @@ class RedDevils(Ruleset):
 
     def check_sealed(self, ctx: Ctx, order: O.Secret | O.Unveil) -> None:
         airborne.check_sealed(ctx, order)                      # 9.7
-
-    # --- what players are told (HELP, the welcome) -------------------------------------
-
-    def order_help(self, st: RedDevilsState, sc: Scenario, side: str) -> list[str]:
-        own = [
-            "move UNIT HEX ... [off]    move hex by hex; the enemy may fire as you go (4.0, 5.0)",
-            "mode UNIT mech|foot    a motorized unit's mode (4.8)",
-            "doctrine ...    standing orders for opportunity fire (5.0)",
-            "fire UNIT ... | pass    answer an opportunity to fire (5.0)",
-            "attack HEX with UNIT ... [advance UNIT [HEX ...] | no-advance]    resolved at once (6.0, 7.0)",
-            "retreat UNIT HEX HEX | disrupt [UNIT]    answer a Dd or Ad result (7.6)",
-            "recover UNIT ...    units to recover with command points (8.5)",
-        ]
-        if side == "british":
-            own += ["place UNIT HEX    set-up: the drop zone of a unit printed with two (1.2)",
-                    f"secret {POLISH_SECRET} HEX HEX    set-up: seal the two Polish drop zones (9.7)",
-                    "land UNIT HEX    air landing: within three hexes of its drop zone (9.0)"]
-        else:
-            own += ["demolish | spare    the bridge, when the game asks (11.0)"]
-        keep = [x for x in core_help(st, sc, side) if x.split()[0] in ("advance", "end", "secret", "unveil", "press")]
-        return own + keep
-
-    def setup_choices(self, st: RedDevilsState, sc: Scenario, side: str) -> list[str]:
-        """At set-up: each unit's two printed drop zones (1.2); in an air landing: each unit's legal hexes (9.0)."""
-        if st.result is not None or st.decision is not None or not 0 <= st.phase < len(sc.sequence) \
-                or side != "british":
-            return []
-        ph = sc.sequence[st.phase]
-        if ph.name == "setup":
-            out = []
-            for d in sc.units:
-                dzs = terrain.info(sc, d.id).get("drop_zones", [])
-                if d.side == "british" and d.entry_turn == 1 and len(dzs) >= 2 and d.id not in st.dz:
-                    out.append(f"place {d.id} HEX: {' or '.join(dzs)}")
-            out.append(f"secret {POLISH_SECRET} HEX HEX: two hexes, each with room around it for the four Polish "
-                       "units (9.7)")
-            return out
-        if ph.name == "movement" and st.landing is not None:
-            left = [u for u in st.landing.units if u not in st.landing.placed]
-            return [f"land {u}: {' '.join(airborne.legal_hexes(st, sc, u)) or airborne.LOST}" for u in left]
-        return []

@@ -12,6 +12,7 @@ from pbem.core import orders as O
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.core.scenario import Scenario
+from pbem.core.forms import Form, core
 from pbem.core.turn import Step, phase_steps
 from pbem.games.red_devils import airborne, terms, terrain
 from pbem.games.red_devils.airborne import POLISH_SECRET
@@ -79,7 +80,7 @@ LANDING = Step("air landing", rule="9.0, 9.8", waits=_landing_rows, default=_lan
                side=lambda st, sc: "british",
                pending=lambda st, sc: (st.landing is not None and sc.sequence[st.phase].name == "movement"
                                        and sc.sequence[st.phase].side == "british"),
-               verbs={"land": _args(airborne.land)},
+               verbs={"land": _args(airborne.land)}, choices=("land",),
                offered=lambda st, sc, side: ("unveil",) if _reveal(st) else ("land",))   # unveil: a core verb
 
 
@@ -161,11 +162,54 @@ INTERRUPTS = (
 STEPS = phase_steps(
     Step("setup", kind="set-up", rule="1.2, 9.7",
          order=f"place UNIT HEX (units with two drop zones), secret {POLISH_SECRET} HEX HEX, then end",
-         verbs={"place": _args(airborne.place), "end": _setup_end}, default=_setup_default),     # 1.2
+         verbs={"place": _args(airborne.place), "end": _setup_end}, default=_setup_default,      # 1.2
+         choices=("place", "secret")),
     Step("movement", rule="4.0",
          order="move UNIT HEX ... [off] (any number), mode UNIT mech|foot, doctrine ..., then end",
          verbs={"move": move_order, "mode": _args(mode_order), "end": _next}),                 # 4.0, 4.8
     Step("combat", rule="6.0, 7.0",
          order="attack HEX with UNIT ... [advance UNIT [HEX ...] | no-advance] (resolved at once), then end",
          verbs={"attack": attack, "end": _next}),                                              # 6.0, 7.0
+)
+
+
+# --- the order forms (HELP lists them in this order; core/forms.py) ---------------------------------
+
+def _place_choices(st: RedDevilsState, sc: Scenario, side: str) -> list[str]:
+    """1.2: each turn-1 unit printed with two drop zones and not yet placed, and its two zones."""
+    out = []
+    for d in sc.units:
+        dzs = terrain.info(sc, d.id).get("drop_zones", [])
+        if d.side == "british" and d.entry_turn == 1 and len(dzs) >= 2 and d.id not in st.dz:
+            out.append(f"place {d.id} HEX: {' or '.join(dzs)}")
+    return out
+
+
+def _land_choices(st: RedDevilsState, sc: Scenario, side: str) -> list[str]:
+    """9.0: each unit still to land and its legal hexes (none left: lost in the drop, 9.8)."""
+    left = [u for u in st.landing.units if u not in st.landing.placed]
+    return [f"land {u}: {' '.join(airborne.legal_hexes(st, sc, u)) or airborne.LOST}" for u in left]
+
+
+BRITISH = ("british",)
+FORMS = (
+    Form("move", "move UNIT HEX ... [off]", "move hex by hex; the enemy may fire as you go", rule="4.0, 5.0"),
+    Form("mode", "mode UNIT mech|foot", "a motorized unit's mode", rule="4.8"),
+    Form("doctrine", "doctrine ...", "standing orders for opportunity fire", rule="5.0"),
+    Form("fire", "fire UNIT ... | pass", "answer an opportunity to fire", rule="5.0", also=("pass",)),
+    Form("attack", "attack HEX with UNIT ... [advance UNIT [HEX ...] | no-advance]", "resolved at once",
+         rule="6.0, 7.0"),
+    Form("retreat", "retreat UNIT HEX HEX | disrupt [UNIT]", "answer a Dd or Ad result", rule="7.6",
+         also=("disrupt",)),
+    Form("recover", "recover UNIT ...", "units to recover with command points", rule="8.5"),
+    Form("place", "place UNIT HEX", "set-up: the drop zone of a unit printed with two", rule="1.2", sides=BRITISH,
+         choices=_place_choices),
+    Form("secret", f"secret {POLISH_SECRET} HEX HEX", "set-up: seal the two Polish drop zones", rule="9.7",
+         sides=BRITISH, choices=lambda st, sc, side: [
+             f"secret {POLISH_SECRET} HEX HEX: two hexes, each with room around it for the four Polish units (9.7)"]),
+    Form("land", "land UNIT HEX", "air landing: within three hexes of its drop zone", rule="9.0", sides=BRITISH,
+         choices=_land_choices),
+    Form("demolish", "demolish | spare", "the bridge, when the game asks", rule="11.0", also=("spare",),
+         sides=("german",)),
+    *core("advance", "end", "secret", "unveil", "press"),
 )
