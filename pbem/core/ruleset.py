@@ -114,8 +114,8 @@ def _kernel_awaiting(f):
 def _kernel_defaults(f):
     def default_orders(self, state, sc, side):
         if state.chain is not None and state.chain.entropy:
-            from pbem.core.chain import exchange_waits
-            return ["entropy none"] if any(w["side"] == side for w in exchange_waits(state, sc.side_ids())) else []
+            from pbem.core.chain import exchange_default
+            return [order_line(o) for o in exchange_default(state, sc.side_ids(), side)]
         return f(self, state, sc, side)
     default_orders.__doc__, default_orders.__wrapped__, default_orders.kernel_wrapped = f.__doc__, f, True
     return default_orders
