@@ -222,7 +222,8 @@ class Ruleset:
         """The documented default applied when ``side`` misses a deadline:
         order lines answering what the game waits for from ``side`` ([] if nothing).
         ``defaults_help`` says the same to players.  A game that declares its steps gives
-        them there, as orders (this reads them as lines)."""
+        them there, as orders (this reads them as lines), here without the host's sealed
+        notes; the host builds the default it applies with the side's own (core/turn.py ``Turn``)."""
         return [order_line(o) for o in T.step_default(self, state, sc, side)]
 
     def order_help(self, state: GameState, sc: Scenario, side: str) -> list[str]:
