@@ -34,7 +34,6 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from pbem.core.chain import exchange_default
 from pbem.core.orders import CORE_VERBS, Advance, End, GameVerb, Order, OrderError, order_line
 
 REFEREE = "referee"
@@ -210,6 +209,7 @@ class Turn:
     def _default_of(self, side: str) -> list[Order]:
         rules, st, sc = self.rules, self.st, self.sc
         if st.chain is not None and st.chain.entropy:
+            from pbem.core.chain import exchange_default     # here: chain loads the dice, which a state read never needs
             return list(exchange_default(st, sc.side_ids(), side))
         return step_default(rules, st, sc, side, self.notes(side))
 
