@@ -3,8 +3,8 @@
 From a position of an example (its playbook replayed to step K into a game folder of its
 own) the fuzzer plays on: it asks the game what it waits for (``Ruleset.awaiting``), picks
 one of the sides awaited, and sends it, through ``Game.submit`` as a player's mail would,
-either that side's deadline default (``Ruleset.default_orders``, sent ``by="deadline"`` as
-the host sends it) or orders made up from the position: the syntax lines of
+either that side's deadline default (as the host builds it, with the side's own sealed notes:
+``host_default``; sent ``by="deadline"`` as the host sends it) or orders made up from the position: the syntax lines of
 HELP (``Turn.help``, from the game's order forms) filled with the side's unit ids and hexes near
 them, the examples HELP gives, the set-up choices (``Turn.setup``), the options ``awaiting`` lists, one-word
 answers (end, pass, no-advance) and now and then garbage; often the first of a few such
@@ -164,7 +164,7 @@ class Maker:
         turn = Turn(rules, sc, st)
         self.help = list(turn.help(side))
         self.setup = list(turn.setup(side))
-        self.default = rules.default_orders(st, sc, side)
+        self.default = host_default(game, st, side)
         self.waits = [w for w in waits if w.get("side") == side]
         units = [u for u in st.units.values() if not u.eliminated]
         self.own_on = sorted((u for u in units if u.side == side and u.hex), key=lambda u: u.id)
@@ -404,6 +404,13 @@ class Outcome:
     trace: list[str] = field(default_factory=list)
 
 
+def host_default(game, st, side: str) -> list[str]:
+    """``side``'s deadline default as the host builds it (pbem/host/deadlines.py): the Turn of
+    ``st`` with the host's sealed records, so a step's default reads the side's own notes."""
+    from pbem.core.turn import Turn
+    return Turn(game.rules, game.scenario, st, sealed=game.secret_records()).default_lines(side)
+
+
 def _hooks(game, st, sides: list[str]) -> list[dict]:
     """Every hook a host or a report calls on a state, for every side (a crash is a failure)."""
     rules, sc = game.rules, game.scenario
@@ -452,7 +459,7 @@ def fuzz(game_dir: Path, example: str, start: int, seed: int, orders: int = 100,
         if not awaited:
             fail("dead end", f"seq {st.seq}: no result, and the game waits for no side")
             break
-        defaults = {s: game.rules.default_orders(st, game.scenario, s) for s in awaited}
+        defaults = {s: host_default(game, st, s) for s in awaited}
         if not any(defaults.values()):
             fail("dead end", f"seq {st.seq}: no awaited side has a default ({', '.join(awaited)})")
             break

@@ -6,6 +6,7 @@ import pytest
 
 import fuzz_games as F
 from pbem.core import events as E
+from pbem.core import orders as O
 from pbem.core.ruleset import Ctx, dispatch
 from pbem.core.orders import OrderError, parse_line
 from pbem.core.state import copy_state
@@ -142,3 +143,98 @@ def test_tobruk_setup_default_gives_a_hidden_crew_to_the_weapon_not_placed_yet(t
     sub = game.submit("british", "\n".join(lines), by="deadline")
     assert sub.refused is None, sub.refused
     assert game.state().pieces["H3"].holder == "Cr2"
+
+
+# --- a default built by the host with the side's own sealed notes (9.5) ---------------------------
+
+def _one_dummy_sealed(path, hexes=("0611",)):
+    """Eben Emael 12-1 at the Belgian set-up with dummy-1 (and more) sealed on ``hexes``."""
+    from pbem.engine import Game
+    game = Game.create(path, "eben-emael-12-1", seed_hex="00" * 32, game_id="ee", at=F.CLOCK)
+    for i, h in enumerate(hexes, 1):
+        assert game.submit("belgian", f"secret dummy-{i} {h}").refused is None
+    return game
+
+
+def test_eben_emael_default_puts_the_other_dummy_on_another_cupola(tmp_path):
+    """9.5 (fuzz_games.py --start 0 --seeds 50-75): the Belgian sealed dummy-1 on 0611, the
+    lowest-numbered cupola that may be a dummy, and missed the deadline.  The default saw only
+    that dummy-1 was sealed, not where, and sealed dummy-2 on 0611 too: refused ('0611 is
+    already a dummy'), so the game waited for ever.  The host builds the default with the
+    Belgian's own sealed notes; dummy-2 goes on the next cupola and the set-up ends."""
+    from pbem.core.turn import Turn
+    game = _one_dummy_sealed(tmp_path / "g")
+    st, sc, rules = game.state(), game.scenario, game.rules
+    blind = Turn(rules, sc, st).default_lines("belgian")        # without the host's records
+    assert blind == ["secret dummy-2 0611", "end"]               # what was applied before
+    lines = Turn(rules, sc, st, sealed=game.secret_records()).default_lines("belgian")
+    assert lines == ["secret dummy-2 0715", "end"]
+    assert game.check("belgian", "\n".join(lines)).refused is None
+    sub = game.submit("belgian", "\n".join(lines), by="deadline")
+    assert sub.refused is None, sub.refused
+    assert sorted(rec.payload for k, rec in game.secret_records().items() if k.startswith("belgian:dummy-")) \
+        == ["0611", "0715"]
+    assert [w["side"] for w in rules.awaiting(game.state(), sc)] == ["german"]     # the German set-up (12.2)
+
+
+def test_the_host_applies_that_default_at_the_belgian_deadline(tmp_path):
+    """The same through the host: its deadline applies 'secret dummy-2 0715' and 'end', where
+    it applied 'secret dummy-2 0611', was refused and logged that the default could not be applied."""
+    from datetime import timedelta
+    from mail_helpers import game_store, make_host, reopen
+    from pbem.host import parse_time
+    now = [parse_time(F.CLOCK)]
+    host = make_host(tmp_path / "h", period="24h", reminder="off", now=lambda: now[0])
+    from pbem.engine import Game
+    game = Game.create(game_store(host, "ee"), "eben-emael-12-1",
+                       {"belgian": "b@club.example", "german": "g@club.example"}, seed_hex="00" * 32,
+                       game_id="ee", at=F.CLOCK)
+    host.welcome(game)
+    assert reopen(game).submit("belgian", "secret dummy-1 0611").refused is None
+    host.poll()
+    now[0] += timedelta(hours=25)
+    host.poll()
+    given = [(e.text, e.by) for e in (en.event for en in reopen(game).entries()) if isinstance(e, E.OrderGiven)]
+    assert given == [("secret dummy-1 0611", ""), ("secret dummy-2 0715", "deadline"), ("end", "deadline")]
+    g = reopen(game)
+    assert [w["side"] for w in g.rules.awaiting(g.state(), g.scenario)] == ["german"]
+
+
+def test_a_default_reads_only_its_own_sides_sealed_notes(tmp_path, monkeypatch):
+    """The host hands a step's default the notes of the side it is for, never another side's
+    (nor the referee's): at the Belgian set-up the Belgian default gets the Belgian dummies and
+    not the German's note; in the German fire phase after it (12.1 has no German set-up) the
+    German default gets the German's note and never a Belgian dummy."""
+    from pbem.core.turn import Turn
+    from pbem.games.eben_emael import rules as R
+    game = _one_dummy_sealed(tmp_path / "g")
+    assert game.submit("german", "secret plan north first").refused is None
+    umpire = E.SecretRecorded(side="referee", name="umpire", commitment="x", salt="s", payload="0715")
+    sealed = dict(game.secret_records(), **{"referee:umpire": umpire})
+    assert {k.split(":")[0] for k in sealed} == {"belgian", "german", "referee"}
+    seen: list[tuple[str, str, object]] = []
+
+    def spying(step):
+        real, reads = step.default, step.notes
+
+        def spy(st, sc, side, notes):
+            seen.append((step.name, side, notes))
+            if real is None:
+                return [O.End()]
+            return real(st, sc, side, notes) if reads else real(st, sc, side)
+        return spy
+    for step in R.STEPS.values():                   # every step's default reads notes now
+        monkeypatch.setattr(step, "default", spying(step))
+        monkeypatch.setattr(step, "notes", True)
+    st, sc, rules = game.state(), game.scenario, game.rules
+    turn = Turn(rules, sc, st, sealed=sealed)
+    assert turn.default_lines("belgian") == ["secret dummy-2 0715", "end"]
+    assert turn.default_lines("german") == []       # not awaited: its default is not even asked
+    assert seen == [("setup-belgian", "belgian", {"dummy-1": "0611"})]
+    assert game.submit("belgian", "secret dummy-2 0715\nend").refused is None
+    st = game.state()
+    sealed = dict(game.secret_records(), **{"referee:umpire": umpire})
+    assert Turn(rules, sc, st, sealed=sealed).default_lines("german") == ["end"]
+    assert seen[1:] == [("fire", "german", {"plan": "north first"})]
+    assert Turn(rules, sc, st, sealed=sealed).notes("belgian") == {"dummy-1": "0611", "dummy-2": "0715"}
+    assert Turn(rules, sc, st).notes("german") is None           # no records given: none read

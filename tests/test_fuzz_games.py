@@ -40,7 +40,7 @@ def test_every_state_offers_each_awaited_side_a_default_that_check_accepts(examp
         if st.result is None and not awaited:
             problems.append(f"seq {st.seq}: no result and nothing awaited (a dead end)")
         for side in sc.side_ids():
-            lines = rules.default_orders(st, sc, side)
+            lines = F.host_default(game, st, side)
             if side not in awaited:
                 if lines:
                     problems.append(f"seq {st.seq}: {side} is not awaited, yet has the default {lines}")

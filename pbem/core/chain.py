@@ -311,3 +311,8 @@ def exchange_waits(st: GameState, sides: list[str]) -> list[dict]:
                 for s in sides if s not in ch.commits]
     return [{"side": s, "kind": "dice contribution", "rule": "", "order": "entropy reveal VALUE | entropy none"}
             for s, c in ch.commits.items() if c and s not in ch.values]
+
+
+def exchange_default(st: GameState, sides: list[str], side: str) -> list[Entropy]:
+    """A missed deadline in the exchange contributes nothing (``entropy none``), as an order."""
+    return [Entropy(action="none")] if any(w["side"] == side for w in exchange_waits(st, sides)) else []

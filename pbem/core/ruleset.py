@@ -115,8 +115,8 @@ def _kernel_awaiting(f):
 def _kernel_defaults(f):
     def default_orders(self, state, sc, side):
         if state.chain is not None and state.chain.entropy:
-            from pbem.core.chain import exchange_waits
-            return ["entropy none"] if any(w["side"] == side for w in exchange_waits(state, sc.side_ids())) else []
+            from pbem.core.chain import exchange_default
+            return [order_line(o) for o in exchange_default(state, sc.side_ids(), side)]
         return f(self, state, sc, side)
     default_orders.__doc__, default_orders.__wrapped__, default_orders.kernel_wrapped = f.__doc__, f, True
     return default_orders
@@ -225,7 +225,8 @@ class Ruleset:
         """The documented default applied when ``side`` misses a deadline:
         order lines answering what the game waits for from ``side`` ([] if nothing).
         ``defaults_help`` says the same to players.  A game that declares its steps gives
-        them there, as orders (this reads them as lines)."""
+        them there, as orders (this reads them as lines), here without the host's sealed
+        notes; the host builds the default it applies with the side's own (core/turn.py ``Turn``)."""
         return [order_line(o) for o in T.step_default(self, state, sc, side)]
 
     # --- what sides see ---------------------------------------------------------------

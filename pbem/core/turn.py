@@ -35,7 +35,7 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from pbem.core import forms as F
-from pbem.core.orders import CORE_VERBS, Advance, End, GameVerb, Order, OrderError, order_line, parse_line
+from pbem.core.orders import CORE_VERBS, Advance, End, GameVerb, Order, OrderError, order_line
 
 REFEREE = "referee"
 
@@ -122,10 +122,15 @@ class Turn:
     """One state's turn, read once from the game's hooks (the adapter of issue 26).
 
     Each hook runs at most once per Turn (per side where it takes one), when first
-    needed.  Build one per state and hand it on; never keep one past a change of the state."""
+    needed.  Build one per state and hand it on; never keep one past a change of the state.
 
-    def __init__(self, rules, sc, st):
+    ``sealed``: the host's sealed records of ``st`` by "side:name" (``Game.secret_records``),
+    where the caller holds them (the host building the default it applies or mails): a
+    step's default that reads notes then gets the side's own, never another side's (``notes``)."""
+
+    def __init__(self, rules, sc, st, sealed: Mapping[str, Any] | None = None):
         self.rules, self.sc, self.st = rules, sc, st
+        self._sealed = sealed
         self.turn = st.turn
         self.phase_index = st.phase
         ph = sc.sequence[st.phase] if 0 <= st.phase < len(sc.sequence) else None
@@ -198,17 +203,24 @@ class Turn:
     # One part of an offer, for a caller that needs no more (each hook still runs once per side).
 
     def default(self, side: str) -> tuple[Order, ...]:
-        """``side``'s deadline default as orders (``Ruleset.default_orders``, parsed once here)."""
-        return self._once("default", side, self._default_of(side))
+        """``side``'s deadline default as orders, as the step builds them (never lines parsed back):
+        the dice exchange's first (core/chain.py), else the step's, with the side's own notes."""
+        return self._once("default", side, lambda: tuple(self._default_of(side)))
 
-    def _default_of(self, side: str):
+    def _default_of(self, side: str) -> list[Order]:
         rules, st, sc = self.rules, self.st, self.sc
-        if rules.steps or rules.interrupts:                     # a game that declares its steps
-            if st.chain is not None and st.chain.entropy:      # the dice exchange first (core/chain.py)
-                return lambda: tuple(parse_line(x) for x in rules.default_orders(st, sc, side))
-            return lambda: tuple(step_default(rules, st, sc, side))
-        return lambda: tuple(o for o in (parse_line(x, rules.verbs) for x in rules.default_orders(st, sc, side))
-                             if o is not None)
+        if st.chain is not None and st.chain.entropy:
+            from pbem.core.chain import exchange_default     # here: chain loads the dice, which a state read never needs
+            return list(exchange_default(st, sc.side_ids(), side))
+        return step_default(rules, st, sc, side, self.notes(side))
+
+    def notes(self, side: str) -> dict[str, str] | None:
+        """``side``'s own sealed notes, name -> text, from the host's records (None: not given).
+        Only the records keyed "SIDE:" for this very side: another side's never pass."""
+        if self._sealed is None:
+            return None
+        return {k.partition(":")[2]: rec.payload for k, rec in sorted(self._sealed.items())
+                if k.partition(":")[0] == side}
 
     def default_lines(self, side: str) -> list[str]:
         """The deadline default as the lines the host applies (``Offer.default_lines``)."""
@@ -323,7 +335,10 @@ class Step:
     ``side``    (st, sc) -> who acts (default: the side of the current phase of the sequence)
     ``waits``   (st, sc) -> the wait rows when the step needs more than side/kind/rule/order
                 (a combat, units, options ...); [] when nothing is asked now
-    ``default`` (st, sc, side) -> the deadline default as orders (default: ``end`` where offered)
+    ``default`` (st, sc, side) -> the deadline default as orders (default: ``end`` where offered);
+                with ``notes=True``: (st, sc, side, notes), ``notes`` the side's own sealed notes,
+                name -> text, where the host gives them (it builds the default it applies), else
+                None (a default shown without the host's records, ``Ruleset.default_orders``)
     ``pending`` (st, sc) -> True while this interrupt is the step (interrupts only)
     ``sides``   (st, sc) -> the sides waited for, where ``waits`` costs more than the gate
                 needs (it runs before every order; the rows only when a refusal names them)
@@ -339,19 +354,19 @@ class Step:
     """
 
     __slots__ = ("name", "verbs", "rule", "kind", "order", "side", "waits", "default", "pending", "offered", "why",
-                 "sides", "choices", "title")
+                 "sides", "choices", "title", "notes")
 
     def __init__(self, name: str, *, verbs: Mapping[str, Handler], rule: str = "", kind: str = "",
                  order: str = "", side: Callable | None = None, waits: Callable | None = None,
                  default: Callable | None = None, pending: Callable | None = None,
                  offered: Callable | None = None, why: Mapping[str, tuple[str, str]] | Callable | None = None,
                  sides: Callable | None = None, choices: Iterable[str] | Callable = (),
-                 title: str | Callable = "set-up choices"):
+                 title: str | Callable = "set-up choices", notes: bool = False):
         self.name, self.verbs, self.rule = name, dict(verbs), rule
         self.why = why if callable(why) else dict(why or {})
         self.kind, self.order = kind or name, order
         self.side, self.waits, self.default = side, waits, default
-        self.pending, self.offered, self.sides = pending, offered, sides
+        self.pending, self.offered, self.sides, self.notes = pending, offered, sides, notes
         self.choices = choices if callable(choices) else tuple(choices)
         self.title = title
 
@@ -402,10 +417,13 @@ class Step:
         """What the step's choices are called now."""
         return self.title(st, sc) if callable(self.title) else self.title
 
-    def defaults(self, st, sc, side: str) -> list[Order]:
+    def defaults(self, st, sc, side: str, notes: Mapping[str, str] | None = None) -> list[Order]:
+        """``side``'s deadline default in this step; ``notes``: its own sealed notes (``Turn.notes``)."""
         if not any(r["side"] == side for r in self.rows(st, sc)):
             return []
         if self.default is not None:
+            if self.notes:
+                return list(self.default(st, sc, side, notes))
             return list(self.default(st, sc, side))
         return [End()] if "end" in self.words(st, sc, side) else []
 
@@ -431,9 +449,9 @@ def step_waits(rules, st, sc) -> list[dict]:
     return step.rows(st, sc) if step is not None else []
 
 
-def step_default(rules, st, sc, side: str) -> list[Order]:
+def step_default(rules, st, sc, side: str, notes: Mapping[str, str] | None = None) -> list[Order]:
     step = current_step(rules, st, sc)
-    return step.defaults(st, sc, side) if step is not None else []
+    return step.defaults(st, sc, side, notes) if step is not None else []
 
 
 def verb_of(order: Order) -> str:

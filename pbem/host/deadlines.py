@@ -289,7 +289,8 @@ class DeadlinesMixin:
             answers = []
             if addr:
                 # what the side is offered, as it may read it (core/turn.py), as its reports and STATUS say it
-                offer = Turn(game.rules, game.scenario, st).offer(w["side"])
+                # (its default as the host applies it: with the side's own sealed notes)
+                offer = Turn(game.rules, game.scenario, st, sealed=game.secret_records()).offer(w["side"])
                 body = self._tpl("reminder", due=self.show_time(game, w["side"], w["due"]), kind=w["kind"],
                                  awaiting=[x.row() for x in offer.waits],
                                  default_lines=offer.default_lines(),
@@ -377,8 +378,10 @@ class DeadlinesMixin:
                        staged_ident=staging.ident(held))
             self.journal_put(key, rec)
             crash.checkpoint("journaled")
-        # the deadline default: the orders the turn offers as the side's default (core/turn.py Offer.default)
-        lines = [] if rec and rec.get("staged") else Turn(game.rules, game.scenario, st).default_lines(side)
+        # the deadline default: the orders the turn offers as the side's default (core/turn.py Offer.default),
+        # built with the side's own sealed notes (the host holds them; a step's default may read them)
+        lines = [] if rec and rec.get("staged") else Turn(game.rules, game.scenario, st,
+                                                          sealed=game.secret_records()).default_lines(side)
         if not rec:
             if not lines:
                 if not w.get("no_default"):

@@ -262,7 +262,7 @@ def help_lines(game, st, side: str) -> list[str]:
 
 
 def align(line: str) -> list[str]:
-    """An ``order_help`` line as rows: the syntax in a column, what it does beside
+    """A HELP line (core/forms.py) as rows: the syntax in a column, what it does beside
     it, or on the next row under that column when the syntax is wider."""
     syntax, sep, what = line.partition("    ")
     if not sep:

@@ -98,8 +98,7 @@ def _phase_rows(name: str):
 
 def _setup_default(st: TobrukState, sc: Scenario, side: str) -> list[O.Order]:
     """5.01: the secret rolls and the first legal choice of each required note, then pass."""
-    lines = notes_setup.default_lines(st, sc, side)
-    return [O.GameVerb(word=x.split()[0], args=x.split()[1:]) for x in lines] + [O.GameVerb(word="pass")]
+    return [*notes_setup.default_notes(st, sc, side), O.GameVerb(word="pass")]
 
 
 def _movement_default(st: TobrukState, sc: Scenario, side: str) -> list[O.Order]:

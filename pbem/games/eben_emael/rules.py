@@ -80,11 +80,14 @@ def _clear_free(st: GameState, sc: Scenario) -> list[str]:
             and h not in board.forts(sc) and h not in used]
 
 
-def _belgian_default(st: GameState, sc: Scenario, side: str) -> list[O.Order]:
-    """9.5: the two lowest-numbered cupolas that may be dummies, no minefields."""
+def _belgian_default(st: GameState, sc: Scenario, side: str, notes: dict[str, str] | None) -> list[O.Order]:
+    """9.5: the two lowest-numbered cupolas that may be dummies, no minefields.  A dummy the
+    Belgian already sealed keeps its cupola: the host gives the Belgian's own notes (``notes``),
+    so the other dummy goes on another cupola (without them, only the names sealed are known)."""
     chosen = {k.split(":", 1)[1] for k in st.secrets if k.startswith("belgian:dummy-")}
+    taken = {notes[n].strip() for n in secrets.DUMMIES if n in (notes or {})}
     cands = [h for h, fid in sorted(board.forts(sc).items())
-             if sc.unit_defs[fid].type == "cupola" and h not in gd(sc).get("never_dummy", [])]
+             if sc.unit_defs[fid].type == "cupola" and h not in gd(sc).get("never_dummy", []) and h not in taken]
     out: list[O.Order] = [O.Secret(name=name, payload=h)
                           for name, h in zip([n for n in secrets.DUMMIES if n not in chosen], cands)]
     return out + [O.End()]
@@ -148,7 +151,7 @@ FORMS = (
 # assault phase (which then resolves them in order, 5.2, 7.1, 8.2).
 STEPS = phase_steps(
     Step("setup-belgian", kind="set-up", rule="9.5, 11.0", waits=_belgian_setup_order,
-         verbs={"end": _end("setup-belgian")}, default=_belgian_default,       # the sealing: secret (core)
+         verbs={"end": _end("setup-belgian")}, default=_belgian_default, notes=True,   # the sealing: secret (core)
          choices=("secret",)),
     Step("setup-german", kind="set-up", rule="12.2", order="place UNIT HEX for every German unit, then end",
          verbs={"place": _args(movement.setup_place), "end": _end("setup-german")}, default=_german_default,

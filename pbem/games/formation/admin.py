@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from pbem.core import orders as O
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.games.formation import events as E
@@ -173,8 +174,8 @@ def legal_entries(st: FormationState, sc, uid: str) -> list[str]:
             and not any(u.side != side for n in grid.neighbours(h) for u in stack(st, n))]
 
 
-def default_entries(st: FormationState, sc, side: str) -> tuple[list[str], bool]:
-    """The deadline default's ``enter`` lines (9.4), and whether every due unit got one: each
+def default_entries(st: FormationState, sc, side: str) -> tuple[list[O.GameVerb], bool]:
+    """The deadline default's ``enter`` orders (9.4), and whether every due unit got one: each
     unit on the first legal entry hex where it does not overstack (13.1.3) with the units there
     and those the default entered before it, else one free-move hex on (9.4.2) where it fits."""
     lim = gd(sc).stacking.get(side)
@@ -183,11 +184,12 @@ def default_entries(st: FormationState, sc, side: str) -> tuple[list[str], bool]
     def room(h: str, u) -> bool:
         here = [x for x in stack(st, h) if x.side == side] + planned.get(h, []) + [u]
         return sum(1 for x in here if is_hq(sc, x.id)) <= 1 and not over_limit(stacking_count(sc, here), lim)
-    lines, all_in = [], True
+    out: list[O.GameVerb] = []
+    all_in = True
     for uid in due_reinforcements(st, sc, side):
         u, entries = st.units[uid], legal_entries(st, sc, uid)
-        line = next((f"enter {uid} {h}" for h in entries if room(h, u)), "")
-        if not line:
+        path = next(([h] for h in entries if room(h, u)), None)      # the entry hex, then the hex moved to
+        if path is None:
             for h in entries:
                 for n in sc.board.grid.neighbours(h):
                     try:
@@ -195,16 +197,16 @@ def default_entries(st: FormationState, sc, side: str) -> tuple[list[str], bool]
                     except OrderError:
                         continue
                     if room(n, u):
-                        line = f"enter {uid} {h} {n}"
+                        path = [h, n]
                         break
-                if line:
+                if path is not None:
                     break
-        if line:
-            planned.setdefault(line.split()[-1], []).append(u)
-            lines.append(line)
+        if path is not None:
+            planned.setdefault(path[-1], []).append(u)
+            out.append(O.GameVerb(word="enter", args=[uid, *path]))
         else:
             all_in = False
-    return lines, all_in
+    return out, all_in
 
 
 def admin_todo(st: FormationState, sc, side: str) -> list[str]:

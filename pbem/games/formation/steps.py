@@ -85,9 +85,9 @@ def _admin_default(st: FormationState, sc: Scenario, side: str) -> list[O.Order]
     """9.4, 13.1.3: every due unit enters where it does not overstack (admin.default_entries); a
     side whose Admin orders are then all given is done by itself (admin_step), so "end" is only
     added while something is left (the Schwerpunkt, a unit with no room)."""
-    lines, all_in = admin.default_entries(st, sc, side)
-    out: list[O.Order] = [O.GameVerb(word="enter", args=line.split()[1:]) for line in lines]
-    if not all_in or "schwerpunkt" in admin.admin_todo(st, sc, side) or not lines:
+    entries, all_in = admin.default_entries(st, sc, side)
+    out: list[O.Order] = list(entries)
+    if not all_in or "schwerpunkt" in admin.admin_todo(st, sc, side) or not entries:
         out.append(O.End())
     return out
 

@@ -250,15 +250,16 @@ def _airlanding_roll(ctx: Ctx, uid: str) -> None:
             ctx.emit(E.UnitDisrupted(unit=uid, reason=f"Air Landing Table {total}: D", rule="9.9"))
 
 
-def default_landings(st: RedDevilsState, sc: Scenario, left: list[str]) -> list[str]:
-    """The deadline default: each unit on the lowest-numbered free valid hex of its drop zone; the
-    Poles around the first of their two zones that takes every Pole still to land (else the one with
-    the most room); a unit with no legal hex left is lost (``land UNIT lost``, 9.8, 9.2)."""
+def default_landings(st: RedDevilsState, sc: Scenario, left: list[str]) -> list[O.GameVerb]:
+    """The deadline default, as ``land`` orders: each unit on the lowest-numbered free valid hex of
+    its drop zone; the Poles around the first of their two zones that takes every Pole still to land
+    (else the one with the most room); a unit with no legal hex left is lost (``land UNIT lost``,
+    9.8, 9.2)."""
     taken: set[str] = set()
     polish = set(gd(sc).get("polish_units", []))
     pol_down: list[str] = []
     pref: str | None = None
-    out = []
+    out: list[O.GameVerb] = []
     for uid in left:
         if uid in polish and pref is None:
             todo = sum(1 for x in left if x in polish)
@@ -271,10 +272,10 @@ def default_landings(st: RedDevilsState, sc: Scenario, left: list[str]) -> list[
             first = [h for h in landing_hexes(sc, pref, st) if h in hs]
             hs = first + [h for h in hs if h not in first]
         if not hs:
-            out.append(f"land {uid} {LOST}")
+            out.append(O.GameVerb(word="land", args=[uid, LOST]))
             continue
         taken.add(hs[0])
         if uid in polish:
             pol_down.append(hs[0])
-        out.append(f"land {uid} {hs[0]}")
+        out.append(O.GameVerb(word="land", args=[uid, hs[0]]))
     return out

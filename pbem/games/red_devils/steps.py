@@ -73,7 +73,7 @@ def _landing_default(st: RedDevilsState, sc: Scenario, side: str) -> list[O.Orde
     if _reveal(st):
         return [O.Unveil(name=POLISH_SECRET)]
     left = [u for u in st.landing.units if u not in st.landing.placed]
-    return [O.GameVerb(word="land", args=line.split()[1:]) for line in airborne.default_landings(st, sc, left)]
+    return list(airborne.default_landings(st, sc, left))
 
 
 LANDING = Step("air landing", rule="9.0, 9.8", waits=_landing_rows, default=_landing_default,

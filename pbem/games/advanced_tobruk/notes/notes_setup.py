@@ -2,6 +2,7 @@
 step, and the notes a missed set-up deadline writes."""
 from __future__ import annotations
 
+from pbem.core import orders as O
 from pbem.core.scenario import Scenario
 from pbem.games.advanced_tobruk import data
 from pbem.games.advanced_tobruk.notes.notes import (HIDE_TERRAIN, PREGAME, RULES, _alt_units, _area, _crewless, _gd,
@@ -55,18 +56,22 @@ def choices(st: TobrukState, sc: Scenario, side: str) -> list[str]:
     return out
 
 
-def default_lines(st: TobrukState, sc: Scenario, side: str) -> list[str]:
-    """A missed set-up deadline: the secret rolls, then the first legal choice of each required
-    note (documented in ``defaults_help``), so the game goes on."""
-    out = []
+def _note(*args: str) -> O.GameVerb:
+    return O.GameVerb(word="note", args=list(args))
+
+
+def default_notes(st: TobrukState, sc: Scenario, side: str) -> list[O.GameVerb]:
+    """A missed set-up deadline, as orders: the secret rolls, then the first legal choice of each
+    required note (documented in ``defaults_help``), so the game goes on."""
+    out: list[O.GameVerb] = []
     if not rolled(st, sc, side):
-        out.append("roll")
+        out.append(O.GameVerb(word="roll"))
     n = notes_of(st, side)
     fos = [u.id for u in sc.units if u.side == side and data.utype(sc, u.id).get("fo")
            and u.id not in n.fo.values()]
     for b in batteries(sc, side):
         if b not in n.fo and fos and not _gd(sc).artillery[b].get("fo_hex"):
-            out.append(f"note fo {b} {fos.pop(0)}")
+            out.append(_note("fo", b, fos.pop(0)))
     crews = [u.id for u in sc.units if u.side == side and data.cls(sc, u.id) == "crew"
              and not any(p.holder == u.id for p in st.pieces.values())]
     spec = _gd(sc).dummies.get(side, {})
@@ -79,20 +84,20 @@ def default_lines(st: TobrukState, sc: Scenario, side: str) -> list[str]:
         c = next((c for c in crews if at(c) in (wh, "")), None) or (crews[0] if crews and not wh else None)
         if c:                                       # 9.12: either not placed yet, or both in one hex
             crews.remove(c)
-            out.append(f"note crew {w} {c}")
+            out.append(_note("crew", w, c))
             if not wh or not at(c):
                 together[w if not wh else c] = wh or at(c)
         elif dummies > 0 and w in spec.get("counters", []):
             dummies -= 1                            # 32.24: a weapon no crew is left for may be the dummy
-            out.append(f"note dummy {w}")
+            out.append(_note("dummy", w))
     area = _area(sc, side) or sorted(sc.board.terrain)
     spots = [h for h in area if data.terrain(sc, h) in HIDE_TERRAIN or sc.board.has(h, "pit")]
     for u in _unplaced_hidden(st, sc, side):
         if spots:
             faced = data.is_vehicle(sc, u) or data.is_heavy(sc, u)
-            out.append(f"note hide {u} {together.get(u) or spots[0]}" + (" NNE" if faced else ""))
+            out.append(_note("hide", u, together.get(u) or spots[0], *(["NNE"] if faced else [])))
     if side in _gd(sc).command_control and not n.command:
         afv = next((u.id for u in sc.units if u.side == side and data.is_afv(sc, u.id)), None)
         if afv:
-            out.append(f"note command {afv}")
+            out.append(_note("command", afv))
     return out
