@@ -109,3 +109,21 @@ def test_any_time_words_and_core_verbs_pass_the_gate_for_a_side_not_waited_for(p
     with pytest.raises(OrderError, match="^not your turn: the game waits for British") as e:
         dispatch(rules, _ctx(g, st, "german"), parse_line("mode Flak foot", rules.verbs))
     assert e.value.rule == "3.0"                         # the sequence of play
+
+
+def test_check_passes_the_same_gate_as_the_orders(tmp_path):
+    """CHECK through the offers (issue 26): a checked line whose word the step does not offer
+    is refused by the kernel's gate with the very words an order gets, before any rule runs,
+    and a line after it is not reached; an offered line is checked by the rules."""
+    import fuzz_games as F
+    game = next(F.walk("el-alamein", tmp_path / "g"))
+    st = game.state()
+    (side,) = {w["side"] for w in game.rules.awaiting(st, game.scenario)}
+    offered = Turn(game.rules, game.scenario, st).offer(side).verbs
+    stray = next(w for w in ("retreat", "advance", "attack", "move") if w not in offered)
+    sub = game.check(side, f"{stray} X 0101\nend")
+    assert sub.refused is not None and sub.refused.line == 1
+    assert f"'{stray}' is not an order of this step" in sub.refused.message
+    assert "offered now: " + ", ".join(offered) in sub.refused.message
+    assert not sub.applied
+    assert game.check(side, "end").refused is None
