@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["picture", "TILE"]
+__all__ = ["picture", "layout", "Layout", "TILE"]
 
 TILE = 128                 # px of the final picture
 MARGIN = 14.0              # SVG units added around every element's box
@@ -55,9 +55,9 @@ class _Kept:
             return im
         from PIL import Image
         import zlib
-        data = self.packed.pop(key)
+        dims, data = self.packed.pop(key)
         self.size -= len(data)
-        im = Image.frombytes("RGB", (TILE, TILE), zlib.decompress(data))
+        im = Image.frombytes("RGB", dims, zlib.decompress(data))
         self[key] = im
         return im
 
@@ -68,10 +68,10 @@ class _Kept:
         while len(self.images) > self.hot:
             old, oim = self.images.popitem(last=False)
             data = zlib.compress(oim.tobytes(), 1)
-            self.packed[old] = data
+            self.packed[old] = (oim.size, data)
             self.size += len(data)
         while self.size > self.cold_bytes and self.packed:
-            _old, data = self.packed.popitem(last=False)
+            _old, (_dims, data) = self.packed.popitem(last=False)
             self.size -= len(data)
 
 
@@ -284,10 +284,38 @@ def _items(svg: str):
 _SIZE = re.compile(r'\swidth="(' + _NUM + r')"\s+height="(' + _NUM + r')"')
 
 
+class Layout:
+    """A map's picture as its tiles: ``cells`` {(column, row): (key, RGB image)} (the key:
+    the tile's SVG text), the title band's RGB image ``band`` pasted at row ``top`` over
+    them (None when none), and ``whole``, the picture itself when it was drawn whole."""
+    __slots__ = ("width", "height", "cells", "band", "top", "whole")
+
+    def __init__(self, width: int, height: int, cells: dict, band=None, top: int = 0, whole=None):
+        self.width, self.height, self.cells, self.band, self.top, self.whole = width, height, cells, band, top, whole
+
+    def rgb(self):
+        """The picture as one RGB image."""
+        if self.whole is not None:
+            return self.whole
+        from PIL import Image
+        out = Image.new("RGB", (self.width, self.height), (255, 255, 255))
+        for (c, r), (_key, im) in self.cells.items():
+            out.paste(im, (c * TILE, r * TILE))
+        if self.band is not None:
+            out.paste(self.band, (0, self.top))
+        return out
+
+
 def picture(svg: str, max_width: int, render):
     """The map as an RGB PIL image at most ``max_width`` pixels wide, drawn a tile at a
     time (``render(svg, width)``: resvg's PNG of an SVG at that width); None when the
     SVG is not one this module can cut (then draw it whole)."""
+    got = layout(svg, max_width, render)
+    return None if got is None else got.rgb()
+
+
+def layout(svg: str, max_width: int, render) -> Layout | None:
+    """The map's tiles (``picture``), each drawn only when no earlier map had it."""
     from PIL import Image
     import io
     parsed = _items(svg)
@@ -341,9 +369,10 @@ def picture(svg: str, max_width: int, render):
             whole = im.convert("RGB")
         if whole.size != (width, height):
             return None
-        for c, r in missing:
-            _kept[tiles[c, r]] = have[c, r] = whole.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))
-        return whole
+        for c, r in tiles:
+            if (c, r) not in have:
+                _kept[tiles[c, r]] = have[c, r] = whole.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))
+        return Layout(width, height, {cr: (tiles[cr], have[cr]) for cr in tiles}, whole=whole)
     head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{ts!r}"{fam}'
     for c, r in missing:                             # each alone: a nested viewport costs resvg a whole mask
         svg_t = "\n".join([f'{head} viewBox="{c * ts!r} {r * ts!r} {ts!r} {ts!r}">', *always,
@@ -353,18 +382,21 @@ def picture(svg: str, max_width: int, render):
             return None
         with Image.open(io.BytesIO(png)) as im:
             _kept[tiles[c, r]] = have[c, r] = im.convert("RGB")
-    out = Image.new("RGB", (width, height), (255, 255, 255))
-    for (c, r), im in have.items():
-        out.paste(im, (c * TILE, r * TILE))
+    out = Layout(width, height, {cr: (tiles[cr], have[cr]) for cr in tiles})
     if band and bottom > top:
         y0, h = top / s, (bottom - top) / s
-        png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{sw!r}" height="{h!r}"{fam} '
-                                 f'viewBox="0 {y0!r} {sw!r} {h!r}">', *always, _layered(items, in_band), "</svg>"]),
-                     width)
-        if png is None:
-            return None
-        with Image.open(io.BytesIO(png)) as im:
-            out.paste(im.convert("RGB").crop((0, 0, width, bottom - top)), (0, top))
+        band_svg = "\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{sw!r}" height="{h!r}"{fam} '
+                              f'viewBox="0 {y0!r} {sw!r} {h!r}">', *always, _layered(items, in_band), "</svg>"])
+        key = f"band {width} {bottom - top}\n{band_svg}"     # the views of one step often share it
+        if key in _kept:
+            out.band = _kept[key]
+        else:
+            png = render(band_svg, width)
+            if png is None:
+                return None
+            with Image.open(io.BytesIO(png)) as im:
+                out.band = _kept[key] = im.convert("RGB").crop((0, 0, width, bottom - top))
+        out.top = top
     return out
 
 
