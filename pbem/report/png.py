@@ -94,7 +94,8 @@ def _tiled_png(svg: str, max_width: int, colours: int) -> bytes | None:
     if lay is None:
         return None
     pal = _palette_for(svg, lay, colours)
-    return pngbands.encode(pal.indices(lay), lay.width, lay.height, pal.rgb, COMPRESS_LEVEL, tiles.TILE)
+    return pngbands.encode(pal.indices(lay), lay.width, lay.height, pal.rgb, COMPRESS_LEVEL, tiles.TILE,
+                           filtered=True)
 
 
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b")
@@ -130,26 +131,27 @@ class _Palette:
         return im.quantize(palette=self.image, dither=Image.Dither.NONE)
 
     def indices(self, lay) -> bytes:
-        """The palette indices of ``lay``'s picture, row after row: each tile's kept."""
+        """The palette indices of ``lay``'s picture, each row led by a 0 (PNG's filter
+        type None, ``pngbands.encode``'s ``filtered``): each tile's kept."""
         from PIL import Image
 
         from pbem.report.tiles import TILE
+        out = Image.new("P", (lay.width + 1, lay.height), self.blank)
+        out.paste(0, (0, 0, 1, lay.height))
         if lay.whole is not None:
-            out = self.quantise(lay.whole)
+            q = self.quantise(lay.whole)
             for (c, r), (key, _im) in lay.cells.items():
                 if key not in self.kept:
-                    self._keep(key, out.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE)))
+                    self._keep(key, q.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE)))
+            out.paste(q, (1, 0))
             return out.tobytes()
-        out = Image.new("P", (lay.width, lay.height), self.blank)
-        for (c, r), (key, im) in lay.cells.items():
+        for (c, r), (key, im) in [*lay.cells.items(), *(((0, top / TILE), b) for top, *b in lay.bands)]:
             t = self.kept.get(key)
             if t is None:
                 t = self._keep(key, self.quantise(im))
             else:
                 self.kept.move_to_end(key)
-            out.paste(t, (c * TILE, r * TILE))
-        if lay.band is not None:
-            out.paste(self.quantise(lay.band), (0, lay.top))
+            out.paste(t, (1 + c * TILE, round(r * TILE)))
         return out.tobytes()
 
     def _keep(self, key: str, t):

@@ -61,7 +61,7 @@ class _Bands:
 
     def piece(self, raw: bytes, level: int) -> tuple[bytes, int]:
         """(raw deflate of ``raw`` ending on a byte boundary, Adler-32 of ``raw``)."""
-        key = (hashlib.blake2b(raw, digest_size=16).digest(), level)
+        key = (hashlib.sha1(raw).digest(), len(raw), level)
         hit = self.got.get(key)
         if hit is not None:
             self.got.move_to_end(key)
@@ -84,16 +84,18 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 
 
 def encode(indices: bytes, width: int, height: int, palette: bytes, level: int = 6, band: int = 128,
-           text: dict[str, str] | None = None) -> bytes:
+           text: dict[str, str] | None = None, filtered: bool = False) -> bytes:
     """The PNG (8-bit palette, no interlace) of ``indices`` (``width`` x ``height`` bytes, row
-    after row) with ``palette`` (RGB triples), its rows compressed ``band`` rows at a time;
-    ``text``: tEXt chunks (keyword: value)."""
-    assert len(indices) == width * height and 0 < len(palette) <= 768 and len(palette) % 3 == 0
+    after row; with ``filtered``, each row already led by its filter byte 0) with ``palette``
+    (RGB triples), its rows compressed ``band`` rows at a time; ``text``: tEXt chunks."""
+    stride = width + 1
+    if not filtered:
+        indices = b"".join(b"\x00" + indices[y * width:(y + 1) * width] for y in range(height))
+    assert len(indices) == stride * height and 0 < len(palette) <= 768 and len(palette) % 3 == 0
     pieces: list[bytes] = []
-    adler, stride = 1, width
+    adler = 1
     for y0 in range(0, height, band):
-        y1 = min(height, y0 + band)
-        raw = b"".join(b"\x00" + indices[y * stride:(y + 1) * stride] for y in range(y0, y1))
+        raw = indices[y0 * stride:min(height, y0 + band) * stride]
         comp, a = _bands.piece(raw, level)
         pieces.append(comp)
         adler = adler32_combine(adler, a, len(raw))
