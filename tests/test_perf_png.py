@@ -123,3 +123,44 @@ def test_a_closeup_is_drawn_once_per_map_and_rectangle_with_its_viewbox(monkeypa
     assert a == b and drawn == [400]
     with Image.open(io.BytesIO(a)) as im:
         assert im.mode == "P" and im.size == (400, 300) and im.text["pbem-viewbox"] == "100 50 200 150"
+
+
+def test_a_text_cut_past_a_tiles_right_edge_draws_the_tile_as_the_whole_text():
+    Image = pytest.importorskip("PIL.Image")
+    from PIL import ImageChops
+    layer = '<g class="legend" font-size="11">'
+    line = ('<text x="116" y="60" fill="#222222">burst on target: hit before, the firer doubles its rate of fire '
+            '(13.46) &amp; more</text>')
+    right = 256.0
+    cut = tiles._clip(line, layer, right)
+    assert len(cut) < len(line) and cut.startswith('<text x="116" y="60" fill="#222222">burst on')
+    for kept in ('<text x="300" y="9" text-anchor="middle">a long centred label, laid out from its middle</text>',
+                 '<text x="100" y="9" textLength="300">stretched to its length, every glyph moves</text>',
+                 '<text x="100" y="9">\u0416\u0443\u043a\u043e\u0432 of unknown widths, measured as wide as M</text>'):
+        assert tiles._clip(kept, layer, 150.0) == kept
+
+    def tile(text: str):
+        svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="128" height="128" font-family="DejaVu Sans" '
+               f'viewBox="128 0 128 128">\n<rect x="0" y="0" width="1000" height="200" fill="#fbf8f0"/>\n'
+               f'{layer}\n{text}\n</g>\n</svg>')
+        with Image.open(io.BytesIO(png._resvg(svg, 128, True))) as im:
+            return im.convert("RGB")
+    assert ImageChops.difference(tile(line), tile(cut)).getbbox() is None
+
+
+def test_a_fog_games_maps_drawn_a_tile_at_a_time_look_as_drawn_whole(played_example):
+    # Tobruk: each side's map, a large legend that moves with the eliminated units; the
+    # second and third maps draw their new tiles over the kept board, in strips or alone
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report.render import report_svg
+    g = played_example("tobruk-salient").game()
+    entries = g.entries()
+    tiles._kept.clear()
+    last = entries[-1].seq
+    for at in (last - 40, last - 20, last):
+        st = g.state(at)
+        svg = report_svg(g, "german", st, entries[:at + 1], at - 20, entries[at].hash)
+        pic = tiles.picture(svg, png.MAP_WIDTH, lambda s, w: png._resvg(s, w, True))
+        with Image.open(io.BytesIO(png._resvg(svg, None, True))) as whole:
+            whole = whole.convert("RGB")
+        assert pic.size == whole.size and _off(pic, whole) < 1 / 2000, at

@@ -378,7 +378,10 @@ def layout(svg: str, max_width: int, render) -> Layout | None:
                 per.pop((c, r), None)
     font = re.search(r'\sfont-family="[^"]*"', root)
     fam = font.group(0) if font else ""
-    tiles = {(c, r): f"{s!r} {c} {r}\n" + _layered(items, ks, (c + 1) * ts) for (c, r), ks in per.items()}
+    # a key names the part of its tile the picture shows: a tile cut from a picture drawn whole
+    # is blank past the picture's edge, so a taller map (more eliminated units) draws it again
+    tiles = {(c, r): f"{s!r} {c} {r} {min(TILE, height - r * TILE)}\n" + _layered(items, ks, (c + 1) * ts)
+             for (c, r), ks in per.items()}
     have = {cr: _kept[key] for cr, key in tiles.items() if key in _kept}      # taken now: kept while drawing
     missing = [cr for cr in tiles if cr not in have]
     if len(missing) > len(tiles) * 0.4:              # much of it new: drawn whole (a tile alone costs about
@@ -394,7 +397,7 @@ def layout(svg: str, max_width: int, render) -> Layout | None:
             if (c, r) not in have:
                 _kept[tiles[c, r]] = have[c, r] = whole.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))
         under = _board_end(items)
-        unders = {cr: f"{s!r} {cr[0]} {cr[1]} under\n" + _layered(items, [k for k in ks if k < under], (cr[0] + 1) * ts)
+        unders = {cr: f"{s!r} {cr[0]} {cr[1]} {min(TILE, height - cr[1] * TILE)} under\n" + _layered(items, [k for k in ks if k < under], (cr[0] + 1) * ts)
                   for cr, ks in per.items() if any(k < under for k in ks) and any(k >= under for k in ks)}
         if under and sum(key not in _kept for key in unders.values()) > len(unders) * 0.4:
             # and the board under the counters, whole: the next maps draw only what lies over it
@@ -444,7 +447,7 @@ def layout(svg: str, max_width: int, render) -> Layout | None:
         if not (low and high):
             tile = draw(ks)
         else:
-            key = f"{s!r} {c} {r} under\n" + _layered(items, low, (c + 1) * ts)
+            key = f"{s!r} {c} {r} {min(TILE, height - r * TILE)} under\n" + _layered(items, low, (c + 1) * ts)
             base = _kept[key] if key in _kept else draw(low)
             over = draw(high, rgb=False)
             if base is None or over is None:
