@@ -5,14 +5,20 @@ from the last of its game in a few hexes.  So the picture is cut into square til
 (``TILE`` pixels); a tile is the SVG of every element whose box meets it, in the
 map's own order, cropped to the tile (a nested ``<svg>`` viewport), and its pixels
 are kept by that SVG text: a tile whose elements did not change is not drawn again,
-whichever map it belongs to.  The missing tiles of a map are drawn in one call to
-resvg, packed side by side, at the final scale, and pasted into the picture.
+whichever map it belongs to.  The missing tiles of a map are drawn at the final scale,
+each in its own call to resvg (or, when most of a row's span of them is new, in one
+strip cut into tiles; when most of the map is new, the map whole, cut), and pasted
+into the picture.  A tile's board (everything up to the hex numbers) is kept apart:
+what changes (counters, moves, legend) is drawn on a transparent tile and laid over
+it.  A text that runs on past a tile's right edge is cut there (``_clip``): glyphs
+cost resvg most of its time, and the tile's key stays the same when only the far end
+of a long line changed.
 
 An element's box comes from its coordinates (points, x/y, circles, rectangles,
 paths, text with a generous width), widened by ``MARGIN`` for strokes, arrowheads
 and anti-aliasing: too big a box only costs a tile more.  What this cannot read
 (a ``transform``, an element of no coordinates) covers every tile.  The map must
-look as drawn whole: tests/test_perf_maps.py compares the pixels."""
+look as drawn whole: tests/test_perf_maps.py and test_perf_png.py compare the pixels."""
 from __future__ import annotations
 
 import math
