@@ -164,3 +164,27 @@ def test_a_fog_games_maps_drawn_a_tile_at_a_time_look_as_drawn_whole(played_exam
         with Image.open(io.BytesIO(png._resvg(svg, None, True))) as whole:
             whole = whole.convert("RGB")
         assert pic.size == whole.size and _off(pic, whole) < 1 / 2000, at
+
+
+def test_a_title_changed_at_its_end_draws_only_the_last_pieces_of_its_band(played_example):
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report.render import report_svg
+    g = played_example("el-alamein").game()
+    entries = g.entries()
+    at = entries[-1].seq
+    svg = report_svg(g, "axis", g.state(at), entries, at - 3, entries[at].hash)
+    head = entries[at].hash[:12]
+    assert svg.count(head) == 2                                  # <title> and the title bar
+    other = svg.replace(head, "0123456789ab")                    # the next map's head, say
+    tiles._kept.clear()
+    drawn = []
+
+    def render(s, w):
+        drawn.append(w)
+        return png._resvg(s, w, True)
+    tiles.picture(svg, png.MAP_WIDTH, render)
+    drawn.clear()
+    pic = tiles.picture(other, png.MAP_WIDTH, render)
+    assert drawn and all(w == tiles.TILE for w in drawn) and len(drawn) <= pic.size[0] // tiles.TILE // 2   # its last pieces
+    with Image.open(io.BytesIO(png._resvg(other, None, True))) as whole:
+        assert _off(pic, whole.convert("RGB")) < 1 / 5000

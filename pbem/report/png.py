@@ -145,13 +145,13 @@ class _Palette:
                     self._keep(key, q.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE)))
             out.paste(q, (1, 0))
             return out.tobytes()
-        for (c, r), (key, im) in [*lay.cells.items(), *(((0, top / TILE), b) for top, *b in lay.bands)]:
+        for x, y, key, im in [*((c * TILE, r * TILE, *got) for (c, r), got in lay.cells.items()), *lay.bands]:
             t = self.kept.get(key)
             if t is None:
                 t = self._keep(key, self.quantise(im))
             else:
                 self.kept.move_to_end(key)
-            out.paste(t, (1 + c * TILE, round(r * TILE)))
+            out.paste(t, (1 + x, y))
         return out.tobytes()
 
     def _keep(self, key: str, t):

@@ -301,7 +301,7 @@ _SIZE = re.compile(r'\swidth="(' + _NUM + r')"\s+height="(' + _NUM + r')"')
 
 class Layout:
     """A map's picture as its tiles: ``cells`` {(column, row): (key, RGB image)} (the key:
-    the tile's SVG text), ``bands`` [(row, key, RGB image)] pasted over them at those rows (the
+    the tile's SVG text), ``bands`` [(x, y, key, RGB image)] pasted over them there (the
     title bar's, the legend's), and ``whole``, the picture itself when it was drawn whole."""
     __slots__ = ("width", "height", "cells", "bands", "whole")
 
@@ -316,8 +316,8 @@ class Layout:
         out = Image.new("RGB", (self.width, self.height), (255, 255, 255))
         for (c, r), (_key, im) in self.cells.items():
             out.paste(im, (c * TILE, r * TILE))
-        for top, _key, im in self.bands:
-            out.paste(im, (0, top))
+        for x, top, _key, im in self.bands:
+            out.paste(im, (x, top))
         return out
 
 
@@ -402,6 +402,10 @@ def layout(svg: str, max_width: int, render) -> Layout | None:
         for c, r in tiles:
             if (c, r) not in have:
                 _kept[tiles[c, r]] = have[c, r] = whole.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))
+        for (_m, top, bottom), ks in zip(spans, in_span):     # and the title band's pieces
+            for c, (key, _kc) in _pieces(items, ks, s, ts, cols, top, bottom).items():
+                if key not in _kept:
+                    _kept[key] = whole.crop((c * TILE, top, (c + 1) * TILE, bottom))
         under = _board_end(items)
         unders = {cr: f"{s!r} {cr[0]} {cr[1]} {min(TILE, height - cr[1] * TILE)} under\n" + _layered(items, [k for k in ks if k < under], (cr[0] + 1) * ts)
                   for cr, ks in per.items() if any(k < under for k in ks) and any(k >= under for k in ks)}
@@ -465,20 +469,44 @@ def layout(svg: str, max_width: int, render) -> Layout | None:
         _kept[tiles[c, r]] = have[c, r] = tile
     out = Layout(width, height, {cr: (tiles[cr], have[cr]) for cr in tiles})
     for (_m, top, bottom), ks in zip(spans, in_span):
+        # the band a piece per column of tiles, each kept by its SVG (its texts cut at its
+        # right edge: the title changes at its end, with the head); most pieces new: the band
+        # is drawn whole and cut
         y0, h = top / s, (bottom - top) / s
-        band_svg = "\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{sw!r}" height="{h!r}"{fam} '
-                              f'viewBox="0 {y0!r} {sw!r} {h!r}">', *always, _layered(items, ks), "</svg>"])
-        key = f"band {width} {bottom - top}\n{band_svg}"     # the views of one step often share it
-        if key in _kept:
-            out.bands.append((top, key, _kept[key]))
-            continue
-        png = render(band_svg, width)
-        if png is None:
-            return None
-        with Image.open(io.BytesIO(png)) as im:
-            got = im.convert("RGB").crop((0, 0, width, bottom - top))
-        _kept[key] = got
-        out.bands.append((top, key, got))
+        pieces = _pieces(items, ks, s, ts, cols, top, bottom)
+        new = [c for c, (key, _kc) in pieces.items() if key not in _kept]
+        if len(new) > cols / 2:
+            png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{sw!r}" height="{h!r}"{fam} '
+                                    f'viewBox="0 {y0!r} {sw!r} {h!r}">', *always, _layered(items, ks), "</svg>"]),
+                         width)
+            if png is None:
+                return None
+            with Image.open(io.BytesIO(png)) as im:
+                got = im.convert("RGB")
+            for c in new:
+                _kept[pieces[c][0]] = got.crop((c * TILE, 0, (c + 1) * TILE, bottom - top))
+        else:
+            for c in new:
+                png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{h!r}"'
+                                        f'{fam} viewBox="{c * ts!r} {y0!r} {ts!r} {h!r}">', *always,
+                                        _layered(items, pieces[c][1], (c + 1) * ts), "</svg>"]), TILE)
+                if png is None:
+                    return None
+                with Image.open(io.BytesIO(png)) as im:
+                    _kept[pieces[c][0]] = im.convert("RGB").crop((0, 0, TILE, bottom - top))
+        for c, (key, _kc) in pieces.items():
+            out.bands.append((c * TILE, top, key, _kept[key]))
+    return out
+
+
+def _pieces(items, ks: list[int], s: float, ts: float, cols: int, top: int, bottom: int) -> dict:
+    """A band's pieces, a column of tiles wide: {column: (key, its items)}; the key names its
+    items with their texts cut at its right edge (``_clip``)."""
+    out = {}
+    for c in range(cols):
+        x0, x1 = c * ts, (c + 1) * ts
+        kc = [k for k in ks if items[k][2][0] < x1 and items[k][2][2] > x0]
+        out[c] = f"band {s!r} {c} {top} {bottom}\n" + _layered(items, kc, x1), kc
     return out
 
 
