@@ -434,15 +434,22 @@ def layout(svg: str, max_width: int, render) -> Layout | None:
             continue
         c0, n = cs[0], cs[-1] - cs[0] + 1
         ks = sorted({k for c in range(c0, c0 + n) for k in per.get((c, r), ())})
+        # the boards under the strip's tiles all kept: only what lies over them is drawn
+        bases = {c: f"{s!r} {c} {r} {min(TILE, height - r * TILE)} under\n"
+                 + _layered(items, [k for k in per[c, r] if k < under], (c + 1) * ts) for c in cs}
+        over = under and all(key in _kept for key in bases.values())
         png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{n * ts!r}" height="{ts!r}"{fam}'
                                 f' viewBox="{c0 * ts!r} {r * ts!r} {n * ts!r} {ts!r}">', *always,
-                                _layered(items, ks), "</svg>"]), n * TILE)
+                                _layered(items, [k for k in ks if k >= under] if over else ks), "</svg>"]), n * TILE)
         if png is None:
             return None
         with Image.open(io.BytesIO(png)) as im:
-            strip = im.convert("RGB")
+            strip = im.convert("RGBA" if over else "RGB")
         for c in cs:
-            _kept[tiles[c, r]] = have[c, r] = strip.crop(((c - c0) * TILE, 0, (c - c0 + 1) * TILE, TILE))
+            tile = strip.crop(((c - c0) * TILE, 0, (c - c0 + 1) * TILE, TILE))
+            if over:
+                tile = Image.alpha_composite(_kept[bases[c]].convert("RGBA"), tile).convert("RGB")
+            _kept[tiles[c, r]] = have[c, r] = tile
     missing = [cr for cr in missing if cr not in have]
     for c, r in missing:                             # each alone: a nested viewport costs resvg a whole mask
         def draw(ks: list[int], rgb: bool = True):
