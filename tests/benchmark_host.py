@@ -232,6 +232,13 @@ def _forget_maps() -> None:
         tiles._kept.clear()
     except ImportError:
         pass
+    try:
+        from pbem.report import closeup, pngbands
+        png._palettes.clear()
+        pngbands._bands.clear()
+        closeup._drawn.clear()
+    except (ImportError, AttributeError):
+        pass
 
 
 def host_with_mails(root: Path, games: int, mails: int, url: str = "") -> tuple[Path, int]:
@@ -340,10 +347,13 @@ def main() -> None:
     ap.add_argument("--example", action="append", help="the mail part for these examples only")
     ap.add_argument("--mails", type=int, default=1000)
     ap.add_argument("--games", type=int, default=50)
+    ap.add_argument("--sizes", help="the mail part's log lengths, comma-separated (default 100,10000,100000)")
     args = ap.parse_args()
     os.environ["PBEM_CLOCK"] = AT
     parts = set(args.only or ["mail", "poll", "workers"])
     sizes = [100, 1_000] if args.quick else [100, 10_000, 100_000]
+    if args.sizes:
+        sizes = [int(v) for v in args.sizes.split(",")]
     mails, games = (40, 4) if args.quick else (args.mails, args.games)
     names = args.example or examples()
     with tempfile.TemporaryDirectory(prefix="pbem-bench-host-") as tmp:

@@ -76,27 +76,38 @@ def closeup_svg(svg: str, rect: tuple[float, float, float, float]) -> str:
     return svg[:root.start()] + tag + "\n" + paper + svg[root.end():]
 
 
+_drawn: dict[tuple, bytes | None] = {}
+
+
 def closeup_png(svg: str, rect: tuple[float, float, float, float], scale: float) -> bytes | None:
     """The PNG of ``rect`` of ``svg`` at ``scale`` (None when it cannot be drawn), its
-    viewBox in a ``pbem-viewbox`` text chunk."""
-    from pbem.report.png import MAP_COLOURS, _has_pillow, _palette_png, _resvg
+    viewBox in a ``pbem-viewbox`` text chunk; kept by its inputs (the viewers of one
+    position often share it); one palette encode (``pngbands``)."""
+    import hashlib
+    key = (hashlib.sha256(svg.encode("utf-8")).digest(), rect, scale)
+    if key in _drawn:
+        return _drawn[key]
+    from pbem.report.png import COMPRESS_LEVEL, MAP_COLOURS, _has_pillow, _resvg
     try:
         data = _resvg(closeup_svg(svg, rect), max(1, math.floor(rect[2] * scale)), _has_pillow())
     except Exception:                    # noqa: BLE001 - no renderer: the overview (or the SVG) goes alone
         return None
-    if not _has_pillow():
-        return data
-    import io
+    if _has_pillow():
+        import io
 
-    from PIL import Image
-    from PIL.PngImagePlugin import PngInfo
-    small = _palette_png(data, MAP_COLOURS)
-    with Image.open(io.BytesIO(small)) as im:
-        info = PngInfo()
-        info.add_text("pbem-viewbox", " ".join(f"{v:g}" for v in rect))
-        out = io.BytesIO()
-        im.save(out, "PNG", pnginfo=info, compress_level=6)
-    return out.getvalue()
+        from PIL import Image
+
+        from pbem.report import pngbands
+        with Image.open(io.BytesIO(data)) as im:
+            q = im.convert("RGB").quantize(colors=MAP_COLOURS, method=Image.Quantize.FASTOCTREE,
+                                           dither=Image.Dither.NONE)
+        n = max(i for _c, i in q.getcolors(MAP_COLOURS)) + 1
+        data = pngbands.encode(q.tobytes(), q.width, q.height, bytes(q.getpalette()[:3 * n]), COMPRESS_LEVEL,
+                               text={"pbem-viewbox": " ".join(f"{v:g}" for v in rect)})
+    if len(_drawn) >= 32:
+        _drawn.clear()
+    _drawn[key] = data
+    return data
 
 
 def big_board(sc, max_width: int) -> bool:

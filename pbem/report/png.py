@@ -11,7 +11,10 @@ from __future__ import annotations
 import hashlib
 import io
 import re
+from collections import OrderedDict
 from pathlib import Path
+
+from pbem.report import pngbands
 
 __all__ = ["svg_to_png", "MAP_WIDTH", "MAP_COLOURS", "FONT_FILES"]
 
@@ -72,9 +75,11 @@ def _resvg(svg: str, width: int | None, crisp: bool) -> bytes:
 
 
 def _tiled_png(svg: str, max_width: int, colours: int) -> bytes | None:
-    """The palette PNG of a map drawn a tile at a time (``tiles.picture``: a tile already
-    drawn for an earlier map of the same elements is not drawn again), one encode; None
-    when the SVG cannot be cut (then it is drawn whole)."""
+    """The palette PNG of a map drawn a tile at a time (``tiles.layout``: a tile already
+    drawn for an earlier map of the same elements is not drawn again), each tile's palette
+    indices made once (``_Palette``), the image's rows compressed a band at a time
+    (``pngbands``: a band of rows already written is not compressed again); None when the
+    SVG cannot be cut (then it is drawn whole)."""
     from pbem.report import tiles
 
     def render(part: str, width: int) -> bytes | None:
@@ -83,10 +88,100 @@ def _tiled_png(svg: str, max_width: int, colours: int) -> bytes | None:
         except Exception:                # noqa: BLE001 - refused: the caller draws the map whole
             return None
     try:
-        im = tiles.picture(svg, max_width, render)
+        lay = tiles.layout(svg, max_width, render)
     except Exception:                    # noqa: BLE001 - a map this cannot cut: drawn whole
-        im = None
-    return None if im is None else _encode_palette(im, colours)
+        lay = None
+    if lay is None:
+        return None
+    pal = _palette_for(svg, lay, colours)
+    return pngbands.encode(pal.indices(lay), lay.width, lay.height, pal.rgb, COMPRESS_LEVEL, tiles.TILE,
+                           filtered=True)
+
+
+_COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b")
+
+
+class _Palette:
+    """A fixed palette for the maps of one board and size: ``colours`` colours found
+    (octree, as Pillow quantises a picture) in the first picture drawn with these SVG
+    colours, every flat colour of the SVG among them exactly.  Every later map whose SVG
+    names no other colour is quantised with it, so a tile's palette indices depend on the
+    tile alone and are kept by its SVG text (``tiles.layout``'s keys)."""
+    __slots__ = ("serial", "svg_colours", "image", "rgb", "kept", "blank")
+
+    def __init__(self, picture, svg_colours: frozenset, colours: int):
+        from PIL import Image
+        q = picture.quantize(colors=colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+        got = q.getpalette()
+        entries = [tuple(got[3 * i:3 * i + 3]) for i in sorted(i for _n, i in q.getcolors(colours))]
+        for c in sorted(svg_colours):     # and the SVG's own colours, exactly
+            rgb = tuple(int(c[k:k + 2], 16) for k in (1, 3, 5))
+            if rgb not in entries and len(entries) < 256:
+                entries.append(rgb)
+        self.rgb = bytes(v for e in entries for v in e)
+        self.image = Image.new("P", (1, 1))
+        self.image.putpalette(self.rgb + self.rgb[-3:] * (256 - len(entries)))   # the rest: a copy of the last
+        self.blank = self.quantise(Image.new("RGB", (1, 1), (255, 255, 255))).getpixel((0, 0))
+        self.svg_colours = svg_colours
+        self.serial = next(_serials)
+        self.kept: OrderedDict = OrderedDict()
+
+    def quantise(self, im):
+        from PIL import Image
+        return im.quantize(palette=self.image, dither=Image.Dither.NONE)
+
+    def indices(self, lay) -> bytes:
+        """The palette indices of ``lay``'s picture, each row led by a 0 (PNG's filter
+        type None, ``pngbands.encode``'s ``filtered``): each tile's kept."""
+        from PIL import Image
+
+        from pbem.report.tiles import TILE
+        out = Image.new("P", (lay.width + 1, lay.height), self.blank)
+        out.paste(0, (0, 0, 1, lay.height))
+        if lay.whole is not None:
+            q = self.quantise(lay.whole)
+            for (c, r), (key, _im) in lay.cells.items():
+                if key not in self.kept:
+                    self._keep(key, q.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE)))
+            out.paste(q, (1, 0))
+            return out.tobytes()
+        for x, y, key, im in [*((c * TILE, r * TILE, *got) for (c, r), got in lay.cells.items()), *lay.bands]:
+            t = self.kept.get(key)
+            if t is None:
+                t = self._keep(key, self.quantise(im))
+            else:
+                self.kept.move_to_end(key)
+            out.paste(t, (1 + x, y))
+        return out.tobytes()
+
+    def _keep(self, key: str, t):
+        self.kept[key] = t
+        while len(self.kept) > _KEPT_INDICES:
+            self.kept.popitem(last=False)
+        return t
+
+
+_KEPT_INDICES = 3000                     # 16 KiB each
+_serials = iter(range(1, 1 << 62))
+_palettes: OrderedDict = OrderedDict()   # (the SVG's root element, width) -> [_Palette]
+
+
+def _palette_for(svg: str, lay, colours: int) -> _Palette:
+    """The board's palette that has every colour ``svg`` names; a new one made from this
+    picture when none has."""
+    root = svg[:svg.find(">") + 1]
+    key = (root, lay.width, colours)
+    named = frozenset(c.lower() for c in _COLOUR.findall(svg))
+    got = _palettes.get(key, [])
+    for pal in got:
+        if named <= pal.svg_colours:
+            _palettes.move_to_end(key)
+            return pal
+    pal = _Palette(lay.rgb(), named, colours)
+    _palettes[key] = [*got[-3:], pal]
+    while len(_palettes) > 16:
+        _palettes.popitem(last=False)
+    return pal
 
 
 def _encode_palette(im, colours: int) -> bytes:

@@ -5,20 +5,26 @@ from the last of its game in a few hexes.  So the picture is cut into square til
 (``TILE`` pixels); a tile is the SVG of every element whose box meets it, in the
 map's own order, cropped to the tile (a nested ``<svg>`` viewport), and its pixels
 are kept by that SVG text: a tile whose elements did not change is not drawn again,
-whichever map it belongs to.  The missing tiles of a map are drawn in one call to
-resvg, packed side by side, at the final scale, and pasted into the picture.
+whichever map it belongs to.  The missing tiles of a map are drawn at the final scale,
+each in its own call to resvg (or, when most of a row's span of them is new, in one
+strip cut into tiles; when most of the map is new, the map whole, cut), and pasted
+into the picture.  A tile's board (everything up to the hex numbers) is kept apart:
+what changes (counters, moves, legend) is drawn on a transparent tile and laid over
+it.  A text that runs on past a tile's right edge is cut there (``_clip``): glyphs
+cost resvg most of its time, and the tile's key stays the same when only the far end
+of a long line changed.
 
 An element's box comes from its coordinates (points, x/y, circles, rectangles,
 paths, text with a generous width), widened by ``MARGIN`` for strokes, arrowheads
 and anti-aliasing: too big a box only costs a tile more.  What this cannot read
 (a ``transform``, an element of no coordinates) covers every tile.  The map must
-look as drawn whole: tests/test_perf_maps.py compares the pixels."""
+look as drawn whole: tests/test_perf_maps.py and test_perf_png.py compare the pixels."""
 from __future__ import annotations
 
 import math
 import re
 
-__all__ = ["picture", "TILE"]
+__all__ = ["picture", "layout", "Layout", "TILE"]
 
 TILE = 128                 # px of the final picture
 MARGIN = 14.0              # SVG units added around every element's box
@@ -55,9 +61,9 @@ class _Kept:
             return im
         from PIL import Image
         import zlib
-        data = self.packed.pop(key)
+        dims, data = self.packed.pop(key)
         self.size -= len(data)
-        im = Image.frombytes("RGB", (TILE, TILE), zlib.decompress(data))
+        im = Image.frombytes("RGB", dims, zlib.decompress(data))
         self[key] = im
         return im
 
@@ -68,10 +74,10 @@ class _Kept:
         while len(self.images) > self.hot:
             old, oim = self.images.popitem(last=False)
             data = zlib.compress(oim.tobytes(), 1)
-            self.packed[old] = data
+            self.packed[old] = (oim.size, data)
             self.size += len(data)
         while self.size > self.cold_bytes and self.packed:
-            _old, data = self.packed.popitem(last=False)
+            _old, (_dims, data) = self.packed.popitem(last=False)
             self.size -= len(data)
 
 
@@ -227,8 +233,17 @@ def _box(text: str, inherited: dict[str, str]) -> tuple[float, float, float, flo
     return (min(xs) - MARGIN, min(ys) - MARGIN, max(xs) + MARGIN, max(ys) + MARGIN)
 
 
+_depths: dict[str, int] = {}
+
+
 def _depth(line: str) -> int:
-    return line.count("<g ") + line.count("<g>") + line.count("<defs") - line.count("</g>") - line.count("</defs>")
+    got = _depths.get(line)
+    if got is None:
+        got = line.count("<g ") + line.count("<g>") + line.count("<defs") - line.count("</g>") - line.count("</defs>")
+        if len(_depths) > 200_000:
+            _depths.clear()
+        _depths[line] = got
+    return got
 
 
 def _items(svg: str):
@@ -284,10 +299,38 @@ def _items(svg: str):
 _SIZE = re.compile(r'\swidth="(' + _NUM + r')"\s+height="(' + _NUM + r')"')
 
 
+class Layout:
+    """A map's picture as its tiles: ``cells`` {(column, row): (key, RGB image)} (the key:
+    the tile's SVG text), ``bands`` [(x, y, key, RGB image)] pasted over them there (the
+    title bar's, the legend's), and ``whole``, the picture itself when it was drawn whole."""
+    __slots__ = ("width", "height", "cells", "bands", "whole")
+
+    def __init__(self, width: int, height: int, cells: dict, whole=None):
+        self.width, self.height, self.cells, self.bands, self.whole = width, height, cells, [], whole
+
+    def rgb(self):
+        """The picture as one RGB image."""
+        if self.whole is not None:
+            return self.whole
+        from PIL import Image
+        out = Image.new("RGB", (self.width, self.height), (255, 255, 255))
+        for (c, r), (_key, im) in self.cells.items():
+            out.paste(im, (c * TILE, r * TILE))
+        for x, top, _key, im in self.bands:
+            out.paste(im, (x, top))
+        return out
+
+
 def picture(svg: str, max_width: int, render):
     """The map as an RGB PIL image at most ``max_width`` pixels wide, drawn a tile at a
     time (``render(svg, width)``: resvg's PNG of an SVG at that width); None when the
     SVG is not one this module can cut (then draw it whole)."""
+    got = layout(svg, max_width, render)
+    return None if got is None else got.rgb()
+
+
+def layout(svg: str, max_width: int, render) -> Layout | None:
+    """The map's tiles (``picture``), each drawn only when no earlier map had it."""
     from PIL import Image
     import io
     parsed = _items(svg)
@@ -296,7 +339,9 @@ def picture(svg: str, max_width: int, render):
         return None
     root, always, items = parsed
     sw, sh = float(m.group(1)), float(m.group(2))
-    full = f'width="{m.group(1)}" height="{m.group(2)}"'       # "100%" of a tile would be the tile
+    # "100%" of a tile would be the tile: the paper as wide and as tall as any map, so that
+    # a map grown taller (more eliminated units) has the tiles of the one before
+    full = 'width="100000" height="100000"'
     items = [(lay, t.replace('width="100%" height="100%"', full), b) if '100%"' in t else (lay, t, b)
              for lay, t, b in items]
     width = min(max_width, int(sw)) if max_width and sw > max_width else int(sw)
@@ -306,19 +351,25 @@ def picture(svg: str, max_width: int, render):
     cols, rows = math.ceil(width / TILE), math.ceil(height / TILE)
     # A wide, low element at the top level (the title bar, which names the head and so
     # changes with every map) is drawn in a band of whole rows with everything that meets
-    # them, pasted over the tiles; the tiles leave it out, so they keep their pixels.
-    band = [k for k, (lay, _t, b) in enumerate(items) if not lay and b and b != EVERYWHERE
-            and b[2] - b[0] >= sw / 2 and b[3] - b[1] <= ts]
-    top = max(0, math.floor(min(items[k][2][1] for k in band) * s)) if band else 0
-    bottom = min(height, math.ceil(max(items[k][2][3] for k in band) * s)) if band else 0
+    # them, pasted over the tiles; the tiles leave it out, so they keep their pixels.  (The
+    # legend, drawn as a band, costs more than its tiles: it changes with each view.)
+    spans: list[tuple[set[int], int, int]] = []
+    title = [k for k, (lay, _t, b) in enumerate(items) if not lay and b and b != EVERYWHERE
+             and b[2] - b[0] >= sw / 2 and b[3] - b[1] <= ts]
+    if title:
+        spans.append((set(title), max(0, math.floor(min(items[k][2][1] for k in title) * s)),
+                      min(height, math.ceil(max(items[k][2][3] for k in title) * s))))
+    spans = [sp for sp in spans if sp[2] > sp[1]]
+    members = set().union(*(sp[0] for sp in spans)) if spans else set()
     per: dict[tuple[int, int], list[int]] = {}
-    in_band: list[int] = []
+    in_span: list[list[int]] = [[] for _ in spans]
     for k, (_layer, _text, b) in enumerate(items):
         if b is None:
             continue
-        if band and b[1] * s < bottom and b[3] * s > top:
-            in_band.append(k)
-        if k in band:
+        for i, (_m, top, bottom) in enumerate(spans):
+            if b[1] * s < bottom and b[3] * s > top:
+                in_span[i].append(k)
+        if k in members:
             continue
         c0, c1 = max(0, int(b[0] // ts)) if b[0] > -math.inf else 0, min(cols - 1, int(b[2] // ts)) \
             if b[2] < math.inf else cols - 1
@@ -327,9 +378,16 @@ def picture(svg: str, max_width: int, render):
         for c in range(c0, c1 + 1):
             for r in range(r0, r1 + 1):
                 per.setdefault((c, r), []).append(k)
+    for r in range(rows):                            # a row of tiles a band covers is not drawn
+        if any(top <= r * TILE and min(height, (r + 1) * TILE) <= bottom for _m, top, bottom in spans):
+            for c in range(cols):
+                per.pop((c, r), None)
     font = re.search(r'\sfont-family="[^"]*"', root)
     fam = font.group(0) if font else ""
-    tiles = {(c, r): f"{s!r} {c} {r}\n" + _layered(items, ks) for (c, r), ks in per.items()}
+    # a key names the part of its tile the picture shows: a tile cut from a picture drawn whole
+    # is blank past the picture's edge, so a taller map (more eliminated units) draws it again
+    tiles = {(c, r): f"{s!r} {c} {r} {min(TILE, height - r * TILE)}\n" + _layered(items, ks, (c + 1) * ts)
+             for (c, r), ks in per.items()}
     have = {cr: _kept[key] for cr, key in tiles.items() if key in _kept}      # taken now: kept while drawing
     missing = [cr for cr in tiles if cr not in have]
     if len(missing) > len(tiles) * 0.4:              # much of it new: drawn whole (a tile alone costs about
@@ -341,38 +399,191 @@ def picture(svg: str, max_width: int, render):
             whole = im.convert("RGB")
         if whole.size != (width, height):
             return None
-        for c, r in missing:
-            _kept[tiles[c, r]] = have[c, r] = whole.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))
-        return whole
+        for c, r in tiles:
+            if (c, r) not in have:
+                _kept[tiles[c, r]] = have[c, r] = whole.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))
+        for (_m, top, bottom), ks in zip(spans, in_span):     # and the title band's pieces
+            for c, (key, _kc) in _pieces(items, ks, s, ts, cols, top, bottom).items():
+                if key not in _kept:
+                    _kept[key] = whole.crop((c * TILE, top, (c + 1) * TILE, bottom))
+        under = _board_end(items)
+        unders = {cr: f"{s!r} {cr[0]} {cr[1]} {min(TILE, height - cr[1] * TILE)} under\n" + _layered(items, [k for k in ks if k < under], (cr[0] + 1) * ts)
+                  for cr, ks in per.items() if any(k < under for k in ks) and any(k >= under for k in ks)}
+        if under and sum(key not in _kept for key in unders.values()) > len(unders) * 0.4:
+            # and the board under the counters, whole: the next maps draw only what lies over it
+            png = render("\n".join([root, *always, _layered(items, list(range(under))), "</svg>"]), width)
+            if png is not None:
+                with Image.open(io.BytesIO(png)) as im:
+                    board = im.convert("RGB")
+                if board.size == whole.size:
+                    for (c, r), key in unders.items():
+                        if key not in _kept:
+                            _kept[key] = board.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))
+        return Layout(width, height, {cr: (tiles[cr], have[cr]) for cr in tiles}, whole=whole)
     head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{ts!r}"{fam}'
+    # The board under the counters (everything up to the hex numbers) seldom changes where a
+    # tile's counters do: it is drawn on its own, kept by its SVG, and what lies over it is
+    # drawn on a transparent tile and laid on it (the same picture: each element is painted
+    # over the ones before it, in order, either way).
+    under = _board_end(items)
+    # Most of a row's span of tiles new (a legend that moved, a column of moves): the span is
+    # drawn in one strip and cut, each text laid out once rather than once per tile.
+    for r in sorted({r for _c, r in missing}):
+        cs = sorted(c for c, rr in missing if rr == r)
+        if len(cs) < 3 or len(cs) < 0.6 * (cs[-1] - cs[0] + 1):
+            continue
+        c0, n = cs[0], cs[-1] - cs[0] + 1
+        ks = sorted({k for c in range(c0, c0 + n) for k in per.get((c, r), ())})
+        # the boards under the strip's tiles all kept: only what lies over them is drawn
+        bases = {c: f"{s!r} {c} {r} {min(TILE, height - r * TILE)} under\n"
+                 + _layered(items, [k for k in per[c, r] if k < under], (c + 1) * ts) for c in cs}
+        over = under and all(key in _kept for key in bases.values())
+        png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{n * ts!r}" height="{ts!r}"{fam}'
+                                f' viewBox="{c0 * ts!r} {r * ts!r} {n * ts!r} {ts!r}">', *always,
+                                _layered(items, [k for k in ks if k >= under] if over else ks), "</svg>"]), n * TILE)
+        if png is None:
+            return None
+        with Image.open(io.BytesIO(png)) as im:
+            strip = im.convert("RGBA" if over else "RGB")
+        for c in cs:
+            tile = strip.crop(((c - c0) * TILE, 0, (c - c0 + 1) * TILE, TILE))
+            if over:
+                tile = Image.alpha_composite(_kept[bases[c]].convert("RGBA"), tile).convert("RGB")
+            _kept[tiles[c, r]] = have[c, r] = tile
+    missing = [cr for cr in missing if cr not in have]
     for c, r in missing:                             # each alone: a nested viewport costs resvg a whole mask
-        svg_t = "\n".join([f'{head} viewBox="{c * ts!r} {r * ts!r} {ts!r} {ts!r}">', *always,
-                            tiles[c, r].split("\n", 1)[1], "</svg>"])
-        png = render(svg_t, TILE)
-        if png is None:
+        def draw(ks: list[int], rgb: bool = True):
+            png = render("\n".join([f'{head} viewBox="{c * ts!r} {r * ts!r} {ts!r} {ts!r}">', *always,
+                                    _layered(items, ks, (c + 1) * ts), "</svg>"]), TILE)
+            if png is None:
+                return None
+            with Image.open(io.BytesIO(png)) as im:
+                return im.convert("RGB" if rgb else "RGBA")
+        ks = per[c, r]
+        low, high = [k for k in ks if k < under], [k for k in ks if k >= under]
+        if not (low and high):
+            tile = draw(ks)
+        else:
+            key = f"{s!r} {c} {r} {min(TILE, height - r * TILE)} under\n" + _layered(items, low, (c + 1) * ts)
+            base = _kept[key] if key in _kept else draw(low)
+            over = draw(high, rgb=False)
+            if base is None or over is None:
+                return None
+            _kept[key] = base
+            tile = Image.alpha_composite(base.convert("RGBA"), over).convert("RGB")
+        if tile is None:
             return None
-        with Image.open(io.BytesIO(png)) as im:
-            _kept[tiles[c, r]] = have[c, r] = im.convert("RGB")
-    out = Image.new("RGB", (width, height), (255, 255, 255))
-    for (c, r), im in have.items():
-        out.paste(im, (c * TILE, r * TILE))
-    if band and bottom > top:
+        _kept[tiles[c, r]] = have[c, r] = tile
+    out = Layout(width, height, {cr: (tiles[cr], have[cr]) for cr in tiles})
+    for (_m, top, bottom), ks in zip(spans, in_span):
+        # the band a piece per column of tiles, each kept by its SVG (its texts cut at its
+        # right edge: the title changes at its end, with the head); most pieces new: the band
+        # is drawn whole and cut
         y0, h = top / s, (bottom - top) / s
-        png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{sw!r}" height="{h!r}"{fam} '
-                                 f'viewBox="0 {y0!r} {sw!r} {h!r}">', *always, _layered(items, in_band), "</svg>"]),
-                     width)
-        if png is None:
-            return None
-        with Image.open(io.BytesIO(png)) as im:
-            out.paste(im.convert("RGB").crop((0, 0, width, bottom - top)), (0, top))
+        pieces = _pieces(items, ks, s, ts, cols, top, bottom)
+        new = [c for c, (key, _kc) in pieces.items() if key not in _kept]
+        if len(new) > cols / 2:
+            png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{sw!r}" height="{h!r}"{fam} '
+                                    f'viewBox="0 {y0!r} {sw!r} {h!r}">', *always, _layered(items, ks), "</svg>"]),
+                         width)
+            if png is None:
+                return None
+            with Image.open(io.BytesIO(png)) as im:
+                got = im.convert("RGB")
+            for c in new:
+                _kept[pieces[c][0]] = got.crop((c * TILE, 0, (c + 1) * TILE, bottom - top))
+        else:
+            for c in new:
+                png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{h!r}"'
+                                        f'{fam} viewBox="{c * ts!r} {y0!r} {ts!r} {h!r}">', *always,
+                                        _layered(items, pieces[c][1], (c + 1) * ts), "</svg>"]), TILE)
+                if png is None:
+                    return None
+                with Image.open(io.BytesIO(png)) as im:
+                    _kept[pieces[c][0]] = im.convert("RGB").crop((0, 0, TILE, bottom - top))
+        for c, (key, _kc) in pieces.items():
+            out.bands.append((c * TILE, top, key, _kept[key]))
     return out
 
 
-def _layered(items, ks: list[int]) -> str:
-    """The items ``ks`` (in the map's order) as SVG, each inside its layer's group."""
+def _pieces(items, ks: list[int], s: float, ts: float, cols: int, top: int, bottom: int) -> dict:
+    """A band's pieces, a column of tiles wide: {column: (key, its items)}; the key names its
+    items with their texts cut at its right edge (``_clip``)."""
+    out = {}
+    for c in range(cols):
+        x0, x1 = c * ts, (c + 1) * ts
+        kc = [k for k in ks if items[k][2][0] < x1 and items[k][2][2] > x0]
+        out[c] = f"band {s!r} {c} {top} {bottom}\n" + _layered(items, kc, x1), kc
+    return out
+
+
+def _board_end(items) -> int:
+    """The index of the first item over the board's layers (after the hex numbers, which
+    ``mapsvg`` draws under the place names, moves and counters); 0 when none is found."""
+    end = 0
+    for k, (lay, _t, _b) in enumerate(items):
+        if 'class="hex-numbers"' in lay:
+            end = k + 1
+    return end
+
+
+_clipped: dict[tuple[str, str, float], str] = {}
+_CHARS = None
+
+
+def _clip(text: str, layer: str, right: float) -> str:
+    """``text`` (an item of ``layer``) with each of its texts that starts at its x (and is
+    not stretched to a length) cut after the last character that may reach ``right``: the
+    characters kept are drawn where the whole text draws them (a text is laid out from its
+    start), and the ones cut would fall right of ``right``.  A character starts at least at
+    three quarters of the advance ``fontmetrics`` gives the characters before it (kerning
+    narrows a pair by far less), and its glyph reaches at most a font size past its start."""
+    got = _clipped.get((text, layer, right))
+    if got is not None:
+        return got
+    from html import escape, unescape
+
+    from pbem.report import fontmetrics
+    global _CHARS
+    if _CHARS is None:
+        _CHARS = frozenset(fontmetrics._TABLES["regular"])
+    inherited = {**_text_style(layer), **(_text_style(text.partition(">")[0]) if text.startswith("<g") else {})}
+
+    def cut(m: re.Match) -> str:
+        attrs, content = m.group(1), m.group(2)
+        st = {**inherited, **_text_style(attrs)}
+        a = dict(_ATTR.findall(attrs))
+        if st.get("text-anchor", "start") != "start" or "textLength" in a or "x" not in a or "dx=" in attrs:
+            return m.group(0)
+        chars = unescape(content)
+        if not set(chars) <= _CHARS:
+            return m.group(0)
+        try:
+            fs, x = float(a.get("font-size", st.get("font-size", 16.0))), float(a["x"])
+        except ValueError:
+            return m.group(0)
+        bold, italic = st.get("font-weight") == "bold", st.get("font-style") == "italic"
+        w = 0.0
+        for k, ch in enumerate(chars):
+            if x + 0.75 * w > right + fs:
+                return f"<text{attrs}>{escape(chars[:k], quote=False)}</text>"
+            w += fontmetrics.text_width(ch, fs, bold=bold, italic=italic)
+        return m.group(0)
+    got = _TEXT.sub(cut, text)
+    if len(_clipped) > 50_000:
+        _clipped.clear()
+    _clipped[text, layer, right] = got
+    return got
+
+
+def _layered(items, ks: list[int], right: float | None = None) -> str:
+    """The items ``ks`` (in the map's order) as SVG, each inside its layer's group; with
+    ``right``, their texts cut where they pass it (``_clip``)."""
     out, layer = [], ""
     for k in ks:
-        lay, text, _b = items[k]
+        lay, text, b = items[k]
+        if right is not None and b[2] > right and "<text" in text:
+            text = _clip(text, lay, right)
         if lay != layer:
             if layer:
                 out.append("</g>")

@@ -1,0 +1,190 @@
+"""The map PNG's shortcuts of issue 29 give the picture the plain code gives:
+
+- the PNG written a band of rows at a time (``pngbands``: each band compressed on its
+  own, kept by its rows, the Adler-32 combined) is a PNG Pillow reads back to the same
+  indices and palette, and a band found in the cache gives the bytes a fresh encode gives;
+- a map quantised with its board's fixed palette, a tile's indices kept by the tile's
+  SVG (``png._Palette``), looks as the plain path's picture (Pillow's octree of the whole
+  picture, then Pillow's PNG) but for a few pixels, and is no more than 15 % bigger;
+- a close-up is drawn and encoded once per map and rectangle.
+"""
+from __future__ import annotations
+
+import io
+import random
+import zlib
+
+import pytest
+
+from pbem.report import png, pngbands, tiles
+
+
+def test_adler32_combine_is_the_adler32_of_the_concatenation():
+    rng = random.Random(29)
+    for _ in range(300):
+        a, b = rng.randbytes(rng.randrange(0, 3000)), rng.randbytes(rng.randrange(0, 70000))
+        if rng.random() < 0.3:
+            b = bytes(rng.randrange(3)) * len(b)                 # long runs: sums past the modulus
+        assert pngbands.adler32_combine(zlib.adler32(a), zlib.adler32(b), len(b)) == zlib.adler32(a + b)
+
+
+def test_a_png_written_band_by_band_reads_back_as_its_indices_and_palette():
+    Image = pytest.importorskip("PIL.Image")
+    rng = random.Random(7)
+    w, h = 301, 290                                              # bands of 128, 128 and 34 rows
+    indices = bytes(rng.choice((0, 0, 0, 1, 2, 5)) for _ in range(w * h))
+    palette = bytes(rng.randrange(256) for _ in range(6 * 3))
+    pngbands._bands.clear()
+    cold = pngbands.encode(indices, w, h, palette, 6, 128, text={"pbem-viewbox": "1 2 3 4"})
+    assert len(pngbands._bands) == 3
+    warm = pngbands.encode(indices, w, h, palette, 6, 128, text={"pbem-viewbox": "1 2 3 4"})
+    assert warm == cold and len(pngbands._bands) == 3            # every band found, the same bytes
+    with Image.open(io.BytesIO(cold)) as im:
+        im.load()
+        assert im.mode == "P" and im.size == (w, h)
+        assert im.tobytes() == indices and bytes(im.getpalette()[:18]) == palette
+        assert im.text["pbem-viewbox"] == "1 2 3 4"
+    # one band changed: only it is compressed again, and the file is still right
+    other = bytearray(indices)
+    other[200 * w + 17] = 4
+    again = pngbands.encode(bytes(other), w, h, palette, 6, 128)
+    assert len(pngbands._bands) == 4
+    with Image.open(io.BytesIO(again)) as im:
+        assert im.tobytes() == bytes(other)
+    assert zlib.decompress(cold[cold.index(b"IDAT") + 4:-16]).count(b"\x00") >= h   # one zlib stream
+
+
+def _off(a, b, by: int = 24) -> float:
+    """The share of pixels of ``a`` and ``b`` (RGB) farther apart than ``by`` in a channel."""
+    from PIL import ImageChops
+    diff = ImageChops.difference(a, b).convert("L")
+    return diff.point(lambda v: 255 if v > by else 0).histogram()[255] / (a.size[0] * a.size[1])
+
+
+def test_a_map_on_its_boards_fixed_palette_looks_as_the_plain_picture(played_example):
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report.render import report_svg
+    g = played_example("el-alamein").game()
+    entries = g.entries()
+    tiles._kept.clear()
+    png._palettes.clear()
+    quantised = []
+    plain_q = png._Palette.quantise
+
+    def count(self, im):
+        quantised.append(im.size)
+        return plain_q(self, im)
+    for at in (120, 131):
+        st = g.state(at)
+        svg = report_svg(g, "axis", st, entries[:at + 1], at - 6, entries[at].hash)
+        truth = tiles.picture(svg, png.MAP_WIDTH, lambda s, w: png._resvg(s, w, True))
+        want = png._encode_palette(truth, png.MAP_COLOURS)     # the plain path: octree of the whole, Pillow's PNG
+        quantised.clear()
+        png._Palette.quantise = count
+        try:
+            got = png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS)
+        finally:
+            png._Palette.quantise = plain_q
+        with Image.open(io.BytesIO(want)) as a, Image.open(io.BytesIO(got)) as b:
+            assert b.mode == "P" and a.size == b.size
+            a, b = a.convert("RGB"), b.convert("RGB")
+            # as near the drawn picture as the plain path's palette (its flat colours exact), and
+            # it differs from the plain PNG in a few anti-aliased pixels only
+            assert _off(b, truth) <= max(1.5 * _off(a, truth), 1 / 20000), at
+            assert _off(b, a) < 1 / 400 and _off(b, a, 48) < 1 / 5000, at
+        assert len(got) <= len(want) * 1.15, (len(got), len(want))
+    # the second map (a few moves later) quantised only its new tiles and its title band
+    parts = [q for q in quantised if q != (1, 1)]
+    assert parts and sum(w * h for w, h in parts) < b.size[0] * b.size[1] / 3
+
+
+def test_kept_pictures_of_any_size_are_packed_and_come_back_the_same():
+    Image = pytest.importorskip("PIL.Image")
+    rng = random.Random(3)
+    kept = tiles._Kept(hot=1)
+    band = Image.frombytes("RGB", (301, 40), rng.randbytes(301 * 40 * 3))   # a title band, not a tile
+    kept["band"] = band
+    kept["tile"] = Image.new("RGB", (tiles.TILE, tiles.TILE))
+    assert "band" in kept.packed and kept["band"].tobytes() == band.tobytes()
+
+
+def test_a_closeup_is_drawn_once_per_map_and_rectangle_with_its_viewbox(monkeypatch):
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report import closeup
+    closeup._drawn.clear()
+    drawn = []
+    plain = png._resvg
+    monkeypatch.setattr(png, "_resvg", lambda *a: drawn.append(a[1]) or plain(*a))
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="600" height="400" viewBox="0 0 600 400">\n'
+           + "".join(f'<circle cx="{30 + i * 27}" cy="{50 + i * 13}" r="12" fill="#{i * 11:02x}6080"/>\n'
+                     for i in range(20)) + "</svg>")
+    a = closeup.closeup_png(svg, (100.0, 50.0, 200.0, 150.0), 2.0)
+    b = closeup.closeup_png(svg, (100.0, 50.0, 200.0, 150.0), 2.0)
+    assert a == b and drawn == [400]
+    with Image.open(io.BytesIO(a)) as im:
+        assert im.mode == "P" and im.size == (400, 300) and im.text["pbem-viewbox"] == "100 50 200 150"
+
+
+def test_a_text_cut_past_a_tiles_right_edge_draws_the_tile_as_the_whole_text():
+    Image = pytest.importorskip("PIL.Image")
+    from PIL import ImageChops
+    layer = '<g class="legend" font-size="11">'
+    line = ('<text x="116" y="60" fill="#222222">burst on target: hit before, the firer doubles its rate of fire '
+            '(13.46) &amp; more</text>')
+    right = 256.0
+    cut = tiles._clip(line, layer, right)
+    assert len(cut) < len(line) and cut.startswith('<text x="116" y="60" fill="#222222">burst on')
+    for kept in ('<text x="300" y="9" text-anchor="middle">a long centred label, laid out from its middle</text>',
+                 '<text x="100" y="9" textLength="300">stretched to its length, every glyph moves</text>',
+                 '<text x="100" y="9">\u0416\u0443\u043a\u043e\u0432 of unknown widths, measured as wide as M</text>'):
+        assert tiles._clip(kept, layer, 150.0) == kept
+
+    def tile(text: str):
+        svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="128" height="128" font-family="DejaVu Sans" '
+               f'viewBox="128 0 128 128">\n<rect x="0" y="0" width="1000" height="200" fill="#fbf8f0"/>\n'
+               f'{layer}\n{text}\n</g>\n</svg>')
+        with Image.open(io.BytesIO(png._resvg(svg, 128, True))) as im:
+            return im.convert("RGB")
+    assert ImageChops.difference(tile(line), tile(cut)).getbbox() is None
+
+
+def test_a_fog_games_maps_drawn_a_tile_at_a_time_look_as_drawn_whole(played_example):
+    # Tobruk: each side's map, a large legend that moves with the eliminated units; the
+    # second map draws its new tiles over the kept board, in strips or alone
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report.render import report_svg
+    g = played_example("tobruk-salient").game()
+    entries = g.entries()
+    tiles._kept.clear()
+    last = entries[-1].seq
+    for at in (last - 20, last):                                 # the second map is taller
+        st = g.state(at)
+        svg = report_svg(g, "german", st, entries[:at + 1], at - 20, entries[at].hash)
+        pic = tiles.picture(svg, png.MAP_WIDTH, lambda s, w: png._resvg(s, w, True))
+        with Image.open(io.BytesIO(png._resvg(svg, None, True))) as whole:
+            whole = whole.convert("RGB")
+        assert pic.size == whole.size and _off(pic, whole) < 1 / 2000, at
+
+
+def test_a_title_changed_at_its_end_draws_only_the_last_pieces_of_its_band(played_example):
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report.render import report_svg
+    g = played_example("el-alamein").game()
+    entries = g.entries()
+    at = entries[-1].seq
+    svg = report_svg(g, "axis", g.state(at), entries, at - 3, entries[at].hash)
+    head = entries[at].hash[:12]
+    assert svg.count(head) == 2                                  # <title> and the title bar
+    other = svg.replace(head, "0123456789ab")                    # the next map's head, say
+    tiles._kept.clear()
+    drawn = []
+
+    def render(s, w):
+        drawn.append(w)
+        return png._resvg(s, w, True)
+    tiles.picture(svg, png.MAP_WIDTH, render)
+    drawn.clear()
+    pic = tiles.picture(other, png.MAP_WIDTH, render)
+    assert drawn and all(w == tiles.TILE for w in drawn) and len(drawn) <= pic.size[0] // tiles.TILE // 2   # its last pieces
+    with Image.open(io.BytesIO(png._resvg(other, None, True))) as whole:
+        assert _off(pic, whole.convert("RGB")) < 1 / 5000
