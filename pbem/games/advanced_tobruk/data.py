@@ -29,8 +29,27 @@ def types(sc: Scenario) -> dict:
 
 
 def utype(sc: Scenario, uid: str) -> dict:
-    """The type table (counter / AFV card) of a unit."""
-    return types(sc).get(sc.unit_defs[uid].type, {})
+    """The type table (counter / AFV card) of a unit (read through ``_by_unit``: the rules ask
+    for it thousands of times an order)."""
+    t = _by_unit(sc).get(uid)
+    return t if t is not None else types(sc).get(sc.unit_defs[uid].type, {})
+
+
+def _by_unit(sc: Scenario) -> dict[str, dict]:
+    """unit id -> its type table, once per scenario (the tables themselves, not copies)."""
+    known = sc.__dict__.get("_tobruk_utype")
+    if known is None:
+        tt = types(sc)
+        known = sc.__dict__["_tobruk_utype"] = {u.id: tt.get(u.type, {}) for u in sc.units}
+    return known
+
+
+def _cls_by_unit(sc: Scenario) -> dict[str, str]:
+    """unit id -> its class (``cls``), once per scenario."""
+    known = sc.__dict__.get("_tobruk_cls")
+    if known is None:
+        known = sc.__dict__["_tobruk_cls"] = {uid: t.get("cls", "") for uid, t in _by_unit(sc).items()}
+    return known
 
 
 def extra(sc: Scenario, uid: str) -> dict:
@@ -39,7 +58,8 @@ def extra(sc: Scenario, uid: str) -> dict:
 
 
 def cls(sc: Scenario, uid: str) -> str:
-    return utype(sc, uid).get("cls", "")
+    c = _cls_by_unit(sc).get(uid)
+    return c if c is not None else utype(sc, uid).get("cls", "")
 
 
 def is_vehicle(sc: Scenario, uid: str) -> bool:

@@ -141,14 +141,16 @@ def desperation_firers(st: TobrukState, sc: Scenario, target: str) -> list[str]:
     return out
 
 
-def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str) -> list[str]:
+def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str, stop=None) -> list[str]:
     """Units of the other side that could fire at ``target`` now (sorted ids): in the Direct Fire
     Phase any that has not fired; at a mover (6.62) or in final fire (6.65, the target marked as
     moved) any that has neither fired nor moved ("desperation": fired personnel, 15.61).  Only
     weapons bearing on the target as they face count (no pivots outside the Direct Fire Phase);
     personnel at personnel and soft vehicles, and in the Direct Fire Phase at an AFV their
     gunfire could suppress or blind (_gunfire_at_afv); never into a hex with their own
-    personnel (15.03); two burning wrecks between block the line (13.72)."""
+    personnel (15.03); two burning wrecks between block the line (13.72).  ``stop``: a test of a
+    firer; the first one found that passes it is returned alone, for a caller that asks whether
+    there is one (sequence.can_act), else all of them (those that pass none)."""
     tu = st.units.get(target)
     if tu is None or tu.eliminated or tu.hex is None:
         return []
@@ -172,6 +174,8 @@ def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str) -> l
                 or limited and not seen[u.side]:                                    # 32.251, 32.241
             continue
         if _may_fire(st, sc, f, target, thex, phase, own_in_hex):
+            if stop is not None and stop(f):
+                return [f]
             out.append(f)
         elif phase == "direct-fire" and data.is_afv(sc, target):
             gunners.append(f)

@@ -213,8 +213,13 @@ def _chain(ctx: Ctx, uid: str, count: int, chained: set[str], extra: list[tuple[
 
 def check_intimidation(ctx: Ctx) -> None:
     """11.61: a personnel unit whose altered morale falls below zero surrenders at once."""
-    st = tk(ctx.state)
-    sc = ctx.sc
+    for ev in intimidated_cached(tk(ctx.state), ctx.sc):
+        ctx.emit(ev)
+
+
+def intimidated(st: TobrukState, sc: Scenario) -> list[MoraleChecked]:
+    """11.61: the surrenders of the personnel units whose altered morale is below zero (sorted by id)."""
+    out = []
     for uid in sorted(st.units):
         u = st.units[uid]
         p = st.pieces.get(uid)
@@ -222,8 +227,36 @@ def check_intimidation(ctx: Ctx) -> None:
             continue
         base, alt, mods = altered(st, sc, uid)
         if alt < 0:
-            ctx.emit(MoraleChecked(unit=uid, why="intimidation", morale=base, altered=alt, result="surrendered",
-                                   mods=mods, rule="11.61"))
+            out.append(MoraleChecked(unit=uid, why="intimidation", morale=base, altered=alt, result="surrendered",
+                                     mods=mods, rule="11.61"))
+    return out
+
+
+def _morale_position(st: TobrukState) -> tuple:
+    """Everything ``altered`` reads of a state (besides the scenario): each unit's side, hex and
+    elimination, its piece's steps, surrender, break, bail-out and overruns, the minefields."""
+    pieces = st.pieces
+    return (tuple((uid, u.side, u.hex, u.eliminated) if (p := pieces.get(uid)) is None else
+                  (uid, u.side, u.hex, u.eliminated, p.steps, p.surrendered, p.broken, p.bailed, p.overrun,
+                   tuple(p.overrun_by)) for uid, u in st.units.items()),
+            tuple((h, m.hidden, m.dummy, m.known) for h, m in st.minefields.items()))
+
+
+def intimidated_cached(st: TobrukState, sc: Scenario) -> list[MoraleChecked]:
+    """``intimidated``, skipped for a position (``_morale_position``) already found calm: every
+    activation asks (11.61) and most change no unit's morale.  tests/test_perf_tobruk.py compares."""
+    calm = sc.__dict__.get("_tobruk_calm")
+    if calm is None:
+        calm = sc.__dict__["_tobruk_calm"] = set()
+    key = _morale_position(st)
+    if key in calm:
+        return []
+    out = intimidated(st, sc)
+    if not out:
+        if len(calm) >= 4096:
+            calm.clear()
+        calm.add(key)
+    return out
 
 
 def _adjacent_enemy(st: TobrukState, sc: Scenario, uid: str) -> bool:

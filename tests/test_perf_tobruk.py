@@ -1,0 +1,110 @@
+"""Advanced Tobruk's shortcuts of issue 29 (replay and verify speed) give what the plain code
+gives (correctness only: the figures come from tests/benchmark.py --only games).
+
+- ``data.utype`` / ``data.cls`` read a table made once per scenario (unit id -> its type);
+- intimidation (11.61), asked after every activation, is skipped for a position already
+  found calm (``morale.intimidated_cached``: keyed by what ``altered`` reads);
+- ``sequence.can_act`` in a fire phase first asks whether any unit of the side could still
+  fire at all (``_may_still_fire``) before it looks for a target, and stops at the first
+  firer found (``eligible_firers(..., stop=)``);
+- final fire by standing order (6.65) reads each target's eligible firers once until a shot;
+- the line of sight's hexes between two hexes (``fire_ap._between``) are kept per scenario;
+- the game's ``apply`` skips ``Ruleset.apply``'s hooks it does not use.
+Every state is that after each event of every Tobruk example.
+"""
+from __future__ import annotations
+
+import pytest
+
+from conftest import EXAMPLES
+from pbem.core.ruleset import Ruleset
+from pbem.games.advanced_tobruk import data, hidden, morale, sequence
+from pbem.games.advanced_tobruk.eligible import eligible_firers
+from pbem.games.advanced_tobruk.standing import asks
+from pbem.games.advanced_tobruk.rules import AdvancedTobruk
+
+TOBRUK = [n for n in EXAMPLES if n.startswith("tobruk")]
+
+
+def _states(g):
+    """(event, state after it) for every event of the game's log."""
+    st = g.state(0)
+    for en in g.entries()[1:]:
+        g.rules.apply(st, en.event, g.scenario)
+        yield en, st
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_unit_types_read_once_per_scenario_are_the_scenarios(played_example, name):
+    sc = played_example(name).game().scenario
+    for u in sc.units:
+        plain = data.types(sc).get(sc.unit_defs[u.id].type, {})
+        assert data.utype(sc, u.id) is plain and data.cls(sc, u.id) == plain.get("cls", "")
+    with pytest.raises(KeyError):
+        data.utype(sc, "no-such-unit")
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_intimidation_skipped_for_a_calm_position_gives_what_the_check_gives(played_example, name):
+    g = played_example(name).game()
+    sc = g.scenario
+    sc.__dict__.pop("_tobruk_calm", None)
+    hits = checked = 0
+    for _, st in _states(g):
+        plain = morale.intimidated(st, sc)
+        key_known = morale._morale_position(st) in sc.__dict__.get("_tobruk_calm", ())
+        assert morale.intimidated_cached(st, sc) == plain
+        assert morale.intimidated_cached(st, sc) == plain          # the second time from the cache
+        hits += key_known
+        checked += 1
+    assert checked > 200 and hits > checked // 4
+
+
+def test_a_position_that_changes_a_units_morale_is_another_position(played_example):
+    g = played_example("tobruk-r33").game()
+    st, sc = g.state(), g.scenario
+    key = morale._morale_position(st)
+    uid = next(u for u in st.units if data.is_personnel(sc, u))
+    st.pieces[uid].steps += 1
+    assert morale._morale_position(st) != key
+    st.pieces[uid].steps -= 1
+    st.pieces[uid].overrun_by = [*st.pieces[uid].overrun_by, "x"]
+    assert morale._morale_position(st) != key
+
+
+def plain_can_fire(st, sc, side: str, name: str, fresh: bool = False) -> bool:
+    """sequence.can_act in a fire phase as it was before issue 29: every target's whole list of
+    eligible firers, no first test of the side's units, no early stop."""
+    acted = () if fresh else st.step.acted
+    if hidden.waits(st, sc, side):
+        return True
+    targets = [u.id for u in st.units.values() if u.side != side and u.hex is not None and not u.eliminated
+               and (name == "direct-fire" or st.pieces[u.id].moved)]
+    return any(any(st.units[f].side == side and f not in acted and (name == "direct-fire" or asks(st, side, f))
+                   for f in eligible_firers(st, sc, t, name)) for t in targets)
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_can_act_in_a_fire_phase_is_the_plain_search_for_a_firer(played_example, name):
+    g = played_example(name).game()
+    sc = g.scenario
+    answers = []
+    for _, st in _states(g):
+        for side in sc.side_ids():
+            for phase in ("direct-fire", "final-fire"):
+                for fresh in (False, True):
+                    got = sequence.can_act(st, sc, side, phase, fresh=fresh)
+                    assert got == plain_can_fire(st, sc, side, phase, fresh), (side, phase, fresh)
+                    answers.append(got)
+                    if phase == "final-fire" and got:
+                        t = next(u for u in st.units if st.units[u].side != side)
+                        full = eligible_firers(st, sc, t, "direct-fire")
+                        first = eligible_firers(st, sc, t, "direct-fire", stop=lambda f: True)
+                        assert first == full or (len(first) == 1 and first[0] in full)
+    assert any(answers) and not all(answers)
+
+
+def test_the_games_apply_is_the_rulesets_apply():
+    # AdvancedTobruk.apply skips reduce_before: valid while the game has none
+    assert AdvancedTobruk.reduce_before is Ruleset.reduce_before
+    assert AdvancedTobruk.eliminated_stay
