@@ -3,12 +3,15 @@ gives (correctness only: the figures come from tests/benchmark.py --only games).
 
 - ``data.utype`` / ``data.cls`` read a table made once per scenario (unit id -> its type);
 - intimidation (11.61), asked after every activation, is skipped for a position already
-  found calm (``morale.intimidated_cached``: keyed by what ``altered`` reads);
+  found calm (``morale.intimidated_cached``: keyed by what ``altered`` reads), and for a unit
+  no modifier below zero can reach (no enemy in range, no overrun, no minefield);
 - ``sequence.can_act`` in a fire phase first asks whether any unit of the side could still
   fire at all (``_may_still_fire``) before it looks for a target, and stops at the first
   firer found (``eligible_firers(..., stop=)``);
 - final fire by standing order (6.65) reads each target's eligible firers once until a shot;
 - the line of sight's hexes between two hexes (``fire_ap._between``) are kept per scenario;
+- the fog of war's flips (``fow.update``, 32.12, 32.22) are skipped for a position already
+  found with nothing to be seen (``fow.sight_position``);
 - the game's ``apply`` skips ``Ruleset.apply``'s hooks it does not use.
 Every state is that after each event of every Tobruk example.
 """
@@ -18,8 +21,9 @@ import pytest
 
 from conftest import EXAMPLES
 from pbem.core.ruleset import Ruleset
-from pbem.games.advanced_tobruk import data, hidden, morale, sequence
+from pbem.games.advanced_tobruk import data, fow, hidden, morale, sequence
 from pbem.games.advanced_tobruk.eligible import eligible_firers
+from pbem.games.advanced_tobruk.fire_events import MoraleChecked
 from pbem.games.advanced_tobruk.standing import asks
 from pbem.games.advanced_tobruk.rules import AdvancedTobruk
 
@@ -44,6 +48,20 @@ def test_unit_types_read_once_per_scenario_are_the_scenarios(played_example, nam
         data.utype(sc, "no-such-unit")
 
 
+def plain_intimidated(st, sc) -> list:
+    """morale.intimidated as it was before issue 29: every personnel unit's altered morale."""
+    out = []
+    for uid in sorted(st.units):
+        u, p = st.units[uid], st.pieces.get(uid)
+        if p is None or u.eliminated or u.hex is None or not data.is_personnel(sc, uid) or p.surrendered:
+            continue
+        base, alt, mods = morale.altered(st, sc, uid)
+        if alt < 0:
+            out.append(MoraleChecked(unit=uid, why="intimidation", morale=base, altered=alt, result="surrendered",
+                                     mods=mods, rule="11.61"))
+    return out
+
+
 @pytest.mark.parametrize("name", TOBRUK)
 def test_intimidation_skipped_for_a_calm_position_gives_what_the_check_gives(played_example, name):
     g = played_example(name).game()
@@ -51,7 +69,8 @@ def test_intimidation_skipped_for_a_calm_position_gives_what_the_check_gives(pla
     sc.__dict__.pop("_tobruk_calm", None)
     hits = checked = 0
     for _, st in _states(g):
-        plain = morale.intimidated(st, sc)
+        plain = plain_intimidated(st, sc)
+        assert morale.intimidated(st, sc) == plain
         key_known = morale._morale_position(st) in sc.__dict__.get("_tobruk_calm", ())
         assert morale.intimidated_cached(st, sc) == plain
         assert morale.intimidated_cached(st, sc) == plain          # the second time from the cache
@@ -102,6 +121,37 @@ def test_can_act_in_a_fire_phase_is_the_plain_search_for_a_firer(played_example,
                         first = eligible_firers(st, sc, t, "direct-fire", stop=lambda f: True)
                         assert first == full or (len(first) == 1 and first[0] in full)
     assert any(answers) and not all(answers)
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_a_position_where_nothing_was_to_be_seen_has_nothing_to_be_seen(played_example, name):
+    # fow.update skips a position (fow.sight_position) where no hidden unit was seen and no FOW unit
+    # or dummy had to flip (32.22, 32.12, 32.241): every state with the key of such a position is one
+    g = played_example(name).game()
+    sc = g.scenario
+    quiet: dict[tuple, int] = {}
+    again = 0
+    for en, st in _states(g):
+        key = fow.sight_position(st)
+        nothing = not fow.seen_hidden(st, sc) and fow.to_flip(st, sc) == ([], [])
+        if key in quiet:
+            assert nothing, (en.seq, quiet[key])
+            again += 1
+        elif nothing:
+            quiet[key] = en.seq
+    assert again > 50
+
+
+def test_a_position_where_a_unit_moved_or_fired_is_another_position(played_example):
+    g = played_example("tobruk-salient").game()
+    st = g.state()
+    key = fow.sight_position(st)
+    uid = next(u for u, x in st.units.items() if x.hex and not x.eliminated)
+    st.pieces[uid].fired = not st.pieces[uid].fired
+    assert fow.sight_position(st) != key
+    st.pieces[uid].fired = not st.pieces[uid].fired
+    st.smoke = {**st.smoke, "0101": 1}
+    assert fow.sight_position(st) != key
 
 
 def test_the_games_apply_is_the_rulesets_apply():

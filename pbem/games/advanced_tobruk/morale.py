@@ -220,11 +220,16 @@ def check_intimidation(ctx: Ctx) -> None:
 def intimidated(st: TobrukState, sc: Scenario) -> list[MoraleChecked]:
     """11.61: the surrenders of the personnel units whose altered morale is below zero (sorted by id)."""
     out = []
+    grid = sc.board.grid
+    near = {(u.side, u.hex) for u in st.units.values() if not u.eliminated and u.hex is not None}
     for uid in sorted(st.units):
         u = st.units[uid]
         p = st.pieces.get(uid)
         if p is None or u.eliminated or u.hex is None or not data.is_personnel(sc, uid) or p.surrendered:
             continue
+        if not p.overrun and not _minefield_here(st, u.hex) and _values(st, sc, uid)[2] >= 0 and not any(
+                s != u.side and grid.distance(h, u.hex) <= SUPPORT_RANGE for s, h in near):
+            continue            # no enemy in range, no overrun, no minefield: no modifier below zero (10.112)
         base, alt, mods = altered(st, sc, uid)
         if alt < 0:
             out.append(MoraleChecked(unit=uid, why="intimidation", morale=base, altered=alt, result="surrendered",
