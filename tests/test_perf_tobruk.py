@@ -1,7 +1,8 @@
 """Advanced Tobruk's shortcuts of issue 29 (replay and verify speed) give what the plain code
 gives (correctness only: the figures come from tests/benchmark.py --only games).
 
-- ``data.utype`` / ``data.cls`` read a table made once per scenario (unit id -> its type);
+- ``data.utype`` / ``data.cls`` read a table made once per scenario (unit id -> its type),
+  and ``indirect.enabled`` (the scenario's alone) is found once per scenario;
 - intimidation (11.61), asked after every activation, is skipped for a position already
   found calm (``morale.intimidated_cached``: keyed by what ``altered`` reads), and for a unit
   no modifier below zero can reach (no enemy in range, no overrun, no minefield);
@@ -21,7 +22,7 @@ import pytest
 
 from conftest import EXAMPLES
 from pbem.core.ruleset import Ruleset
-from pbem.games.advanced_tobruk import data, fow, hidden, morale, sequence
+from pbem.games.advanced_tobruk import artillery, data, fow, hidden, indirect, morale, mortar, sequence
 from pbem.games.advanced_tobruk.eligible import eligible_firers
 from pbem.games.advanced_tobruk.fire_events import MoraleChecked
 from pbem.games.advanced_tobruk.standing import asks
@@ -39,13 +40,15 @@ def _states(g):
 
 
 @pytest.mark.parametrize("name", TOBRUK)
-def test_unit_types_read_once_per_scenario_are_the_scenarios(played_example, name):
+def test_unit_types_and_indirect_fire_read_once_per_scenario_are_the_scenarios(played_example, name):
     sc = played_example(name).game().scenario
     for u in sc.units:
         plain = data.types(sc).get(sc.unit_defs[u.id].type, {})
         assert data.utype(sc, u.id) is plain and data.cls(sc, u.id) == plain.get("cls", "")
     with pytest.raises(KeyError):
         data.utype(sc, "no-such-unit")
+    plain = bool(artillery.ssr(sc)) or any(mortar.capable(sc, u.id) for u in sc.units)
+    assert indirect.enabled(sc) is plain and indirect.enabled(sc) is plain
 
 
 def plain_intimidated(st, sc) -> list:
