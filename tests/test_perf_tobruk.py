@@ -9,7 +9,9 @@ gives (correctness only: the figures come from tests/benchmark.py --only games).
 - ``sequence.can_act`` in a fire phase first asks whether any unit of the side could still
   fire at all (``_may_still_fire``) before it looks for a target, and stops at the first
   firer found (``eligible_firers(..., stop=)``);
-- final fire by standing order (6.65) reads each target's eligible firers once until a shot;
+- final fire by standing order (6.65) reads each target's eligible firers once until a shot, and
+  opportunity fire at a mover's step (6.62) reads them again only after a shot was tried (both
+  checked by the examples' golden logs, tests/test_golden.py: the same events as before);
 - the line of sight's hexes between two hexes (``fire_ap._between``) are kept per scenario;
 - the fog of war's flips (``fow.update``, 32.12, 32.22) are skipped for a position already
   found with nothing to be seen (``fow.sight_position``);
