@@ -5,7 +5,7 @@ gives (correctness only: the figures come from tests/benchmark.py --only games).
   and ``indirect.enabled`` (the scenario's alone) is found once per scenario;
 - intimidation (11.61), asked after every activation, is skipped for a position already
   found calm (``morale.intimidated_cached``: keyed by what ``altered`` reads), and for a unit
-  no modifier below zero can reach (no enemy in range, no overrun, no minefield);
+  that every modifier below zero that could apply leaves at zero or more (``_against``);
 - ``sequence.can_act`` in a fire phase first asks whether any unit of the side could still
   fire at all (``_may_still_fire``) before it looks for a target, and stops at the first
   firer found (``eligible_firers(..., stop=)``);
@@ -82,6 +82,25 @@ def test_intimidation_skipped_for_a_calm_position_gives_what_the_check_gives(pla
         hits += key_known
         checked += 1
     assert checked > 200 and hits > checked // 4
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_intimidation_near_its_edge_is_the_plain_check(played_example, name):
+    # every personnel unit's overrun reduction (21.12) from 0 to 8, every enemy unit moved into its hex: the
+    # units that must surrender (11.61) are those the plain check finds, below and above the edge
+    g = played_example(name).game()
+    st, sc = g.state(), g.scenario
+    found = 0
+    for uid in [u for u in st.units if data.is_personnel(sc, u) and st.units[u].hex and not st.units[u].eliminated]:
+        for foe in [f for f, x in st.units.items() if x.side != st.units[uid].side and x.hex]:
+            st.units[foe].hex = st.units[uid].hex
+        for ov in range(9):
+            st.pieces[uid].overrun = ov
+            plain = plain_intimidated(st, sc)
+            assert morale.intimidated(st, sc) == plain, (uid, ov)
+            found += bool(plain)
+        st.pieces[uid].overrun = 0
+    assert found
 
 
 def test_a_position_that_changes_a_units_morale_is_another_position(played_example):

@@ -221,19 +221,44 @@ def intimidated(st: TobrukState, sc: Scenario) -> list[MoraleChecked]:
     """11.61: the surrenders of the personnel units whose altered morale is below zero (sorted by id)."""
     out = []
     grid = sc.board.grid
-    near = {(u.side, u.hex) for u in st.units.values() if not u.eliminated and u.hex is not None}
+    against = _against(st, sc)
     for uid in sorted(st.units):
         u = st.units[uid]
         p = st.pieces.get(uid)
         if p is None or u.eliminated or u.hex is None or not data.is_personnel(sc, uid) or p.surrendered:
             continue
-        if not p.overrun and not _minefield_here(st, u.hex) and _values(st, sc, uid)[2] >= 0 and not any(
-                s != u.side and grid.distance(h, u.hex) <= SUPPORT_RANGE for s, h in near):
-            continue            # no enemy in range, no overrun, no minefield: no modifier below zero (10.112)
+        if against is not None:
+            sp = afvs = 0
+            for (side, h), (n, a) in against.items():
+                if side != u.side and grid.distance(h, u.hex) <= SUPPORT_RANGE:
+                    sp, afvs = sp + n, afvs + a
+            if _values(st, sc, uid)[2] - sp // 3 - min(p.overrun, 8) - afvs - _minefield_here(st, u.hex) >= 0:
+                continue        # every modifier below zero that could apply (10.112, 10.113b, 21.12) leaves it >= 0
         base, alt, mods = altered(st, sc, uid)
         if alt < 0:
             out.append(MoraleChecked(unit=uid, why="intimidation", morale=base, altered=alt, result="surrendered",
                                      mods=mods, rule="11.61"))
+    return out
+
+
+def _against(st: TobrukState, sc: Scenario) -> dict[tuple[str, str], list[int]] | None:
+    """(side, hex) -> [personnel SP, AFVs] of that side's units there, as ``altered`` counts them
+    against an enemy unit within range (10.112a-b; the AFVs whatever they overran: at most that
+    many); None if a unit has no piece (``altered`` then says so)."""
+    out: dict[tuple[str, str], list[int]] = {}
+    for u in st.units.values():
+        if u.eliminated or u.hex is None:
+            continue
+        p = st.pieces.get(u.id)
+        if p is None:
+            return None
+        if data.is_fo(sc, u.id):
+            continue                                    # 18.83
+        c = data.cls(sc, u.id)
+        if c in data.PERSONNEL and not p.surrendered:
+            out.setdefault((u.side, u.hex), [0, 0])[0] += _sp(st, sc, u.id)
+        elif c == "afv" and not p.bailed:
+            out.setdefault((u.side, u.hex), [0, 0])[1] += 1
     return out
 
 
