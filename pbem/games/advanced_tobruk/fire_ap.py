@@ -211,7 +211,7 @@ def _between(sc: Scenario, a: str, b: str) -> frozenset[str]:
         known = sc.__dict__["_tobruk_between"] = {}
     hexes = known.get((a, b))
     if hexes is None:
-        if len(known) >= 100_000:
+        if len(known) >= 20_000:
             known.clear()
         hexes = known[(a, b)] = frozenset(h for h in sc.board.grid.line(a, b) if h not in (a, b))
     return hexes

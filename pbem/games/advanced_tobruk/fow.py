@@ -90,7 +90,7 @@ def update(ctx: Ctx) -> None:
                       update=False)
     flip, dummies = to_flip(st, sc)
     if not (seen or flip or dummies):
-        if len(quiet) >= 4096:
+        if len(quiet) >= 256:                # recent positions: the next steps repeat them
             quiet.clear()
         quiet.add(key)
     if flip:

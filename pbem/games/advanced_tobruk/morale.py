@@ -283,7 +283,7 @@ def intimidated_cached(st: TobrukState, sc: Scenario) -> list[MoraleChecked]:
         return []
     out = intimidated(st, sc)
     if not out:
-        if len(calm) >= 4096:
+        if len(calm) >= 256:                 # recent positions: the next activations repeat them
             calm.clear()
         calm.add(key)
     return out
