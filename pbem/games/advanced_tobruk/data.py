@@ -98,6 +98,20 @@ def motion(sc: Scenario, uid: str) -> str:
     return utype(sc, uid).get("motion", "")
 
 
+def line_between(sc: Scenario, a: str, b: str) -> frozenset[str]:
+    """The hexes of the line from ``a`` to ``b`` but its ends (the map's alone: kept per scenario,
+    at most 20,000 lines; lines of sight and fire ask for the same ones again and again)."""
+    known = sc.__dict__.get("_tobruk_between")
+    if known is None:
+        known = sc.__dict__["_tobruk_between"] = {}
+    hexes = known.get((a, b))
+    if hexes is None:
+        if len(known) >= 20_000:
+            known.clear()
+        hexes = known[(a, b)] = frozenset(h for h in sc.board.grid.line(a, b) if h not in (a, b))
+    return hexes
+
+
 def terrain(sc: Scenario, h: str) -> str:
     return sc.board.terrain.get(h, "open")
 

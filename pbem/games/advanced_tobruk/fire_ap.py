@@ -204,23 +204,10 @@ def _smoke_hexes(st: TobrukState, sc: Scenario, a: str, b: str) -> list[str]:
     return mortar.smoke_hexes(st, sc, a, b)
 
 
-def _between(sc: Scenario, a: str, b: str) -> frozenset[str]:
-    """The hexes of the line from ``a`` to ``b`` but its ends (the map's alone: kept per scenario)."""
-    known = sc.__dict__.get("_tobruk_between")
-    if known is None:
-        known = sc.__dict__["_tobruk_between"] = {}
-    hexes = known.get((a, b))
-    if hexes is None:
-        if len(known) >= 20_000:
-            known.clear()
-        hexes = known[(a, b)] = frozenset(h for h in sc.board.grid.line(a, b) if h not in (a, b))
-    return hexes
-
-
 def los_drm(st: TobrukState, sc: Scenario, a: str, b: str) -> tuple[int, list[str]]:
     """12.42, 13.72: +4 per burning wreck, +1 per other wreck and (reconstructed) +1 per vehicle
     between firer and target; two burning wrecks block the line (refused: OrderError)."""
-    between = _between(sc, a, b)
+    between = data.line_between(sc, a, b)
     burning = wrecks = vehicles = 0
     for u in st.units.values():
         p = st.pieces.get(u.id)

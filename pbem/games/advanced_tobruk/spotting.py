@@ -62,9 +62,19 @@ def letter(sc: Scenario, uid: str) -> str:
 
 
 def level(sc: Scenario, h: str | None) -> int:
-    """33.11, 33.32: a hex's ground level (0 off any hillock)."""
+    """33.11, 33.32: a hex's ground level (0 off any hillock); the map's alone, kept per scenario."""
     if not h:
         return 0
+    known = sc.__dict__.get("_tobruk_level")
+    if known is None:
+        known = sc.__dict__["_tobruk_level"] = {}
+    lv = known.get(h)
+    if lv is None:
+        lv = known[h] = _level(sc, h)
+    return lv
+
+
+def _level(sc: Scenario, h: str) -> int:
     best = LEVELS.get(data.terrain(sc, h), 0)
     for name in sc.board.features.get(h, ()):
         best = max(best, LEVELS.get(name, 0))
@@ -96,7 +106,7 @@ def los_clear(st: TobrukState, sc: Scenario, a: str, b: str) -> bool:
     """33.151-33.162 on this project's maps: the line is blocked by two burning wrecks (13.72),
     two smoke hexes (33.162) or an intervening hex higher than both ends (a hillock between two
     lower units; blind hexes, 33.161, are not modelled)."""
-    between = [h for h in sc.board.grid.line(a, b) if h not in (a, b)]
+    between = data.line_between(sc, a, b)
     if not between:
         return True
     burning = sum(1 for u in st.units.values() if u.hex in between and st.pieces[u.id].wreck == "burning")
