@@ -31,8 +31,11 @@ def types(sc: Scenario) -> dict:
 def utype(sc: Scenario, uid: str) -> dict:
     """The type table (counter / AFV card) of a unit (read through ``_by_unit``: the rules ask
     for it thousands of times an order)."""
-    t = _by_unit(sc).get(uid)
-    return t if t is not None else types(sc).get(sc.unit_defs[uid].type, {})
+    try:
+        return sc.__dict__["_tobruk_utype"][uid]
+    except KeyError:                              # the table not made yet, or no such unit (KeyError)
+        t = _by_unit(sc).get(uid)
+        return t if t is not None else types(sc).get(sc.unit_defs[uid].type, {})
 
 
 def _by_unit(sc: Scenario) -> dict[str, dict]:
@@ -58,12 +61,18 @@ def extra(sc: Scenario, uid: str) -> dict:
 
 
 def cls(sc: Scenario, uid: str) -> str:
-    c = _cls_by_unit(sc).get(uid)
-    return c if c is not None else utype(sc, uid).get("cls", "")
+    try:
+        return sc.__dict__["_tobruk_cls"][uid]
+    except KeyError:
+        c = _cls_by_unit(sc).get(uid)
+        return c if c is not None else utype(sc, uid).get("cls", "")
 
 
 def is_vehicle(sc: Scenario, uid: str) -> bool:
-    return cls(sc, uid) in VEHICLES
+    try:
+        return sc.__dict__["_tobruk_cls"][uid] in VEHICLES
+    except KeyError:
+        return cls(sc, uid) in VEHICLES
 
 
 def is_afv(sc: Scenario, uid: str) -> bool:
@@ -71,7 +80,10 @@ def is_afv(sc: Scenario, uid: str) -> bool:
 
 
 def is_personnel(sc: Scenario, uid: str) -> bool:
-    return cls(sc, uid) in PERSONNEL
+    try:
+        return sc.__dict__["_tobruk_cls"][uid] in PERSONNEL
+    except KeyError:
+        return cls(sc, uid) in PERSONNEL
 
 
 def is_fo(sc: Scenario, uid: str) -> bool:
