@@ -192,6 +192,15 @@ def test_a_position_where_a_unit_moved_or_fired_is_another_position(played_examp
     assert fow.sight_position(st) != key
 
 
+def test_the_reducers_run_without_the_noting_view_change_no_piece():
+    # reducer._NO_PIECES holds the side notes' reducer of SecretRevealed and NoteRolled by identity:
+    # valid while it is the one that does nothing (a reducer that changed a piece would need the view)
+    from pbem.games.advanced_tobruk import events as E, reducer
+    for kind in (E.SecretRevealed, E.NoteRolled):
+        fn = reducer.NOTE_REDUCERS[kind]
+        assert fn in reducer._NO_PIECES and fn.__code__.co_code == reducer._nothing.__code__.co_code
+
+
 def test_the_games_apply_is_the_rulesets_apply():
     # AdvancedTobruk.apply skips reduce_before: valid while the game has none
     assert AdvancedTobruk.reduce_before is Ruleset.reduce_before
