@@ -13,7 +13,7 @@ gives (correctness only: the figures come from tests/benchmark.py --only games).
   opportunity fire at a mover's step (6.62) reads them again only after a shot was tried (both
   checked by the examples' golden logs, tests/test_golden.py: the same events as before);
 - the hexes of the line between two hexes (``data.line_between``, for fire's and spotting's
-  lines of sight) and each hex's level (``spotting.level``) are kept per scenario;
+  lines of sight: the grid's alone) are kept per scenario;
 - the fog of war's flips (``fow.update``, 32.12, 32.22) are skipped for a position already
   found with nothing to be seen (``fow.sight_position``);
 - the game's ``apply`` skips ``Ruleset.apply``'s hooks it does not use.
@@ -25,8 +25,7 @@ import pytest
 
 from conftest import EXAMPLES
 from pbem.core.ruleset import Ruleset
-from pbem.games.advanced_tobruk import (artillery, data, fow, hidden, indirect, morale, mortar, sequence,
-                                        spotting)
+from pbem.games.advanced_tobruk import artillery, data, fow, hidden, indirect, morale, mortar, sequence
 from pbem.games.advanced_tobruk.eligible import eligible_firers
 from pbem.games.advanced_tobruk.fire_events import MoraleChecked
 from pbem.games.advanced_tobruk.standing import asks
@@ -70,11 +69,10 @@ def plain_intimidated(st, sc) -> list:
 
 
 @pytest.mark.parametrize("name", TOBRUK)
-def test_lines_and_levels_kept_per_scenario_are_the_maps(played_example, name):
+def test_lines_kept_per_scenario_are_the_maps(played_example, name):
     sc = played_example(name).game().scenario
     hexes = sorted(sc.board.terrain)[::7]
     for a in hexes[:30]:
-        assert spotting.level(sc, a) == spotting._level(sc, a) == spotting.level(sc, a)
         for b in hexes[::5]:
             plain = [h for h in sc.board.grid.line(a, b) if h not in (a, b)]
             assert data.line_between(sc, a, b) == set(plain) and len(plain) == len(set(plain))

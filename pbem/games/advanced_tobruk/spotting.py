@@ -62,19 +62,9 @@ def letter(sc: Scenario, uid: str) -> str:
 
 
 def level(sc: Scenario, h: str | None) -> int:
-    """33.11, 33.32: a hex's ground level (0 off any hillock); the map's alone, kept per scenario."""
+    """33.11, 33.32: a hex's ground level (0 off any hillock)."""
     if not h:
         return 0
-    known = sc.__dict__.get("_tobruk_level")
-    if known is None:
-        known = sc.__dict__["_tobruk_level"] = {}
-    lv = known.get(h)
-    if lv is None:
-        lv = known[h] = _level(sc, h)
-    return lv
-
-
-def _level(sc: Scenario, h: str) -> int:
     best = LEVELS.get(data.terrain(sc, h), 0)
     for name in sc.board.features.get(h, ()):
         best = max(best, LEVELS.get(name, 0))
