@@ -29,8 +29,30 @@ def types(sc: Scenario) -> dict:
 
 
 def utype(sc: Scenario, uid: str) -> dict:
-    """The type table (counter / AFV card) of a unit."""
-    return types(sc).get(sc.unit_defs[uid].type, {})
+    """The type table (counter / AFV card) of a unit (read through ``_by_unit``: the rules ask
+    for it thousands of times an order)."""
+    try:
+        return sc.__dict__["_tobruk_utype"][uid]
+    except KeyError:                              # the table not made yet, or no such unit (KeyError)
+        t = _by_unit(sc).get(uid)
+        return t if t is not None else types(sc).get(sc.unit_defs[uid].type, {})
+
+
+def _by_unit(sc: Scenario) -> dict[str, dict]:
+    """unit id -> its type table, once per scenario (the tables themselves, not copies)."""
+    known = sc.__dict__.get("_tobruk_utype")
+    if known is None:
+        tt = types(sc)
+        known = sc.__dict__["_tobruk_utype"] = {u.id: tt.get(u.type, {}) for u in sc.units}
+    return known
+
+
+def _cls_by_unit(sc: Scenario) -> dict[str, str]:
+    """unit id -> its class (``cls``), once per scenario."""
+    known = sc.__dict__.get("_tobruk_cls")
+    if known is None:
+        known = sc.__dict__["_tobruk_cls"] = {uid: t.get("cls", "") for uid, t in _by_unit(sc).items()}
+    return known
 
 
 def extra(sc: Scenario, uid: str) -> dict:
@@ -39,11 +61,18 @@ def extra(sc: Scenario, uid: str) -> dict:
 
 
 def cls(sc: Scenario, uid: str) -> str:
-    return utype(sc, uid).get("cls", "")
+    try:
+        return sc.__dict__["_tobruk_cls"][uid]
+    except KeyError:
+        c = _cls_by_unit(sc).get(uid)
+        return c if c is not None else utype(sc, uid).get("cls", "")
 
 
 def is_vehicle(sc: Scenario, uid: str) -> bool:
-    return cls(sc, uid) in VEHICLES
+    try:
+        return sc.__dict__["_tobruk_cls"][uid] in VEHICLES
+    except KeyError:
+        return cls(sc, uid) in VEHICLES
 
 
 def is_afv(sc: Scenario, uid: str) -> bool:
@@ -51,7 +80,10 @@ def is_afv(sc: Scenario, uid: str) -> bool:
 
 
 def is_personnel(sc: Scenario, uid: str) -> bool:
-    return cls(sc, uid) in PERSONNEL
+    try:
+        return sc.__dict__["_tobruk_cls"][uid] in PERSONNEL
+    except KeyError:
+        return cls(sc, uid) in PERSONNEL
 
 
 def is_fo(sc: Scenario, uid: str) -> bool:
@@ -76,6 +108,20 @@ def mp_values(sc: Scenario, uid: str) -> tuple[int, int]:
 
 def motion(sc: Scenario, uid: str) -> str:
     return utype(sc, uid).get("motion", "")
+
+
+def line_between(sc: Scenario, a: str, b: str) -> frozenset[str]:
+    """The hexes of the line from ``a`` to ``b`` but its ends (the map's alone: kept per scenario,
+    at most 20,000 lines; lines of sight and fire ask for the same ones again and again)."""
+    known = sc.__dict__.get("_tobruk_between")
+    if known is None:
+        known = sc.__dict__["_tobruk_between"] = {}
+    hexes = known.get((a, b))
+    if hexes is None:
+        if len(known) >= 20_000:
+            known.clear()
+        hexes = known[(a, b)] = frozenset(h for h in sc.board.grid.line(a, b) if h not in (a, b))
+    return hexes
 
 
 def terrain(sc: Scenario, h: str) -> str:

@@ -31,19 +31,29 @@ SEGMENT = {"setup": "setup", "indirect": "combat", "direct-fire": "combat", "mov
 
 
 def _other(sc: Scenario, side: str) -> str:
-    return next((s for s in sc.side_ids() if s != side), side)
+    for s in sc.sides:                            # the first side that is not ``side`` (a loop: hot in replay)
+        if s.id != side:
+            return s.id
+    return side
 
 
-def _phase(st: TobrukState, ev: E.PhaseStarted, sc: Scenario) -> None:
+def _phase(st: TobrukState, ev: E.PhaseStarted, sc: Scenario) -> list[str]:
+    """A phase begins; the units whose markers may change (it reads plain dicts: ``_SELF_MARKING``):
+    a new Movement Segment's movers, and the winded ones whose marker ends (6.413) as the turns go by."""
     st.step = Step(segment=SEGMENT.get(ev.name, ev.name), phase=ev.name, first=ev.side, to_act=ev.side)
     st.pending = None
-    if ev.name == "movement":                     # a new Movement Segment: MP counts start again
-        for uid, p in _walk(st.pieces):
-            if p.mp or p.move or p.reversed or p.pinned or p.path or p.continued:
-                _touch(st.pieces, uid)
-                p.mp, p.move, p.reversed, p.pinned, p.path = "", "", False, False, []
-                if p.continued:                   # 6.541: the arrow of last turn is replaced by this turn's
-                    p.continued = p.moved = False
+    touched = []
+    movement = ev.name == "movement"              # a new Movement Segment: MP counts start again
+    turn, units = st.turn, st.units
+    for uid, p in st.pieces.items():
+        if movement and (p.mp or p.move or p.reversed or p.pinned or p.path or p.continued):
+            touched.append(uid)
+            p.mp, p.move, p.reversed, p.pinned, p.path = "", "", False, False, []
+            if p.continued:                       # 6.541: the arrow of last turn is replaced by this turn's
+                p.continued = p.moved = False
+        elif p.winded and turn - p.winded > 1 and uid in units and "winded" in units[uid].marks:
+            touched.append(uid)
+    return touched
 
 
 def _passed(st: TobrukState, ev: E.Passed, sc: Scenario) -> None:
@@ -195,17 +205,20 @@ def _eliminated(st: TobrukState, ev: E.UnitEliminated, sc: Scenario) -> None:
             q.holder = ""
 
 
-def _turn_ended(st: TobrukState, ev: E.TurnEnded, sc: Scenario) -> None:
-    """5.41: F markers, movement arrows (not continued movers'), melee and pinned markers go."""
-    for uid, p in _walk(st.pieces):
+def _turn_ended(st: TobrukState, ev: E.TurnEnded, sc: Scenario) -> list[str]:
+    """5.41: F markers, movement arrows (not continued movers'), melee and pinned markers go.
+    Returns the units it changed (it reads plain dicts: ``_SELF_MARKING``)."""
+    touched = []
+    for uid, p in st.pieces.items():
         if (p.fired or p.moving or p.pinned or p.melee or p.attacker or p.overrun or p.overrun_by
                 or (p.moved and not p.continued)):
-            _touch(st.pieces, uid)
+            touched.append(uid)
             p.fired = p.moving = p.pinned = p.melee = p.attacker = False
             p.overrun, p.overrun_by = 0, []
             if not p.continued:
                 p.moved = False
     st.melees, st.melee_attacker = [], {}
+    return touched
 
 
 def _vp(st: TobrukState, ev: E.VictoryCounted, sc: Scenario) -> None:
@@ -227,16 +240,23 @@ REDUCERS: dict[type, Callable[[TobrukState, E.Event, Scenario], None]] = {
 }
 
 
+_ALL = object()          # noted by an _Asked that was walked: every unit's markers are derived again
+
+
 class _Asked:
     """A dict as a reducer sees it while ``reduce`` runs: every key it asks for is
-    noted, and anything that walks the whole dict notes all of them (``every``).
-    The units whose piece or unit a reducer did not ask for are as they were, so
-    their markers are too."""
+    noted in ``asked`` (one set for the pieces and the units), and anything that walks
+    the whole dict notes all of them (``every``).  The units whose piece or unit a
+    reducer did not ask for are as they were, so their markers are too."""
 
-    __slots__ = ("d", "asked", "every")
+    __slots__ = ("d", "asked")
 
-    def __init__(self, d: dict):
-        self.d, self.asked, self.every = d, set(), False
+    def __init__(self, d: dict, asked: set | None = None):
+        self.d, self.asked = d, set() if asked is None else asked
+
+    @property
+    def every(self) -> bool:
+        return _ALL in self.asked
 
     def __getitem__(self, k):
         self.asked.add(k)
@@ -257,24 +277,28 @@ class _Asked:
         return len(self.d)
 
     def __iter__(self):
-        self.every = True
+        self.asked.add(_ALL)
         return iter(self.d)
 
     def keys(self):
-        self.every = True
+        self.asked.add(_ALL)
         return self.d.keys()
 
     def values(self):
-        self.every = True
+        self.asked.add(_ALL)
         return self.d.values()
 
     def items(self):
-        self.every = True
+        self.asked.add(_ALL)
         return self.d.items()
 
 
 # reducers that change no piece and no unit (the step, the orders, the score): no marker can change
-_NO_PIECES = frozenset({_nothing, _passed, _acted, _standing, _opp_passed, _vp})
+# (and the side notes' rolls and openings: the notes' reducer of SecretRevealed and NoteRolled does nothing)
+_NO_PIECES = frozenset({_nothing, _passed, _acted, _standing, _opp_passed, _vp,
+                        NOTE_REDUCERS[E.SecretRevealed], NOTE_REDUCERS[E.NoteRolled]})
+# reducers that walk the pieces themselves and return the units they changed (plain dicts, no _Asked)
+_SELF_MARKING = frozenset({_phase, _turn_ended})
 
 
 def _walk(d):
@@ -290,41 +314,44 @@ def _touch(d, k) -> None:
 
 
 def reduce(st: TobrukState, ev: E.Event, sc: Scenario, game: str) -> None:
-    fn = REDUCERS.get(type(ev))
+    fn = REDUCERS.get(ev.__class__)
     if fn is None:
         no_reducer(game, ev)
         return
     if fn in _NO_PIECES:
         fn(st, ev, sc)
         return
-    pieces, units = _Asked(st.pieces), _Asked(st.units)
-    st.pieces, st.units = pieces, units
-    try:
-        fn(st, ev, sc)
-    finally:
-        # a reducer that replaced a dict made a new one: every unit is looked at
-        every = st.pieces is not pieces or st.units is not units or pieces.every or units.every
-        if st.pieces is pieces:
-            st.pieces = pieces.d
-        if st.units is units:
-            st.units = units.d
     # The markers (a report's status column) follow from a unit's piece, its elimination
-    # and the turn (winded, 6.413): only the units the event touched are derived again (all
-    # of them when it walked every piece or unit), and when a phase begins (the turn may
-    # change) the winded ones too.
-    if every:
-        touched = st.units.keys()
+    # and the turn (winded, 6.413): only the units the event touched are derived again
+    # (all of them when it walked every piece or unit).
+    if fn in _SELF_MARKING:
+        touched = fn(st, ev, sc)
     else:
-        touched = (pieces.asked | units.asked) & st.units.keys()
-        if isinstance(ev, E.PhaseStarted):        # winded (6.413) ends as the turns go by, nothing else does
-            touched |= {uid for uid, p in st.pieces.items()
-                        if p.winded and st.turn - p.winded > 1 and uid in st.units
-                        and "winded" in st.units[uid].marks}
+        pieces, units = st.pieces, st.units
+        touched = set()
+        wp, wu = _Asked(pieces, touched), _Asked(units, touched)
+        st.pieces, st.units = wp, wu
+        try:
+            fn(st, ev, sc)
+        finally:
+            # a reducer that replaced a dict made a new one: every unit is looked at
+            if st.pieces is wp:
+                st.pieces = pieces
+            else:
+                touched.add(_ALL)
+            if st.units is wu:
+                st.units = units
+            else:
+                touched.add(_ALL)
+        if _ALL in touched:
+            touched = st.units
+    units, pieces, turn = st.units, st.pieces, st.turn
     for uid in touched:
-        u = st.units[uid]
-        marks = markers(st.pieces[uid], st.turn, u.eliminated)
-        if u.marks != marks:
-            u.marks = marks
+        u = units.get(uid)
+        if u is not None:
+            marks = markers(pieces[uid], turn, u.eliminated)
+            if u.marks != marks:
+                u.marks = marks
 
 
 STEPS = {"squad": ("", "casualties", "half-squad", "half-squad, casualties"), "leader": ("", "wounded")}

@@ -22,6 +22,7 @@ from __future__ import annotations
 from pbem.core import orders as O
 from pbem.core.hexgrid import DIRECTIONS
 from pbem.core.orders import OrderError
+from pbem.core.reduce import reduce_core
 from pbem.core.ruleset import Ctx, Ruleset, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
@@ -91,6 +92,12 @@ class AdvancedTobruk(Ruleset):
 
     def reduce(self, st: TobrukState, ev: E.Event, sc: Scenario) -> None:
         reducer.reduce(st, ev, sc, self.game)
+
+    def apply(self, state: TobrukState, ev: E.Event, sc: Scenario) -> None:
+        """Ruleset.apply without its two calls that do nothing here (replay's hot loop): the game
+        has no ``reduce_before``; the core part, then the game's (``eliminated_stay``)."""
+        reduce_core(state, ev, self.eliminated_stay)
+        reducer.reduce(state, ev, sc, GAME)
 
     def lint(self, sc: Scenario) -> list[str]:
         return lint_scenario(sc)

@@ -41,8 +41,12 @@ KINDS = ("concentration", "barrage", "rolling", "smoke")
 
 
 def enabled(sc: Scenario) -> bool:
-    """The scenario has off-board batteries or on-board units able to fire indirectly."""
-    return bool(R.ssr(sc)) or any(mortar.capable(sc, u.id) for u in sc.units)
+    """The scenario has off-board batteries or on-board units able to fire indirectly (the
+    scenario's alone: found once per scenario, the sequence asks at every phase)."""
+    known = sc.__dict__.get("_tobruk_indirect")
+    if known is None:
+        known = sc.__dict__["_tobruk_indirect"] = bool(R.ssr(sc)) or any(mortar.capable(sc, u.id) for u in sc.units)
+    return known
 
 
 def handle(ctx: Ctx, order: O.GameVerb) -> list[str]:

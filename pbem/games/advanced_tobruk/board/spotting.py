@@ -103,7 +103,7 @@ def los_clear(st: TobrukState, sc: Scenario, a: str, b: str) -> bool:
     """33.151-33.162 on this project's maps: the line is blocked by two burning wrecks (13.72),
     two smoke hexes (33.162) or an intervening hex higher than both ends (a hillock between two
     lower units; blind hexes, 33.161, are not modelled)."""
-    between = [h for h in sc.board.grid.line(a, b) if h not in (a, b)]
+    between = data.line_between(sc, a, b)
     if not between:
         return True
     burning = sum(1 for u in st.units.values() if u.hex in between and st.pieces[u.id].wreck == "burning")

@@ -144,14 +144,17 @@ def desperation_firers(st: TobrukState, sc: Scenario, target: str) -> list[str]:
     return out
 
 
-def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str) -> list[str]:
+def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str, stop=None) -> list[str]:
     """Units of the other side that could fire at ``target`` now (sorted ids): in the Direct Fire
     Phase any that has not fired; at a mover (6.62) or in final fire (6.65, the target marked as
     moved) any that has neither fired nor moved ("desperation": fired personnel, 15.61).  Only
     weapons bearing on the target as they face count (no pivots outside the Direct Fire Phase);
     personnel at personnel and soft vehicles, and in the Direct Fire Phase at an AFV their
     gunfire could suppress or blind (_gunfire_at_afv); never into a hex with their own
-    personnel (15.03); two burning wrecks between block the line (13.72)."""
+    personnel (15.03); two burning wrecks between block the line (13.72).  ``stop``: a test of a
+    firer, for a caller that asks only whether an eligible firer passes it (sequence.can_act): the
+    first one found is returned alone, else []; the others are looked at only as they may add
+    to a gunfire at an AFV."""
     tu = st.units.get(target)
     if tu is None or tu.eliminated or tu.hex is None:
         return []
@@ -166,6 +169,7 @@ def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str) -> l
     own_in_hex = {st.units[u].side for u in casualty.personnel_in(st, sc, thex)}
     limited = spotting.active(sc)
     seen = {s: spotting.spotted(st, sc, s, target) for s in sc.side_ids() if s != tu.side} if limited else {}
+    at_afv = phase == "direct-fire" and data.is_afv(sc, target)          # _gunfire_at_afv's gunners count
     for f in sorted(st.units):
         u = st.units[f]
         if u.side == tu.side or u.eliminated or u.hex is None and not (limited and hidden.is_hidden(st, f)):
@@ -174,12 +178,18 @@ def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str) -> l
         if p is None or p.fired or p.bailed or p.wreck or phase != "direct-fire" and p.moved or p.dummy \
                 or limited and not seen[u.side]:                                    # 32.251, 32.241
             continue
+        if stop is not None and not at_afv and not stop(f):
+            continue
         if _may_fire(st, sc, f, target, thex, phase, own_in_hex):
+            if stop is not None and stop(f):
+                return [f]
             out.append(f)
-        elif phase == "direct-fire" and data.is_afv(sc, target):
+        elif at_afv:
             gunners.append(f)
     if gunners:
         out = sorted(out + _gunfire_at_afv(st, sc, target, gunners, own_in_hex))
+    if stop is not None:
+        return [f for f in out if stop(f)][:1]
     return out
 
 

@@ -210,7 +210,7 @@ def _smoke_hexes(st: TobrukState, sc: Scenario, a: str, b: str) -> list[str]:
 def los_drm(st: TobrukState, sc: Scenario, a: str, b: str) -> tuple[int, list[str]]:
     """12.42, 13.72: +4 per burning wreck, +1 per other wreck and (reconstructed) +1 per vehicle
     between firer and target; two burning wrecks block the line (refused: OrderError)."""
-    between = [h for h in sc.board.grid.line(a, b) if h not in (a, b)]
+    between = data.line_between(sc, a, b)
     burning = wrecks = vehicles = 0
     for u in st.units.values():
         p = st.pieces.get(u.id)

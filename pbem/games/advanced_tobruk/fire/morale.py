@@ -212,17 +212,80 @@ def _chain(ctx: Ctx, uid: str, count: int, chained: set[str], extra: list[tuple[
 
 def check_intimidation(ctx: Ctx) -> None:
     """11.61: a personnel unit whose altered morale falls below zero surrenders at once."""
-    st = tk(ctx.state)
-    sc = ctx.sc
+    for ev in intimidated_cached(tk(ctx.state), ctx.sc):
+        ctx.emit(ev)
+
+
+def intimidated(st: TobrukState, sc: Scenario) -> list[MoraleChecked]:
+    """11.61: the surrenders of the personnel units whose altered morale is below zero (sorted by id)."""
+    out = []
+    grid = sc.board.grid
+    against = _against(st, sc)
     for uid in sorted(st.units):
         u = st.units[uid]
         p = st.pieces.get(uid)
         if p is None or u.eliminated or u.hex is None or not data.is_personnel(sc, uid) or p.surrendered:
             continue
+        if against is not None:
+            sp = afvs = 0
+            for (side, h), (n, a) in against.items():
+                if side != u.side and grid.distance(h, u.hex) <= SUPPORT_RANGE:
+                    sp, afvs = sp + n, afvs + a
+            if _values(st, sc, uid)[2] - sp // 3 - min(p.overrun, 8) - afvs - _minefield_here(st, u.hex) >= 0:
+                continue        # every modifier below zero that could apply (10.112, 10.113b, 21.12) leaves it >= 0
         base, alt, mods = altered(st, sc, uid)
         if alt < 0:
-            ctx.emit(MoraleChecked(unit=uid, why="intimidation", morale=base, altered=alt, result="surrendered",
-                                   mods=mods, rule="11.61"))
+            out.append(MoraleChecked(unit=uid, why="intimidation", morale=base, altered=alt, result="surrendered",
+                                     mods=mods, rule="11.61"))
+    return out
+
+
+def _against(st: TobrukState, sc: Scenario) -> dict[tuple[str, str], list[int]] | None:
+    """(side, hex) -> [personnel SP, AFVs] of that side's units there, as ``altered`` counts them
+    against an enemy unit within range (10.112a-b; the AFVs whatever they overran: at most that
+    many); None if a unit has no piece (``altered`` then says so)."""
+    out: dict[tuple[str, str], list[int]] = {}
+    for u in st.units.values():
+        if u.eliminated or u.hex is None:
+            continue
+        p = st.pieces.get(u.id)
+        if p is None:
+            return None
+        if data.is_fo(sc, u.id):
+            continue                                    # 18.83
+        c = data.cls(sc, u.id)
+        if c in data.PERSONNEL and not p.surrendered:
+            out.setdefault((u.side, u.hex), [0, 0])[0] += _sp(st, sc, u.id)
+        elif c == "afv" and not p.bailed:
+            out.setdefault((u.side, u.hex), [0, 0])[1] += 1
+    return out
+
+
+def _morale_position(st: TobrukState) -> tuple:
+    """Everything ``altered`` reads of a state (besides the scenario): each unit's side, hex and
+    elimination, its piece's steps, surrender, break, bail-out and overruns, the minefields."""
+    pieces = st.pieces
+    return (tuple((uid, u.side, u.hex, u.eliminated) if (p := pieces.get(uid)) is None else
+                  (uid, u.side, u.hex, u.eliminated, p.steps, p.surrendered, p.broken, p.bailed, p.overrun,
+                   tuple(p.overrun_by)) for uid, u in st.units.items()),
+            tuple((h, m.hidden, m.dummy, m.known) for h, m in st.minefields.items()))
+
+
+def intimidated_cached(st: TobrukState, sc: Scenario) -> list[MoraleChecked]:
+    """``intimidated``, skipped for a position (``_morale_position``) already found calm: every
+    activation asks (11.61) and most change no unit's morale.  tests/test_perf_tobruk.py compares."""
+    calm = sc.__dict__.get("_tobruk_calm")
+    if calm is None:
+        calm = sc.__dict__["_tobruk_calm"] = set()
+    key = _morale_position(st)
+    if key in calm:
+        return []
+    out = intimidated(st, sc)
+    if not out:
+        if len(calm) >= 256:                 # recent positions: the next activations repeat them
+            calm.clear()
+        calm.add(key)
+    return out
 
 
 def _adjacent_enemy(st: TobrukState, sc: Scenario, uid: str) -> bool:

@@ -36,17 +36,14 @@ def enemy_sees(st: TobrukState, sc: Scenario, uid: str) -> bool:
     return any(o.side != side and o.hex and spotting.can_spot(st, sc, o.id, uid) for o in st.units.values())
 
 
-def update(ctx: Ctx) -> None:
-    """32.22 pit-hidden guns outside hide terrain seen by the enemy are placed (FOW up); 32.12 FOW
-    units seen by the enemy flip unless unfired in FOW cover; 32.241 dummies that must flip go."""
-    sc = ctx.sc
-    if not spotting.active(sc):
-        return
-    st = tk(ctx.state)
-    seen = [uid for uid in sorted(st.units) if hidden.is_hidden(st, uid) and not st.pieces[uid].dummy
+def seen_hidden(st: TobrukState, sc: Scenario) -> list[str]:
+    """32.22: the hidden units (not dummies) outside hiding terrain that an enemy unit spots."""
+    return [uid for uid in sorted(st.units) if hidden.is_hidden(st, uid) and not st.pieces[uid].dummy
             and not hide_terrain(sc, st.pieces[uid].hidden_at) and enemy_sees(st, sc, uid)]
-    if seen:
-        hidden.reveal(ctx, seen, "within an enemy unit's spotting range outside hiding terrain", "32.22, 31.31")
+
+
+def to_flip(st: TobrukState, sc: Scenario) -> tuple[list[str], list[str]]:
+    """32.12, 32.241: the FOW units an enemy unit spots (unless unfired in FOW cover): (units, dummies)."""
     flip, dummies = [], []
     for uid in sorted(st.units):
         u, p = st.units[uid], st.pieces[uid]
@@ -55,6 +52,41 @@ def update(ctx: Ctx) -> None:
         if (not p.fired and fow_cover(sc, u.hex)) or not enemy_sees(st, sc, uid):
             continue
         (dummies if p.dummy else flip).append(uid)
+    return flip, dummies
+
+
+def sight_position(st: TobrukState) -> tuple:
+    """Everything ``seen_hidden`` and ``to_flip`` read of a state (spotting.can_spot with them): each
+    unit's side, hex, elimination and exit, its piece's hidden hex, dummy, fired, flipped, suppressed,
+    surrendered, bailed-out and wreck markers; the exited units and the smoke hexes."""
+    pieces = st.pieces
+    return (tuple((uid, u.side, u.hex, u.eliminated, u.gone) if (p := pieces.get(uid)) is None else
+                  (uid, u.side, u.hex, u.eliminated, u.gone, p.hidden_at, p.dummy, p.fired, p.flipped, p.suppressed,
+                   p.surrendered, p.bailed, p.wreck) for uid, u in st.units.items()),
+            tuple(st.exited), tuple(st.smoke))
+
+
+def update(ctx: Ctx) -> None:
+    """32.22 pit-hidden guns outside hide terrain seen by the enemy are placed (FOW up); 32.12 FOW
+    units seen by the enemy flip unless unfired in FOW cover; 32.241 dummies that must flip go."""
+    sc = ctx.sc
+    if not spotting.active(sc):
+        return
+    st = tk(ctx.state)
+    quiet = sc.__dict__.get("_tobruk_fow_quiet")         # positions where nothing was to be seen
+    if quiet is None:
+        quiet = sc.__dict__["_tobruk_fow_quiet"] = set()
+    key = sight_position(st)
+    if key in quiet:
+        return
+    seen = seen_hidden(st, sc)
+    if seen:
+        hidden.reveal(ctx, seen, "within an enemy unit's spotting range outside hiding terrain", "32.22, 31.31")
+    flip, dummies = to_flip(st, sc)
+    if not (seen or flip or dummies):
+        if len(quiet) >= 256:                # recent positions: the next steps repeat them
+            quiet.clear()
+        quiet.add(key)
     if flip:
         ctx.emit(Flipped(units=flip, why="within an enemy unit's spotting range", rule="32.12"))
     for uid in dummies:

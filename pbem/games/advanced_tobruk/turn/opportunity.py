@@ -107,7 +107,9 @@ def opportunity(ctx: Ctx, movers: list[str], here: str, spent_here: Fraction, la
         return True
     limit = 0 if last else int(spent_here)               # 6.64 (0 = no limit), fractions rounded down (2.82)
     asked, passed = [], []
-    for f in eligible_firers(st, sc, target, "movement"):
+    able = eligible_firers(st, sc, target, "movement")
+    shot = False                                         # no shot tried: the state is as ``able`` saw it
+    for f in able:
         if st.units[f].side != side:
             continue
         say = says(st, sc, f, target)
@@ -115,12 +117,14 @@ def opportunity(ctx: Ctx, movers: list[str], here: str, spent_here: Fraction, la
             # 32.2: a hidden unit fires only by a standing order that fires (any / afv); it never pauses
             # a move nor shows in the public 'did not fire' line, which would tell the mover it is there (see take_planned)
             if say == "fire":
+                shot = True
                 standing_shot(ctx, f, target, limit)
                 if _stopped(st, movers):
                     return False
                 target = _target(st, sc, movers)
             continue
         if say == "fire":
+            shot = True
             if not standing_shot(ctx, f, target, limit):
                 passed.append(f)
                 continue
@@ -137,7 +141,9 @@ def opportunity(ctx: Ctx, movers: list[str], here: str, spent_here: Fraction, la
     if ans:
         return take_planned(ctx, movers, here, limit, set() if done is None else done, answered) \
             if leaving else True
-    asked = [f for f in asked if f in eligible_firers(st, sc, target, "movement")]
+    if shot:
+        able = eligible_firers(st, sc, target, "movement")
+    asked = [f for f in asked if f in able]
     if asked:
         ctx.emit(E.MovePaused(side=side, units=list(movers), hex=here, firers=asked, remaining=remaining,
                               spent_here=fmt(spent_here), came_from=came_from))

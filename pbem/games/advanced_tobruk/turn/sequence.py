@@ -190,6 +190,26 @@ def _live(st: TobrukState, side: str):
             yield u.id, st.pieces[u.id]
 
 
+def _may_still_fire(st: TobrukState, sc: Scenario, side: str, name: str, acted) -> bool:
+    """Whether a unit of ``side`` not in ``acted`` passes the tests eligible_firers makes of every
+    firer before it looks at a target (on the map or hidden, not fired, bailed out, a wreck or a
+    dummy; in final fire not moved): without one, no target has a firer of the side."""
+    limited = None
+    for f, u in st.units.items():
+        if u.side != side or f in acted or u.eliminated:
+            continue
+        if u.hex is None:
+            if limited is None:
+                limited = data.gd(sc).limited_intelligence          # spotting.active (32)
+            if not (limited and hidden.is_hidden(st, f)):
+                continue
+        p = st.pieces.get(f)
+        if p is None or p.fired or p.bailed or p.wreck or p.dummy or name != "direct-fire" and p.moved:
+            continue
+        return True
+    return False
+
+
 def can_act(st: TobrukState, sc: Scenario, side: str, name: str, fresh: bool = False) -> bool:
     """Whether ``side`` has any unit that could still act in phase ``name`` (``fresh``: before it begins)."""
     acted = () if fresh else st.step.acted
@@ -211,12 +231,15 @@ def can_act(st: TobrukState, sc: Scenario, side: str, name: str, fresh: bool = F
     if name in ("direct-fire", "final-fire"):
         if hidden.waits(st, sc, side):
             return True        # 32.2: asked, target or not, so that waiting never betrays a hidden unit
+        if not _may_still_fire(st, sc, side, name, acted):
+            return False       # no unit of the side passes eligible_firers' first tests: no target needed
         targets = [u.id for u in st.units.values() if u.side != side and u.hex is not None and not u.eliminated
                    and (name == "direct-fire" or st.pieces[u.id].moved)]
+        def able(f: str) -> bool:
+            return (st.units[f].side == side and f not in acted
+                    and (name == "direct-fire" or asks(st, side, f)))       # 6.65: the standing orders fired
         for t in targets:
-            if any(st.units[f].side == side and f not in acted
-                   and (name == "direct-fire" or asks(st, side, f))         # 6.65: the standing orders fired
-                   for f in eligible_firers(st, sc, t, name)):
+            if any(able(f) for f in eligible_firers(st, sc, t, name, stop=able)):
                 return True
         return False
     return True

@@ -102,13 +102,16 @@ def final_fire(ctx: Ctx, first: str, other_side: str) -> None:
     for side in (first, other_side):
         firers = sorted(u.id for u in st.units.values() if u.side == side and not u.eliminated
                         and (u.hex or hidden.is_hidden(st, u.id)) and order_for(st, side, u.id).mode in ("any", "afv"))
+        able: dict[str, list[str]] = {}        # target -> its eligible firers, until a shot is tried
         for f in firers:
             targets = [t.id for t in st.units.values() if t.side != side and t.hex and not t.eliminated
                        and st.pieces[t.id].moved and says(st, sc, f, t.id) == "fire"
-                       and f in eligible_firers(st, sc, t.id, "final-fire")]
+                       and f in (able[t.id] if t.id in able else
+                                 able.setdefault(t.id, eligible_firers(st, sc, t.id, "final-fire")))]
             if targets:
                 t = min(targets, key=lambda x: (grid.distance(spotting.where(st, f), st.units[x].hex), x))
                 standing_shot(ctx, f, t, 0)
+                able = {}
 
 
 def standing_shot(ctx: Ctx, firer: str, target: str, limit: int) -> bool:

@@ -1,0 +1,209 @@
+"""Advanced Tobruk's shortcuts of issue 29 (replay and verify speed) give what the plain code
+gives (correctness only: the figures come from tests/benchmark.py --only games).
+
+- ``data.utype`` / ``data.cls`` read a table made once per scenario (unit id -> its type),
+  and ``indirect.enabled`` (the scenario's alone) is found once per scenario;
+- intimidation (11.61), asked after every activation, is skipped for a position already
+  found calm (``morale.intimidated_cached``: keyed by what ``altered`` reads), and for a unit
+  that every modifier below zero that could apply leaves at zero or more (``_against``);
+- ``sequence.can_act`` in a fire phase first asks whether any unit of the side could still
+  fire at all (``_may_still_fire``) before it looks for a target, and stops at the first
+  firer found (``eligible_firers(..., stop=)``);
+- final fire by standing order (6.65) reads each target's eligible firers once until a shot, and
+  opportunity fire at a mover's step (6.62) reads them again only after a shot was tried (both
+  checked by the examples' golden logs, tests/test_golden.py: the same events as before);
+- the hexes of the line between two hexes (``data.line_between``, for fire's and spotting's
+  lines of sight: the grid's alone) are kept per scenario;
+- the fog of war's flips (``fow.update``, 32.12, 32.22) are skipped for a position already
+  found with nothing to be seen (``fow.sight_position``);
+- the game's ``apply`` skips ``Ruleset.apply``'s hooks it does not use.
+Every state is that after each event of every Tobruk example.
+"""
+from __future__ import annotations
+
+import pytest
+
+from conftest import EXAMPLES
+from pbem.core.ruleset import Ruleset
+from pbem.games.advanced_tobruk import data
+from pbem.games.advanced_tobruk.artillery import artillery, indirect, mortar
+from pbem.games.advanced_tobruk.fire import morale
+from pbem.games.advanced_tobruk.fire.eligible import eligible_firers
+from pbem.games.advanced_tobruk.fire_events import MoraleChecked
+from pbem.games.advanced_tobruk.fog import fow, hidden
+from pbem.games.advanced_tobruk.turn import sequence
+from pbem.games.advanced_tobruk.turn.standing import asks
+from pbem.games.advanced_tobruk.rules import AdvancedTobruk
+
+TOBRUK = [n for n in EXAMPLES if n.startswith("tobruk")]
+
+
+def _states(g):
+    """(event, state after it) for every event of the game's log."""
+    st = g.state(0)
+    for en in g.entries()[1:]:
+        g.rules.apply(st, en.event, g.scenario)
+        yield en, st
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_unit_types_and_indirect_fire_read_once_per_scenario_are_the_scenarios(played_example, name):
+    sc = played_example(name).game().scenario
+    for u in sc.units:
+        plain = data.types(sc).get(sc.unit_defs[u.id].type, {})
+        assert data.utype(sc, u.id) is plain and data.cls(sc, u.id) == plain.get("cls", "")
+    with pytest.raises(KeyError):
+        data.utype(sc, "no-such-unit")
+    plain = bool(artillery.ssr(sc)) or any(mortar.capable(sc, u.id) for u in sc.units)
+    assert indirect.enabled(sc) is plain and indirect.enabled(sc) is plain
+
+
+def plain_intimidated(st, sc) -> list:
+    """morale.intimidated as it was before issue 29: every personnel unit's altered morale."""
+    out = []
+    for uid in sorted(st.units):
+        u, p = st.units[uid], st.pieces.get(uid)
+        if p is None or u.eliminated or u.hex is None or not data.is_personnel(sc, uid) or p.surrendered:
+            continue
+        base, alt, mods = morale.altered(st, sc, uid)
+        if alt < 0:
+            out.append(MoraleChecked(unit=uid, why="intimidation", morale=base, altered=alt, result="surrendered",
+                                     mods=mods, rule="11.61"))
+    return out
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_lines_kept_per_scenario_are_the_maps(played_example, name):
+    sc = played_example(name).game().scenario
+    hexes = sorted(sc.board.terrain)[::7]
+    for a in hexes[:30]:
+        for b in hexes[::5]:
+            plain = [h for h in sc.board.grid.line(a, b) if h not in (a, b)]
+            assert data.line_between(sc, a, b) == set(plain) and len(plain) == len(set(plain))
+            assert data.line_between(sc, a, b) is data.line_between(sc, a, b)
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_intimidation_skipped_for_a_calm_position_gives_what_the_check_gives(played_example, name):
+    g = played_example(name).game()
+    sc = g.scenario
+    sc.__dict__.pop("_tobruk_calm", None)
+    hits = checked = 0
+    for _, st in _states(g):
+        plain = plain_intimidated(st, sc)
+        assert morale.intimidated(st, sc) == plain
+        key_known = morale._morale_position(st) in sc.__dict__.get("_tobruk_calm", ())
+        assert morale.intimidated_cached(st, sc) == plain
+        assert morale.intimidated_cached(st, sc) == plain          # the second time from the cache
+        hits += key_known
+        checked += 1
+    assert checked > 200 and hits > checked // 4
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_intimidation_near_its_edge_is_the_plain_check(played_example, name):
+    # every personnel unit's overrun reduction (21.12) from 0 to 8, every enemy unit moved into its hex: the
+    # units that must surrender (11.61) are those the plain check finds, below and above the edge
+    g = played_example(name).game()
+    st, sc = g.state(), g.scenario
+    found = 0
+    for uid in [u for u in st.units if data.is_personnel(sc, u) and st.units[u].hex and not st.units[u].eliminated]:
+        for foe in [f for f, x in st.units.items() if x.side != st.units[uid].side and x.hex]:
+            st.units[foe].hex = st.units[uid].hex
+        for ov in range(9):
+            st.pieces[uid].overrun = ov
+            plain = plain_intimidated(st, sc)
+            assert morale.intimidated(st, sc) == plain, (uid, ov)
+            found += bool(plain)
+        st.pieces[uid].overrun = 0
+    assert found
+
+
+def test_a_position_that_changes_a_units_morale_is_another_position(played_example):
+    g = played_example("tobruk-r33").game()
+    st, sc = g.state(), g.scenario
+    key = morale._morale_position(st)
+    uid = next(u for u in st.units if data.is_personnel(sc, u))
+    st.pieces[uid].steps += 1
+    assert morale._morale_position(st) != key
+    st.pieces[uid].steps -= 1
+    st.pieces[uid].overrun_by = [*st.pieces[uid].overrun_by, "x"]
+    assert morale._morale_position(st) != key
+
+
+def plain_can_fire(st, sc, side: str, name: str, fresh: bool = False) -> bool:
+    """sequence.can_act in a fire phase as it was before issue 29: every target's whole list of
+    eligible firers, no first test of the side's units, no early stop."""
+    acted = () if fresh else st.step.acted
+    if hidden.waits(st, sc, side):
+        return True
+    targets = [u.id for u in st.units.values() if u.side != side and u.hex is not None and not u.eliminated
+               and (name == "direct-fire" or st.pieces[u.id].moved)]
+    return any(any(st.units[f].side == side and f not in acted and (name == "direct-fire" or asks(st, side, f))
+                   for f in eligible_firers(st, sc, t, name)) for t in targets)
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_can_act_in_a_fire_phase_is_the_plain_search_for_a_firer(played_example, name):
+    g = played_example(name).game()
+    sc = g.scenario
+    answers = []
+    for _, st in _states(g):
+        for side in sc.side_ids():
+            for phase in ("direct-fire", "final-fire"):
+                for fresh in (False, True):
+                    got = sequence.can_act(st, sc, side, phase, fresh=fresh)
+                    assert got == plain_can_fire(st, sc, side, phase, fresh), (side, phase, fresh)
+                    answers.append(got)
+                    if phase == "final-fire" and got:
+                        t = next(u for u in st.units if st.units[u].side != side)
+                        full = eligible_firers(st, sc, t, "direct-fire")
+                        first = eligible_firers(st, sc, t, "direct-fire", stop=lambda f: True)
+                        assert first == full[:1] == [] or (len(first) == 1 and first[0] in full)
+    assert any(answers) and not all(answers)
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_a_position_where_nothing_was_to_be_seen_has_nothing_to_be_seen(played_example, name):
+    # fow.update skips a position (fow.sight_position) where no hidden unit was seen and no FOW unit
+    # or dummy had to flip (32.22, 32.12, 32.241): every state with the key of such a position is one
+    g = played_example(name).game()
+    sc = g.scenario
+    quiet: dict[tuple, int] = {}
+    again = 0
+    for en, st in _states(g):
+        key = fow.sight_position(st)
+        nothing = not fow.seen_hidden(st, sc) and fow.to_flip(st, sc) == ([], [])
+        if key in quiet:
+            assert nothing, (en.seq, quiet[key])
+            again += 1
+        elif nothing:
+            quiet[key] = en.seq
+    assert again > 50
+
+
+def test_a_position_where_a_unit_moved_or_fired_is_another_position(played_example):
+    g = played_example("tobruk-salient").game()
+    st = g.state()
+    key = fow.sight_position(st)
+    uid = next(u for u, x in st.units.items() if x.hex and not x.eliminated)
+    st.pieces[uid].fired = not st.pieces[uid].fired
+    assert fow.sight_position(st) != key
+    st.pieces[uid].fired = not st.pieces[uid].fired
+    st.smoke = {**st.smoke, "0101": 1}
+    assert fow.sight_position(st) != key
+
+
+def test_the_reducers_run_without_the_noting_view_change_no_piece():
+    # reducer._NO_PIECES holds the side notes' reducer of SecretRevealed and NoteRolled by identity:
+    # valid while it is the one that does nothing (a reducer that changed a piece would need the view)
+    from pbem.games.advanced_tobruk import events as E, reducer
+    for kind in (E.SecretRevealed, E.NoteRolled):
+        fn = reducer.NOTE_REDUCERS[kind]
+        assert fn in reducer._NO_PIECES and fn.__code__.co_code == reducer._nothing.__code__.co_code
+
+
+def test_the_games_apply_is_the_rulesets_apply():
+    # AdvancedTobruk.apply skips reduce_before: valid while the game has none
+    assert AdvancedTobruk.reduce_before is Ruleset.reduce_before
+    assert AdvancedTobruk.eliminated_stay
