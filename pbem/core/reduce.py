@@ -106,8 +106,10 @@ def board_effect(st: GameState, ev: E.Event, eliminated_stay: bool = False) -> N
 
 
 def dice_used(ev: E.Event) -> int:
-    """How many dice ``ev`` rolled: the length of its ``rolls`` (events.DICE_FIELD)."""
-    return len(E.dice_of(ev))
+    """How many dice ``ev`` rolled: the length of its ``rolls`` (events.DICE_FIELD; read here
+    without the list ``dice_of`` copies: replay asks it of every event)."""
+    rolls = getattr(ev, E.DICE_FIELD, None)
+    return len(rolls) if rolls else 0
 
 
 def reduce_core(st: GameState, ev: E.Event, eliminated_stay: bool = False) -> bool:
