@@ -44,7 +44,7 @@ def walk(st: FormationState, sc, units: list[str], start: str, path: list[str], 
     side = st.units[units[0]].side
     grid = sc.board.grid
     ezoc = zoc_hexes(st, sc, other(side))
-    kinds = {move_type(sc, u) for u in units}
+    kinds = frozenset({move_type(sc, u) for u in units})
     only_hq = all(is_hq(sc, u) for u in units)
     cost = spent
     here = start

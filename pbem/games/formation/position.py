@@ -18,7 +18,7 @@ class Position:
     """One position of one scenario: ``at`` (hex -> the sides of its units, not eliminated),
     ``ezoc`` (side -> the hexes it projects a ZOC into) and the answers found."""
 
-    __slots__ = ("sea", "at", "ezoc", "command", "reach", "supply", "to_source")
+    __slots__ = ("sea", "at", "ezoc", "shut", "command", "reach", "supply", "to_source", "source_area", "road_area")
 
     def open(self, sc, side: str, h: str, ezoc) -> bool:
         """``board.path_open`` on this position: not impassable, no enemy unit, no EZOC
@@ -40,10 +40,13 @@ class Position:
                 at.setdefault(u.hex, set()).add(u.side)
         self.at = at
         self.ezoc: dict[str, frozenset[str]] = {}
+        self.shut: dict[str, frozenset[str]] = {}
         self.command: dict[str, bool] = {}
         self.reach: dict[tuple, frozenset[str]] = {}
         self.supply: dict[str, bool] = {}
         self.to_source: dict[tuple[str, str], bool] = {}
+        self.source_area: dict[str, frozenset[str]] = {}
+        self.road_area: dict[str, frozenset[str]] = {}
 
 
 _kept: dict[tuple, tuple[object, Position]] = {}
