@@ -218,6 +218,10 @@ def test_order_of_battle_is_the_units_rows(played_example, name):
     for f in set(data.formations) | {"", "no-such-formation"}:
         assert B.members(st, sc, f) == [u for u in st.units.values()
                                         if plain_formation_of(sc, u.id) == f and not plain_is_hq(sc, u.id)], f
+    for f in set(data.formations) | {"", "no-such-formation"}:
+        row = B.fdata(sc, f)
+        ids = [] if row is None else [row.substitute_hq] + [s.hq for s in data.substitutes if s.formation == f] + [row.hq]
+        assert B.hq_unit(st, sc, f) is next((st.units[u] for u in ids if u in st.units and B.alive(st.units[u])), None)
     for side in sc.side_ids():
         assert [st.units[u] for u in B.oob(sc).combat.get(side, ())] == [
             u for u in st.units.values()

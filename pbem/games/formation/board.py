@@ -45,9 +45,11 @@ class OrderOfBattle:
     ``static`` (``is_static``), ``hqs`` (``is_hq``) for every unit of the
     scenario, its ``[game_data]`` rows and its HQ counters; ``members`` (a formation's
     units but its HQ, 3.3) and ``combat`` (a side's units but HQs and static units, 16),
-    in the scenario's order.  A unit's formation, type and side never change in play."""
+    in the scenario's order; ``hq_counters`` (a formation's HQ counters in the order
+    ``hq_unit`` looks for one in play).  A unit's formation, type and side never change
+    in play."""
 
-    __slots__ = ("formation", "static", "hqs", "members", "combat")
+    __slots__ = ("formation", "static", "hqs", "members", "combat", "hq_counters")
 
     def __init__(self, sc: Scenario):
         data = gd(sc)
@@ -65,6 +67,8 @@ class OrderOfBattle:
             self.members[f] = self.members.get(f, ()) + (u.id,)
             if u.id not in self.static:
                 self.combat[u.side] = self.combat.get(u.side, ()) + (u.id,)
+        self.hq_counters = {f: tuple([row.substitute_hq] + [s.hq for s in data.substitutes if s.formation == f]
+                                     + [row.hq]) for f, row in data.formations.items()}
 
 
 _oobs: dict[int, tuple[Scenario, OrderOfBattle]] = {}
@@ -160,12 +164,12 @@ def is_motorized(sc: Scenario, uid: str) -> bool:
 
 def hq_unit(st: GameState, sc: Scenario, f: str) -> UnitState | None:
     """The formation's HQ counter in play (the substitute once it replaced the original)."""
-    row = fdata(sc, f)
-    if row is None:
+    ids = oob(sc).hq_counters.get(f)
+    if ids is None:
         return None
-    ids = [row.substitute_hq] + [s.hq for s in gd(sc).substitutes if s.formation == f] + [row.hq]
+    units = st.units
     for uid in ids:
-        u = st.units.get(uid)
+        u = units.get(uid)
         if u is not None and not u.eliminated and u.hex is not None:
             return u
     return None
@@ -240,9 +244,10 @@ def links(sc: Scenario) -> dict[str, tuple[tuple[str, bool], ...]]:
     on a road (13.2.2: a command or supply path crosses one), for the searches of
     command and supply; made once per board, a hex at a time."""
     grid = sc.board.grid
-    got = grid.memo("formation").get("links")
+    memo = grid.memo("formation.board")
+    got = memo.get("links")
     if got is None:
-        got = grid.memo("formation")["links"] = _PerHex(
+        got = memo["links"] = _PerHex(
             lambda h: tuple((n, barrier(sc, h, n) and not road_link(sc, h, n)) for n in grid.around(h)))
     return got
 
@@ -252,9 +257,10 @@ def zoc_into(sc: Scenario) -> dict[str, tuple[str, ...]]:
     goes (5.4: not across a ridge or wadi, 13.2.2, not into terrain whose TEC says
     so); a functional enemy strongpoint (3.1.3) is the state's; once per board."""
     grid = sc.board.grid
-    got = grid.memo("formation").get("zoc_into")
+    memo = grid.memo("formation.board")
+    got = memo.get("zoc_into")
     if got is None:
-        got = grid.memo("formation")["zoc_into"] = _PerHex(
+        got = memo["zoc_into"] = _PerHex(
             lambda h: tuple(n for n in grid.around(h) if not barrier(sc, h, n) and tec(sc, n).zoc))
     return got
 

@@ -111,8 +111,3 @@ def commanded(st: FormationState, sc: Scenario, side: str, start: str, reach: in
             todo.append((n, d + 1, c))
     got = known[k] = frozenset(out)
     return got
-
-
-def command_map(st: FormationState, sc: Scenario, side: str) -> dict[str, bool]:
-    """Every living unit of ``side``: in command or not (one EZOC computation)."""
-    return {u.id: in_command(st, sc, u.id) for u in st.units.values() if u.side == side and alive(u)}

@@ -104,13 +104,24 @@ def displace_adjacent_hqs(ctx: Ctx, units: list[str], h: str) -> list[str]:
         return []
     side = st.units[units[0]].side
     out = []
+    at = _stacks(st)
     for n in sc.board.grid.neighbours(h):
-        here = stack(st, n)
+        here = at.get(n, ())
         if len(here) == 1 and here[0].side != side and is_hq(sc, here[0].id) and n != h:
             f = formation_of(sc, here[0].id)
             displace_hq(ctx, f, "an enemy unit moved next to it (7.3.5)")
             out.append(f)
+            at = _stacks(st)                    # the HQ went elsewhere
     return out
+
+
+def _stacks(st: FormationState) -> dict[str, list]:
+    """``stack`` of every hex at once: its units in the state's order."""
+    at: dict[str, list] = {}
+    for u in st.units.values():
+        if u.hex is not None and not u.eliminated:
+            at.setdefault(u.hex, []).append(u)
+    return at
 
 
 def displace_hq(ctx: Ctx, f: str, reason: str) -> None:
