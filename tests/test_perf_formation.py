@@ -169,7 +169,8 @@ def check(st, sc):
         ezoc = plain_zoc(st, sc, side)
         assert B.zoc_hexes(st, sc, side) == ezoc
         own = plain_zoc(st, sc, other(side))
-        assert B.closed(st, sc, side) == {h for h in hexes if not B.path_open(st, sc, side, h, own)}
+        sea = {h for h in hexes if B.impassable(sc, h)}
+        assert B.closed(st, sc, side) | sea == {h for h in hexes if not B.path_open(st, sc, side, h, own)}
     for uid in st.units:
         assert command.in_command(st, sc, uid) == plain_in_command(st, sc, uid), uid
     for f in st.fm.formations:
@@ -235,11 +236,11 @@ def test_board_tables_are_the_plain_lookups(played_example, name):
     kinds = [{"leg"}, {"mot"}, {"hq"}, {"leg", "mot"}, {"leg", "mot", "hq"}]
     crossings = 0
     for h in grid.all_hexes():
-        assert B.links(sc)[h] == tuple((n, B.barrier(sc, h, n) and not B.road_link(sc, h, n))
-                                       for n in grid.neighbours(h))
+        assert B.links(sc)[h] == tuple((n, B.barrier(sc, h, n) and not B.road_link(sc, h, n), B.impassable(sc, n),
+                                        B.road_link(sc, h, n) != "") for n in grid.neighbours(h))
         assert B.zoc_into(sc)[h] == tuple(n for n in grid.neighbours(h) if not B.barrier(sc, h, n)
                                           and B.tec(sc, n).zoc)
-        crossings += sum(c for _, c in B.links(sc)[h])
+        crossings += sum(c for _, c, _, _ in B.links(sc)[h])
         for n in grid.neighbours(h):
             for k in kinds:
                 for road_ok in (False, True):

@@ -239,16 +239,18 @@ class _PerHex(dict):
         return got
 
 
-def links(sc: Scenario) -> dict[str, tuple[tuple[str, bool], ...]]:
-    """Each hex's neighbours, each with whether the hexside to it is a ridge or wadi not
-    on a road (13.2.2: a command or supply path crosses one), for the searches of
-    command and supply; made once per board, a hex at a time."""
+def links(sc: Scenario) -> dict[str, tuple[tuple[str, bool, bool, bool], ...]]:
+    """Each hex's neighbours for the searches of command and supply, each as (hex,
+    crossing, sea, road): the hexside is a ridge or wadi not on a road (13.2.2: a path
+    crosses one), the hex is impassable (the sea: no path enters it, 5.7.4 / 5.8.2),
+    both are on one road or trail (3.1.1, 13.2.1); made once per board, a hex at a time."""
     grid = sc.board.grid
     memo = grid.memo("formation.board")
     got = memo.get("links")
     if got is None:
         got = memo["links"] = _PerHex(
-            lambda h: tuple((n, barrier(sc, h, n) and not road_link(sc, h, n)) for n in grid.around(h)))
+            lambda h: tuple((n, barrier(sc, h, n) and not road_link(sc, h, n), impassable(sc, n),
+                             bool(road_link(sc, h, n))) for n in grid.around(h)))
     return got
 
 
@@ -336,16 +338,15 @@ def _zoc_hexes(st, sc: Scenario, side: str) -> set[str]:
 
 
 def closed(st, sc: Scenario, side: str) -> frozenset[str]:
-    """The hexes no command or supply path of ``side`` enters (``path_open`` false with
-    the enemy's ZOC, 5.7.4 / 5.8.2): the sea, a hex with an enemy unit, an EZOC without a
-    friendly unit.  Once per position."""
+    """The hexes but the sea (``links`` marks it) no command or supply path of ``side``
+    enters (``path_open`` false with the enemy's ZOC, 5.7.4 / 5.8.2): a hex with an enemy
+    unit, an EZOC without a friendly unit.  Once per position."""
     pos = position(st, sc)
     got = pos.shut.get(side)
     if got is None:
         ezoc = zoc_hexes(st, sc, other(side))
         at = pos.at
-        shut = set(pos.sea)
-        shut.update(h for h in ezoc if h not in at)
+        shut = {h for h in ezoc if h not in at}
         shut.update(h for h, here in at.items() if len(here) > 1 or side not in here)
         got = pos.shut[side] = frozenset(shut)
     return got

@@ -98,14 +98,14 @@ def commanded(st: FormationState, sc: Scenario, side: str, start: str, reach: in
         h, d, crossed = todo.popleft()
         if d >= reach:
             continue
-        for n, cross in nbs[h]:
+        for n, cross, sea, _ in nbs[h]:
             out.add(n)
             c = crossed
             if cross:
                 c += 1
                 if c > 1:
                     continue
-            if n in shut or best.get((n, c), 99) <= d + 1:
+            if sea or n in shut or best.get((n, c), 99) <= d + 1:
                 continue
             best[n, c] = d + 1
             todo.append((n, d + 1, c))

@@ -9,7 +9,7 @@ from collections import deque
 
 from pbem.core.scenario import Scenario
 from pbem.games.formation.board import (closed, fdata, functional_strongpoint, gd, hq_unit, links, on_road,
-                                        road_link, step_cost)
+                                        step_cost)
 from pbem.games.formation.position import position
 from pbem.games.formation.state import FormationState
 
@@ -33,16 +33,14 @@ def road_area(st, sc, side: str) -> frozenset[str]:
     got = pos.road_area.get(side)
     if got is None:
         shut = closed(st, sc, side)
-        grid = sc.board.grid
-        seen = {h for h in sources(st, sc, side) if grid.contains(h) and h not in shut}
+        nbs = links(sc)
+        seen = {h for h in sources(st, sc, side) if sc.board.grid.contains(h) and h not in shut and h not in pos.sea}
         todo = deque(seen)
         while todo:
-            h = todo.popleft()
-            for n in grid.around(h):
-                if n in seen or n in shut or not road_link(sc, h, n):
-                    continue
-                seen.add(n)
-                todo.append(n)
+            for n, _, sea, road in nbs[todo.popleft()]:
+                if road and not sea and n not in seen and n not in shut:
+                    seen.add(n)
+                    todo.append(n)
         got = pos.road_area[side] = frozenset(seen)
     return got
 
@@ -85,9 +83,9 @@ def _hq_in_supply(st: FormationState, sc: Scenario, f: str) -> bool:
             starts.add(h)
         if d >= reach:
             continue
-        for n, cross in nbs[h]:
+        for n, cross, sea, _ in nbs[h]:
             c = crossed + cross
-            if c > 1 or (n, c) in seen or n in shut:
+            if c > 1 or sea or (n, c) in seen or n in shut:
                 continue
             if step_cost(sc, HQ_KIND, h, n, road_ok=False) is None:
                 continue
@@ -126,12 +124,12 @@ def source_area(st: FormationState, sc: Scenario, side: str) -> frozenset[str]:
     got = pos.source_area.get(side)
     if got is None:
         shut = closed(st, sc, side)
-        grid = sc.board.grid
-        seen = {h for h in sources(st, sc, side) if grid.contains(h) and h not in shut}
+        nbs = links(sc)
+        seen = {h for h in sources(st, sc, side) if sc.board.grid.contains(h) and h not in shut and h not in pos.sea}
         todo = deque(seen)
         while todo:
-            for n in grid.around(todo.popleft()):
-                if n not in seen and n not in shut:
+            for n, _, sea, _ in nbs[todo.popleft()]:
+                if not sea and n not in seen and n not in shut:
                     seen.add(n)
                     todo.append(n)
         got = pos.source_area[side] = frozenset(seen)
