@@ -258,3 +258,38 @@ def test_a_position_is_shared_by_equal_states_and_not_by_different_ones(played_e
     u = next(u for u in b.units.values() if B.alive(u))
     u.disrupted = not u.disrupted
     assert position.position(a, sc) is not position.position(b, sc)
+
+
+def test_a_move_walked_once_is_the_path_walked_again(played_example, monkeypatch):
+    """``move_order`` hands its ``walk`` to ``continue_move`` (a reaction on leaving that does
+    not stop the move moves no unit): the path walked again gives the same costs."""
+    from pbem.games.formation import actions, movement
+    seen = []
+    plain = actions.continue_move
+
+    def checked(ctx, units, here, path, mp_left, *, screen=False, costs=None):
+        if costs is not None:
+            st, sc = ctx.state, ctx.sc
+            ma = movement.stack_ma(st, sc, units)
+            left = actions.frac(mp_left)
+            assert costs == movement.walk(st, sc, units, here, path, ma, screen=screen, spent=ma - left)
+            seen.append(len(path))
+        return plain(ctx, units, here, path, mp_left, screen=screen, costs=costs)
+    monkeypatch.setattr(actions, "continue_move", checked)
+    for name in MIRAGES:
+        assert played_example(name).game().verify().ok
+    assert len(seen) > 20 and max(seen) > 1
+
+
+def test_mp_text_is_the_plain_fraction_text():
+    from fractions import Fraction
+    from pbem.mechanics.pathcost import fmt
+
+    def plain(value):
+        value = Fraction(value)
+        if value.denominator == 1:
+            return str(value.numerator)
+        whole, rest = divmod(value.numerator, value.denominator)
+        return f"{whole} {rest}/{value.denominator}" if whole else f"{rest}/{value.denominator}"
+    for v in [0, 3, Fraction(1, 3), Fraction(7, 3), Fraction(-1, 2), Fraction(10, 2), 2.5]:
+        assert fmt(v) == plain(v)

@@ -68,11 +68,11 @@ def is_mp(text: str) -> bool:
 
 def fmt(value: Fraction) -> str:
     """Readable MP: 2, 1/3, 2 1/3."""
-    value = Fraction(value)
-    if value.denominator == 1:
-        return str(value.numerator)
-    whole, rest = divmod(value.numerator, value.denominator)
-    part = f"{rest}/{value.denominator}"
+    num, den = (value if isinstance(value, Fraction) else Fraction(value)).as_integer_ratio()
+    if den == 1:
+        return str(num)
+    whole, rest = divmod(num, den)
+    part = f"{rest}/{den}"
     return f"{whole} {part}" if whole else part
 
 

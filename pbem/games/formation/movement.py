@@ -73,9 +73,10 @@ def walk(st: FormationState, sc, units: list[str], start: str, path: list[str], 
             raise OrderError(f"{h} is prohibited terrain for this stack", "7.3, TEC")
         if screen:
             c = ma                              # 7.3.4: the whole MA
-        if cost + c > ma and not (i == 0 and spent == 0):
-            raise OrderError(f"the path costs more than the stack's {fmt(ma)} MP (at {h}: {fmt(cost + c)})", "7.3.2")
-        cost += c
+        nxt = cost + c
+        if nxt > ma and not (i == 0 and spent == 0):
+            raise OrderError(f"the path costs more than the stack's {fmt(ma)} MP (at {h}: {fmt(nxt)})", "7.3.2")
+        cost = nxt
         out.append(cost)
         if into_ezoc and i != len(path) - 1 and not screen:
             raise OrderError(f"{h} is in an enemy ZOC: the move must end there", "5.4.1")
