@@ -293,3 +293,18 @@ def test_mp_text_is_the_plain_fraction_text():
         return f"{whole} {rest}/{value.denominator}" if whole else f"{rest}/{value.denominator}"
     for v in [0, 3, Fraction(1, 3), Fraction(7, 3), Fraction(-1, 2), Fraction(10, 2), 2.5]:
         assert fmt(v) == plain(v)
+
+
+def test_mp_read_from_text_is_the_plain_reading():
+    """``pathcost.frac`` keeps what it read from a text: the same Fraction again, a bad text refused every time."""
+    import pytest as _pytest
+    from fractions import Fraction
+    from pbem.mechanics.pathcost import _read, frac
+    for text in ["1/3", " 2 1/3 ", "2", "0", "5/10", "1 1/2", "-1/2"]:
+        for _ in range(2):
+            assert frac(text) == _read(text) and type(frac(text)) is Fraction
+    assert frac("2 1/3") == Fraction(7, 3) and frac(Fraction(1, 2)) == Fraction(1, 2) and frac(4) == 4
+    for bad in ["x", "1/0", ""]:
+        for _ in range(2):
+            with _pytest.raises((ValueError, ZeroDivisionError)):
+                frac(bad)

@@ -50,6 +50,21 @@ def frac(value: int | str | Fraction) -> Fraction:
         return value
     if isinstance(value, int):
         return Fraction(value)
+    if type(value) is str:
+        got = _READ.get(value)
+        if got is None:
+            got = _read(value)
+            if len(_READ) < 10_000:             # bounded: the MP texts of tables and events
+                _READ[value] = got
+        return got
+    return _read(value)
+
+
+_READ: dict[str, Fraction] = {}
+
+
+def _read(value) -> Fraction:
+    """``frac`` of a text (or anything ``str`` makes one of), read afresh."""
     text = str(value).strip()
     if " " in text:
         whole, part = text.split(None, 1)
