@@ -308,3 +308,30 @@ def test_mp_read_from_text_is_the_plain_reading():
         for _ in range(2):
             with _pytest.raises((ValueError, ZeroDivisionError)):
                 frac(bad)
+
+
+@pytest.mark.parametrize("name", MIRAGES)
+def test_formation_and_side_checks_are_the_plain_scans(played_example, name):
+    """3.3 (an HQ whose units are all eliminated), 6.4.2 (a unit on the map), 16 (every combat
+    unit eliminated) read from the order of battle: the plain scans of every unit, on states
+    along the game and after a formation, then a side, is eliminated in place."""
+    from pbem.games.formation import terms
+    g = played_example(name).game()
+    sc = g.scenario
+    last = g.head()[0]
+    for at in (last // 3, last):
+        st = g.state(at)
+        for step in range(3):
+            for f in list(st.fm.formations) + [""]:
+                mine = [u for u in st.units.values() if plain_formation_of(sc, u.id) == f and not plain_is_hq(sc, u.id)]
+                assert B.on_map(st, sc, f) == any(B.alive(u) for u in mine), f
+                assert B.all_eliminated(st, sc, f) == (bool(mine) and all(u.eliminated for u in mine)), f
+            for side in sc.side_ids():
+                mine = [u for u in st.units.values() if u.side == side and not plain_is_hq(sc, u.id)
+                        and not plain_is_static(sc, u.id)]
+                assert terms._all_lost(st, sc, side) == (any(u.eliminated for u in mine)
+                                                         and not any(B.alive(u) for u in mine)), side
+            f = sorted(st.fm.formations)[0]
+            for u in st.units.values():          # step 0: one formation gone; step 1: one side's units
+                if (plain_formation_of(sc, u.id) == f if step == 0 else u.side == sc.side_ids()[0]):
+                    u.eliminated, u.hex = True, None

@@ -92,6 +92,29 @@ def members(st: GameState, sc: Scenario, f: str) -> list[UnitState]:
     return [units[u] for u in oob(sc).members.get(f, ()) if u in units]
 
 
+def on_map(st: GameState, sc: Scenario, f: str) -> bool:
+    """A unit of formation f but its HQ is on the map (``any(alive(u) for u in members)``)."""
+    units = st.units
+    for uid in oob(sc).members.get(f, ()):
+        u = units.get(uid)
+        if u is not None and not u.eliminated and u.hex is not None:
+            return True
+    return False
+
+
+def all_eliminated(st: GameState, sc: Scenario, f: str) -> bool:
+    """Formation f has units but its HQ, and every one is eliminated (3.3)."""
+    units = st.units
+    some = False
+    for uid in oob(sc).members.get(f, ()):
+        u = units.get(uid)
+        if u is not None:
+            if not u.eliminated:
+                return False
+            some = True
+    return some
+
+
 _hq_tables: dict[int, tuple[FormationData, dict[str, str]]] = {}
 
 

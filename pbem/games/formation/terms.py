@@ -46,12 +46,26 @@ def automatic_victory(ctx: Ctx) -> bool:
     if st.result is not None or st.phase < 0:
         return False
     for side in (AXIS, ALLIED):
-        mine = [st.units[u] for u in oob(sc).combat.get(side, ()) if u in st.units]
-        if any(u.eliminated for u in mine) and not any(alive(u) for u in mine):
+        if _all_lost(st, sc, side):
             ctx.emit(E.GameEnded(winner=other(side), reason=f"automatic victory: every {sc.side_name(side)} "
                                                             "combat unit is eliminated", rule="16"))
             return True
     return False
+
+
+def _all_lost(st: FormationState, sc, side: str) -> bool:
+    """Some combat unit of ``side`` is eliminated and none is alive (on the map)."""
+    units = st.units
+    gone = False
+    for uid in oob(sc).combat.get(side, ()):
+        u = units.get(uid)
+        if u is None:
+            continue
+        if u.eliminated:
+            gone = True
+        elif u.hex is not None:
+            return False
+    return gone
 
 
 def end_of_turn_victory(ctx: Ctx) -> bool:
