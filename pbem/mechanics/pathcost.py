@@ -50,6 +50,21 @@ def frac(value: int | str | Fraction) -> Fraction:
         return value
     if isinstance(value, int):
         return Fraction(value)
+    if type(value) is str:
+        got = _READ.get(value)
+        if got is None:
+            got = _read(value)
+            if len(_READ) < 10_000:             # bounded: the MP texts of tables and events
+                _READ[value] = got
+        return got
+    return _read(value)
+
+
+_READ: dict[str, Fraction] = {}
+
+
+def _read(value) -> Fraction:
+    """``frac`` of a text (or anything ``str`` makes one of), read afresh."""
     text = str(value).strip()
     if " " in text:
         whole, part = text.split(None, 1)
@@ -68,11 +83,11 @@ def is_mp(text: str) -> bool:
 
 def fmt(value: Fraction) -> str:
     """Readable MP: 2, 1/3, 2 1/3."""
-    value = Fraction(value)
-    if value.denominator == 1:
-        return str(value.numerator)
-    whole, rest = divmod(value.numerator, value.denominator)
-    part = f"{rest}/{value.denominator}"
+    num, den = (value if isinstance(value, Fraction) else Fraction(value)).as_integer_ratio()
+    if den == 1:
+        return str(num)
+    whole, rest = divmod(num, den)
+    part = f"{rest}/{den}"
     return f"{whole} {part}" if whole else part
 
 

@@ -67,14 +67,14 @@ def move_order(ctx: Ctx, token: str, path: list[str], *, screen: bool = False) -
             pay(ctx, units, cost, "screen move (failed)")
             ctx.emit(E.StackMoved(side=ctx.side, units=units, path=[], mp="0", ma=fmt(ma), screen=True))
             return
-    walk(st, sc, units, start, path, ma, screen=screen)
+    costs = walk(st, sc, units, start, path, ma, screen=screen)
     _check_end_stacking(ctx, units, path[-1])
     pay(ctx, units, ooc_cost(ctx, units, action_cost(sc, "move")), "screen move" if screen else "move")
     # 6.5.1: announcing to leave a hex next to an enemy combat unit
     r = trigger(ctx, units, start, list(path), fmt(ma), leaving=True, screen=screen, barred=[])
     if r != "go":
         return
-    continue_move(ctx, units, start, path, fmt(ma), screen=screen)
+    continue_move(ctx, units, start, path, fmt(ma), screen=screen, costs=costs)
 
 
 def _check_end_stacking(ctx: Ctx, units: list[str], end: str) -> None:
@@ -94,13 +94,17 @@ def _check_end_stacking(ctx: Ctx, units: list[str], end: str) -> None:
 
 
 def continue_move(ctx: Ctx, units: list[str], here: str, path: list[str], mp_left: str, *,
-                  screen: bool = False) -> None:
-    """Move on along ``path``; stops at a reaction trigger that pauses or succeeds."""
+                  screen: bool = False, costs: list[Fraction] | None = None) -> None:
+    """Move on along ``path``; stops at a reaction trigger that pauses or succeeds.
+    ``costs``: the path's ``walk`` when the caller has just checked it on this board
+    (``move_order``, before the trigger on leaving: a reaction that does not stop the
+    move moves no unit), else it is checked here."""
     st, sc = ctx.state, ctx.sc
     ma = stack_ma(st, sc, units)
     left = frac(mp_left)
-    costs = walk(st, sc, units, here, path, ma, screen=screen, spent=ma - left)
     spent0 = ma - left
+    if costs is None:
+        costs = walk(st, sc, units, here, path, ma, screen=screen, spent=spent0)
     barred: list[str] = []
     if path:
         _clear_improved(ctx, here, "a unit leaves the hex")   # not before: 6.5.3 keeps it on a stop

@@ -9,8 +9,8 @@ from pbem.core import orders as O
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.games.formation import events as E
-from pbem.games.formation.board import (alive, fdata, formation_of, gd, hq_unit, is_hq, is_static, over_limit, stack,
-                                        stacking_count, zoc_hexes)
+from pbem.games.formation.board import (all_eliminated, alive, fdata, gd, hq_unit, is_hq, is_static, members, on_map,
+                                        over_limit, stack, stacking_count, zoc_hexes)
 from pbem.games.formation.command import in_command
 from pbem.games.formation.effectiveness import ec
 from pbem.games.formation.movement import walk
@@ -66,18 +66,16 @@ def hq_removals(ctx: Ctx) -> None:
     """3.3: an HQ leaves play when every subordinate unit is eliminated (and none is still to come)."""
     st, sc = ctx.state, ctx.sc
     for f, fr in sorted(st.fm.formations.items()):
-        hq = hq_unit(st, sc, f)
-        if hq is None or fr.removed:
+        if fr.removed or not all_eliminated(st, sc, f):
             continue
-        mine = [u for u in st.units.values() if formation_of(sc, u.id) == f and not is_hq(sc, u.id)]
-        if mine and all(u.eliminated for u in mine) and not _pending(st, sc, f):
+        hq = hq_unit(st, sc, f)
+        if hq is not None and not _pending(st, sc, f):
             ctx.emit(E.UnitEliminated(unit=hq.id, reason="every subordinate unit eliminated", rule="3.3"))
 
 
 def _pending(st: FormationState, sc, f: str) -> bool:
     """Units of f still to come as reinforcements."""
-    return any(u.hex is None and not u.eliminated and formation_of(sc, u.id) == f and not is_hq(sc, u.id)
-               for u in st.units.values())
+    return any(u.hex is None and not u.eliminated for u in members(st, sc, f))
 
 
 def schwerpunkt_owner(ctx: Ctx) -> None:
@@ -119,8 +117,7 @@ def substitutes(ctx: Ctx) -> None:
                 continue                        # 9.4.4: checked again next turn
             where = old.hex
         elif fr.removed or old.eliminated:
-            if not _pending(st, sc, f) and not any(alive(u) and formation_of(sc, u.id) == f and not is_hq(sc, u.id)
-                                                   for u in st.units.values()):
+            if not _pending(st, sc, f) and not on_map(st, sc, f):
                 continue
             where = sub.entry or ""
         else:

@@ -10,6 +10,7 @@ from pbem.core.state import GameState, UnitState
 from pbem.games.formation.schema import Formation, FormationData, Strongpoint, Terrain, UnitInfo
 from pbem.mechanics.pathcost import frac
 from pbem.games.formation.position import position
+from pbem.games.formation.state import other
 
 BARRIERS = ("ridge", "wadi")       # Mirages 13.2.2: hexsides blocking ZOC, RbC, retreat and (once) paths
 ROADS = ("road", "trail")          # Mirages 13.2.1: a trail is a road with its own cost
@@ -38,6 +39,82 @@ def hq_formation(sc: Scenario, uid: str) -> str:
     return _hqs(gd(sc)).get(uid, "")
 
 
+class OrderOfBattle:
+    """Each unit's place in the scenario's order of battle, read once per scenario (the
+    rules ask for it thousands of times an order): ``formation`` (``formation_of``),
+    ``static`` (``is_static``), ``hqs`` (``is_hq``) for every unit of the
+    scenario, its ``[game_data]`` rows and its HQ counters; ``members`` (a formation's
+    units but its HQ, 3.3) and ``combat`` (a side's units but HQs and static units, 16),
+    in the scenario's order; ``hq_counters`` (a formation's HQ counters in the order
+    ``hq_unit`` looks for one in play).  A unit's formation, type and side never change
+    in play."""
+
+    __slots__ = ("formation", "static", "hqs", "members", "combat", "hq_counters")
+
+    def __init__(self, sc: Scenario):
+        data = gd(sc)
+        self.hqs = hqs = frozenset(u for u, f in _hqs(data).items() if f)
+        ids = [u.id for u in sc.units] + [u for u in data.units if u not in sc.unit_defs]
+        ids += [u for u in _hqs(data) if u not in sc.unit_defs and u not in data.units]
+        self.formation = {u: _formation_of(sc, u) for u in ids}
+        self.static = frozenset(u for u in ids if _is_static(sc, u, u in hqs))
+        self.members: dict[str, tuple[str, ...]] = {}
+        self.combat: dict[str, tuple[str, ...]] = {}
+        for u in sc.units:
+            if u.id in hqs:
+                continue
+            f = self.formation[u.id]
+            self.members[f] = self.members.get(f, ()) + (u.id,)
+            if u.id not in self.static:
+                self.combat[u.side] = self.combat.get(u.side, ()) + (u.id,)
+        self.hq_counters = {f: tuple([row.substitute_hq] + [s.hq for s in data.substitutes if s.formation == f]
+                                     + [row.hq]) for f, row in data.formations.items()}
+
+
+_oobs: dict[int, tuple[Scenario, OrderOfBattle]] = {}
+
+
+def oob(sc: Scenario) -> OrderOfBattle:
+    """The scenario's ``OrderOfBattle``, made once."""
+    got = _oobs.get(id(sc))
+    if got is not None and got[0] is sc:          # the entry holds ``sc``: its id is not reused
+        return got[1]
+    if len(_oobs) >= 16:
+        _oobs.clear()
+    t = OrderOfBattle(sc)
+    _oobs[id(sc)] = (sc, t)
+    return t
+
+
+def members(st: GameState, sc: Scenario, f: str) -> list[UnitState]:
+    """Formation f's units but its HQ (3.3), in the scenario's order."""
+    units = st.units
+    return [units[u] for u in oob(sc).members.get(f, ()) if u in units]
+
+
+def on_map(st: GameState, sc: Scenario, f: str) -> bool:
+    """A unit of formation f but its HQ is on the map (``any(alive(u) for u in members)``)."""
+    units = st.units
+    for uid in oob(sc).members.get(f, ()):
+        u = units.get(uid)
+        if u is not None and not u.eliminated and u.hex is not None:
+            return True
+    return False
+
+
+def all_eliminated(st: GameState, sc: Scenario, f: str) -> bool:
+    """Formation f has units but its HQ, and every one is eliminated (3.3)."""
+    units = st.units
+    some = False
+    for uid in oob(sc).members.get(f, ()):
+        u = units.get(uid)
+        if u is not None:
+            if not u.eliminated:
+                return False
+            some = True
+    return some
+
+
 _hq_tables: dict[int, tuple[FormationData, dict[str, str]]] = {}
 
 
@@ -59,7 +136,7 @@ def _hqs(data: FormationData) -> dict[str, str]:
 
 
 def is_hq(sc: Scenario, uid: str) -> bool:
-    return bool(hq_formation(sc, uid))
+    return uid in oob(sc).hqs
 
 
 def top_first(sc: Scenario, ids) -> list[str]:
@@ -69,6 +146,11 @@ def top_first(sc: Scenario, ids) -> list[str]:
 
 
 def formation_of(sc: Scenario, uid: str) -> str:
+    got = oob(sc).formation.get(uid)
+    return _formation_of(sc, uid) if got is None else got
+
+
+def _formation_of(sc: Scenario, uid: str) -> str:
     return udata(sc, uid).formation or hq_formation(sc, uid)
 
 
@@ -88,8 +170,13 @@ def acting(st) -> str:
 
 
 def is_static(sc: Scenario, uid: str) -> bool:
+    t = oob(sc)
+    return uid in t.static if uid in t.formation else _is_static(sc, uid, uid in t.hqs)
+
+
+def _is_static(sc: Scenario, uid: str, hq: bool) -> bool:
     d = udata(sc, uid)
-    return d.static or (not is_hq(sc, uid) and not d.formation)
+    return d.static or (not hq and not d.formation)
 
 
 def is_motorized(sc: Scenario, uid: str) -> bool:
@@ -100,12 +187,12 @@ def is_motorized(sc: Scenario, uid: str) -> bool:
 
 def hq_unit(st: GameState, sc: Scenario, f: str) -> UnitState | None:
     """The formation's HQ counter in play (the substitute once it replaced the original)."""
-    row = fdata(sc, f)
-    if row is None:
+    ids = oob(sc).hq_counters.get(f)
+    if ids is None:
         return None
-    ids = [row.substitute_hq] + [s.hq for s in gd(sc).substitutes if s.formation == f] + [row.hq]
+    units = st.units
     for uid in ids:
-        u = st.units.get(uid)
+        u = units.get(uid)
         if u is not None and not u.eliminated and u.hex is not None:
             return u
     return None
@@ -161,6 +248,48 @@ def _barrier_sides(board) -> frozenset:
     return sides
 
 
+class _PerHex(dict):
+    """A table of one board filled as its hexes are asked for (``table[h]``)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, h: str):
+        got = self[h] = self.make(h)
+        return got
+
+
+def links(sc: Scenario) -> dict[str, tuple[tuple[str, bool, bool, bool], ...]]:
+    """Each hex's neighbours for the searches of command and supply, each as (hex,
+    crossing, sea, road): the hexside is a ridge or wadi not on a road (13.2.2: a path
+    crosses one), the hex is impassable (the sea: no path enters it, 5.7.4 / 5.8.2),
+    both are on one road or trail (3.1.1, 13.2.1); made once per board, a hex at a time."""
+    grid = sc.board.grid
+    memo = grid.memo("formation.board")
+    got = memo.get("links")
+    if got is None:
+        got = memo["links"] = _PerHex(
+            lambda h: tuple((n, barrier(sc, h, n) and not road_link(sc, h, n), impassable(sc, n),
+                             bool(road_link(sc, h, n))) for n in grid.around(h)))
+    return got
+
+
+def zoc_into(sc: Scenario) -> dict[str, tuple[str, ...]]:
+    """Each hex's neighbours a combat unit there projects a ZOC into as far as the map
+    goes (5.4: not across a ridge or wadi, 13.2.2, not into terrain whose TEC says
+    so); a functional enemy strongpoint (3.1.3) is the state's; once per board."""
+    grid = sc.board.grid
+    memo = grid.memo("formation.board")
+    got = memo.get("zoc_into")
+    if got is None:
+        got = memo["zoc_into"] = _PerHex(
+            lambda h: tuple(n for n in grid.around(h) if not barrier(sc, h, n) and tec(sc, n).zoc))
+    return got
+
+
 def road_link(sc: Scenario, a: str, b: str) -> str:
     """'road' or 'trail' when a and b are both on that road type (3.1.1, 13.2.1), else ''."""
     for r in ROADS:
@@ -212,16 +341,38 @@ def zoc_hexes(st, sc: Scenario, side: str) -> set[str]:
 
 
 def _zoc_hexes(st, sc: Scenario, side: str) -> set[str]:
+    """``projects_zoc`` of each unit into its hex and its neighbours, read from ``zoc_into``."""
     out: set[str] = set()
-    grid = sc.board.grid
+    into = zoc_into(sc)
+    hqs = oob(sc).hqs
+    points = gd(sc).strongpoints
+    depleted = st.fm.depleted
     for u in st.units.values():
-        if u.side != side or not alive(u) or u.disrupted or is_hq(sc, u.id):
+        h = u.hex
+        if u.side != side or h is None or u.eliminated or u.disrupted or u.id in hqs:
             continue
-        out.add(u.hex)
-        for n in grid.neighbours(u.hex):
-            if projects_zoc(st, sc, u, n):
-                out.add(n)
+        out.add(h)
+        for n in into[h]:
+            sp = points.get(n) if points else None
+            if sp is not None and sp.side and sp.side != side and n not in depleted:
+                continue                            # 3.1.3: a functional enemy strongpoint
+            out.add(n)
     return out
+
+
+def closed(st, sc: Scenario, side: str) -> frozenset[str]:
+    """The hexes but the sea (``links`` marks it) no command or supply path of ``side``
+    enters (``path_open`` false with the enemy's ZOC, 5.7.4 / 5.8.2): a hex with an enemy
+    unit, an EZOC without a friendly unit.  Once per position."""
+    pos = position(st, sc)
+    got = pos.shut.get(side)
+    if got is None:
+        ezoc = zoc_hexes(st, sc, other(side))
+        at = pos.at
+        shut = {h for h in ezoc if h not in at}
+        shut.update(h for h, here in at.items() if len(here) > 1 or side not in here)
+        got = pos.shut[side] = frozenset(shut)
+    return got
 
 
 def impassable(sc: Scenario, h: str) -> bool:
@@ -246,9 +397,19 @@ def move_type(sc: Scenario, uid: str) -> str:
     return "mot" if is_motorized(sc, uid) else "leg"
 
 
-def step_cost(sc: Scenario, kinds: set[str], a: str, b: str, *, road_ok: bool) -> Fraction | None:
+def step_cost(sc: Scenario, kinds: set[str] | frozenset[str], a: str, b: str, *, road_ok: bool) -> Fraction | None:
     """MP to move from a into adjacent b for a stack of these movement kinds (TEC);
-    None when prohibited.  The road rate applies along a road/trail (7.3.3)."""
+    None when prohibited.  The road rate applies along a road/trail (7.3.3).  Worked
+    out once per board (``_step_cost``: the map and the scenario's tables alone)."""
+    memo = sc.board.grid.memo("formation.step_cost")
+    k = (a, b, road_ok, kinds if type(kinds) is frozenset else frozenset(kinds))
+    got = memo.get(k, memo)
+    if got is memo:
+        got = memo[k] = _step_cost(sc, kinds, a, b, road_ok=road_ok)
+    return got
+
+
+def _step_cost(sc: Scenario, kinds: set[str] | frozenset[str], a: str, b: str, *, road_ok: bool) -> Fraction | None:
     link = road_link(sc, a, b) if road_ok else ""
     if link:
         table = getattr(gd(sc), link)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections import deque
 
 from pbem.core.scenario import Scenario
-from pbem.games.formation.board import (alive, barrier, fdata, formation_of, hq_unit, is_hq, is_static,
-                                        road_link, zoc_hexes)
+from pbem.games.formation.board import (alive, barrier, closed, fdata, formation_of, hq_unit, is_hq, is_static,
+                                        links, road_link, zoc_hexes)
 from pbem.games.formation.position import position
 from pbem.games.formation.state import FormationState, other
 
@@ -89,9 +89,8 @@ def commanded(st: FormationState, sc: Scenario, side: str, start: str, reach: in
     got = known.get(k)
     if got is not None:
         return got
-    ezoc = zoc_hexes(st, sc, other(side))
-    grid = sc.board.grid
-    path_open = position(st, sc).open
+    shut = closed(st, sc, side)                 # not path_open (5.8.2)
+    nbs = links(sc)                             # and the ridge/wadi crossings (13.2.2)
     out = {start}
     best: dict[tuple[str, int], int] = {(start, 0): 0}
     todo = deque([(start, 0, 0)])
@@ -99,21 +98,16 @@ def commanded(st: FormationState, sc: Scenario, side: str, start: str, reach: in
         h, d, crossed = todo.popleft()
         if d >= reach:
             continue
-        for n in grid.neighbours(h):
+        for n, cross, sea, _ in nbs[h]:
             out.add(n)
             c = crossed
-            if barrier(sc, h, n) and not road_link(sc, h, n):
+            if cross:
                 c += 1
                 if c > 1:
                     continue
-            if not path_open(sc, side, n, ezoc) or best.get((n, c), 99) <= d + 1:
+            if sea or n in shut or best.get((n, c), 99) <= d + 1:
                 continue
             best[n, c] = d + 1
             todo.append((n, d + 1, c))
     got = known[k] = frozenset(out)
     return got
-
-
-def command_map(st: FormationState, sc: Scenario, side: str) -> dict[str, bool]:
-    """Every living unit of ``side``: in command or not (one EZOC computation)."""
-    return {u.id: in_command(st, sc, u.id) for u in st.units.values() if u.side == side and alive(u)}

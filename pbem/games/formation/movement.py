@@ -44,7 +44,7 @@ def walk(st: FormationState, sc, units: list[str], start: str, path: list[str], 
     side = st.units[units[0]].side
     grid = sc.board.grid
     ezoc = zoc_hexes(st, sc, other(side))
-    kinds = {move_type(sc, u) for u in units}
+    kinds = frozenset({move_type(sc, u) for u in units})
     only_hq = all(is_hq(sc, u) for u in units)
     cost = spent
     here = start
@@ -73,9 +73,10 @@ def walk(st: FormationState, sc, units: list[str], start: str, path: list[str], 
             raise OrderError(f"{h} is prohibited terrain for this stack", "7.3, TEC")
         if screen:
             c = ma                              # 7.3.4: the whole MA
-        if cost + c > ma and not (i == 0 and spent == 0):
-            raise OrderError(f"the path costs more than the stack's {fmt(ma)} MP (at {h}: {fmt(cost + c)})", "7.3.2")
-        cost += c
+        nxt = cost + c
+        if nxt > ma and not (i == 0 and spent == 0):
+            raise OrderError(f"the path costs more than the stack's {fmt(ma)} MP (at {h}: {fmt(nxt)})", "7.3.2")
+        cost = nxt
         out.append(cost)
         if into_ezoc and i != len(path) - 1 and not screen:
             raise OrderError(f"{h} is in an enemy ZOC: the move must end there", "5.4.1")
@@ -104,13 +105,24 @@ def displace_adjacent_hqs(ctx: Ctx, units: list[str], h: str) -> list[str]:
         return []
     side = st.units[units[0]].side
     out = []
+    at = _stacks(st)
     for n in sc.board.grid.neighbours(h):
-        here = stack(st, n)
+        here = at.get(n, ())
         if len(here) == 1 and here[0].side != side and is_hq(sc, here[0].id) and n != h:
             f = formation_of(sc, here[0].id)
             displace_hq(ctx, f, "an enemy unit moved next to it (7.3.5)")
             out.append(f)
+            at = _stacks(st)                    # the HQ went elsewhere
     return out
+
+
+def _stacks(st: FormationState) -> dict[str, list]:
+    """``stack`` of every hex at once: its units in the state's order."""
+    at: dict[str, list] = {}
+    for u in st.units.values():
+        if u.hex is not None and not u.eliminated:
+            at.setdefault(u.hex, []).append(u)
+    return at
 
 
 def displace_hq(ctx: Ctx, f: str, reason: str) -> None:

@@ -8,7 +8,9 @@ and the removed formations (3.3).  Its key is built from exactly these, so any
 event that changes one of them (a move, a retreat, a loss, a disruption, a
 recovery, a depletion, a Supply Blocked marker) makes a new position and the
 old answers are never used for it; an order that changes none (an AP spent, a
-chit drawn) keeps them.  The last few positions are kept, per scenario."""
+chit drawn) keeps them.  The last 128 positions are kept, of any scenario (every
+position of the four Mirages examples: an audit of many games verifies each
+example's in turn)."""
 from __future__ import annotations
 
 __all__ = ["Position", "position"]
@@ -18,7 +20,7 @@ class Position:
     """One position of one scenario: ``at`` (hex -> the sides of its units, not eliminated),
     ``ezoc`` (side -> the hexes it projects a ZOC into) and the answers found."""
 
-    __slots__ = ("sea", "at", "ezoc", "command", "reach", "supply", "to_source")
+    __slots__ = ("sea", "at", "ezoc", "shut", "command", "reach", "supply", "to_source", "source_area", "road_area")
 
     def open(self, sc, side: str, h: str, ezoc) -> bool:
         """``board.path_open`` on this position: not impassable, no enemy unit, no EZOC
@@ -40,10 +42,13 @@ class Position:
                 at.setdefault(u.hex, set()).add(u.side)
         self.at = at
         self.ezoc: dict[str, frozenset[str]] = {}
+        self.shut: dict[str, frozenset[str]] = {}
         self.command: dict[str, bool] = {}
         self.reach: dict[tuple, frozenset[str]] = {}
         self.supply: dict[str, bool] = {}
         self.to_source: dict[tuple[str, str], bool] = {}
+        self.source_area: dict[str, frozenset[str]] = {}
+        self.road_area: dict[str, frozenset[str]] = {}
 
 
 _kept: dict[tuple, tuple[object, Position]] = {}
@@ -75,7 +80,7 @@ def position(st, sc) -> Position:
     got = _kept.get(k)
     if got is not None and got[0] is sc:            # the entry holds ``sc``: its id is not reused
         return got[1]
-    if len(_kept) >= 64:
+    if len(_kept) >= 128:
         _kept.clear()
     pos = Position(st, sc)
     _kept[k] = (sc, pos)

@@ -19,8 +19,8 @@ from __future__ import annotations
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.games.formation import events as E
-from pbem.games.formation.board import combat_units, fdata, formation_of, hq_unit, udata
-from pbem.games.formation.command import command_map
+from pbem.games.formation.board import fdata, formation_of, hq_unit, is_hq, udata
+from pbem.games.formation.command import in_command
 from pbem.games.formation.snafu import d10
 from pbem.games.formation.state import FormationState, other
 from pbem.games.formation.retreats import overstack
@@ -32,20 +32,19 @@ def eligible(st: FormationState, sc, h: str, side: str, barred: list[str]) -> li
     """6.5.1: formations of ``side`` with an undisrupted, in-command combat unit next to h
     (after the move into h), a level above 0 and an HQ in play; not those whose HQ this
     move displaced (7.3.5)."""
-    cmd = None
+    near = set(sc.board.grid.around(h))
     out: set[str] = set()
-    for n in sc.board.grid.neighbours(h):
-        for u in combat_units(st, sc, n, side):
-            f = formation_of(sc, u.id)
-            if u.disrupted or not f or f in out or f in barred:
-                continue
-            fr = st.fm.formations.get(f)
-            if fr is None or fr.level <= 0 or hq_unit(st, sc, f) is None:
-                continue
-            if cmd is None:
-                cmd = command_map(st, sc, side)
-            if cmd.get(u.id):
-                out.add(f)
+    for u in st.units.values():                 # the combat units of ``side`` next to h
+        if u.side != side or u.hex not in near or u.eliminated or u.disrupted or is_hq(sc, u.id):
+            continue
+        f = formation_of(sc, u.id)
+        if not f or f in out or f in barred:
+            continue
+        fr = st.fm.formations.get(f)
+        if fr is None or fr.level <= 0 or hq_unit(st, sc, f) is None:
+            continue
+        if in_command(st, sc, u.id):
+            out.add(f)
     return sorted(out)
 
 

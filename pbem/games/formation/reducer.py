@@ -15,9 +15,12 @@ from pbem.games.formation.combat import COMBAT_BEFORE, COMBAT_REDUCERS
 from pbem.games.formation.state import Activation, FormationState, Paused, other
 
 
+STEP_OF_PHASE = {"admin": "admin", "ops": "ops-choose", "end-of-turn": "end-of-turn"}
+
+
 def phase_started(st: FormationState, ev: E.PhaseStarted, sc: Scenario) -> None:
     fm = st.fm
-    fm.step = {"admin": "admin", "ops": "ops-choose", "end-of-turn": "end-of-turn"}.get(ev.name, ev.name)
+    fm.step = STEP_OF_PHASE.get(ev.name, ev.name)
     if ev.name == "admin":
         fm.admin_side = "axis"                 # 14.1: the Axis player receives reinforcements first
     if ev.name == "ops":
@@ -83,11 +86,13 @@ def activated(st: FormationState, ev: E.FormationActivated, sc: Scenario) -> Non
 def activation_ended(st: FormationState, ev: E.ActivationEnded, sc: Scenario) -> None:
     fm = st.fm
     # 3.1.3: a friendly strongpoint left unoccupied at the end of a friendly activation is depleted
-    for h, sp in gd(sc).strongpoints.items():
-        if sp.side == ev.side and h not in fm.depleted and \
-                not any(u.hex == h and u.side == ev.side and not u.eliminated for u in st.units.values()):
-            fm.depleted.append(h)
-            fm.depleted.sort()
+    points = gd(sc).strongpoints
+    if points:
+        held = {u.hex for u in st.units.values() if u.side == ev.side and not u.eliminated}
+        for h, sp in points.items():
+            if sp.side == ev.side and h not in fm.depleted and h not in held:
+                fm.depleted.append(h)
+                fm.depleted.sort()
     fm.active = fm.suspended
     fm.suspended = None
     fm.step = "actions" if fm.active is not None else "ops-choose"

@@ -7,7 +7,7 @@ import difflib
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
 from pbem.games.formation import events as E
-from pbem.games.formation.board import alive, formation_of, gd, hq_unit, is_hq
+from pbem.games.formation.board import gd, hq_unit, on_map
 from pbem.games.formation.snafu import d10, reroll
 from pbem.games.formation.state import ALLIED, AXIS, FormationState, other
 from pbem.games.formation.supply import hq_in_supply
@@ -19,7 +19,7 @@ def can_activate(st: FormationState, sc, f: str) -> bool:
     fr = st.fm.formations.get(f)
     if fr is None or fr.removed or fr.level <= 0 or hq_unit(st, sc, f) is None:
         return False
-    return any(alive(u) and formation_of(sc, u.id) == f and not is_hq(sc, u.id) for u in st.units.values())
+    return on_map(st, sc, f)
 
 
 def activations_left(st: FormationState, sc, side: str) -> list[str]:
@@ -226,7 +226,7 @@ def end_activation(ctx: Ctx, reason: str = "end") -> None:
 
 
 def units_can_act(st: FormationState, sc, f: str) -> bool:
-    return any(alive(u) for u in st.units.values() if formation_of(sc, u.id) == f and not is_hq(sc, u.id))
+    return on_map(st, sc, f)
 
 
 def after_order(ctx: Ctx) -> None:

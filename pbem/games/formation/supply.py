@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections import deque
 
 from pbem.core.scenario import Scenario
-from pbem.games.formation.board import (barrier, fdata, functional_strongpoint, gd, hq_unit, on_road,
-                                        road_link, step_cost, zoc_hexes)
+from pbem.games.formation.board import (closed, fdata, functional_strongpoint, gd, hq_unit, links, on_road,
+                                        step_cost)
 from pbem.games.formation.position import position
-from pbem.games.formation.state import FormationState, other
+from pbem.games.formation.state import FormationState
 
 
 def sources(st: FormationState, sc: Scenario, side: str) -> set[str]:
@@ -19,21 +19,30 @@ def sources(st: FormationState, sc: Scenario, side: str) -> set[str]:
     return {h for h in gd(sc).supply_sources.get(side, []) if h not in st.fm.blocked}
 
 
-def _road_reaches(st, sc, side: str, starts: set[str], goals: set[str], ezoc: set[str]) -> bool:
-    """Along road/trail links only, through open hexes, from any start to any goal."""
-    path_open = position(st, sc).open
-    seen = {h for h in starts if path_open(sc, side, h, ezoc) or h in goals}
-    todo = deque(seen)
-    while todo:
-        h = todo.popleft()
-        if h in goals:
-            return True
-        for n in sc.board.grid.neighbours(h):
-            if n in seen or not road_link(sc, h, n) or not path_open(sc, side, n, ezoc):
-                continue
-            seen.add(n)
-            todo.append(n)
-    return False
+def _road_reaches(st, sc, side: str, starts: set[str], goals: set[str]) -> bool:
+    """Along road/trail links only, through open hexes, from any start to any goal: a start
+    that is a goal, or an open one joined by the road to an open goal (``road_area``)."""
+    area = road_area(st, sc, side)
+    return any(h in goals or h in area for h in starts)
+
+
+def road_area(st, sc, side: str) -> frozenset[str]:
+    """The open hexes joined to an open unblocked friendly source along road/trail links
+    through open hexes (5.7.2, 5.7.4): the search from the sources, once per position."""
+    pos = position(st, sc)
+    got = pos.road_area.get(side)
+    if got is None:
+        shut = closed(st, sc, side)
+        nbs = links(sc)
+        seen = {h for h in sources(st, sc, side) if sc.board.grid.contains(h) and h not in shut and h not in pos.sea}
+        todo = deque(seen)
+        while todo:
+            for n, _, sea, road in nbs[todo.popleft()]:
+                if road and not sea and n not in seen and n not in shut:
+                    seen.add(n)
+                    todo.append(n)
+        got = pos.road_area[side] = frozenset(seen)
+    return got
 
 
 def hq_in_supply(st: FormationState, sc: Scenario, f: str) -> bool:
@@ -58,13 +67,13 @@ def _hq_in_supply(st: FormationState, sc: Scenario, f: str) -> bool:
     goals = sources(st, sc, side)
     if not goals:
         return False
-    ezoc = zoc_hexes(st, sc, other(side))
     row = fdata(sc, f)
     if row.hq_movement == "leg":
         starts = {h for h in near if on_road(sc, h)}
-        return bool(starts) and _road_reaches(st, sc, side, starts, goals, ezoc)
+        return bool(starts) and _road_reaches(st, sc, side, starts, goals)
     reach = row.command_range
-    path_open = position(st, sc).open
+    shut = closed(st, sc, side)                 # not path_open (5.7.4)
+    nbs = links(sc)                             # and the ridge/wadi crossings (13.2.2)
     starts: set[str] = set()
     todo = deque([(hq.hex, 0, 0)])
     seen = {(hq.hex, 0)}
@@ -74,15 +83,18 @@ def _hq_in_supply(st: FormationState, sc: Scenario, f: str) -> bool:
             starts.add(h)
         if d >= reach:
             continue
-        for n in grid.neighbours(h):
-            c = crossed + (1 if barrier(sc, h, n) and not road_link(sc, h, n) else 0)
-            if c > 1 or (n, c) in seen or not path_open(sc, side, n, ezoc):
+        for n, cross, sea, _ in nbs[h]:
+            c = crossed + cross
+            if c > 1 or sea or (n, c) in seen or n in shut:
                 continue
-            if step_cost(sc, {"hq"}, h, n, road_ok=False) is None:
+            if step_cost(sc, HQ_KIND, h, n, road_ok=False) is None:
                 continue
             seen.add((n, c))
             todo.append((n, d + 1, c))
-    return bool(starts) and _road_reaches(st, sc, side, starts, goals, ezoc)
+    return bool(starts) and _road_reaches(st, sc, side, starts, goals)
+
+
+HQ_KIND = frozenset({"hq"})
 
 
 def path_to_source(st: FormationState, sc: Scenario, side: str, start: str) -> bool:
@@ -97,20 +109,28 @@ def path_to_source(st: FormationState, sc: Scenario, side: str, start: str) -> b
 
 
 def _path_to_source(st: FormationState, sc: Scenario, side: str, start: str) -> bool:
-    goals = sources(st, sc, side)
-    if start in goals:
+    """A start that is a source, or next to an open hex joined to an open source through
+    open hexes (``source_area``)."""
+    if start in sources(st, sc, side):
         return True
-    ezoc = zoc_hexes(st, sc, other(side))
-    path_open = position(st, sc).open
-    seen = {start}
-    todo = deque([start])
-    while todo:
-        h = todo.popleft()
-        for n in sc.board.grid.neighbours(h):
-            if n in seen or not path_open(sc, side, n, ezoc):
-                continue
-            if n in goals:
-                return True
-            seen.add(n)
-            todo.append(n)
-    return False
+    area = source_area(st, sc, side)
+    return any(n in area for n in sc.board.grid.around(start))
+
+
+def source_area(st: FormationState, sc: Scenario, side: str) -> frozenset[str]:
+    """The open hexes joined to an open unblocked friendly source through open hexes
+    (16.1, 5.7.4): the search from the sources, once per position."""
+    pos = position(st, sc)
+    got = pos.source_area.get(side)
+    if got is None:
+        shut = closed(st, sc, side)
+        nbs = links(sc)
+        seen = {h for h in sources(st, sc, side) if sc.board.grid.contains(h) and h not in shut and h not in pos.sea}
+        todo = deque(seen)
+        while todo:
+            for n, _, sea, _ in nbs[todo.popleft()]:
+                if not sea and n not in seen and n not in shut:
+                    seen.add(n)
+                    todo.append(n)
+        got = pos.source_area[side] = frozenset(seen)
+    return got

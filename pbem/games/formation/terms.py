@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pbem.core.ruleset import Ctx
 from pbem.games.formation import events as E
-from pbem.games.formation.board import alive, combat_units, gd, is_hq, is_static
+from pbem.games.formation.board import alive, combat_units, gd, oob
 from pbem.games.formation.command import in_command
 from pbem.games.formation.schema import FormationVictory, VictoryHex
 from pbem.games.formation.state import ALLIED, AXIS, FormationState, other
@@ -46,12 +46,26 @@ def automatic_victory(ctx: Ctx) -> bool:
     if st.result is not None or st.phase < 0:
         return False
     for side in (AXIS, ALLIED):
-        mine = [u for u in st.units.values() if u.side == side and not is_hq(sc, u.id) and not is_static(sc, u.id)]
-        if any(u.eliminated for u in mine) and not any(alive(u) for u in mine):
+        if _all_lost(st, sc, side):
             ctx.emit(E.GameEnded(winner=other(side), reason=f"automatic victory: every {sc.side_name(side)} "
                                                             "combat unit is eliminated", rule="16"))
             return True
     return False
+
+
+def _all_lost(st: FormationState, sc, side: str) -> bool:
+    """Some combat unit of ``side`` is eliminated and none is alive (on the map)."""
+    units = st.units
+    gone = False
+    for uid in oob(sc).combat.get(side, ()):
+        u = units.get(uid)
+        if u is None:
+            continue
+        if u.eliminated:
+            gone = True
+        elif u.hex is not None:
+            return False
+    return gone
 
 
 def end_of_turn_victory(ctx: Ctx) -> bool:

@@ -27,18 +27,25 @@ LOST_REASON = ("lost in the drop: no free clear or broken hex away from the citi
 
 def landing_hexes(sc: Scenario, dz: str, st: RedDevilsState | None = None, ignore_units: bool = False) -> list[str]:
     """9.1, 9.2: clear or broken hexes within three of ``dz``, not next to a city, not occupied."""
+    valid = _landing_terrain(sc, dz)
+    if ignore_units or st is None:
+        return list(valid)
+    occ = units_at(st)
+    return [h for h in valid if h not in occ]
+
+
+def _landing_terrain(sc: Scenario, dz: str) -> tuple[str, ...]:
+    """9.1: the clear or broken hexes within three of ``dz`` not next to a city, sorted: the
+    map's alone, so once per board and hex (the units are ``landing_hexes``')."""
     grid = sc.board.grid
-    occ = set() if ignore_units or st is None else set(units_at(st))
-    out = []
-    for h in grid.within(dz, 3):
-        if terrain(sc, h) not in ("clear", "broken"):
-            continue
-        if any(terrain(sc, n) == "city" for n in grid.neighbours(h)):
-            continue
-        if h in occ:
-            continue
-        out.append(h)
-    return out
+    memo = grid.memo("red_devils.landing")
+    got = memo.get(dz)
+    if got is None:
+        got = tuple(h for h in grid.within(dz, 3) if terrain(sc, h) in ("clear", "broken")
+                    and not any(terrain(sc, n) == "city" for n in grid.neighbours(h)))
+        if grid.contains(dz):                   # a hex of the map: the memo stays bounded
+            memo[dz] = got
+    return got
 
 
 def landing_due(st: RedDevilsState, sc: Scenario, turn: int) -> Landing | None:

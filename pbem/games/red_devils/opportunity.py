@@ -122,9 +122,10 @@ def eligible_firers(st: RedDevilsState, sc: Scenario, target: UnitState, h: str,
         return []
     grid = sc.board.grid
     out = []
-    able = [f for f in st.units.values()
-            if not (f.side == target.side or f.hex is None or f.eliminated or f.disrupted)]
-    for f in sorted(able, key=lambda x: x.id):
+    near = _within_two(grid, h)                           # a range above two is artillery's (6.6)
+    for f in st.units.values():
+        if f.hex not in near or f.side == target.side or f.eliminated or f.disrupted:
+            continue
         if is_artillery(sc, f.id) or f"{f.id}>{target.id}" in st.fired:
             continue
         d = grid.distance(f.hex, h)
@@ -135,7 +136,18 @@ def eligible_firers(st: RedDevilsState, sc: Scenario, target: UnitState, h: str,
         if d == 2 and city_between(sc, f.hex, h):
             continue                                      # 5.4 no range-2 fire through a city
         out.append(f.id)
-    return out
+    return sorted(out)
+
+
+def _within_two(grid, h: str) -> frozenset[str]:
+    """The hexes at most two from ``h`` (``grid.within``), once per grid and hex."""
+    memo = grid.memo("red_devils.within2")
+    got = memo.get(h)
+    if got is None:
+        got = frozenset(grid.within(h, 2))
+        if grid.contains(h):
+            memo[h] = got
+    return got
 
 
 def fire_round(ctx: Ctx, target: UnitState, h: str, firers: list[str], mult: int, swim: bool) -> list[str]:

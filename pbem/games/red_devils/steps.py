@@ -78,6 +78,7 @@ def _landing_default(st: RedDevilsState, sc: Scenario, side: str) -> list[O.Orde
 
 LANDING = Step("air landing", rule="9.0, 9.8", waits=_landing_rows, default=_landing_default,
                side=lambda st, sc: "british",
+               sides=lambda st, sc: ("british",),      # the gate: the rows (each unit's legal hexes) only when named
                pending=lambda st, sc: (st.landing is not None and sc.sequence[st.phase].name == "movement"
                                        and sc.sequence[st.phase].side == "british"),
                verbs={"land": _args(airborne.land)}, choices=("land",),

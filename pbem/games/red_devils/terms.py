@@ -90,12 +90,9 @@ def lines_of_communication(st: RedDevilsState, sc: Scenario, side: str) -> dict[
                 continue
             prev[n] = h
             q.append(n)
-    out = {}
-    for h in prev:
-        path = [h]
-        while prev[path[-1]] is not None:
-            path.append(prev[path[-1]])
-        out[h] = list(reversed(path))
+    out: dict[str, list[str]] = {}
+    for h, p in prev.items():                  # in the search's order: a hex's predecessor came first
+        out[h] = [h] if p is None else out[p] + [h]
     return out
 
 

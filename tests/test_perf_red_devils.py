@@ -1,0 +1,122 @@
+"""Red Devils' shortcuts of issue 29 (``pbem verify`` at 20k events/s) give the answers
+the plain code gives (correctness only: the figures come from tests/benchmark.py), on
+states along the example: the air landing hexes' terrain found once per drop zone
+(9.1, 9.2), the opportunity firers looked for within two hexes (5.0-5.4: a longer range
+is artillery's, 6.6), the lines of communication built from their predecessors' (12.2),
+and the air landing step's sides without its rows (the gate before every order).
+
+The ``plain_*`` functions are the code before the shortcuts, kept here as the reference."""
+from __future__ import annotations
+
+from collections import deque
+
+from pbem.games.red_devils import airborne, opportunity, steps, terms
+from pbem.games.red_devils.terrain import ezoc, is_artillery, rng, terrain, unbridged_rijn
+from pbem.mechanics.movement import units_at
+
+NAME = "red-devils"
+
+
+def plain_landing_hexes(sc, dz, st=None, ignore_units=False):
+    grid = sc.board.grid
+    occ = set() if ignore_units or st is None else set(units_at(st))
+    return [h for h in grid.within(dz, 3) if terrain(sc, h) in ("clear", "broken")
+            and not any(terrain(sc, n) == "city" for n in grid.neighbours(h)) and h not in occ]
+
+
+def plain_eligible_firers(st, sc, target, h, landing=False, adjacent_only=False):
+    if target.id in st.hit:
+        return []
+    grid = sc.board.grid
+    out = []
+    able = [f for f in st.units.values() if not (f.side == target.side or f.hex is None or f.eliminated or f.disrupted)]
+    for f in sorted(able, key=lambda x: x.id):
+        if is_artillery(sc, f.id) or f"{f.id}>{target.id}" in st.fired:
+            continue
+        d = grid.distance(f.hex, h)
+        if d > rng(sc, f.id) or (adjacent_only and d != 1):
+            continue
+        if terrain(sc, h) == "city" and d > 1:
+            continue
+        if d == 2 and opportunity.city_between(sc, f.hex, h):
+            continue
+        out.append(f.id)
+    return out
+
+
+def plain_lines(st, sc, side):
+    grid = sc.board.grid
+    occ = units_at(st)
+    mine = {h for h, us in occ.items() if any(u.side == side for u in us)}
+    enemy = {h for h, us in occ.items() if any(u.side != side for u in us)}
+    zoc = ezoc(st, sc, side)
+    prev, q = {}, deque()
+    for h in sorted(mine):
+        prev[h] = None
+        q.append(h)
+    while q:
+        h = q.popleft()
+        for n in grid.neighbours(h):
+            if n in prev or n in enemy or not (n in mine or n not in zoc) or unbridged_rijn(st, sc, h, n):
+                continue
+            prev[n] = h
+            q.append(n)
+    out = {}
+    for h in prev:
+        path = [h]
+        while prev[path[-1]] is not None:
+            path.append(prev[path[-1]])
+        out[h] = list(reversed(path))
+    return out
+
+
+def states(played_example, n=8):
+    g = played_example(NAME).game()
+    last = g.head()[0]
+    return g.scenario, [g.state(last * k // n) for k in range(1, n + 1)]
+
+
+def test_landing_hexes_are_those_found_afresh(played_example):
+    sc, sts = states(played_example, 4)
+    for dz in sc.board.grid.all_hexes():
+        assert airborne.landing_hexes(sc, dz, ignore_units=True) == plain_landing_hexes(sc, dz, ignore_units=True)
+    zones = sorted({h for st in sts for u in st.units.values() if u.hex for h in [u.hex]})
+    for st in sts:
+        for dz in zones:
+            assert airborne.landing_hexes(sc, dz, st) == plain_landing_hexes(sc, dz, st), dz
+    assert any(plain_landing_hexes(sc, dz, st) != plain_landing_hexes(sc, dz, ignore_units=True)
+               for st in sts for dz in zones)          # the units do take hexes away
+
+
+def test_opportunity_firers_are_those_found_afresh(played_example):
+    sc, sts = states(played_example)
+    found = 0
+    for st in sts:
+        for target in st.units.values():
+            if target.hex is None or target.eliminated:
+                continue
+            for h in [target.hex] + sc.board.grid.neighbours(target.hex):
+                for adjacent_only in (False, True):
+                    want = plain_eligible_firers(st, sc, target, h, adjacent_only=adjacent_only)
+                    assert opportunity.eligible_firers(st, sc, target, h, adjacent_only=adjacent_only) == want
+                    found += len(want)
+    assert found
+
+
+def test_lines_of_communication_are_the_paths_traced_back(played_example):
+    sc, sts = states(played_example, 4)
+    for st in sts:
+        for side in ("british", "german"):
+            got = terms.lines_of_communication(st, sc, side)
+            assert got == plain_lines(st, sc, side) and list(got) == list(plain_lines(st, sc, side))
+
+
+def test_the_air_landing_step_waits_for_the_side_its_rows_name(played_example):
+    g = played_example(NAME).game()
+    sc, seen = g.scenario, 0
+    for seq in range(g.head()[0] + 1):
+        st = g.state(seq)
+        if steps.LANDING.pending(st, sc):
+            assert steps.LANDING.waited(st, sc) == [r["side"] for r in steps.LANDING.rows(st, sc)]
+            seen += 1
+    assert seen
