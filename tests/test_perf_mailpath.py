@@ -1,0 +1,113 @@
+"""The shortcuts of the host's mail path (issue 29, the part besides the map pictures)
+give what the plain code gives (correctness only: the figures come from
+tests/benchmark_host.py).
+
+- ``host.mailout`` writes an outgoing mail's bytes directly: the very bytes of the
+  standard library's EmailMessage (``mail.build``) for the host's own mails and for
+  random ones, and the plain code writes every mail it does not take;
+"""
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from pbem.host import mail as M
+from pbem.host import mailout
+from pbem.report.mailparts import Attachment
+
+DATE_GMT = "Wed, 02 Dec 2026 05:38:03 GMT"
+DATE = "Wed, 02 Dec 2026 05:38:03 +0000"
+BOUNDARY = "===============1234567890123456789=="
+
+
+def _plain(monkeypatch, *args, **kw) -> bytes:
+    """The plain code's bytes: mail.build, the generator, with the date and boundary fixed."""
+    monkeypatch.setattr(M, "formatdate", lambda **_k: DATE_GMT)
+    msg = M.build(*args, **kw)
+    if kw.get("attachments"):
+        msg.set_boundary(BOUNDARY)
+    return bytes(msg)
+
+
+def _direct(*args, **kw):
+    return mailout._direct(*args[:4], kw["message_id"], kw.get("attachments", ()), kw.get("in_reply_to", ""),
+                           kw.get("references", ()), kw.get("headers") or {}, kw.get("auto", "auto-generated"),
+                           kw.get("sender_name", ""), BOUNDARY, DATE)
+
+
+def _random_text(rng: random.Random, pool: str, n: int) -> str:
+    return "".join(rng.choice(pool) for _ in range(rng.randrange(n)))
+
+
+def _mostly(rng: random.Random, plain, *odd):
+    """``plain`` four times in five, else one of ``odd``."""
+    return plain if not odd or rng.random() < 0.8 else rng.choice(odd)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_mail_written_directly_is_the_mail_the_email_package_writes(monkeypatch, seed):
+    rng = random.Random(seed)
+    ascii_words = string.ascii_letters + string.digits + " " * 8 + "[]:;.,!?()<>@\"'=-_/"
+    wide = ascii_words + "éü€\u202e\x85\x1b\t\r"
+    taken = 0
+    for _ in range(150):
+        pool = wide if rng.random() < 0.1 else ascii_words
+        subject = _random_text(rng, pool, 80) + _mostly(rng, "", "=?utf-8?q?x?=", " " * 3, "x" * 990)
+        body_lines = [_random_text(rng, pool if rng.random() < 0.97 else wide, 100) for _ in range(rng.randrange(30))]
+        if rng.random() < 0.1:
+            body_lines.append("y" * rng.choice([997, 998, 999, 1200]))
+        if rng.random() < 0.1:
+            body_lines.append("--" + BOUNDARY)
+        body = rng.choice(["\n", "\r\n", "\r"]).join(body_lines) + rng.choice(["", "\n", "\n\n"])
+        atts = [Attachment(rng.randbytes(rng.choice([0, 1, 746, 747, 748, 5000])), "image",
+                           rng.choice(["png", "svg+xml"]), rng.choice(["g-seq1-a.png", "map.svg", "a b.png", "é.png"]))
+                for _ in range(rng.choice([0, 0, 1, 2]))]
+        kw = dict(message_id=_mostly(rng, "pbem.000001-ab.0@club.example", "a:b@c", "x@y"),
+                  attachments=atts, in_reply_to=_mostly(rng, rng.choice(["", "m1@players.example"]), "a=?b@c"),
+                  references=rng.choice([[], ["<pbem.g.welcome.a@club.example>"], ["<r@x>", "<s@y>", "<r@x>"]]),
+                  headers=_mostly(rng, {"X-pbem-Kind": "answer", "X-pbem-Side": "german", "X-pbem-Seq": "12"}, {},
+                                  {"X-pbem-Side": "a  b"}, {"X-pbem-Outcome": "accepted é"}, {"Reply-To": "a@b.example"}, {"Keywords": "a, b"}),
+                  auto=rng.choice(["auto-generated", "auto-replied"]),
+                  sender_name=_mostly(rng, rng.choice(["", "Benchmark host"]), "J. Smith", "Host (club)", "Zoë"))
+        args = ("host@club.example", rng.choice(["p@players.example", "P.Q+r@x-y.example"]), subject, body)
+        want = _plain(monkeypatch, *args, **kw)
+        got = _direct(*args, **kw)
+        if got is not None:
+            taken += 1
+            assert got == want, (subject, body, kw)
+    assert taken > 10                      # the direct path is taken for most plain mails
+
+
+def test_the_hosts_own_mails_are_written_directly_and_as_the_email_package_writes_them(tmp_path, monkeypatch):
+    """Every mail a host writes for a played game (welcome, answers, reports with their maps,
+    a refusal) goes the direct way and is byte for byte the plain code's mail."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import benchmark_host as BH
+    monkeypatch.setenv("PBEM_CLOCK", BH.AT)
+    seen = []
+    real = mailout.message_bytes
+
+    def spy(*args, **kw):
+        seen.append((args, dict(kw)))
+        return real(*args, **kw)
+    monkeypatch.setattr(mailout, "message_bytes", spy)
+    host = BH.make_host(tmp_path / "host")
+    g = BH.new_game(host, "tobruk-r33", "g")
+    host.welcome(g)
+    steps = BH.book("tobruk-r33")["steps"]
+    for i, step in enumerate(steps[:3]):
+        BH._deliver(host, BH.order_mail(g, BH.side_of(g, step), (BH.EXAMPLES / "tobruk-r33" / step).read_text(),
+                                        f"m{i}@bench"))
+        assert [o.status for o in host.poll()] == ["accepted"]
+    BH._deliver(host, BH.order_mail(g, BH.side_of(g, steps[3]), "HELP\nnonsense order here", "bad@bench"))
+    host.poll()
+    assert len(seen) >= 10 and any(kw.get("attachments") for _a, kw in seen)
+    for args, kw in seen:
+        kw.pop("boundary", None), kw.pop("date", None)
+        got = _direct(*args, **kw)
+        assert got is not None, (args[:3], kw.get("headers"))
+        assert got == _plain(monkeypatch, *args, **kw)
