@@ -111,3 +111,56 @@ def test_the_hosts_own_mails_are_written_directly_and_as_the_email_package_write
         got = _direct(*args, **kw)
         assert got is not None, (args[:3], kw.get("headers"))
         assert got == _plain(monkeypatch, *args, **kw)
+
+
+@pytest.mark.parametrize("lines", [[], ["--B"], ["--B", "--B.0--", "x--B"], ["--B--", " --B.1"], ["--B.0"]])
+def test_the_boundary_is_the_one_the_generator_picks(monkeypatch, lines):
+    """Made longer while a line of the text reads as it (email.generator._make_boundary)."""
+    import email.generator as G
+    token = 1234567890123456789
+    b = "=" * 15 + "%019d" % token + "=="
+    text = "\n".join(ln.replace("B", b) for ln in ["hello", *lines, "bye"]).encode()
+    monkeypatch.setattr(random, "randrange", lambda _n: token)
+    assert mailout._boundary(text) == G.BytesGenerator._make_boundary(text)
+
+
+def test_one_hosted_game_is_the_one_the_whole_list_gives(tmp_path):
+    """``FileHostStore.hosted(gid)`` reads the registry, and the games folder only for an id
+    the registry does not give: the same folder as ``games().get(gid)``, whatever the case."""
+    import shutil
+
+    from pbem.engine import Game
+    from pbem.host import Host, init_host
+    init_host(tmp_path / "h", "host@club.example", period="off")
+    host = Host.open(tmp_path / "h")
+    gdir = host.cfg.games_dir
+    made = {}
+    for gid in ("reg", "loose", "gone"):
+        made[gid] = Game.create(gdir / gid, "tobruk-r33", {}, seed_hex="00" * 32, game_id=gid)
+    host.register(made["reg"])
+    host.register(made["gone"])
+    elsewhere = Game.create(tmp_path / "elsewhere", "tobruk-r33", {}, seed_hex="00" * 32, game_id="twin")
+    host.register(elsewhere)
+    Game.create(gdir / "twin-copy", "tobruk-r33", {}, seed_hex="00" * 32, game_id="twin")   # registered id wins
+    (gdir / "gone" / "log.jsonl").unlink()                      # registered, its log lost
+    for gid in ("reg", "loose", "gone", "twin", "nobody"):
+        assert host.hosted(gid) == host.games().get(gid), gid
+    assert host.hosted("twin") == tmp_path / "elsewhere" and host.hosted("loose") == gdir / "loose"
+    (host.state_dir / "games.json").write_text("{")              # a broken registry: the folder scan
+    assert host.hosted("reg") == host.games().get("reg") == gdir / "reg"
+    shutil.rmtree(gdir / "loose")
+    assert host.hosted("loose") is None
+
+
+def test_the_host_key_is_read_again_when_its_file_changes(tmp_path):
+    from pbem.trust import receipt as R
+    from pbem.trust import sshsig
+    k1 = R.host_key(tmp_path)
+    assert R.host_key(tmp_path) is R.host_key(tmp_path)              # read once
+    pub1 = R.public_line(k1)
+    (tmp_path / R.KEY_NAME).unlink()
+    k2 = R.host_key(tmp_path)                                        # a new key made
+    assert R.public_line(R.host_key(tmp_path)) == R.public_line(k2) != pub1
+    (tmp_path / R.KEY_NAME).chmod(0o644)
+    with pytest.raises(sshsig.SigError):
+        R.host_key(tmp_path)                                         # the mode is checked every time

@@ -63,13 +63,13 @@ class IngestMixin:
         journal record and its outgoing mail commit together, or not at all; None
         when another worker has the message in hand.  The file store's journal makes
         the job happen once by itself (one host process at a time)."""
-        key = M.parse(raw, self.cfg.max_bytes).key
+        inc = M.parse(raw, self.cfg.max_bytes)          # read once: ``ingest`` takes it as it is
         try:
-            with self.store.claim(key, source) as got:
+            with self.store.claim(inc.key, source) as got:
                 if not got:
                     return None
                 self.store.beat(f"mail {name}")
-                oc = self.ingest(raw, name, retry)
+                oc = self.ingest(raw, name, retry, inc=inc)
         except self.store.errors as e:
             oc = Outcome(name, "error", "left", detail=f"the database failed ({type(e).__name__}: {e}); nothing "
                          "of this message was kept, and it is tried again on the next poll")
@@ -78,10 +78,11 @@ class IngestMixin:
             self.store.beat("")
         return oc
 
-    def ingest(self, raw: bytes, name: str, retry: bool = False) -> Outcome:
+    def ingest(self, raw: bytes, name: str, retry: bool = False, inc: M.Incoming | None = None) -> Outcome:
         """One message, start to answer; never raises (but a SimulatedCrash).
         With ``retry`` a message quarantined before is looked at afresh (it
-        changed nothing then); `pbem mail ingest` retries.
+        changed nothing then); `pbem mail ingest` retries.  ``inc``: ``raw``
+        already read by ``mail.parse`` (it is not read twice).
 
         When the host itself fails (a full or read-only disk, any OSError) the
         message stays in the inbox and is tried again on the next poll: it is
@@ -92,7 +93,7 @@ class IngestMixin:
         self._taken = {}                            # the "applying" record this message wrote, by key
         try:
             with self.store.atomic():               # a database rolls back what a failing message did
-                oc = self._ingest(raw, name, retry)
+                oc = self._ingest(raw, name, retry, inc)
         except self.store.errors:
             raise                                   # the database itself: nothing kept, the job is tried again
         except OSError as e:
@@ -131,8 +132,8 @@ class IngestMixin:
             return Outcome(name, "error", "left", detail=f"{why}; the host could not record it either "
                            f"({e2.strerror or e2}); tried again on the next poll")
 
-    def _ingest(self, raw: bytes, name: str, retry: bool = False) -> Outcome:
-        inc = M.parse(raw, self.cfg.max_bytes)
+    def _ingest(self, raw: bytes, name: str, retry: bool = False, inc: M.Incoming | None = None) -> Outcome:
+        inc = M.parse(raw, self.cfg.max_bytes) if inc is None else inc
         key = inc.key
         rec = self.journal_get(key)
         if retry and rec and rec.get("status") == "done" and rec.get("filed") == "quarantine" \
@@ -363,7 +364,7 @@ class IngestMixin:
     def _finish_orders(self, name: str, inc: M.Incoming, key: str, rec: dict) -> Outcome:
         from pbem.engine import Game
         gid, side = rec["game"], rec["side"]
-        path = self.games().get(gid)
+        path = self.hosted(gid)
         if path is None:
             raise HostError(f"game {gid} vanished from this host")
         game = Game(path)

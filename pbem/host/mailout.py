@@ -44,14 +44,15 @@ def _date() -> str:
     return formatdate(localtime=False, usegmt=True)[:-3] + "+0000"
 
 
-def _boundary(parts: list[bytes]) -> str:
+def _boundary(text: bytes) -> str:
     """email.generator.Generator._make_boundary: a random token, made longer while a line
-    of the parts reads as it."""
+    of the mail's parts reads as it.  Only the text part can hold such a line: the other
+    parts' headers are the fixed ones written here and base64 has no "-"."""
     token = random.randrange(sys.maxsize)
     boundary = "=" * 15 + "%019d" % token + "=="
-    text = b"\n".join(parts)
     b, counter = boundary, 0
-    while re.search(b"^--" + re.escape(b.encode("ascii")) + b"(--)?$", text, re.MULTILINE):
+    while b"--" + b.encode("ascii") in text and \
+            re.search(b"^--" + re.escape(b.encode("ascii")) + b"(--)?$", text, re.MULTILINE):
         b = boundary + "." + str(counter)
         counter += 1
     return b
@@ -129,7 +130,7 @@ def _direct(sender, to, subject, body, message_id, attachments, in_reply_to, ref
         parts.append((f"Content-Type: {a.maintype}/{a.subtype}\nContent-Transfer-Encoding: base64\n"
                       f'Content-Disposition: attachment; filename="{a.filename}"\nMIME-Version: 1.0\n\n'
                       ).encode("ascii") + b64)
-    b = boundary or _boundary(parts)
+    b = boundary or _boundary(parts[0])
     sep = f"\n--{b}\n".encode("ascii")
     return ((head + f'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="{b}"\n\n--{b}\n').encode("ascii")
             + sep.join(parts) + f"\n--{b}--\n".encode("ascii"))
