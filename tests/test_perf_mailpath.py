@@ -164,3 +164,70 @@ def test_the_host_key_is_read_again_when_its_file_changes(tmp_path):
     (tmp_path / R.KEY_NAME).chmod(0o644)
     with pytest.raises(sshsig.SigError):
         R.host_key(tmp_path)                                         # the mode is checked every time
+
+
+def _midgame(name: str, into):
+    """An example played to the middle of its playbook."""
+    import tomllib
+
+    from conftest import EXAMPLES_DIR
+    from pbem.engine import Game
+    folder = EXAMPLES_DIR / name
+    book = tomllib.loads((folder / "playbook.toml").read_text())
+    game = Game.create(into, book["scenario"], book.get("players", {}), seed_hex=book.get("seed"),
+                       game_id=book.get("id"), at="2026-01-01T00:00:00Z")
+    steps = book["steps"]
+    for step in steps[:len(steps) // 2]:
+        side = next(s for s in game.scenario.side_ids() if step.rsplit(".", 1)[0].endswith("-" + s))
+        assert game.submit(side, (folder / step).read_text(), at="2026-01-01T00:00:00Z").refused is None
+    return Game(into), steps[len(steps) // 2:]
+
+
+@pytest.mark.parametrize("name", ["kharkov", "mirages-compass", "tobruk-salient", "crete", "eben-emael-12-2"])
+def test_one_turn_and_one_map_reading_for_every_viewer_give_the_plain_reports(tmp_path, name):
+    """A mail's reports read the state's Turn once for every viewer, and a map's view and
+    trails once for its SVG and its close-up (``render.map_parts``): the text, the SVG, the
+    close-up's focus and the attachments are those of the plain calls, which read their own."""
+    from pbem import views
+    from pbem.core.turn import Turn
+    from pbem.host.common import REFEREE
+    from pbem.report import render
+    game, _rest = _midgame(name, tmp_path / "g")
+    st, head = game.state(), game.head()[1]
+    turn = Turn(game.rules, game.scenario, st)
+    for since in (0, max(0, st.seq - 25)):
+        entries = views.report_entries(game, since)
+        for side in [*game.scenario.side_ids(), REFEREE]:
+            assert render.report_text(game, side, st, entries, since, head, turn=turn) == \
+                render.report_text(game, side, st, entries, since, head)
+            parts = render.map_parts(game, side, st, entries, since, head, turn)
+            assert render.report_svg(game, side, st, entries, since, head, parts=parts) == \
+                render.report_svg(game, side, st, entries, since, head)
+            assert render.focus_points(game, side, st, entries, since, parts) == \
+                render.focus_points(game, side, st, entries, since)
+            shared = render.map_attachments(game, side, st, entries, since, head, png=False, svg=True, turn=turn)
+            plain = render.map_attachments(game, side, st, entries, since, head, png=False, svg=True)
+            assert [(a.filename, a.data) for a in shared] == [(a.filename, a.data) for a in plain]
+
+
+def test_a_draft_is_staged_with_its_check_only_while_the_head_stays(tmp_path):
+    """``staging.stage(..., trial=check)`` (the host's DRAFT and `pbem order --stage` check once)
+    stages what a plain ``stage`` stages and returns the same check; a check made at another
+    head is not taken: the orders are checked again."""
+    from pbem import staging
+    game, rest = _midgame("el-alamein", tmp_path / "g")
+    step = rest[0]
+    side = next(s for s in game.scenario.side_ids() if step.rsplit(".", 1)[0].endswith("-" + s))
+    from conftest import EXAMPLES_DIR
+    text = (EXAMPLES_DIR / "el-alamein" / step).read_text()
+    trial = game.check(side, text)
+    got = staging.stage(game, side, text, at="2026-01-01T00:00:00Z", trial=trial)
+    held = staging.staged(game, side)
+    plain = staging.stage(game, side, text, at="2026-01-01T00:00:00Z")
+    assert got is trial and staging.staged(game, side) == held
+    assert (got.refused, got.seq, got.head, [a.text for a in got.applied]) == \
+        (plain.refused, plain.seq, plain.head, [a.text for a in plain.applied])
+    other = game.submit(next(s for s in game.scenario.side_ids() if s != side), "press hello", at="2026-01-01T00:00:00Z")
+    assert other.refused is None
+    again = staging.stage(game, side, text, at="2026-01-01T00:00:00Z", trial=trial)   # the head moved
+    assert again is not trial and again.head == game.head()[1] != trial.head

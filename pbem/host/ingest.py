@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pbem import ahead, staging
 from pbem.core.events import PressSent
+from pbem.core.turn import Turn
 from pbem.host import crash
 from pbem.host import mail as M
 from pbem.host import mailcmd
@@ -368,7 +369,8 @@ class IngestMixin:
         if path is None:
             raise HostError(f"game {gid} vanished from this host")
         game = Game(path)
-        bad_draft = self._draft_refused(game, rec)
+        trial = self._draft_check(game, rec)
+        bad_draft = trial if trial is not None and trial.refused is not None else None
         if bad_draft is not None:                   # nothing of the mail is applied, nothing staged
             sub, stale = None, ""
         elif rec.get("staged_ident"):
@@ -389,7 +391,8 @@ class IngestMixin:
             note = "\n".join(x for x in (note, _draft_note(game, side, bad_draft)) if x)
         elif not stale and mode == "stage":
             try:
-                checked = mailcmd.check_lines(game, side, staging.stage(game, side, rec["stage"], at=rec["at"]))
+                checked = mailcmd.check_lines(game, side, staging.stage(game, side, rec["stage"], at=rec["at"],
+                                                                        trial=trial))
             except staging.NotYourStep as e:          # answered as a check: nothing held
                 import textwrap
                 mode, note = "check", "\n".join(x for x in (note, textwrap.fill(str(e), 74)) if x)
@@ -418,11 +421,12 @@ class IngestMixin:
                 effects = [t for t in (render.describe(ev, sc, side) for ev in a.events) if t]
                 applied.append({"line": a.line, "text": a.text, "effects": effects})
         svg_asked = mailcmd.MAP_SVG in rec.get("commands", [])
+        turn = Turn(game.rules, sc, st)             # the state's turn, read once for every mail of this one
         report, atts = self._report(game, side, st, entries, head, maps=outcome != "refused",   # a refusal: no map
-                                    svg_asked=svg_asked)
+                                    svg_asked=svg_asked, turn=turn)
         commands = self._commands(game, side, st, head, rec.get("commands", []), refused=outcome == "refused",
                                   job=rec["job"])
-        ctx = self._context(game, side, st, head)     # after the commands: a TIMEZONE, an UNDO show at once
+        ctx = self._context(game, side, st, head, turn)   # after the commands: a TIMEZONE, an UNDO show at once
         empty = bool(sub) and not sub.applied and sub.refused is None and mode == "apply" and not commands
         shown = ("empty" if empty else "answered") if outcome == "accepted" and not applied else outcome
         body = self._tpl("answer", outcome=outcome, stale=stale, applied=applied,
@@ -450,7 +454,7 @@ class IngestMixin:
             heads = {"*": note, **{s: "\n".join(x for x in (note, told.get(s, ""), *ahead.lines_for(game, s)) if x)
                                    for s in sc.side_ids() if s != side}}
             answers += self._state_mails(game, heads, skip={side}, referee_note=ref_note, st=st,
-                                         entries=entries)
+                                         entries=entries, turn=turn)
         self.commit(rec["job"], answers, gid)
         crash.checkpoint("spooled")
         self._mark_reported(game, answers)
@@ -479,16 +483,16 @@ class IngestMixin:
         return (ahead.run(game, side, at=rec.get("at")) if ahead.moved(sub) else []), note
 
     @staticmethod
-    def _draft_refused(game, rec: dict):
-        """A DRAFT (or a mail staged on a staged-mode host) with a line the rules refuse: that
-        check (Game.check), else None.  Such a draft is not held: the previous one stays.
+    def _draft_check(game, rec: dict):
+        """The check (Game.check) of a DRAFT (or of a mail staged on a staged-mode host), else
+        None.  A draft with a line the rules refuse is not held: the previous one stays; one
+        without is staged with this check (staging.stage takes it while the head stays).
         Looked at only before the job touched the log (a job finished after a crash goes on
         as it began)."""
         if rec.get("mode") != "stage" or not rec.get("stage", "").strip() or game.head()[1] != rec["head_before"] \
                 or staging.not_your_step(game, rec["side"], rec["stage"]):      # answered "NOT STAGED" as before
             return None
-        trial = game.check(rec["side"], rec["stage"])
-        return trial if trial.refused is not None else None
+        return game.check(rec["side"], rec["stage"])
 
     def _commands(self, game, side: str, st, head: str, commands: list, refused: bool = False,
                   job: str = "") -> list[dict]:
