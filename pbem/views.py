@@ -166,13 +166,16 @@ def _marked(path, end: int, last: int, marks: tuple[bytes, ...], chunk: int = 1 
             # ``block``: whole lines, each ending in a newline; its last is line ``last``
             top = len(block)
             at = {m: block.rfind(m, 0, top) for m in marks}     # each mark's last place before ``top``
+            seen, after = len(block), 0          # the newlines at and after ``seen``, counted once
             while True:
                 p = max(at.values())
                 if p < 0:
                     break
                 start = block.rfind(b"\n", 0, p) + 1
                 stop = block.find(b"\n", p)
-                yield last - block.count(b"\n", stop + 1), block[start:stop]
+                after += block.count(b"\n", stop + 1, seen)
+                seen = stop + 1
+                yield last - after, block[start:stop]
                 top = start
                 for m, q in at.items():
                     if q >= top:
