@@ -231,3 +231,14 @@ def test_a_draft_is_staged_with_its_check_only_while_the_head_stays(tmp_path):
     assert other.refused is None
     again = staging.stage(game, side, text, at="2026-01-01T00:00:00Z", trial=trial)   # the head moved
     assert again is not trial and again.head == game.head()[1] != trial.head
+
+
+def test_the_players_addresses_read_once_are_those_read_each_time():
+    """``players._addresses`` (memoised) gives what parsing the given addresses gives."""
+    from pbem.host import players as P
+    cases = [(("axis", "Axis Player <AXIS@x.example>"), ("british", "b@y.example")),
+             (("axis", "bad address"), ("british", "")), (("axis", None),), (("a", "x@y.example\nBcc: z@w"),)]
+    for given in cases:
+        assert P._addresses(given) == P._addresses.__wrapped__(given)
+    assert P._addresses(cases[0]) == (("axis", "axis@x.example"), ("british", "b@y.example"))
+    assert P._addresses(cases[1]) == ()

@@ -232,7 +232,7 @@ class IngestMixin:
         self.journal_put(key, rec)
         self._taken = {key: rec}
         crash.checkpoint("journaled")
-        return self._finish_orders(name, inc, key, rec)
+        return self._finish_orders(name, inc, key, rec, game)
 
     def _plan(self, game, side: str, req) -> dict:
         """What a mail does: ``mode`` (apply | check | stage | final), ``text`` (applied
@@ -362,13 +362,16 @@ class IngestMixin:
         self._done(key, rec, outcome="refused", filed=filed, reason=reason, game=game_id, side=side)
         return Outcome(name, "quarantined" if quarantine else "refused", filed, game_id, side, reason)
 
-    def _finish_orders(self, name: str, inc: M.Incoming, key: str, rec: dict) -> Outcome:
+    def _finish_orders(self, name: str, inc: M.Incoming, key: str, rec: dict, game=None) -> Outcome:
+        """Apply a journaled job's orders once and answer (``game``: the game the mail was
+        read against, open already; a job finished after a crash opens it again)."""
         from pbem.engine import Game
         gid, side = rec["game"], rec["side"]
-        path = self.hosted(gid)
-        if path is None:
-            raise HostError(f"game {gid} vanished from this host")
-        game = Game(path)
+        if game is None:
+            path = self.hosted(gid)
+            if path is None:
+                raise HostError(f"game {gid} vanished from this host")
+            game = Game(path)
         trial = self._draft_check(game, rec)
         bad_draft = trial if trial is not None and trial.refused is not None else None
         if bad_draft is not None:                   # nothing of the mail is applied, nothing staged
