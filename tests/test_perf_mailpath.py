@@ -4,7 +4,18 @@ tests/benchmark_host.py).
 
 - ``host.mailout`` writes an outgoing mail's bytes directly: the very bytes of the
   standard library's EmailMessage (``mail.build``) for the host's own mails and for
-  random ones, and the plain code writes every mail it does not take;
+  random ones, and the plain code writes every mail it does not take; its boundary is
+  the generator's;
+- ``FileHostStore.hosted`` finds one game as ``games().get`` does;
+- the host key is read once per file, again when the file changes, its mode checked
+  every time;
+- one Turn for every viewer's report and one ``render.map_parts`` for a map's SVG and
+  close-up give the plain calls' text, SVG, focus and attachments;
+- ``staging.stage(..., trial=)`` stages what a plain stage does, and only while the
+  head stays;
+- ``players._addresses`` (memoised) gives the parse of the given addresses.
+(``views._marked``, which now counts a block's newlines once, is checked against a
+line-by-line scan in tests/test_perf_host.py.)
 """
 from __future__ import annotations
 
