@@ -253,3 +253,37 @@ def test_the_players_addresses_read_once_are_those_read_each_time():
         assert P._addresses(given) == P._addresses.__wrapped__(given)
     assert P._addresses(cases[0]) == (("axis", "axis@x.example"), ("british", "b@y.example"))
     assert P._addresses(cases[1]) == ()
+
+
+@pytest.mark.parametrize("name", ["el-alamein", "kharkov", "red-devils"])
+def test_the_units_last_moves_kept_between_reports_are_those_the_log_gives(tmp_path, name):
+    """``views.report_entries`` keeps each unit's last lines before a report's tail per log
+    file (``views._moves_before``) and reads only the lines after what it read before: the
+    entries are those of the plain backwards search, for a later ``since``, an earlier one
+    (read again), and after the file was replaced by another."""
+    import shutil
+
+    from pbem import views
+    game, rest = _midgame(name, tmp_path / "g")
+    seqs = [0, 3, game.head()[0] // 3, game.head()[0] // 2, game.head()[0] - 2, game.head()[0] - 1]
+
+    def plain(since):                                           # the search without what is kept
+        kept, real = dict(views._MOVES), views._moves_before
+        views._moves_before = lambda *a, **k: None
+        try:
+            return views.report_entries(game, since)
+        finally:
+            views._moves_before = real
+            views._MOVES.clear()
+            views._MOVES.update(kept)
+    for order in (seqs, list(reversed(seqs)), seqs[::2] + seqs[1::2]):
+        views._MOVES.clear()
+        for since in order:
+            assert views.report_entries(game, since) == plain(since), since
+    assert views._MOVES                                         # kept, and used above
+    kept = dict(views._MOVES)
+    shutil.copy(game.dir / "log.jsonl", tmp_path / "copy")       # another file at the same path
+    (game.dir / "log.jsonl").unlink()
+    shutil.copy(tmp_path / "copy", game.dir / "log.jsonl")
+    views._MOVES.update(kept)
+    assert views.report_entries(game, seqs[3]) == plain(seqs[3])
