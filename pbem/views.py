@@ -268,13 +268,13 @@ def _moves_before(game: Game, path, end: int, last: int, kinds: tuple[bytes, ...
         m.path.update(path_new)
         m.where.update(where_new)
         m.end, m.tail = end, tail
-    if len(_MOVES) > 256:
+    if len(_MOVES) > 128:                       # a host with more games: begin again
         _MOVES.clear()
     _MOVES[str(path)] = m
     return m
 
 
-def report_entries(game: Game, since: int) -> list[Entry]:
+def report_entries(game: Game, since: int, keep: bool = False) -> list[Entry]:
     """What a report telling what happened after seq ``since`` reads, from the
     end of the log backwards: every entry after ``since`` (checked against the
     chain from the head down to the line before them) and, of those before it,
@@ -283,7 +283,12 @@ def report_entries(game: Game, since: int) -> list[Entry]:
     they begin).  For the reports (render's
     report_context and moves_since) this list reads the same as ``entries()``,
     but a report of the last few events reads the last lines, not the whole log.
-    A changed line before ``since`` is for ``pbem verify`` to find."""
+    A changed line before ``since`` is for ``pbem verify`` to find.
+
+    ``keep`` (a host, which reports on the same games all day): each unit's last such
+    lines are kept per log file (``_moves_before``), so the next report reads only the
+    lines written since; the first reads every line that may name a move, where the
+    plain search stops once it found the units it wants (`pbem report`, once)."""
     import os
     path = game.log.path
     n = game.log.head()[0] + 1
@@ -318,7 +323,7 @@ def report_entries(game: Game, since: int) -> list[Entry]:
     # costs a search of the bytes before, not a Python loop over their lines.
     if wanted and n > 0 and end >= 0 and (want_path or want_where):
         kinds = tuple(b'"kind":"%s"' % k.encode() for k, t in E.BY_KIND.items() if t.motion is not None)
-        known = _moves_before(game, path, end, n - 1, kinds)
+        known = _moves_before(game, path, end, n - 1, kinds) if keep else None
         if known is not None:                   # each unit's last such lines, kept from the last read
             hits = {known.path[u] for u in want_path if u in known.path} | \
                 {known.where[u] for u in want_where if u in known.where}

@@ -271,7 +271,7 @@ def test_the_units_last_moves_kept_between_reports_are_those_the_log_gives(tmp_p
         kept, real = dict(views._MOVES), views._moves_before
         views._moves_before = lambda *a, **k: None
         try:
-            return views.report_entries(game, since)
+            return views.report_entries(game, since, keep=True)
         finally:
             views._moves_before = real
             views._MOVES.clear()
@@ -279,11 +279,14 @@ def test_the_units_last_moves_kept_between_reports_are_those_the_log_gives(tmp_p
     for order in (seqs, list(reversed(seqs)), seqs[::2] + seqs[1::2]):
         views._MOVES.clear()
         for since in order:
-            assert views.report_entries(game, since) == plain(since), since
+            assert views.report_entries(game, since, keep=True) == plain(since), since
     assert views._MOVES                                         # kept, and used above
+    views._MOVES.clear()
+    assert views.report_entries(game, seqs[3]) == plain(seqs[3]) and not views._MOVES   # `pbem report`: nothing kept
+    views.report_entries(game, seqs[3], keep=True)
     kept = dict(views._MOVES)
     shutil.copy(game.dir / "log.jsonl", tmp_path / "copy")       # another file at the same path
     (game.dir / "log.jsonl").unlink()
     shutil.copy(tmp_path / "copy", game.dir / "log.jsonl")
     views._MOVES.update(kept)
-    assert views.report_entries(game, seqs[3]) == plain(seqs[3])
+    assert views.report_entries(game, seqs[3], keep=True) == plain(seqs[3])

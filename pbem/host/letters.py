@@ -68,7 +68,7 @@ class LettersMixin:
         as `pbem report` reads), never the whole log."""
         from pbem.views import report_entries
         viewers = [*self._players(game), *([REFEREE] if self.cfg.referee else [])]
-        return report_entries(game, min((game.last_report(v) for v in viewers), default=-1))
+        return report_entries(game, min((game.last_report(v) for v in viewers), default=-1), keep=True)
 
     def _state_mails(self, game, headline: dict[str, str], skip: set[str] = frozenset(), kind: str = "report",
                      referee_note: str = "", st=None, entries=None, turn: Turn | None = None) -> list[Answer]:
