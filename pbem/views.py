@@ -172,12 +172,12 @@ def _marked(path, end: int, last: int, marks: tuple[bytes, ...], chunk: int = 1 
                 p = max(at.values())
                 if p < 0:
                     break
-                start = block.rfind(b"\n", 0, p) + 1
+                first = block.rfind(b"\n", 0, p) + 1
                 stop = block.find(b"\n", p)
                 after += block.count(b"\n", stop + 1, seen)
                 seen = stop + 1
-                yield last - after, block[start:stop]
-                top = start
+                yield last - after, block[first:stop]
+                top = first
                 for m, q in at.items():
                     if q >= top:
                         at[m] = block.rfind(m, 0, top)

@@ -290,3 +290,21 @@ def test_the_units_last_moves_kept_between_reports_are_those_the_log_gives(tmp_p
     shutil.copy(tmp_path / "copy", game.dir / "log.jsonl")
     views._MOVES.update(kept)
     assert views.report_entries(game, seqs[3], keep=True) == plain(seqs[3])
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1000, 1 << 20])
+def test_the_marked_lines_from_a_start_are_those_a_line_by_line_scan_finds(tmp_path, chunk):
+    """``views._marked(..., start=)`` (what ``_moves_before`` reads after its last read) stops
+    at ``start`` and numbers the lines as a line-by-line scan of that part does."""
+    from pbem import views
+    rng = random.Random(chunk)
+    words = [b'{"kind":"UnitMoved","unit":"A","path":["0101"]}', b'{"kind":"PressSent","text":"hi"}', b"x" * 150]
+    lines = [rng.choice(words) + str(i).encode() for i in range(300)]
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"".join(ln + b"\n" for ln in lines))
+    marks = (b'"path"',)
+    for first, cut in ((0, 300), (120, 300), (120, 121), (299, 300), (50, 200), (200, 200)):
+        start = sum(len(ln) + 1 for ln in lines[:first])
+        end = sum(len(ln) + 1 for ln in lines[:cut])
+        got = list(views._marked(path, end, cut - 1, marks, chunk=chunk, start=start))
+        assert got == [(k, ln) for k, ln in reversed(list(enumerate(lines))) if first <= k < cut and b'"path"' in ln]
