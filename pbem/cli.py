@@ -285,9 +285,9 @@ def order_cmd(game_dir, orders, side, expect_head, mode) -> None:
                   (f"the orders staged at {held.get('at', '?')} are kept as they were" if held
                    else "nothing is staged"))
         try:
-            sub = staging.stage(g, side, text) if mode == "stage" else trial
+            sub = staging.stage(g, side, text, trial=trial) if mode == "stage" else trial
         except staging.NotYourStep as e:
-            _print_check(g, side, g.check(side, text))
+            _print_check(g, side, trial)                 # the head has not moved: the same check
             _fail(str(e))
         _print_check(g, side, sub)
         if mode == "stage":

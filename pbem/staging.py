@@ -66,16 +66,18 @@ class NotYourStep(EngineError):
     end without them and they would be dropped, so they are not held at all."""
 
 
-def stage(game, side: str, text: str, at: str = ""):
+def stage(game, side: str, text: str, at: str = "", trial=None):
     """Check ``text`` against the current state and stage it for ``side``'s current
     step (replacing what was staged); returns the check (``Game.check``).
-    Raises NotYourStep (nothing held) when the game waits for other sides only."""
+    Raises NotYourStep (nothing held) when the game waits for other sides only.
+    ``trial``: the caller's ``game.check(side, text)``, used when it was made at the
+    head the game is still at (else the text is checked again)."""
     from pbem.engine import now_utc
     st = game.state()
     why = not_your_step(game, side, text, st)
     if why:
         raise NotYourStep(why)
-    sub = game.check(side, text)
+    sub = trial if trial is not None and trial.head and trial.head == game.head()[1] else game.check(side, text)
     with _locked(game):
         data = _load(game)
         if text.strip():

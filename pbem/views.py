@@ -143,19 +143,20 @@ def log_view(entries: list[Entry], side: str, rules: Ruleset) -> list[dict]:
     return out
 
 
-def _marked(path, end: int, last: int, marks: tuple[bytes, ...], chunk: int = 1 << 20):
-    """(line number, line) of each line before byte ``end`` of the log at ``path`` that
-    holds one of ``marks``, the last first; ``last`` is the number of the line that ends
-    at ``end``.  Blocks are read backwards and searched with ``bytes.rfind``."""
+def _marked(path, end: int, last: int, marks: tuple[bytes, ...], chunk: int = 1 << 20, start: int = 0):
+    """(line number, line) of each line before byte ``end`` (and from byte ``start``, a
+    line's start) of the log at ``path`` that holds one of ``marks``, the last first;
+    ``last`` is the number of the line that ends at ``end``.  Blocks are read backwards
+    and searched with ``bytes.rfind``."""
     from pbem.log import open_regular
     with open_regular(path) as f:
         hi, carry = end, b""
-        while hi > 0:
-            lo = max(0, hi - chunk)
+        while hi > start:
+            lo = max(start, hi - chunk)
             f.seek(lo)
             block = f.read(hi - lo) + carry
             hi = lo
-            if lo > 0:
+            if lo > start:
                 cut = block.find(b"\n")
                 if cut < 0:                             # one line longer than the block
                     carry = block
@@ -166,14 +167,17 @@ def _marked(path, end: int, last: int, marks: tuple[bytes, ...], chunk: int = 1 
             # ``block``: whole lines, each ending in a newline; its last is line ``last``
             top = len(block)
             at = {m: block.rfind(m, 0, top) for m in marks}     # each mark's last place before ``top``
+            seen, after = len(block), 0          # the newlines at and after ``seen``, counted once
             while True:
                 p = max(at.values())
                 if p < 0:
                     break
-                start = block.rfind(b"\n", 0, p) + 1
+                first = block.rfind(b"\n", 0, p) + 1
                 stop = block.find(b"\n", p)
-                yield last - block.count(b"\n", stop + 1), block[start:stop]
-                top = start
+                after += block.count(b"\n", stop + 1, seen)
+                seen = stop + 1
+                yield last - after, block[first:stop]
+                top = first
                 for m, q in at.items():
                     if q >= top:
                         at[m] = block.rfind(m, 0, top)
@@ -197,7 +201,80 @@ def _stood(ev: E.Event, want_path: set[str], want_where: set[str]) -> bool:
     return hit
 
 
-def report_entries(game: Game, since: int) -> list[Entry]:
+def _may_stand(line: bytes, kinds: tuple[bytes, ...]) -> bool:
+    """Whether a log line may tell where a unit stood (``_stood``): a unit and a path, a kind
+    that declares a motion, or a backslash (JSON escapes: the bytes say nothing sure)."""
+    return (b'"path"' in line and b'"unit"' in line) or b"\\" in line or any(m in line for m in kinds)
+
+
+class _Moves:
+    """Of one log file up to byte ``end``: each unit's last line with a unit and a path
+    (``path``) and its last line of a declared motion that places it (``where``), as
+    (line number, line); ``tail``: the line that ends at ``end``, which names (by the
+    chain) every line before it."""
+
+    def __init__(self, ident: tuple):
+        self.ident, self.end, self.tail = ident, 0, b""
+        self.path: dict[str, tuple[int, bytes]] = {}
+        self.where: dict[str, tuple[int, bytes]] = {}
+
+
+_MOVES: dict[str, _Moves] = {}
+
+
+def _last_line(path, end: int) -> bytes | None:
+    """The line that ends at byte ``end`` (None when longer than the window read)."""
+    from pbem.log import open_regular
+    lo = max(0, end - 65536)
+    with open_regular(path) as f:
+        f.seek(lo)
+        data = f.read(end - lo)
+    cut = data.rfind(b"\n", 0, len(data) - 1)
+    if cut < 0 and lo > 0:
+        return None
+    return data[cut + 1:]
+
+
+def _moves_before(game: Game, path, end: int, last: int, kinds: tuple[bytes, ...]) -> _Moves | None:
+    """Every unit's last lines before byte ``end`` that tell where it stood (see ``_Moves``),
+    read from the log only after the byte the last call read to, on the same file whose
+    line there is unchanged; None when they cannot be kept (the plain search reads them)."""
+    import os
+    try:
+        st = os.stat(path)
+        ident = (st.st_dev, st.st_ino)
+        tail = _last_line(path, end) if end > 0 else b""
+    except OSError:
+        return None
+    if tail is None:
+        return None
+    m = _MOVES.get(str(path))
+    if m is None or m.ident != ident or m.end > end or (m.end and _last_line(path, m.end) != m.tail):
+        m = _Moves(ident)
+    if m.end < end:
+        path_new: dict[str, tuple[int, bytes]] = {}
+        where_new: dict[str, tuple[int, bytes]] = {}
+        for k, line in _marked(path, end, last, (b'"path"', b"\\") + kinds, start=m.end):
+            if not _may_stand(line, kinds):
+                continue
+            ev = game.decode_line(k, line).body
+            unit = getattr(ev, "unit", None)
+            if unit and getattr(ev, "path", None):
+                path_new.setdefault(unit, (k, line))     # read backwards: the first is the last
+            moved = E.moved_where(ev)
+            if moved is not None:
+                for u in moved[0]:
+                    where_new.setdefault(u, (k, line))
+        m.path.update(path_new)
+        m.where.update(where_new)
+        m.end, m.tail = end, tail
+    if len(_MOVES) > 128:                       # a host with more games: begin again
+        _MOVES.clear()
+    _MOVES[str(path)] = m
+    return m
+
+
+def report_entries(game: Game, since: int, keep: bool = False) -> list[Entry]:
     """What a report telling what happened after seq ``since`` reads, from the
     end of the log backwards: every entry after ``since`` (checked against the
     chain from the head down to the line before them) and, of those before it,
@@ -206,7 +283,12 @@ def report_entries(game: Game, since: int) -> list[Entry]:
     they begin).  For the reports (render's
     report_context and moves_since) this list reads the same as ``entries()``,
     but a report of the last few events reads the last lines, not the whole log.
-    A changed line before ``since`` is for ``pbem verify`` to find."""
+    A changed line before ``since`` is for ``pbem verify`` to find.
+
+    ``keep`` (a host, which reports on the same games all day): each unit's last such
+    lines are kept per log file (``_moves_before``), so the next report reads only the
+    lines written since; the first reads every line that may name a move, where the
+    plain search stops once it found the units it wants (`pbem report`, once)."""
     import os
     path = game.log.path
     n = game.log.head()[0] + 1
@@ -241,14 +323,22 @@ def report_entries(game: Game, since: int) -> list[Entry]:
     # costs a search of the bytes before, not a Python loop over their lines.
     if wanted and n > 0 and end >= 0 and (want_path or want_where):
         kinds = tuple(b'"kind":"%s"' % k.encode() for k, t in E.BY_KIND.items() if t.motion is not None)
-        for k, line in _marked(path, end, n - 1, (b'"path"', b"\\") + kinds):
-            if not ((b'"path"' in line and b'"unit"' in line) or b"\\" in line or any(m in line for m in kinds)):
-                continue
-            x = game.decode_line(k, line)
-            if _stood(x.body, want_path, want_where):
+        known = _moves_before(game, path, end, n - 1, kinds) if keep else None
+        if known is not None:                   # each unit's last such lines, kept from the last read
+            hits = {known.path[u] for u in want_path if u in known.path} | \
+                {known.where[u] for u in want_where if u in known.where}
+            for k, line in sorted(hits, reverse=True):
+                x = game.decode_line(k, line)
                 before.append(Entry(x.seq, line_hash(x.prev, line), x.at, x.body))
-                if not (want_path or want_where):
-                    break
+        else:
+            for k, line in _marked(path, end, n - 1, (b'"path"', b"\\") + kinds):
+                if not _may_stand(line, kinds):
+                    continue
+                x = game.decode_line(k, line)
+                if _stood(x.body, want_path, want_where):
+                    before.append(Entry(x.seq, line_hash(x.prev, line), x.at, x.body))
+                    if not (want_path or want_where):
+                        break
     before.reverse()
     tail.reverse()
     return before + tail

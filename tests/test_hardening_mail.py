@@ -118,11 +118,11 @@ def test_a_message_that_always_fails_is_set_aside_and_blocks_nothing_else(host, 
     other = new_game(host, "g2", dice=[4, 2, 6, 1] * 8)
     real = Host._finish_orders
 
-    def poisoned(self, name, inc, key, rec):
+    def poisoned(self, name, inc, key, rec, *game):                # game: the one ingest opened, if any
         if inc.message_id == "poison@x.example":
             Game(self.games()[rec["game"]]).submit(rec["side"], rec["text"], at=CLOCK)  # applied, then ...
             raise RuntimeError("answer cannot be written")                            # ... the answer fails
-        return real(self, name, inc, key, rec)
+        return real(self, name, inc, key, rec, *game)
     monkeypatch.setattr(Host, "_finish_orders", poisoned)
     deliver(host, orders(game, body="move 8Pz 0612 0712 0812\n", mid="poison@x.example"))
     results = []

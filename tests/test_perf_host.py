@@ -64,8 +64,8 @@ def test_an_order_mail_reads_the_tail_and_reports_what_the_whole_log_gives(tmp_p
     texts = {}
     seen = render.report_text
 
-    def keep(game, side, st, entries, since, head):
-        texts[side] = (seen(game, side, st, entries, since, head),
+    def keep(game, side, st, entries, since, head, **kw):           # kw: the mail's shared Turn
+        texts[side] = (seen(game, side, st, entries, since, head, **kw),
                        seen(game, side, st, plain(game), since, head))
         return texts[side][0]
     monkeypatch.setattr(render, "report_text", keep)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pbem import ahead, staging
 from pbem.core.events import PressSent
+from pbem.core.turn import Turn
 from pbem.host import crash
 from pbem.host import mail as M
 from pbem.host import mailcmd
@@ -63,13 +64,13 @@ class IngestMixin:
         journal record and its outgoing mail commit together, or not at all; None
         when another worker has the message in hand.  The file store's journal makes
         the job happen once by itself (one host process at a time)."""
-        key = M.parse(raw, self.cfg.max_bytes).key
+        inc = M.parse(raw, self.cfg.max_bytes)          # read once: ``ingest`` takes it as it is
         try:
-            with self.store.claim(key, source) as got:
+            with self.store.claim(inc.key, source) as got:
                 if not got:
                     return None
                 self.store.beat(f"mail {name}")
-                oc = self.ingest(raw, name, retry)
+                oc = self.ingest(raw, name, retry, inc=inc)
         except self.store.errors as e:
             oc = Outcome(name, "error", "left", detail=f"the database failed ({type(e).__name__}: {e}); nothing "
                          "of this message was kept, and it is tried again on the next poll")
@@ -78,10 +79,11 @@ class IngestMixin:
             self.store.beat("")
         return oc
 
-    def ingest(self, raw: bytes, name: str, retry: bool = False) -> Outcome:
+    def ingest(self, raw: bytes, name: str, retry: bool = False, inc: M.Incoming | None = None) -> Outcome:
         """One message, start to answer; never raises (but a SimulatedCrash).
         With ``retry`` a message quarantined before is looked at afresh (it
-        changed nothing then); `pbem mail ingest` retries.
+        changed nothing then); `pbem mail ingest` retries.  ``inc``: ``raw``
+        already read by ``mail.parse`` (it is not read twice).
 
         When the host itself fails (a full or read-only disk, any OSError) the
         message stays in the inbox and is tried again on the next poll: it is
@@ -92,7 +94,7 @@ class IngestMixin:
         self._taken = {}                            # the "applying" record this message wrote, by key
         try:
             with self.store.atomic():               # a database rolls back what a failing message did
-                oc = self._ingest(raw, name, retry)
+                oc = self._ingest(raw, name, retry, inc)
         except self.store.errors:
             raise                                   # the database itself: nothing kept, the job is tried again
         except OSError as e:
@@ -131,8 +133,8 @@ class IngestMixin:
             return Outcome(name, "error", "left", detail=f"{why}; the host could not record it either "
                            f"({e2.strerror or e2}); tried again on the next poll")
 
-    def _ingest(self, raw: bytes, name: str, retry: bool = False) -> Outcome:
-        inc = M.parse(raw, self.cfg.max_bytes)
+    def _ingest(self, raw: bytes, name: str, retry: bool = False, inc: M.Incoming | None = None) -> Outcome:
+        inc = M.parse(raw, self.cfg.max_bytes) if inc is None else inc
         key = inc.key
         rec = self.journal_get(key)
         if retry and rec and rec.get("status") == "done" and rec.get("filed") == "quarantine" \
@@ -230,7 +232,7 @@ class IngestMixin:
         self.journal_put(key, rec)
         self._taken = {key: rec}
         crash.checkpoint("journaled")
-        return self._finish_orders(name, inc, key, rec)
+        return self._finish_orders(name, inc, key, rec, game)
 
     def _plan(self, game, side: str, req) -> dict:
         """What a mail does: ``mode`` (apply | check | stage | final), ``text`` (applied
@@ -363,14 +365,18 @@ class IngestMixin:
         self._done(key, rec, outcome="refused", filed=filed, reason=reason, game=game_id, side=side)
         return Outcome(name, "quarantined" if quarantine else "refused", filed, game_id, side, reason)
 
-    def _finish_orders(self, name: str, inc: M.Incoming, key: str, rec: dict) -> Outcome:
+    def _finish_orders(self, name: str, inc: M.Incoming, key: str, rec: dict, game=None) -> Outcome:
+        """Apply a journaled job's orders once and answer (``game``: the game the mail was
+        read against, open already; a job finished after a crash opens it again)."""
         from pbem.engine import Game
         gid, side = rec["game"], rec["side"]
-        path = self.games().get(gid)
-        if path is None:
-            raise HostError(f"game {gid} vanished from this host")
-        game = Game(path)
-        bad_draft = self._draft_refused(game, rec)
+        if game is None:
+            path = self.hosted(gid)
+            if path is None:
+                raise HostError(f"game {gid} vanished from this host")
+            game = Game(path)
+        trial = self._draft_check(game, rec)
+        bad_draft = trial if trial is not None and trial.refused is not None else None
         if bad_draft is not None:                   # nothing of the mail is applied, nothing staged
             sub, stale = None, ""
         elif rec.get("staged_ident"):
@@ -391,7 +397,8 @@ class IngestMixin:
             note = "\n".join(x for x in (note, _draft_note(game, side, bad_draft)) if x)
         elif not stale and mode == "stage":
             try:
-                checked = mailcmd.check_lines(game, side, staging.stage(game, side, rec["stage"], at=rec["at"]))
+                checked = mailcmd.check_lines(game, side, staging.stage(game, side, rec["stage"], at=rec["at"],
+                                                                        trial=trial))
             except staging.NotYourStep as e:          # answered as a check: nothing held
                 import textwrap
                 mode, note = "check", "\n".join(x for x in (note, textwrap.fill(str(e), 74)) if x)
@@ -420,11 +427,12 @@ class IngestMixin:
                 effects = [t for t in (render.describe(ev, sc, side) for ev in a.events) if t]
                 applied.append({"line": a.line, "text": a.text, "effects": effects})
         svg_asked = mailcmd.MAP_SVG in rec.get("commands", [])
+        turn = Turn(game.rules, sc, st)             # the state's turn, read once for every mail of this one
         report, atts = self._report(game, side, st, entries, head, maps=outcome != "refused",   # a refusal: no map
-                                    svg_asked=svg_asked)
+                                    svg_asked=svg_asked, turn=turn)
         commands = self._commands(game, side, st, head, rec.get("commands", []), refused=outcome == "refused",
                                   job=rec["job"])
-        ctx = self._context(game, side, st, head)     # after the commands: a TIMEZONE, an UNDO show at once
+        ctx = self._context(game, side, st, head, turn)   # after the commands: a TIMEZONE, an UNDO show at once
         empty = bool(sub) and not sub.applied and sub.refused is None and mode == "apply" and not commands
         shown = ("empty" if empty else "answered") if outcome == "accepted" and not applied else outcome
         body = self._tpl("answer", outcome=outcome, stale=stale, applied=applied,
@@ -452,7 +460,7 @@ class IngestMixin:
             heads = {"*": note, **{s: "\n".join(x for x in (note, told.get(s, ""), *ahead.lines_for(game, s)) if x)
                                    for s in sc.side_ids() if s != side}}
             answers += self._state_mails(game, heads, skip={side}, referee_note=ref_note, st=st,
-                                         entries=entries)
+                                         entries=entries, turn=turn)
         self.commit(rec["job"], answers, gid)
         crash.checkpoint("spooled")
         self._mark_reported(game, answers)
@@ -481,16 +489,16 @@ class IngestMixin:
         return (ahead.run(game, side, at=rec.get("at")) if ahead.moved(sub) else []), note
 
     @staticmethod
-    def _draft_refused(game, rec: dict):
-        """A DRAFT (or a mail staged on a staged-mode host) with a line the rules refuse: that
-        check (Game.check), else None.  Such a draft is not held: the previous one stays.
+    def _draft_check(game, rec: dict):
+        """The check (Game.check) of a DRAFT (or of a mail staged on a staged-mode host), else
+        None.  A draft with a line the rules refuse is not held: the previous one stays; one
+        without is staged with this check (staging.stage takes it while the head stays).
         Looked at only before the job touched the log (a job finished after a crash goes on
         as it began)."""
         if rec.get("mode") != "stage" or not rec.get("stage", "").strip() or game.head()[1] != rec["head_before"] \
                 or staging.not_your_step(game, rec["side"], rec["stage"]):      # answered "NOT STAGED" as before
             return None
-        trial = game.check(rec["side"], rec["stage"])
-        return trial if trial.refused is not None else None
+        return game.check(rec["side"], rec["stage"])
 
     def _commands(self, game, side: str, st, head: str, commands: list, refused: bool = False,
                   job: str = "") -> list[dict]:

@@ -17,37 +17,43 @@ class LettersMixin:
     deadlines (``_period``, ``_sync_deadlines``)."""
 
     def _report(self, game, viewer: str, st, entries, head: str, maps: bool = True,
-                svg_asked: bool = False) -> tuple[str, list]:
+                svg_asked: bool = False, turn: Turn | None = None) -> tuple[str, list]:
         """The viewer's text report and the map attachments (one PNG, the SVG as
         ``map_svg`` says, or always when the player asked with MAP SVG:
-        render.map_attachments); ``maps=False``: the text only."""
+        render.map_attachments); ``maps=False``: the text only.  ``turn``: the
+        state's Turn, when the caller has one (every viewer's mail reads the same)."""
         from pbem.report import render
         since = game.last_report(viewer)
-        text = render.report_text(game, viewer, st, entries, since, head)
+        text = render.report_text(game, viewer, st, entries, since, head, turn=turn)
         if not maps:
             return text, []
         atts = render.map_attachments(game, viewer, st, entries, since, head, png=self.cfg.map_png,
-                                      svg=True if svg_asked else self.cfg.map_svg, width=self.cfg.map_width)
+                                      svg=True if svg_asked else self.cfg.map_svg, width=self.cfg.map_width,
+                                      turn=turn)
         return text, atts
 
     def _tpl(self, name: str, **ctx) -> str:
         from pbem.report import render
         return render.env().get_template(f"mail/{name}.txt.j2").render(**ctx)
 
-    def _context(self, game, viewer: str, st, head: str) -> dict:
+    def _context(self, game, viewer: str, st, head: str, turn: Turn | None = None) -> dict:
+        """What every mail template is given (``turn``: the state's Turn, when the caller has one)."""
         sc = game.scenario
+        turn = Turn(game.rules, game.scenario, st) if turn is None else turn
+        dl = self._deadlines(game)                      # read once for the lines below
+        policy = self._policy(game, dl)
         return {"game_id": game.game_id, "title": sc.title, "side": viewer,
                 "side_name": sc.side_name(viewer) if viewer != REFEREE else "Referee",
                 "host": self.cfg.address, "head": head, "seq": st.seq, "turn": st.turn,
-                "period": fmt_duration(self._period(game)), "has_period": self.deadlines_on(game),
-                "deadline_lines": self.deadline_lines(game, viewer),
-                "due_lines": self.due_lines(game, viewer, st),
+                "period": fmt_duration(policy.period), "has_period": policy.on,
+                "deadline_lines": self.deadline_lines(game, viewer, dl),
+                "due_lines": self.due_lines(game, viewer, st, dl),
                 "reminder": fmt_duration(self.cfg.reminder), "defaults": _defaults_text(game),
                 "auth": self.cfg.auth, "sides": [(s.id, s.name) for s in sc.sides],
                 "orders_mode": self.cfg.orders_mode,
                 # during a set-up step: the viewer's legal choices (set-up areas, drop zones, hexes)
-                "setup": [] if viewer == REFEREE else list(Turn(game.rules, game.scenario, st).setup(viewer)),
-                "setup_title": "" if viewer == REFEREE else Turn(game.rules, game.scenario, st).setup_title(viewer),
+                "setup": [] if viewer == REFEREE else list(turn.setup(viewer)),
+                "setup_title": "" if viewer == REFEREE else turn.setup_title(viewer),
                 # a board wider than the PNG: the mail says what its two pictures are (report/closeup.py)
                 "map_note": _map_note(sc, self.cfg)}
 
@@ -62,31 +68,34 @@ class LettersMixin:
         as `pbem report` reads), never the whole log."""
         from pbem.views import report_entries
         viewers = [*self._players(game), *([REFEREE] if self.cfg.referee else [])]
-        return report_entries(game, min((game.last_report(v) for v in viewers), default=-1))
+        return report_entries(game, min((game.last_report(v) for v in viewers), default=-1), keep=True)
 
     def _state_mails(self, game, headline: dict[str, str], skip: set[str] = frozenset(), kind: str = "report",
-                     referee_note: str = "", st=None, entries=None) -> list[Answer]:
-        """Each side (and the referee) its own report of the new state (``st`` and
-        ``entries``: the caller's, when it already read them at the head)."""
-        st = game.state() if st is None else st
+                     referee_note: str = "", st=None, entries=None, turn: Turn | None = None) -> list[Answer]:
+        """Each side (and the referee) its own report of the new state (``st``, ``entries``
+        and ``turn``: the caller's, when it already read them at the head)."""
+        if st is None:
+            st, turn = game.state(), None
         entries = self._report_entries(game) if entries is None else entries
+        turn = Turn(game.rules, game.scenario, st) if turn is None else turn   # one for every viewer's mail
         head = game.head()[1]
         out = []
         sc = game.scenario
-        when = _when(game, st)                          # the step line names no viewer: once for every mail
+        when = f"{turn.line()} (seq {st.seq})"          # _when: the step line names no viewer
         for side, addr in self._players(game).items():
             if side in skip:
                 continue
-            text, atts = self._report(game, side, st, entries, head)
+            text, atts = self._report(game, side, st, entries, head, turn=turn)
             body = self._tpl("report", report=text, note=headline.get(side, headline.get("*", "")),
-                             **self._context(game, side, st, head)) + head_receipt(self.cfg.root, game, st.seq, head)
+                             **self._context(game, side, st, head, turn)) + head_receipt(self.cfg.root, game, st.seq,
+                                                                                         head)
             subj = f"[pbem {game.game_id}] {sc.side_name(side)}: " + when
             out.append(Answer(addr, side, kind, subj, body, atts, references=self._refs(game, side), head=head,
                               seq=st.seq, slug=f"{side}-{kind}", in_reply_to=""))
         if self.cfg.referee:
-            text, atts = self._report(game, REFEREE, st, entries, head)
+            text, atts = self._report(game, REFEREE, st, entries, head, turn=turn)
             body = self._tpl("report", report=text, note=referee_note or headline.get("*", ""),
-                             **self._context(game, REFEREE, st, head))
+                             **self._context(game, REFEREE, st, head, turn))
             out.append(Answer(self.cfg.referee, REFEREE, "referee", f"[pbem {game.game_id}] referee: " + when,
                               body, atts, head=head, seq=st.seq, slug=f"referee-{kind}"))
         return out

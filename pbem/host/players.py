@@ -5,6 +5,8 @@ secrets and of addresses that no longer play a side, and
 `pbem host rotate-secret`."""
 from __future__ import annotations
 
+import functools
+
 import hashlib
 import json
 import secrets as _secrets
@@ -52,15 +54,12 @@ class PlayersMixin:
     def _players(self, game) -> dict[str, str]:
         """Each side's player address: the one the game began with, or the
         one `pbem host rotate-secret --email` registered since."""
-        from email.utils import parseaddr
-        out = {}
         given = dict(game.created.players)
         given.update(self._changes(game).get("addresses", {}) or {})
-        for side, addr in given.items():
-            a = parseaddr(addr or "")[1].lower()
-            if M.safe_address(a):                  # an address with a line break or a space gets no mail
-                out[side] = a
-        return out
+        try:
+            return dict(_addresses(tuple(given.items())))
+        except TypeError:                           # a value no JSON of pbem's holds: read it as it is
+            return dict(_addresses.__wrapped__(tuple(given.items())))
 
     def unplayed(self, game) -> list[str]:
         """The sides with no player address: nobody is mailed their reports, and their steps
@@ -209,3 +208,16 @@ class PlayersMixin:
 def secret_digest(secret: str) -> str:
     """What the host keeps of a replaced secret: enough to recognise it, not to use it."""
     return hashlib.sha256(secret.strip().lower().encode("utf-8", "replace")).hexdigest()
+
+
+@functools.lru_cache(maxsize=256)
+def _addresses(given: tuple) -> tuple:
+    """(side, address) of each side whose given address is one the host mails (parsed once
+    per process for the same addresses: several times a mail read them)."""
+    from email.utils import parseaddr
+    out = []
+    for side, addr in given:
+        a = parseaddr(addr or "")[1].lower()
+        if M.safe_address(a):                  # an address with a line break or a space gets no mail
+            out.append((side, a))
+    return tuple(out)

@@ -148,9 +148,14 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
     def register(self, game) -> None:
         self.store.register(game)
 
+    def hosted(self, gid: str):
+        """``games().get(gid)``: one game's folder (or store), not every game's."""
+        find = getattr(self.store, "hosted", None)
+        return find(gid) if find is not None else self.games().get(gid)
+
     def game(self, gid: str):
         from pbem.engine import Game
-        p = self.games().get(gid)
+        p = self.hosted(gid)
         return None if p is None else Game(p)
 
     # --- inbox ------------------------------------------------------------------

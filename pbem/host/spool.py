@@ -22,6 +22,7 @@ from email.parser import BytesHeaderParser
 
 from pbem.host import crash
 from pbem.host import mail as M
+from pbem.host import mailout
 from pbem.host.common import Answer, iso
 from pbem.host.config import password
 
@@ -50,10 +51,12 @@ class SpoolMixin:
             refs = list(a.references)
 
             def make(body, attachments, a=a, n=n, headers=headers, refs=refs):
-                return M.build(self.cfg.address, a.to, a.subject, body, message_id=a.message_id or self._msgid(job, n),
-                               attachments=attachments, in_reply_to=a.in_reply_to, references=refs, headers=headers,
-                               auto="auto-replied" if a.in_reply_to and a.kind == "answer" else "auto-generated",
-                               sender_name=self.cfg.name)
+                # the bytes mail.build's message gives, written directly (host/mailout.py)
+                return mailout.message_bytes(
+                    self.cfg.address, a.to, a.subject, body, message_id=a.message_id or self._msgid(job, n),
+                    attachments=attachments, in_reply_to=a.in_reply_to, references=refs, headers=headers,
+                    auto="auto-replied" if a.in_reply_to and a.kind == "answer" else "auto-generated",
+                    sender_name=self.cfg.name)
             data = within(self.cfg.max_out, make, a.body, a.attachments)   # every mail under [outgoing] max_bytes
             slug = re.sub(r"[^A-Za-z0-9_-]+", "-", a.slug or f"{a.viewer}-{a.kind}")
             mails.append((f"{n:02d}-{slug}.eml", data))

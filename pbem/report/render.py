@@ -11,7 +11,7 @@ from pbem.core import events as E
 from pbem.engine import Entry, Game
 from pbem.core.scenario import ROOT, Scenario
 from pbem.core.state import GameState
-from pbem.core.turn import step_line
+from pbem.core.turn import Turn, step_line
 from pbem.games import ruleset_for
 from pbem.report.words import core_words
 from pbem.views import REFEREE, score_line, state_view, visible_event
@@ -114,9 +114,11 @@ def attacks_since(entries: list[Entry], since: int, see: Callable[[E.Event], E.E
     return list(out)
 
 
-def report_context(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> dict:
+def report_context(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
+                   turn: Turn | None = None) -> dict:
+    """What report.txt.j2 is given (``turn``: the state's Turn, when the caller has one)."""
     sc = game.scenario
-    view = state_view(game, st, side, head)
+    view = state_view(game, st, side, head, turn=turn)
     happened = []
     where = {u.id: u.hex for u in sc.units}
     for en in entries:
@@ -173,8 +175,9 @@ def shots_since(game: Game, st: GameState, entries: list[Entry], since: int, vie
     return rules.map_shots(st, game.scenario, events, viewer) if events else []
 
 
-def report_text(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> str:
-    return env().get_template("report.txt.j2").render(**report_context(game, side, st, entries, since, head))
+def report_text(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
+                turn: Turn | None = None) -> str:
+    return env().get_template("report.txt.j2").render(**report_context(game, side, st, entries, since, head, turn))
 
 
 def board_moves(game: Game, side: str, st: GameState, view: dict, entries: list[Entry],
@@ -191,26 +194,38 @@ def board_moves(game: Game, side: str, st: GameState, view: dict, entries: list[
     return moves_since(entries, since, {u.id: u.hex for u in game.scenario.units}, see, shown), highlight
 
 
-def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str) -> str:
+def map_parts(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
+              turn: Turn | None = None) -> tuple[dict, list[dict], list[str]]:
+    """What ``report_svg`` and ``focus_points`` both read: the state as ``side`` sees it
+    (``state_view``) and the map's trails and outlined hexes (``board_moves``)."""
+    view = state_view(game, st, side, head, turn=turn)
+    moves, highlight = board_moves(game, side, st, view, entries, since)
+    return view, moves, highlight
+
+
+def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
+               turn: Turn | None = None, parts: tuple | None = None) -> str:
     """The map as ``side`` may see it: units, this report's moves, the hexes
     under attack, and what decides the game (``marks.marks_for``: objectives,
-    areas, score; turn and phase under the title; eliminated units boxed)."""
+    areas, score; turn and phase under the title; eliminated units boxed).
+    ``parts``: ``map_parts`` of these arguments, when the caller has them."""
     from pbem.report.mapsvg import render_svg
     from pbem.report.marks import info_line, marks_for
-    view = state_view(game, st, side, head)
+    view, moves, highlight = parts or map_parts(game, side, st, entries, since, head, turn)
     sc = game.scenario
     title = f"{sc.title} - {step_line(sc, view)} - seq {st.seq} - head {head[:12]}"
-    moves, highlight = board_moves(game, side, st, view, entries, since)
     marks = marks_for(game, st, side)
     return render_svg(sc, faces(game, st, view["units"], side), moves=moves, title=title, highlight=highlight,
                       marks=marks, info=info_line(view, marks, sc), shots=shots_since(game, st, entries, since, side))
 
 
-def focus_points(game: Game, side: str, st: GameState, entries: list[Entry], since: int) -> list[tuple[float, float]]:
+def focus_points(game: Game, side: str, st: GameState, entries: list[Entry], since: int,
+                 parts: tuple | None = None) -> list[tuple[float, float]]:
     """Where the step after ``since`` happened on ``side``'s map, as points of the drawing:
     the moves the map draws, the hexes under attack, and the hexes the step's events name as
     ``side`` may read them; when none, ``side``'s own units (every unit it sees for the
-    referee).  The last point is the latest."""
+    referee).  The last point is the latest.  ``parts``: ``map_parts`` of the map, when the
+    caller has them (the map's view and trails: the same whatever head it names)."""
     from pbem.report.mapsvg import hex_centre
     sc = game.scenario
     grid = sc.board.grid
@@ -223,8 +238,7 @@ def focus_points(game: Game, side: str, st: GameState, entries: list[Entry], sin
             h = getattr(ev, key, None)
             if isinstance(h, str):
                 hexes.append(h)
-    view = state_view(game, st, side)
-    moves, highlight = board_moves(game, side, st, view, entries, since)   # as the map draws them
+    view, moves, highlight = parts or map_parts(game, side, st, entries, since, "")   # as the map draws them
     for m in moves:
         hexes += list(m["path"])
     hexes += highlight
@@ -241,17 +255,20 @@ def wants_svg(svg: bool | str, st: GameState) -> bool:
 
 
 def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str, *,
-                    png: bool = True, svg: bool | str = "final", width: int | None = None) -> list:
+                    png: bool = True, svg: bool | str = "final", width: int | None = None,
+                    turn: Turn | None = None) -> list:
     """The map as a report mail carries it: one PNG sized for a mail client
     (``pbem.report.png.svg_to_png``) and the SVG only when ``svg`` asks for it
-    (see ``wants_svg``).  The map is not even drawn when neither goes."""
+    (see ``wants_svg``).  The map is not even drawn when neither goes.  ``turn``:
+    the state's Turn, when the caller has one."""
     from pbem.report import mailparts as M
     from pbem.report.mapsvg import HEX_R
     from pbem.report.png import MAP_WIDTH, svg_to_png
     with_svg = wants_svg(svg, st)
     if not (png or with_svg):
         return []
-    drawing = report_svg(game, side, st, entries, since, head)
+    parts = map_parts(game, side, st, entries, since, head, turn)     # the SVG's and the close-up's
+    drawing = report_svg(game, side, st, entries, since, head, parts=parts)
     name = f"{game.game_id}-seq{st.seq}-{side}"
     out = []
     if png:
@@ -259,7 +276,8 @@ def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], 
         width = width or MAP_WIDTH
         if closeup.svg_size(drawing)[0] > width:          # a big board: first where the step happened, readable
             scale = closeup.label_scale(drawing)
-            rect = closeup.focus_rect(drawing, focus_points(game, side, st, entries, since), 1.4 * HEX_R, scale, width)
+            rect = closeup.focus_rect(drawing, focus_points(game, side, st, entries, since, parts), 1.4 * HEX_R, scale,
+                                      width)
             data = closeup.closeup_png(drawing, rect, scale)
             if data:
                 out.append(M.Attachment(data, "image", "png", name + "-closeup.png"))

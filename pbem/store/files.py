@@ -269,6 +269,18 @@ class FileHostStore:
                         continue
         return found
 
+    def hosted(self, gid: str) -> Path | None:
+        """``games().get(gid)`` without reading every other game's folder: a registered game
+        is the one ``games`` gives (the registry comes first there); only an id the registry
+        does not hold (or whose folder lost its log) looks through the games folder."""
+        try:
+            p = json.loads(self._registry_path.read_text()).get(gid)
+        except (OSError, ValueError, AttributeError):
+            p = None
+        if isinstance(p, str) and (Path(p) / "log.jsonl").is_file():
+            return Path(p)
+        return self.games().get(gid)
+
     def register(self, game) -> None:
         from pbem.host import mail as M
         from pbem.host.common import HostError

@@ -42,6 +42,9 @@ def text_of(game_id: str, seq: int, head: str, orders: str | None = None) -> str
     return "\n".join(lines) + "\n"
 
 
+_loaded: dict[tuple, object] = {}          # the key read from its file, by the file's identity
+
+
 def host_key(folder: Path, create: bool = True):
     """The host's private key (made on first use, mode 0600); None if absent and not ``create``."""
     from cryptography.hazmat.primitives import serialization
@@ -63,7 +66,14 @@ def host_key(folder: Path, create: bool = True):
         return key
     if st.st_mode & 0o077:
         raise sshsig.SigError(f"{path} can be read by others (mode {st.st_mode & 0o777:o}); run: chmod 600 {path}")
-    return sshsig.load_private_key(path.read_bytes())
+    # read once per process while the file stays the same one (a host signs two receipts a mail)
+    ident = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    key = _loaded.get(ident)
+    if key is None:
+        key = sshsig.load_private_key(path.read_bytes())
+        _loaded.clear()
+        _loaded[ident] = key
+    return key
 
 
 def public_line(key) -> str:
