@@ -32,17 +32,23 @@ def road_area(st, sc, side: str) -> frozenset[str]:
     pos = position(st, sc)
     got = pos.road_area.get(side)
     if got is None:
-        shut = closed(st, sc, side)
-        nbs = links(sc)
-        seen = {h for h in sources(st, sc, side) if sc.board.grid.contains(h) and h not in shut and h not in pos.sea}
-        todo = deque(seen)
-        while todo:
-            for n, _, sea, road in nbs[todo.popleft()]:
-                if road and not sea and n not in seen and n not in shut:
-                    seen.add(n)
-                    todo.append(n)
-        got = pos.road_area[side] = frozenset(seen)
+        got = pos.road_area[side] = _from_sources(st, sc, side, pos, roads_only=True)
     return got
+
+
+def _from_sources(st, sc, side: str, pos, roads_only: bool) -> frozenset[str]:
+    """The open hexes reached from the side's open sources through open, non-sea hexes
+    (5.7.4, 16.1), along road/trail links only with ``roads_only`` (5.7.2)."""
+    shut = closed(st, sc, side)
+    nbs = links(sc)
+    seen = {h for h in sources(st, sc, side) if sc.board.grid.contains(h) and h not in shut and h not in pos.sea}
+    todo = deque(seen)
+    while todo:
+        for n, _, sea, road in nbs[todo.popleft()]:
+            if (road or not roads_only) and not sea and n not in seen and n not in shut:
+                seen.add(n)
+                todo.append(n)
+    return frozenset(seen)
 
 
 def hq_in_supply(st: FormationState, sc: Scenario, f: str) -> bool:
@@ -123,14 +129,5 @@ def source_area(st: FormationState, sc: Scenario, side: str) -> frozenset[str]:
     pos = position(st, sc)
     got = pos.source_area.get(side)
     if got is None:
-        shut = closed(st, sc, side)
-        nbs = links(sc)
-        seen = {h for h in sources(st, sc, side) if sc.board.grid.contains(h) and h not in shut and h not in pos.sea}
-        todo = deque(seen)
-        while todo:
-            for n, _, sea, _ in nbs[todo.popleft()]:
-                if not sea and n not in seen and n not in shut:
-                    seen.add(n)
-                    todo.append(n)
-        got = pos.source_area[side] = frozenset(seen)
+        got = pos.source_area[side] = _from_sources(st, sc, side, pos, roads_only=False)
     return got
