@@ -180,14 +180,21 @@ class Ruleset:
     # The core takes an eliminated unit off the map (reduce.board_effect); a game whose
     # eliminated units stay in their hex sets this, with the rule that says so.
     eliminated_stay: bool = False
+    _reads_before: bool = False                 # whether the class has its own ``reduce_before``
 
     def apply(self, state: GameState, ev: Event, sc: Scenario) -> None:
         """Apply one event: the game's part that reads the board before the core moves
         anything (``reduce_before``), the core part (reduce.reduce_core) for every game,
         then the game's."""
-        self.reduce_before(state, ev, sc)
+        if self._reads_before:
+            self.reduce_before(state, ev, sc)
         reduce_core(state, ev, self.eliminated_stay)
         self.reduce(state, ev, sc)
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        # replay's hot loop skips the empty default (most games have no reduce_before)
+        cls._reads_before = cls.reduce_before is not Ruleset.reduce_before
 
     def reduce_before(self, state: GameState, ev: Event, sc: Scenario) -> None:
         """The game's part of applying ``ev`` that reads where units stood before the core
