@@ -82,13 +82,13 @@ def focus_rect(svg: str, points: list[tuple[float, float]], pad: float, scale: f
 
 def closeup_svg(svg: str, rect: tuple[float, float, float, float]) -> str:
     """``svg`` seen through ``rect``: the root's size and viewBox replaced, the paper under it."""
-    x, y, w, h = rect
     root = _ROOT.search(svg)
     tag = root.group(0)
-    tag = re.sub(r'\swidth="[0-9.]+"', f' width="{w:g}"', tag, count=1)
-    tag = re.sub(r'\sheight="[0-9.]+"', f' height="{h:g}"', tag, count=1)
-    tag = re.sub(r'\sviewBox="[^"]*"', f' viewBox="{x:g} {y:g} {w:g} {h:g}"', tag, count=1)
-    paper = f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" fill="#fbf8f0"/>'
+    x, y, w, h = (f"{v:.12g}" for v in rect)        # a tile's edge is a third of a unit, say: exact
+    tag = re.sub(r'\swidth="[0-9.]+"', f' width="{w}"', tag, count=1)
+    tag = re.sub(r'\sheight="[0-9.]+"', f' height="{h}"', tag, count=1)
+    tag = re.sub(r'\sviewBox="[^"]*"', f' viewBox="{x} {y} {w} {h}"', tag, count=1)
+    paper = f'<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="#fbf8f0"/>'
     return svg[:root.start()] + tag + "\n" + paper + svg[root.end():]
 
 
