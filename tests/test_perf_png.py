@@ -6,7 +6,9 @@
 - a map quantised with its board's fixed palette, a tile's indices kept by the tile's
   SVG (``png._Palette``), looks as the plain path's picture (Pillow's octree of the whole
   picture, then Pillow's PNG) but for a few pixels, and is no more than 15 % bigger;
-- a close-up is drawn and encoded once per map and rectangle.
+- a close-up is drawn and encoded once per map and rectangle;
+- a close-up drawn as its block of tiles at its scale (``tiles.layout``'s ``window``)
+  looks as the close-up drawn whole through its viewBox.
 """
 from __future__ import annotations
 
@@ -253,3 +255,22 @@ def test_a_closeup_drawn_as_its_block_of_tiles_looks_as_drawn_whole(played_examp
         assert len(got) <= len(want) * 1.15, (len(got), len(want))
     # the second close-up drew a part of its tiles only (tiles and strips, a tile tall each)
     assert 0 < pixels * tiles.TILE < size[0] * size[1] / 4, drawn
+
+
+def test_a_closeup_rectangle_is_whole_tiles_at_its_scale_inside_the_map():
+    from pbem.report import closeup
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="1990" height="913" viewBox="0 0 1990 913">\n</svg>'
+    ts = tiles.TILE / 1.5
+    for pts in ([(30.0, 30.0)], [(1980.0, 900.0)], [(700.0, 400.0), (900.0, 420.0)], []):
+        x, y, w, h = closeup.focus_rect(svg, pts, 20.0, 1.5, 1400)
+        # 1,280 x 896 px, as many tiles as fit; the last ones cut at the map's edge
+        assert w == 10 * ts or (w < 10 * ts and x + w == 1990), (x, w)
+        assert h == 7 * ts or (h < 7 * ts and y + h == 913), (y, h)
+        assert x == round(x / ts) * ts and y == round(y / ts) * ts
+        assert 0 <= x and x + w <= 1990 and 0 <= y and y + h <= 913
+        for px, py in pts:
+            assert x <= max(0, px - 20) and min(1990, px + 20) <= x + w      # the widened box, in the map
+            assert y <= max(0, py - 20) and min(913, py + 20) <= y + h
+    # a map lower than the block: its whole height; a window narrower than a tile: as before
+    assert closeup.focus_rect(svg.replace('913', '300'), [(50.0, 50.0)], 20.0, 1.5, 1400)[1::2] == (0.0, 300.0)
+    assert closeup.focus_rect(svg, [(50.0, 50.0)], 20.0, 1.5, 100)[2] == 66.0

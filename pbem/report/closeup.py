@@ -62,6 +62,13 @@ def focus_rect(svg: str, points: list[tuple[float, float]], pad: float, scale: f
     if not points:
         points = [(W / 2, H / 2)]
     xs, ys = [p[0] for p in points], [p[1] for p in points]
+    if min(max_width, max_height) < TILE:            # smaller than a tile: anywhere (drawn whole)
+        x0, x1, y0, y1 = min(xs) - pad, max(xs) + pad, min(ys) - pad, max(ys) + pad
+        cap_w, cap_h = max_width / scale, max_height / scale
+        w, h = float(math.floor(min(cap_w, W))), float(math.floor(min(cap_h, H)))
+        cx = (x0 + x1) / 2 if x1 - x0 <= cap_w else points[-1][0]
+        cy = (y0 + y1) / 2 if y1 - y0 <= cap_h else points[-1][1]
+        return (round(min(max(0.0, cx - w / 2), W - w), 1), round(min(max(0.0, cy - h / 2), H - h), 1), w, h)
 
     def place(lo: float, hi: float, last: float, size: float, cap: int) -> tuple[float, float]:
         n = max(1, cap // TILE)
@@ -69,12 +76,12 @@ def focus_rect(svg: str, points: list[tuple[float, float]], pad: float, scale: f
             return 0.0, size
         span = n * ts
         centre = (lo + hi) / 2 if hi - lo <= span else last
-        most = math.floor((size - span) / ts + 1e-9)  # the block inside the map
+        most = math.ceil(size / ts - 1e-9) - n       # the block to the map's edge, its last tile cut there
         k = min(max(0, round((centre - span / 2) / ts)), most)
         if hi - lo <= span:                          # the box inside, when it fits
             k = min(max(k, math.ceil((hi - span) / ts - 1e-9)), math.floor(lo / ts + 1e-9), most)
             k = max(k, 0)
-        return k * ts, span
+        return k * ts, min(span, size - k * ts)
     x, w = place(min(xs) - pad, max(xs) + pad, points[-1][0], W, max_width)
     y, h = place(min(ys) - pad, max(ys) + pad, points[-1][1], H, max_height)
     return x, y, w, h
