@@ -6,7 +6,9 @@
 - a map quantised with its board's fixed palette, a tile's indices kept by the tile's
   SVG (``png._Palette``), looks as the plain path's picture (Pillow's octree of the whole
   picture, then Pillow's PNG) but for a few pixels, and is no more than 15 % bigger;
-- a close-up is drawn and encoded once per map and rectangle.
+- a close-up is drawn and encoded once per map and rectangle;
+- a close-up drawn as its block of tiles at its scale (``tiles.layout``'s ``window``)
+  looks as the close-up drawn whole through its viewBox.
 """
 from __future__ import annotations
 
@@ -188,3 +190,87 @@ def test_a_title_changed_at_its_end_draws_only_the_last_pieces_of_its_band(playe
     assert drawn and all(w == tiles.TILE for w in drawn) and len(drawn) <= pic.size[0] // tiles.TILE // 2   # its last pieces
     with Image.open(io.BytesIO(png._resvg(other, None, True))) as whole:
         assert _off(pic, whole.convert("RGB")) < 1 / 5000
+
+
+def test_a_closeup_drawn_as_its_block_of_tiles_looks_as_drawn_whole(played_example):
+    # Crete: a board wider than the mail's 1,400 px; the close-up is a block of whole tiles of
+    # the map at the labels' scale (its corner on their grid, the step inside it); the first
+    # (the position before, the same place) is drawn whole and cut, the last step's draws only
+    # its changed tiles, and both look as the close-up drawn whole through its viewBox (the
+    # plain path), their PNG too
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report import closeup
+    from pbem.report.render import focus_points, report_svg
+    g = played_example("crete").game()
+    entries = g.entries()
+    tiles._kept.clear()
+    png._palettes.clear()
+    closeup._drawn.clear()
+    last = entries[-1].seq
+    drawn = []
+    plain = png._resvg
+
+    def count(svg, width, crisp):
+        drawn.append(width)
+        return plain(svg, width, crisp)
+    side = g.scenario.side_ids()[0]
+    st = g.state(last)
+    points = focus_points(g, side, st, entries, last - 3)
+    for at in (last - 1, last):
+        st = g.state(at)
+        svg = report_svg(g, side, st, entries[:at + 1], at - 3, entries[at].hash)
+        assert closeup.svg_size(svg)[0] > png.MAP_WIDTH
+        scale = closeup.label_scale(svg)
+        rect = closeup.focus_rect(svg, points, 30.0, scale, png.MAP_WIDTH)
+        x, y, w, h = rect
+        ts = tiles.TILE / scale
+        assert abs(x / ts - round(x / ts)) < 1e-9 and abs(y / ts - round(y / ts)) < 1e-9
+        assert w * scale <= png.MAP_WIDTH + 1e-6 and h * scale <= closeup.CLOSEUP_HEIGHT + 1e-6
+        assert x <= points[-1][0] <= x + w and y <= points[-1][1] <= y + h          # the latest point inside
+        W, H = closeup.svg_size(svg)
+        assert x + w <= W + 1e-6 and y + h <= H + 1e-6
+        size = (round(w * scale), round(h * scale))
+        with Image.open(io.BytesIO(plain(closeup.closeup_svg(svg, rect), size[0], True))) as im:
+            truth = im.convert("RGB")
+        assert truth.size == size
+        drawn.clear()
+        png._resvg = count
+        try:
+            got = closeup.closeup_png(svg, rect, scale)
+        finally:
+            png._resvg = plain
+        pixels = sum(drawn)
+        want = png._encode_palette(truth, png.MAP_COLOURS)
+        with Image.open(io.BytesIO(got)) as b, Image.open(io.BytesIO(want)) as a:
+            assert b.mode == "P" and b.size == size and b.text["pbem-viewbox"] == " ".join(f"{v:g}" for v in rect)
+            a, b = a.convert("RGB"), b.convert("RGB")
+            if at < last:                                        # drawn whole: as near as the plain PNG
+                assert _off(b, truth) <= max(1.5 * _off(a, truth), 1 / 20000), at
+                assert _off(b, a) < 1 / 400 and _off(b, a, 48) < 1 / 5000, at
+            else:
+                # its changed row (the title bar's) drawn at its own viewBox: resvg places the glyphs
+                # a shade differently there (it does so for the overview's tiles too), their edges
+                # a few levels off; the rest as drawn whole
+                assert _off(b, truth) < 1 / 300 and _off(b, truth, 96) < 1 / 2000, at
+        assert len(got) <= len(want) * 1.15, (len(got), len(want))
+    # the second close-up drew a part of its tiles only (tiles and strips, a tile tall each)
+    assert 0 < pixels * tiles.TILE < size[0] * size[1] / 4, drawn
+
+
+def test_a_closeup_rectangle_is_whole_tiles_at_its_scale_inside_the_map():
+    from pbem.report import closeup
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="1990" height="913" viewBox="0 0 1990 913">\n</svg>'
+    ts = tiles.TILE / 1.5
+    for pts in ([(30.0, 30.0)], [(1980.0, 900.0)], [(700.0, 400.0), (900.0, 420.0)], []):
+        x, y, w, h = closeup.focus_rect(svg, pts, 20.0, 1.5, 1400)
+        # 1,280 x 896 px, as many tiles as fit; the last ones cut at the map's edge
+        assert w == 10 * ts or (w < 10 * ts and x + w == 1990), (x, w)
+        assert h == 7 * ts or (h < 7 * ts and y + h == 913), (y, h)
+        assert x == round(x / ts) * ts and y == round(y / ts) * ts
+        assert 0 <= x and x + w <= 1990 and 0 <= y and y + h <= 913
+        for px, py in pts:
+            assert x <= max(0, px - 20) and min(1990, px + 20) <= x + w      # the widened box, in the map
+            assert y <= max(0, py - 20) and min(913, py + 20) <= y + h
+    # a map lower than the block: its whole height; a window narrower than a tile: as before
+    assert closeup.focus_rect(svg.replace('913', '300'), [(50.0, 50.0)], 20.0, 1.5, 1400)[1::2] == (0.0, 300.0)
+    assert closeup.focus_rect(svg, [(50.0, 50.0)], 20.0, 1.5, 100)[2] == 66.0

@@ -15,7 +15,10 @@ the whole map, sharp at any zoom (``note``).
 
 The close-up is the same SVG drawn through another viewport (its ``viewBox``),
 so it shows exactly what the whole map shows there; the PNG says which part in a
-``pbem-viewbox`` text chunk ("x y width height" in the SVG's units).
+``pbem-viewbox`` text chunk ("x y width height" in the SVG's units).  It is a block
+of whole tiles of the map drawn at its scale (``tiles.layout``'s ``window``), so a
+tile that an earlier close-up of the game (another viewer's, an earlier position's)
+drew is not drawn again: a close-up costs its changed tiles.
 """
 from __future__ import annotations
 
@@ -49,30 +52,50 @@ def focus_rect(svg: str, points: list[tuple[float, float]], pad: float, scale: f
                max_width: int, max_height: int = CLOSEUP_HEIGHT) -> tuple[float, float, float, float]:
     """(x, y, width, height) in SVG units: what ``max_width`` x ``max_height`` pixels show
     at ``scale`` (the whole map where it is smaller), centred on the box of ``points``
-    widened by ``pad`` (on the last point when that box is larger), kept inside the map."""
+    widened by ``pad`` (on the last point when that box is larger), kept inside the map.
+    The rectangle is a block of whole tiles of the map drawn at ``scale`` (``tiles.TILE``
+    pixels a side: its corner on their grid, as many as fit, the last ones to the map's
+    edge), placed so that the widened box stays inside when it fits."""
+    from pbem.report.tiles import TILE
     W, H = svg_size(svg)
-    cap_w, cap_h = max_width / scale, max_height / scale
+    ts = TILE / scale                                # a tile's side in SVG units
     if not points:
         points = [(W / 2, H / 2)]
     xs, ys = [p[0] for p in points], [p[1] for p in points]
-    x0, x1, y0, y1 = min(xs) - pad, max(xs) + pad, min(ys) - pad, max(ys) + pad
-    w, h = float(math.floor(min(cap_w, W))), float(math.floor(min(cap_h, H)))
-    cx = (x0 + x1) / 2 if x1 - x0 <= cap_w else points[-1][0]
-    cy = (y0 + y1) / 2 if y1 - y0 <= cap_h else points[-1][1]
-    x = min(max(0.0, cx - w / 2), W - w)
-    y = min(max(0.0, cy - h / 2), H - h)
-    return round(x, 1), round(y, 1), w, h
+    if min(max_width, max_height) < TILE:            # smaller than a tile: anywhere (drawn whole)
+        x0, x1, y0, y1 = min(xs) - pad, max(xs) + pad, min(ys) - pad, max(ys) + pad
+        cap_w, cap_h = max_width / scale, max_height / scale
+        w, h = float(math.floor(min(cap_w, W))), float(math.floor(min(cap_h, H)))
+        cx = (x0 + x1) / 2 if x1 - x0 <= cap_w else points[-1][0]
+        cy = (y0 + y1) / 2 if y1 - y0 <= cap_h else points[-1][1]
+        return (round(min(max(0.0, cx - w / 2), W - w), 1), round(min(max(0.0, cy - h / 2), H - h), 1), w, h)
+
+    def place(lo: float, hi: float, last: float, size: float, cap: int) -> tuple[float, float]:
+        n = max(1, cap // TILE)
+        if n * ts >= size:                           # the whole map this way
+            return 0.0, size
+        span = n * ts
+        centre = (lo + hi) / 2 if hi - lo <= span else last
+        most = math.ceil(size / ts - 1e-9) - n       # the block to the map's edge, its last tile cut there
+        k = min(max(0, round((centre - span / 2) / ts)), most)
+        if hi - lo <= span:                          # the box inside, when it fits
+            k = min(max(k, math.ceil((hi - span) / ts - 1e-9)), math.floor(lo / ts + 1e-9), most)
+            k = max(k, 0)
+        return k * ts, min(span, size - k * ts)
+    x, w = place(min(xs) - pad, max(xs) + pad, points[-1][0], W, max_width)
+    y, h = place(min(ys) - pad, max(ys) + pad, points[-1][1], H, max_height)
+    return x, y, w, h
 
 
 def closeup_svg(svg: str, rect: tuple[float, float, float, float]) -> str:
     """``svg`` seen through ``rect``: the root's size and viewBox replaced, the paper under it."""
-    x, y, w, h = rect
     root = _ROOT.search(svg)
     tag = root.group(0)
-    tag = re.sub(r'\swidth="[0-9.]+"', f' width="{w:g}"', tag, count=1)
-    tag = re.sub(r'\sheight="[0-9.]+"', f' height="{h:g}"', tag, count=1)
-    tag = re.sub(r'\sviewBox="[^"]*"', f' viewBox="{x:g} {y:g} {w:g} {h:g}"', tag, count=1)
-    paper = f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" fill="#fbf8f0"/>'
+    x, y, w, h = (f"{v:.12g}" for v in rect)        # a tile's edge is a third of a unit, say: exact
+    tag = re.sub(r'\swidth="[0-9.]+"', f' width="{w}"', tag, count=1)
+    tag = re.sub(r'\sheight="[0-9.]+"', f' height="{h}"', tag, count=1)
+    tag = re.sub(r'\sviewBox="[^"]*"', f' viewBox="{x} {y} {w} {h}"', tag, count=1)
+    paper = f'<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="#fbf8f0"/>'
     return svg[:root.start()] + tag + "\n" + paper + svg[root.end():]
 
 
@@ -88,6 +111,12 @@ def closeup_png(svg: str, rect: tuple[float, float, float, float], scale: float)
     if key in _drawn:
         return _drawn[key]
     from pbem.report.png import COMPRESS_LEVEL, MAP_COLOURS, _has_pillow, _resvg
+    data = _tiled(svg, rect, scale) if _has_pillow() else None
+    if data is not None:
+        if len(_drawn) >= 32:
+            _drawn.clear()
+        _drawn[key] = data
+        return data
     try:
         data = _resvg(closeup_svg(svg, rect), max(1, math.floor(rect[2] * scale)), _has_pillow())
     except Exception:                    # noqa: BLE001 - no renderer: the overview (or the SVG) goes alone
@@ -108,6 +137,35 @@ def closeup_png(svg: str, rect: tuple[float, float, float, float], scale: float)
         _drawn.clear()
     _drawn[key] = data
     return data
+
+
+def _tiled(svg: str, rect: tuple[float, float, float, float], scale: float) -> bytes | None:
+    """The close-up drawn as its block of tiles (``tiles.layout``'s ``window``), quantised
+    with the board's palette for close-ups (``png._Palette``), encoded a band at a time;
+    None when ``rect`` is not such a block or the SVG cannot be cut (then it is drawn whole)."""
+    from pbem.report import png, pngbands, tiles
+    W, H = svg_size(svg)
+    ts = tiles.TILE / scale
+    x, y, w, h = rect
+    c0, r0, nc, nr = round(x / ts), round(y / ts), math.ceil(w / ts - 1e-6), math.ceil(h / ts - 1e-6)
+    if (abs(c0 * ts - x) > 1e-6 or abs(r0 * ts - y) > 1e-6 or abs(min(nc * ts, W - x) - w) > 1e-6
+            or abs(min(nr * ts, H - y) - h) > 1e-6):
+        return None
+
+    def render(part: str, width: int) -> bytes | None:
+        try:
+            return png._resvg(part, width, True)
+        except Exception:                # noqa: BLE001 - refused: drawn whole
+            return None
+    try:
+        lay = tiles.layout(svg, 0, render, window=(scale, c0, r0, nc, nr))
+    except Exception:                    # noqa: BLE001 - a map the tiles cannot cut: drawn whole
+        lay = None
+    if lay is None or (lay.width, lay.height) != (max(1, math.ceil(w * scale - 1e-6)), max(1, math.ceil(h * scale - 1e-6))):
+        return None
+    pal = png._palette_for(svg, lay, png.MAP_COLOURS)
+    return pngbands.encode(pal.indices(lay), lay.width, lay.height, pal.rgb, png.COMPRESS_LEVEL, tiles.TILE,
+                           text={"pbem-viewbox": " ".join(f"{v:g}" for v in rect)}, filtered=True)
 
 
 def big_board(sc, max_width: int) -> bool:

@@ -329,8 +329,13 @@ def picture(svg: str, max_width: int, render):
     return None if got is None else got.rgb()
 
 
-def layout(svg: str, max_width: int, render) -> Layout | None:
-    """The map's tiles (``picture``), each drawn only when no earlier map had it."""
+def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Layout | None:
+    """The map's tiles (``picture``), each drawn only when no earlier map had it.
+
+    ``window`` (scale, column, row, columns, rows): only that block of the tiles of the map
+    drawn at ``scale`` (a close-up, ``closeup.py``), the picture as big as the block (to the
+    map's edge); ``max_width`` is then not used, and there is no title band (its items are
+    in the tiles as any other's).  Drawn whole (most of it new), it is the block alone."""
     from PIL import Image
     import io
     parsed = _items(svg)
@@ -344,8 +349,12 @@ def layout(svg: str, max_width: int, render) -> Layout | None:
     full = 'width="100000" height="100000"'
     items = [(lay, t.replace('width="100%" height="100%"', full), b) if '100%"' in t else (lay, t, b)
              for lay, t, b in items]
-    width = min(max_width, int(sw)) if max_width and sw > max_width else int(sw)
-    s = width / sw
+    if window is None:
+        width = min(max_width, int(sw)) if max_width and sw > max_width else int(sw)
+        s = width / sw
+    else:
+        s, wc0, wr0, wnc, wnr = window
+        width = math.ceil(sw * s - 1e-9)             # the map's whole picture at the close-up's scale
     height = math.ceil(sh * s - 1e-9)
     ts = TILE / s                                   # a tile's side in SVG units
     cols, rows = math.ceil(width / TILE), math.ceil(height / TILE)
@@ -356,7 +365,7 @@ def layout(svg: str, max_width: int, render) -> Layout | None:
     spans: list[tuple[set[int], int, int]] = []
     title = [k for k, (lay, _t, b) in enumerate(items) if not lay and b and b != EVERYWHERE
              and b[2] - b[0] >= sw / 2 and b[3] - b[1] <= ts]
-    if title:
+    if title and window is None:
         spans.append((set(title), max(0, math.floor(min(items[k][2][1] for k in title) * s)),
                       min(height, math.ceil(max(items[k][2][3] for k in title) * s))))
     spans = [sp for sp in spans if sp[2] > sp[1]]
@@ -384,6 +393,21 @@ def layout(svg: str, max_width: int, render) -> Layout | None:
                 per.pop((c, r), None)
     font = re.search(r'\sfont-family="[^"]*"', root)
     fam = font.group(0) if font else ""
+    ox = oy = 0                                      # the picture's corner in the map's picture
+    if window is not None:
+        per = {(c, r): ks for (c, r), ks in per.items() if wc0 <= c < wc0 + wnc and wr0 <= r < wr0 + wnr}
+        ox, oy = wc0 * TILE, wr0 * TILE
+        wpx, hpx = min(wnc * TILE, width - ox), min(wnr * TILE, height - oy)
+        if wpx <= 0 or hpx <= 0 or not per:
+            return None
+
+        def whole_svg(ks: list[int]) -> str:         # the block alone, its tiles' items
+            return "\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{wnc * ts!r}" height="{wnr * ts!r}"'
+                              f'{fam} viewBox="{wc0 * ts!r} {wr0 * ts!r} {wnc * ts!r} {wnr * ts!r}">', *always,
+                              _layered(items, ks), "</svg>"])
+        size = (wnc * TILE, wnr * TILE)
+    else:
+        size = (width, height)
     # a key names the part of its tile the picture shows: a tile cut from a picture drawn whole
     # is blank past the picture's edge, so a taller map (more eliminated units) draws it again
     tiles = {(c, r): f"{s!r} {c} {r} {min(TILE, height - r * TILE)}\n" + _layered(items, ks, (c + 1) * ts)
@@ -392,16 +416,18 @@ def layout(svg: str, max_width: int, render) -> Layout | None:
     missing = [cr for cr in tiles if cr not in have]
     if len(missing) > len(tiles) * 0.4:              # much of it new: drawn whole (a tile alone costs about
         # 2.5 times its share of the whole, measured), then cut into tiles
-        png = render(svg, width)
+        png = render(svg, width) if window is None else \
+            render(whole_svg(sorted({k for ks in per.values() for k in ks})), size[0])
         if png is None:
             return None
         with Image.open(io.BytesIO(png)) as im:
             whole = im.convert("RGB")
-        if whole.size != (width, height):
+        if whole.size != size:
             return None
         for c, r in tiles:
             if (c, r) not in have:
-                _kept[tiles[c, r]] = have[c, r] = whole.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))
+                _kept[tiles[c, r]] = have[c, r] = whole.crop((c * TILE - ox, r * TILE - oy,
+                                                              (c + 1) * TILE - ox, (r + 1) * TILE - oy))
         for (_m, top, bottom), ks in zip(spans, in_span):     # and the title band's pieces
             for c, (key, _kc) in _pieces(items, ks, s, ts, cols, top, bottom).items():
                 if key not in _kept:
@@ -411,14 +437,20 @@ def layout(svg: str, max_width: int, render) -> Layout | None:
                   for cr, ks in per.items() if any(k < under for k in ks) and any(k >= under for k in ks)}
         if under and sum(key not in _kept for key in unders.values()) > len(unders) * 0.4:
             # and the board under the counters, whole: the next maps draw only what lies over it
-            png = render("\n".join([root, *always, _layered(items, list(range(under))), "</svg>"]), width)
+            png = render("\n".join([root, *always, _layered(items, list(range(under))), "</svg>"]), width) \
+                if window is None else \
+                render(whole_svg(sorted({k for ks in per.values() for k in ks if k < under})), size[0])
             if png is not None:
                 with Image.open(io.BytesIO(png)) as im:
                     board = im.convert("RGB")
                 if board.size == whole.size:
                     for (c, r), key in unders.items():
                         if key not in _kept:
-                            _kept[key] = board.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))
+                            _kept[key] = board.crop((c * TILE - ox, r * TILE - oy,
+                                                     (c + 1) * TILE - ox, (r + 1) * TILE - oy))
+        if window is not None:
+            return Layout(wpx, hpx, {(c - wc0, r - wr0): (tiles[c, r], have[c, r]) for c, r in tiles},
+                          whole=whole.crop((0, 0, wpx, hpx)))
         return Layout(width, height, {cr: (tiles[cr], have[cr]) for cr in tiles}, whole=whole)
     head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{ts!r}"{fam}'
     # The board under the counters (everything up to the hex numbers) seldom changes where a
@@ -474,6 +506,8 @@ def layout(svg: str, max_width: int, render) -> Layout | None:
         if tile is None:
             return None
         _kept[tiles[c, r]] = have[c, r] = tile
+    if window is not None:
+        return Layout(wpx, hpx, {(c - wc0, r - wr0): (tiles[c, r], have[c, r]) for c, r in tiles})
     out = Layout(width, height, {cr: (tiles[cr], have[cr]) for cr in tiles})
     for (_m, top, bottom), ks in zip(spans, in_span):
         # the band a piece per column of tiles, each kept by its SVG (its texts cut at its
