@@ -242,6 +242,20 @@ class Printed(str):
 schema_of: Callable[[str], tuple[type, type] | None] | None = None
 
 
+def once_per_scenario(cache: dict, sc, make: Callable, cap: int = 16):
+    """``make(sc)``, made once per scenario object and kept in ``cache`` by its id (the
+    entry holds ``sc`` too, so an id reused by a later object is not mistaken for it); at
+    most ``cap`` scenarios are kept (a process holds a handful)."""
+    got = cache.get(id(sc))
+    if got is not None and got[0] is sc:
+        return got[1]
+    if len(cache) >= cap:
+        cache.clear()
+    value = make(sc)
+    cache[id(sc)] = (sc, value)
+    return value
+
+
 def _game_schema(game) -> tuple[type, type] | None:
     """The game's (schema of [victory], schema of [game_data]); None for an unknown game."""
     if not isinstance(game, str):

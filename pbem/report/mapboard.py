@@ -5,6 +5,7 @@ name may take.  ``mapsvg.render_svg`` puts the counters and the rest on them."""
 from __future__ import annotations
 
 from pbem.core.hexgrid import Grid
+from pbem.core.scenario import once_per_scenario
 from pbem.report.fontmetrics import text_width
 from pbem.report.mapsvg import (HEX_R, LINK_STYLES, MARK_STYLES, ROAD_COLOUR, SQ3, UNKNOWN_TERRAIN,
                                 _battle_position, _esc, _f, _hexside_svg, _line_edges, _link, _mark, _parse,
@@ -36,14 +37,7 @@ _serial = iter(range(1, 1 << 62))                    # a _Board's key: never the
 
 
 def board_layers(sc) -> _Board:
-    got = _boards.get(id(sc))
-    if got is not None and got[0] is sc:            # the entry holds ``sc``: its id is not reused
-        return got[1]
-    if len(_boards) >= 16:
-        _boards.clear()
-    b = _draw_board(sc)
-    _boards[id(sc)] = (sc, b)
-    return b
+    return once_per_scenario(_boards, sc, _draw_board)
 
 
 def _draw_board(sc) -> _Board:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from pbem.core.scenario import Scenario
+from pbem.core.scenario import Scenario, once_per_scenario
 from pbem.core.state import GameState, UnitState
 from pbem.games.formation.schema import Formation, FormationData, Strongpoint, Terrain, UnitInfo
 from pbem.mechanics.pathcost import frac
@@ -76,14 +76,7 @@ _oobs: dict[int, tuple[Scenario, OrderOfBattle]] = {}
 
 def oob(sc: Scenario) -> OrderOfBattle:
     """The scenario's ``OrderOfBattle``, made once."""
-    got = _oobs.get(id(sc))
-    if got is not None and got[0] is sc:          # the entry holds ``sc``: its id is not reused
-        return got[1]
-    if len(_oobs) >= 16:
-        _oobs.clear()
-    t = OrderOfBattle(sc)
-    _oobs[id(sc)] = (sc, t)
-    return t
+    return once_per_scenario(_oobs, sc, OrderOfBattle)
 
 
 def members(st: GameState, sc: Scenario, f: str) -> list[UnitState]:

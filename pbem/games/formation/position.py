@@ -13,6 +13,8 @@ position of the four Mirages examples: an audit of many games verifies each
 example's in turn)."""
 from __future__ import annotations
 
+from pbem.core.scenario import once_per_scenario
+
 __all__ = ["Position", "position"]
 
 
@@ -57,15 +59,12 @@ _seas: dict[int, tuple[object, frozenset[str]]] = {}
 
 def _impassable(sc) -> frozenset[str]:
     """The hexes no path enters (``board.impassable``: the sea), once per scenario."""
-    got = _seas.get(id(sc))
-    if got is not None and got[0] is sc:
-        return got[1]
+    return once_per_scenario(_seas, sc, _sea)
+
+
+def _sea(sc) -> frozenset[str]:
     from pbem.games.formation.board import impassable  # here: board imports this module (a cycle)
-    sea = frozenset(h for h in sc.board.grid.all_hexes() if impassable(sc, h))
-    if len(_seas) >= 16:
-        _seas.clear()
-    _seas[id(sc)] = (sc, sea)
-    return sea
+    return frozenset(h for h in sc.board.grid.all_hexes() if impassable(sc, h))
 
 
 def key(st) -> tuple:
