@@ -28,13 +28,8 @@ def units_():
 
 @pytest.fixture
 def game(tmp_path, fixed_clock):
-    from formation_helpers import scenario_text
-    p = tmp_path / "s.toml"
-    text = scenario_text(units_(), hexsides=RIDGE)
-    p.write_text(text, encoding="utf-8")
-    from conftest import Table
-    from pbem.engine import Game
-    return Table(Game.create(tmp_path / "g", str(p), {}, dice=[9, 9, 9, 9, 9, 9]))
+    from formation_helpers import make
+    return make(tmp_path, units_(), dice=[9] * 6, hexsides=RIDGE)
 
 
 def everything(t, side: str) -> str:

@@ -20,7 +20,7 @@ from email import policy
 import pytest
 from click.testing import CliRunner
 
-from formation_helpers import hq, scenario_text, unit
+from formation_helpers import hq, make, unit
 from pbem.cli import main
 from pbem.engine import Game
 from pbem.report import closeup, render
@@ -42,10 +42,7 @@ def units_():
 
 @pytest.fixture
 def game(tmp_path, fixed_clock):
-    from conftest import Table
-    p = tmp_path / "s.toml"
-    p.write_text(scenario_text(units_()), encoding="utf-8")
-    return Table(Game.create(tmp_path / "g", str(p), {}, dice=[9] * 12))
+    return make(tmp_path, units_(), dice=[9] * 12)
 
 
 def rows(t, side):
