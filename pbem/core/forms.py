@@ -36,6 +36,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from pbem.core.orders import Entropy, Press, Secret, Unveil
+
 Lines = Callable[[Any, Any, str], "list[str]"]
 
 
@@ -126,8 +128,8 @@ CORE: dict[str, Form] = {f.word: f for f in (
          "your contribution to the dice (pbem dice contribute)",
          when=lambda st, sc: st.chain is not None and st.chain.entropy),
 )}
-# words any side may send at any time, which no step offers (ruleset.dispatch takes them first)
-CORE_ANY_TIME = frozenset({"secret", "unveil", "press", "entropy"})
+# words any side may send at any time, which no step offers: the orders ruleset.dispatch takes first
+CORE_ANY_TIME = frozenset(c.__struct_config__.tag for c in (Secret, Unveil, Press, Entropy))
 
 
 def core(*words: str) -> tuple[Form, ...]:
