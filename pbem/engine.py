@@ -40,14 +40,14 @@ import hashlib
 import os
 import re
 from pathlib import Path
-from itertools import islice
 from typing import Callable, Iterable, Iterator
 
 import msgspec
 
 from pbem.core import events as E
 from pbem.core import orders as O
-from pbem.log import LogError, StaleHead, GENESIS, raw_envelope, walk_chain, write_private
+from pbem.core import reduce as R
+from pbem.log import LogError, StaleHead, GENESIS, raw_envelope, walk_blocks, walk_chain, write_private
 from pbem.store.files import FileGame
 from pbem.games import Ctx, Ruleset, ruleset_for
 from pbem.core.ruleset import dispatch
@@ -82,6 +82,18 @@ class _Line(msgspec.Struct):
 
 
 _sealed_dec: msgspec.msgpack.Decoder | None = None
+
+
+def _first_lines(blocks: Iterable[list[bytes]], k: int) -> Iterator[list[bytes]]:
+    """The first ``k`` lines of ``blocks``, in blocks; no block after them is read."""
+    for lines in blocks:
+        if k <= 0:
+            return
+        if len(lines) >= k:
+            yield lines[:k]
+            return
+        k -= len(lines)
+        yield lines
 
 
 def _decode_sealed(sealed: dict[str, E.SecretRecorded] | bytes) -> dict[str, E.SecretRecorded]:
@@ -346,27 +358,56 @@ class Game(Verification):
 
     def _replay_log(self, upto: int | None = None) -> tuple[GameState, str, dict[str, E.SecretRecorded]]:
         """The log streamed into a state: each line decoded, checked against the
-        chain (as ``entries()`` checks it) and applied before the next is read.
+        chain (as ``entries()`` checks it) and applied in order, a block of lines
+        at a time (``log.walk_blocks``: a block is decoded and its links checked
+        before its lines are applied; a block with anything wrong is walked line
+        by line, each line checked, then applied, as ``walk_chain`` does).
         Returns the state after seq ``upto`` (default: the last line), the hash of
         that line and the sealed secrets' records up to it (by "side:name")."""
         st = self.new_state()
-        apply, sc = self.rules.apply, self.scenario
+        sc = self.scenario
+        rules = self.rules
         sealed: dict[str, E.SecretRecorded] = {}
-        secret = E.SecretRecorded                   # the one kind replay looks at (GameCreated: _decoder)
-        lines = self.log.iter_lines()
+        secret, created = E.SecretRecorded, E.GameCreated   # the kinds replay looks at
+        blocks = self.log.iter_blocks()
         if upto is not None:
-            lines = islice(lines, upto + 1)         # no line after ``upto`` is read
+            blocks = _first_lines(blocks, upto + 1)         # no line after ``upto`` is read
         prev = GENESIS
         n = -1
-        for n, _, x, prev in walk_chain(lines, self._decoder(), self._check_link):
-            if n:
-                ev = x.body
-                try:
-                    apply(st, ev, sc)
-                except Exception as e:
-                    raise self._unappliable(n, ev, e) from e
-                if ev.__class__ is secret:
-                    sealed[f"{ev.side}:{ev.name}"] = ev
+        # Ruleset.apply, inlined (the core's step of each type, reduce.STEPS), unless the
+        # game has an apply of its own.
+        plain = type(rules).apply is Ruleset.apply
+        apply = rules.apply
+        before = rules.reduce_before if rules._reads_before else None
+        steps, stay, reduce = R.STEPS, rules.eliminated_stay, rules.reduce
+        ev = None
+        for xs, prev in walk_blocks(blocks, E.line_decoder().decode, self._decoder(), self._check_link):
+            if n < 0:
+                xs = xs[1:]                                 # GameCreated: the state's start
+                n = 0
+            try:
+                for x in xs:
+                    ev = x.body
+                    cls = ev.__class__
+                    if cls is secret:
+                        sealed[f"{ev.side}:{ev.name}"] = ev
+                    elif cls is created:
+                        break
+                    if plain:
+                        if before is not None:
+                            before(st, ev, sc)
+                        step = steps[cls]
+                        if step is not None:
+                            step(st, ev, stay)
+                        reduce(st, ev, sc)
+                    else:
+                        apply(st, ev, sc)
+                    n += 1
+                else:
+                    continue
+            except Exception as e:
+                raise self._unappliable(n + 1, ev, e) from e
+            raise self._second_created(n + 1)
         st.seq = n
         return st, prev, sealed
 

@@ -11,8 +11,9 @@ in the same run, so a busy machine shows in both (it has 2 cores, shared):
   replay       log -> state (``Game.state()`` with the state cache deleted) of logs
                made by repeating the El Alamein example's events (10k, 100k, 1M),
                next to the time msgspec alone takes to decode the same lines
-               (envelope + typed body, nothing else), and the peak RSS of the
-               process that replayed (each size in a fresh process).
+               (envelope + typed body, nothing else), each the best of its runs,
+               a replay and a decode in turn, and the peak RSS of the process that
+               replayed (each size in a fresh process).
   submit       one order at 100 / 10k / 100k events: an Eben Emael `fire` (a game
                whose every order sees the host's sealed secrets) and an `unveil`,
                in legal logs padded with `secret` / `unveil` notes.
@@ -24,7 +25,8 @@ in the same run, so a busy machine shows in both (it has 2 cores, shared):
   verify       `Game.verify()` of the eight examples of issue 18 (and, on a line of
                their own, of the examples added since), and `pbem verify` of each.
   games        (issue 29) every example: replay of its log repeated to 10k / 100k / 1M
-               events next to decode-only, as `replay` does for El Alamein; the
+               events next to decode-only, as `replay` does for El Alamein (best of
+               5 / 3 / 2 of each, a replay and a decode in turn); the
                events per CPU second of `Game.verify()`; the CPU time of its replay
                page (`pbem replay`, the referee's).
 
@@ -185,14 +187,6 @@ d, reps = Path(sys.argv[1]), int(sys.argv[2])
 g = Game(d)
 load_all_events()
 base = rss()
-best = None
-for _ in range(reps):
-    (d / ".state-cache").unlink(missing_ok=True)
-    t0 = time.perf_counter()
-    st = g.state()
-    t = time.perf_counter() - t0
-    best = t if best is None else min(best, t)
-peak = rss()
 
 class Env(msgspec.Struct):
     seq: int
@@ -202,8 +196,15 @@ class Env(msgspec.Struct):
     at: str
 env = msgspec.json.Decoder(Env)
 body = {k: msgspec.json.Decoder(t) for k, t in E.BY_KIND.items()}
-dec = None
-for _ in range(reps):
+best = dec = None
+peak = base
+for _ in range(reps):      # replay, then decode, in turn: a neighbour's load meets both alike
+    (d / ".state-cache").unlink(missing_ok=True)
+    t0 = time.perf_counter()
+    st = g.state()
+    t = time.perf_counter() - t0
+    best = t if best is None else min(best, t)
+    peak = max(peak, rss())
     t0 = time.perf_counter()
     with open(d / "log.jsonl", "rb") as f:
         for line in f:
@@ -380,7 +381,7 @@ def bench_games(work: Path, sizes: list[int], names: list[str]) -> None:
         for n in sizes:
             r = work / f"replay-{name}-{n}"
             repeated_log(d, r, n)
-            reps = 3 if n <= 100_000 else 1
+            reps = 5 if n <= 10_000 else 3 if n <= 100_000 else 2
             out = subprocess.run([sys.executable, "-c", _CHILD_CPU, str(r), str(reps)], capture_output=True, text=True)
             if out.returncode:
                 print(out.stderr, file=sys.stderr)

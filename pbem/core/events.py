@@ -398,8 +398,10 @@ def line_decoder() -> msgspec.json.Decoder:
     global _line_decoder
     if _line_decoder is None or _line_decoder[0] != len(BY_KIND):
         from typing import Union
+        # gc=False: an envelope refers to its event and nothing refers back (no cycle), so the
+        # collector need not track the one envelope a line that replay makes and drops.
         envelopes = tuple(msgspec.defstruct(f"Line{kind}", [("seq", int), ("prev", str), ("body", t), ("at", str)],
-                                            tag_field="kind", tag=kind) for kind, t in BY_KIND.items())
+                                            tag_field="kind", tag=kind, gc=False) for kind, t in BY_KIND.items())
         _line_decoder = (len(BY_KIND), msgspec.json.Decoder(Union[envelopes]))
     return _line_decoder[1]
 

@@ -112,21 +112,98 @@ def dice_used(ev: E.Event) -> int:
     return len(rolls) if rolls else 0
 
 
+def _units_of(v) -> list[str]:
+    """``events.moved_units`` of a field's value (a unit, or a list of units)."""
+    if isinstance(v, str):
+        return [v] if v else []
+    return [x for x in (v or []) if x]
+
+
+def _board_step(m: E.Motion) -> Callable[[GameState, E.Event, bool], bool]:
+    """``board_effect`` for the events of one declared motion ``m``, its fields read
+    once (the same effect: tests/test_perf_replay.py checks it against the plain code)."""
+    uf, pf, hf = m.unit, m.path, m.hex
+    if m.kind == "eliminated":
+        def eliminated(st: GameState, ev: E.Event, eliminated_stay: bool) -> bool:
+            units = st.units
+            for uid in _units_of(getattr(ev, uf, None)):
+                u = units[uid]
+                u.eliminated = True
+                if not eliminated_stay:
+                    u.hex = None
+            return True
+        return eliminated
+    off = m.kind == "off"
+    moves = m.kind == "move"
+
+    def board(st: GameState, ev: E.Event, eliminated_stay: bool) -> bool:
+        if off:                                 # moved_to: [] and moved_where: off the map
+            end = None
+        elif pf:
+            path = [h for h in getattr(ev, pf, None) or [] if h]
+            if path:
+                end = path[-1]
+            elif hf:
+                end = None
+            else:
+                return True                     # an empty path: nobody moves
+        elif hf:
+            end = getattr(ev, hf, "") or None
+        else:
+            return True
+        units = st.units
+        for uid in _units_of(getattr(ev, uf, None)):
+            u = units[uid]
+            u.hex = end
+            if moves and end is not None:
+                u.moved = True
+        return True
+    return board
+
+
+def _step_of(cls: type) -> Callable[[GameState, E.Event, bool], bool] | None:
+    """``reduce_core`` for the events of type ``cls``: None when the core does nothing
+    with them, else a function doing what ``reduce_core`` does and answering the same."""
+    rolls = hasattr(cls, E.DICE_FIELD)
+    m = cls.motion
+    effect = _board_step(m) if m is not None and m.core else None
+    core = None if effect is not None else CORE.get(cls)
+    if core is not None:
+        def effect(st: GameState, ev: E.Event, eliminated_stay: bool) -> bool:
+            core(st, ev)
+            return True
+    if not rolls:
+        return effect
+    field = E.DICE_FIELD
+
+    def with_dice(st: GameState, ev: E.Event, eliminated_stay: bool) -> bool:
+        n = getattr(ev, field, None)
+        if n:
+            st.scripted_pos += len(n)
+        return effect(st, ev, eliminated_stay) if effect is not None else False
+    return with_dice
+
+
+class _Steps(dict):
+    def __missing__(self, cls: type):
+        step = self[cls] = _step_of(cls)
+        return step
+
+
+STEPS: dict[type, Callable[[GameState, E.Event, bool], bool] | None] = _Steps()
+"""The core's part of each event type, made on first use: ``STEPS[type(ev)]`` is None when
+the core does nothing with such an event, else ``step(st, ev, eliminated_stay)``, which does
+what ``reduce_core`` does (the dice count, the board effect or the ``CORE`` reducer) and
+returns True for a core event.  An event's class, its ``motion`` and ``CORE`` never change
+once a type exists, so a type's step is made once (replay asks for it at every event)."""
+
+
 def reduce_core(st: GameState, ev: E.Event, eliminated_stay: bool = False) -> bool:
     """Apply what is common to every game; True when ``ev`` is a core event (a board
-    event whose motion the core applies included).  ``eliminated_stay``: board_effect."""
-    n = dice_used(ev)
-    if n:
-        st.scripted_pos += n
-    m = ev.motion
-    if m is not None and m.core:
-        board_effect(st, ev, eliminated_stay)
-        return True
-    core = CORE.get(type(ev))
-    if core is None:
-        return False
-    core(st, ev)
-    return True
+    event whose motion the core applies included).  ``eliminated_stay``: board_effect.
+    The work is the event type's step (``STEPS``), made once per type."""
+    step = STEPS[ev.__class__]
+    return step is not None and step(st, ev, eliminated_stay)
 
 
 def no_reducer(game: str, ev: E.Event) -> None:
