@@ -67,11 +67,15 @@ def svg_to_png(svg: str, max_width: int = MAP_WIDTH, colours: int = MAP_COLOURS)
 def _resvg(svg: str, width: int | None, crisp: bool) -> bytes:
     """resvg's PNG of ``svg`` at ``width`` pixels (its own size for None), in the bundled fonts."""
     import resvg_py
+
+    from pbem.report.glyphs import outline
     kw: dict = {"width": width} if width else {}
     if crisp:
         kw["shape_rendering"] = "crisp_edges"
-    return bytes(resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=list(FONT_FILES),
-                                       font_family=_FAMILY, sans_serif_family=_FAMILY, **kw))
+    svg = outline(svg)                   # the texts as their glyphs' outlines, where it can
+    if "<text" in svg:                   # a text left: resvg lays it out, in the bundled fonts
+        kw.update(font_files=list(FONT_FILES), font_family=_FAMILY, sans_serif_family=_FAMILY)
+    return bytes(resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, **kw))
 
 
 def _tiled_png(svg: str, max_width: int, colours: int) -> bytes | None:
