@@ -120,13 +120,11 @@ class Painter:
         got = [self.get(r) for r in reqs if r is not None]
         if any(g is None for g in got):
             return None
-        tile = base.convert("RGBA")
-        for x, y, im in got:
-            ix0, iy0 = max(x, tx), max(y, ty)
-            ix1, iy1 = min(x + im.width, tx + tile.width), min(y + im.height, ty + tile.height)
-            if ix1 > ix0 and iy1 > iy0:
-                tile.alpha_composite(im, (ix0 - tx, iy0 - ty), (ix0 - x, iy0 - y, ix1 - x, iy1 - y))
-        return tile.convert("RGB")
+        tile = base.copy()
+        for x, y, im in got:                         # over an opaque picture: blended by the alpha
+            if x < tx + tile.width and y < ty + tile.height and x + im.width > tx and y + im.height > ty:
+                tile.paste(im, (x - tx, y - ty), im)  # (Pillow clips what falls outside)
+        return tile
 
     def _keep(self, req, pic):
         got = (req[1][0], req[1][1], pic)
