@@ -17,14 +17,40 @@ from __future__ import annotations
 import io
 import math
 import re
+from collections import OrderedDict
 
-__all__ = ["Painter", "SPRITE_MAX"]
+__all__ = ["Painter", "Kept", "SPRITE_MAX"]
 
 SPRITE_MAX = 4 * 128 * 128       # px: a bigger item is drawn in the part of each tile it meets
 SHEET_MAX = 2 * 128 * 128        # px: a bigger picture is drawn alone (the room beside it on a sheet costs)
 GAP = 8                          # px between two pictures on a sheet
 _NUM = r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _STROKE = re.compile(r'\sstroke-width="(' + _NUM + ')"')
+
+
+class Kept(OrderedDict):
+    """Pictures by key, the least recently used forgotten first past ``budget`` bytes of
+    pixels (64 MiB: a host mails many games in turn, each keeping its pictures)."""
+
+    def __init__(self, budget: int = 64 << 20):
+        super().__init__()
+        self.budget, self.size = budget, 0
+
+    def keep(self, key, got) -> None:
+        if key in self:
+            self.size -= _bytes(self.pop(key))
+        self[key] = got
+        self.size += _bytes(got)
+        while self.size > self.budget and len(self) > 1:
+            self.size -= _bytes(self.popitem(last=False)[1])
+
+    def clear(self) -> None:
+        super().clear()
+        self.size = 0
+
+
+def _bytes(got) -> int:
+    return got[2].width * got[2].height * 4
 
 
 class Painter:
@@ -128,9 +154,7 @@ class Painter:
 
     def _keep(self, req, pic):
         got = (req[1][0], req[1][1], pic)
-        self.store[self._key(req)] = got
-        while len(self.store) > 20_000:
-            self.store.popitem(last=False)
+        self.store.keep(self._key(req), got)
         return got
 
     def _draw(self, x0: int, y0: int, w: int, h: int, body: list[str]):

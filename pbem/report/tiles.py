@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 
-from pbem.report.sprites import SPRITE_MAX, Painter
+from pbem.report.sprites import SPRITE_MAX, Kept, Painter
 
 __all__ = ["picture", "layout", "Layout", "TILE"]
 
@@ -44,7 +44,7 @@ class _Kept:
         self.hot, self.cold_bytes = hot, cold_bytes
         self.images: OrderedDict = OrderedDict()
         self.packed: OrderedDict = OrderedDict()
-        self.sprites: OrderedDict = OrderedDict()      # sprites.Painter's pictures of items
+        self.sprites = Kept()                          # sprites.Painter's pictures of items
         self.size = 0
 
     def __contains__(self, key: str) -> bool:
