@@ -87,6 +87,7 @@ class _Kept:
 
 
 _kept = _Kept()
+_cells: dict[tuple, dict] = {}
 _boxes: dict[str, tuple[float, float, float, float] | None] = {}
 
 _NUM = r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -281,24 +282,42 @@ def _items(svg: str):
         if line.startswith("<defs"):
             always += body[i:j]
         elif line.startswith("<g") and body[j - 1] == "</g>" and d == 1:
-            tag, _, drawn = line.partition(">")
-            line = tag + ">"
-            if drawn:                                # the group's own frame, title: an item of it
-                items.append((line, drawn, box(drawn, line)))
-            k = i + 1                                # a layer: each child an item
-            while k < j - 1:
-                m, depth = k + 1, _depth(body[k])
-                while m < j - 1 and depth > 0:
-                    depth += _depth(body[m])
-                    m += 1
-                text = "\n".join(body[k:m])
-                items.append((line, text, box(text, line)))
-                k = m
+            items += _layer(body, i, j)
         else:
             text = "\n".join(body[i:j])
             items.append(("", text, box(text)))
         i = j
     return root, always, items
+
+
+_layers: dict[str, list] = {}
+
+
+def _layer(body: list[str], i: int, j: int) -> list:
+    """The items of the layer ``body[i:j]`` (a top-level group: each child an item), kept by
+    the layer's text: a map's board layers are those of the map before it."""
+    whole = "\n".join(body[i:j])
+    got = _layers.get(whole)
+    if got is not None:
+        return got
+    tag, _, drawn = body[i].partition(">")
+    line = tag + ">"
+    got = []
+    if drawn:                                        # the group's own frame, title: an item of it
+        got.append((line, drawn, box(drawn, line)))
+    k = i + 1
+    while k < j - 1:
+        m, depth = k + 1, _depth(body[k])
+        while m < j - 1 and depth > 0:
+            depth += _depth(body[m])
+            m += 1
+        text = "\n".join(body[k:m])
+        got.append((line, text, box(text, line)))
+        k = m
+    if len(_layers) > 2_000:
+        _layers.clear()
+    _layers[whole] = got
+    return got
 
 
 _SIZE = re.compile(r'\swidth="(' + _NUM + r')"\s+height="(' + _NUM + r')"')
@@ -377,7 +396,10 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     members = set().union(*(sp[0] for sp in spans)) if spans else set()
     per: dict[tuple[int, int], list[int]] = {}
     in_span: list[list[int]] = [[] for _ in spans]
-    for k, (_layer, _text, b) in enumerate(items):
+    cells = _cells.setdefault((ts, cols, rows), {})
+    if len(cells) > 100_000:
+        cells.clear()
+    for k, (_lay, _text, b) in enumerate(items):
         if b is None:
             continue
         for i, (_m, top, bottom) in enumerate(spans):
@@ -385,13 +407,19 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
                 in_span[i].append(k)
         if k in members:
             continue
-        c0, c1 = max(0, int(b[0] // ts)) if b[0] > -math.inf else 0, min(cols - 1, int(b[2] // ts)) \
-            if b[2] < math.inf else cols - 1
-        r0, r1 = max(0, int(b[1] // ts)) if b[1] > -math.inf else 0, min(rows - 1, int(b[3] // ts)) \
-            if b[3] < math.inf else rows - 1
-        for c in range(c0, c1 + 1):
-            for r in range(r0, r1 + 1):
-                per.setdefault((c, r), []).append(k)
+        got = cells.get(b)
+        if got is None:                              # the tiles a box meets, kept by the box
+            c0, c1 = max(0, int(b[0] // ts)) if b[0] > -math.inf else 0, min(cols - 1, int(b[2] // ts)) \
+                if b[2] < math.inf else cols - 1
+            r0, r1 = max(0, int(b[1] // ts)) if b[1] > -math.inf else 0, min(rows - 1, int(b[3] // ts)) \
+                if b[3] < math.inf else rows - 1
+            got = cells[b] = tuple((c, r) for c in range(c0, c1 + 1) for r in range(r0, r1 + 1))
+        for cr in got:
+            ks = per.get(cr)
+            if ks is None:
+                per[cr] = [k]
+            else:
+                ks.append(k)
     for r in range(rows):                            # a row of tiles a band covers is not drawn
         if any(top <= r * TILE and min(height, (r + 1) * TILE) <= bottom for _m, top, bottom in spans):
             for c in range(cols):
@@ -408,7 +436,7 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
 
     # a key names the part of its tile the picture shows: a tile cut from a picture drawn whole
     # is blank past the picture's edge, so a taller map (more eliminated units) draws it again
-    tiles = {(c, r): f"{s!r} {c} {r} {min(TILE, height - r * TILE)}\n" + _layered(items, ks, (c + 1) * ts)
+    tiles = {(c, r): _key(items, ks, (c + 1) * ts, (s, c, r, min(TILE, height - r * TILE)))
              for (c, r), ks in per.items()}
     have = {cr: _kept[key] for cr, key in tiles.items() if key in _kept}      # taken now: kept while drawing
     missing = [cr for cr in tiles if cr not in have]
@@ -534,8 +562,8 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
         first = min(mem)
         pieces = _pieces(items, ks, s, ts, cols, top, bottom)
         new = [c for c, (key, _kc) in pieces.items() if key not in _kept]
-        bases = {c: f"band {s!r} {c} {top} {bottom} under\n" + _layered(items, [k for k in pieces[c][1] if k < first],
-                                                                        (c + 1) * ts) for c in new}
+        bases = {c: _key(items, [k for k in pieces[c][1] if k < first], (c + 1) * ts, ("band", s, c, top, bottom, "under"))
+                 for c in new}
         lacking = [c for c in new if bases[c] not in _kept]
         if len(lacking) > cols / 2:
             png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{sw!r}" height="{h!r}"{fam} '
@@ -582,14 +610,28 @@ def _pieces(items, ks: list[int], s: float, ts: float, cols: int, top: int, bott
     for c in range(cols):
         x0, x1 = c * ts, (c + 1) * ts
         kc = [k for k in ks if items[k][2][0] < x1 and items[k][2][2] > x0]
-        out[c] = f"band {s!r} {c} {top} {bottom}\n" + _layered(items, kc, x1), kc
+        out[c] = _key(items, kc, x1, ("band", s, c, top, bottom)), kc
     return out
 
 
-def _base_key(items, ks: list[int], s: float, cr: tuple[int, int], height: int, ts: float, what: str) -> str:
+def _base_key(items, ks: list[int], s: float, cr: tuple[int, int], height: int, ts: float, what: str) -> tuple:
     """The key of the picture of tile ``cr``'s items ``ks`` (its board: ``what`` says which part)."""
     c, r = cr
-    return f"{s!r} {c} {r} {min(TILE, height - r * TILE)} {what}\n" + _layered(items, ks, (c + 1) * ts)
+    return _key(items, ks, (c + 1) * ts, (s, c, r, min(TILE, height - r * TILE), what))
+
+
+def _key(items, ks: list[int], right: float, head: tuple) -> tuple:
+    """A picture's key: ``head`` (where it is) and its items ``ks``, each its layer and its
+    SVG, with the texts that run past ``right`` cut there (``_clip``): the same key, the
+    same pixels.  A tuple of the items' own strings (a layer kept by ``_layer`` is the
+    same objects map after map, their hashes computed once)."""
+    out = list(head)
+    for k in ks:
+        lay, text, b = items[k]
+        if b[2] > right and "<text" in text:
+            text = _clip(text, lay, right)
+        out += (lay, text)
+    return tuple(out)
 
 
 # The layers drawn over the board that change from map to map (``mapsvg``): the areas of
