@@ -142,13 +142,6 @@ class _Palette:
         from pbem.report.tiles import TILE
         out = Image.new("P", (lay.width + 1, lay.height), self.blank)
         out.paste(0, (0, 0, 1, lay.height))
-        if lay.whole is not None:
-            q = self.quantise(lay.whole)
-            for (c, r), (key, _im) in lay.cells.items():
-                if key not in self.kept:
-                    self._keep(key, q.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE)))
-            out.paste(q, (1, 0))
-            return out.tobytes()
         for x, y, key, im in [*((c * TILE, r * TILE, *got) for (c, r), got in lay.cells.items()), *lay.bands]:
             t = self.kept.get(key)
             if t is None:

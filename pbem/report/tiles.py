@@ -325,17 +325,15 @@ _SIZE = re.compile(r'\swidth="(' + _NUM + r')"\s+height="(' + _NUM + r')"')
 
 class Layout:
     """A map's picture as its tiles: ``cells`` {(column, row): (key, RGB image)} (the key:
-    the tile's SVG text), ``bands`` [(x, y, key, RGB image)] pasted over them there (the
-    title bar's, the legend's), and ``whole``, the picture itself when it was drawn whole."""
-    __slots__ = ("width", "height", "cells", "bands", "whole")
+    the tile's items, ``_key``), and ``bands`` [(x, y, key, RGB image)] pasted over them
+    there (the title bar's)."""
+    __slots__ = ("width", "height", "cells", "bands")
 
-    def __init__(self, width: int, height: int, cells: dict, whole=None):
-        self.width, self.height, self.cells, self.bands, self.whole = width, height, cells, [], whole
+    def __init__(self, width: int, height: int, cells: dict):
+        self.width, self.height, self.cells, self.bands = width, height, cells, []
 
     def rgb(self):
         """The picture as one RGB image."""
-        if self.whole is not None:
-            return self.whole
         from PIL import Image
         out = Image.new("RGB", (self.width, self.height), (255, 255, 255))
         for (c, r), (_key, im) in self.cells.items():
@@ -359,7 +357,7 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     ``window`` (scale, column, row, columns, rows): only that block of the tiles of the map
     drawn at ``scale`` (a close-up, ``closeup.py``), the picture as big as the block (to the
     map's edge); ``max_width`` is then not used, and there is no title band (its items are
-    in the tiles as any other's).  Drawn whole (most of it new), it is the block alone."""
+    in the tiles as any other's)."""
     from PIL import Image
     import io
     parsed = _items(svg)
@@ -481,7 +479,6 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     # over it each of its items' own pictures (``sprites``), also kept by their SVG, so only
     # an item that moved or changed is drawn, in its own few pixels (the same picture: each
     # element is painted over the ones before it, in order, either way).
-    missing = [cr for cr in missing if cr not in have]
     paint = Painter(items, s, width, height, fam, always, lambda ks: _layered(items, ks), render, _kept.sprites, MARGIN)
 
     def rect(c: int, r: int) -> tuple[int, int, int, int]:
@@ -504,8 +501,8 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
             for cr, (key, still, n, paint_ks) in plan.items()}
     plan = {cr: (key, still, reqs[:n], reqs[n:]) for cr, (key, still, reqs, n) in plan.items()}
     paint.prepare([q for _k, _s, fix, over in plan.values() for q in fix + over])
-    for c, r in missing:                             # each alone: a nested viewport costs resvg a whole mask
-        def draw(ks: list[int], rgb: bool = True):
+    for c, r in missing:
+        def draw(ks: list[int], rgb: bool = True):   # the tile's items ``ks`` drawn by resvg, alone
             png = render("\n".join([f'{head} viewBox="{c * ts!r} {r * ts!r} {ts!r} {ts!r}">', *always,
                                     _layered(items, ks, (c + 1) * ts), "</svg>"]), TILE)
             if png is None:
