@@ -111,7 +111,7 @@ class _Palette:
     colours, every flat colour of the SVG among them exactly.  Every later map whose SVG
     names no other colour is quantised with it, so a tile's palette indices depend on the
     tile alone and are kept by its SVG text (``tiles.layout``'s keys)."""
-    __slots__ = ("serial", "svg_colours", "image", "rgb", "kept", "blank")
+    __slots__ = ("serial", "svg_colours", "image", "rgb", "blank")
 
     def __init__(self, picture, svg_colours: frozenset, colours: int):
         from PIL import Image
@@ -128,7 +128,6 @@ class _Palette:
         self.blank = self.quantise(Image.new("RGB", (1, 1), (255, 255, 255))).getpixel((0, 0))
         self.svg_colours = svg_colours
         self.serial = next(_serials)
-        self.kept: OrderedDict = OrderedDict()
 
     def quantise(self, im):
         from PIL import Image
@@ -143,24 +142,24 @@ class _Palette:
         out = Image.new("P", (lay.width + 1, lay.height), self.blank)
         out.paste(0, (0, 0, 1, lay.height))
         for x, y, key, im in [*((c * TILE, r * TILE, *got) for (c, r), got in lay.cells.items()), *lay.bands]:
-            t = self.kept.get(key)
+            t = _indices.get((self.serial, key))
             if t is None:
-                t = self._keep(key, self.quantise(im))
+                t = _indices[self.serial, key] = self.quantise(im)
+                while len(_indices) > _KEPT_INDICES:
+                    _indices.popitem(last=False)
             else:
-                self.kept.move_to_end(key)
+                _indices.move_to_end((self.serial, key))
             out.paste(t, (1 + x, y))
         return out.tobytes()
 
-    def _keep(self, key: str, t):
-        self.kept[key] = t
-        while len(self.kept) > _KEPT_INDICES:
-            self.kept.popitem(last=False)
-        return t
 
-
-_KEPT_INDICES = 3000                     # 16 KiB each
+_KEPT_INDICES = 6000                     # tiles' palette indices kept, 16 KiB each, all palettes together
+_indices: OrderedDict = OrderedDict()    # (palette serial, tile key) -> its indices, least recently used first
 _serials = iter(range(1, 1 << 62))
-_palettes: OrderedDict = OrderedDict()   # (the SVG's root element, width) -> [_Palette]
+# (the SVG's root element, width) -> [_Palette]: a host holding many games keeps each board's
+# (a palette forgotten is made again from the next picture, and every tile quantised again)
+_palettes: OrderedDict = OrderedDict()
+_PALETTES = 256
 
 
 def _palette_for(svg: str, lay, colours: int) -> _Palette:
@@ -176,7 +175,7 @@ def _palette_for(svg: str, lay, colours: int) -> _Palette:
             return pal
     pal = _Palette(lay.rgb(), named, colours)
     _palettes[key] = [*got[-3:], pal]
-    while len(_palettes) > 16:
+    while len(_palettes) > _PALETTES:
         _palettes.popitem(last=False)
     return pal
 

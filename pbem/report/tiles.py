@@ -39,7 +39,7 @@ class _Kept:
     least recently used forgotten first.  A host mails many games in turn, and each keeps
     the tiles of its map between its mails."""
 
-    def __init__(self, hot: int = 1500, cold_bytes: int = 192 << 20):
+    def __init__(self, hot: int = 3000, cold_bytes: int = 192 << 20):
         from collections import OrderedDict
         self.hot, self.cold_bytes = hot, cold_bytes
         self.images: OrderedDict = OrderedDict()
