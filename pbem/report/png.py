@@ -67,11 +67,15 @@ def svg_to_png(svg: str, max_width: int = MAP_WIDTH, colours: int = MAP_COLOURS)
 def _resvg(svg: str, width: int | None, crisp: bool) -> bytes:
     """resvg's PNG of ``svg`` at ``width`` pixels (its own size for None), in the bundled fonts."""
     import resvg_py
+
+    from pbem.report.glyphs import outline
     kw: dict = {"width": width} if width else {}
     if crisp:
         kw["shape_rendering"] = "crisp_edges"
-    return bytes(resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=list(FONT_FILES),
-                                       font_family=_FAMILY, sans_serif_family=_FAMILY, **kw))
+    svg = outline(svg)                   # the texts as their glyphs' outlines, where it can
+    if "<text" in svg:                   # a text left: resvg lays it out, in the bundled fonts
+        kw.update(font_files=list(FONT_FILES), font_family=_FAMILY, sans_serif_family=_FAMILY)
+    return bytes(resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, **kw))
 
 
 def _tiled_png(svg: str, max_width: int, colours: int) -> bytes | None:
@@ -107,7 +111,7 @@ class _Palette:
     colours, every flat colour of the SVG among them exactly.  Every later map whose SVG
     names no other colour is quantised with it, so a tile's palette indices depend on the
     tile alone and are kept by its SVG text (``tiles.layout``'s keys)."""
-    __slots__ = ("serial", "svg_colours", "image", "rgb", "kept", "blank")
+    __slots__ = ("serial", "svg_colours", "image", "rgb", "blank")
 
     def __init__(self, picture, svg_colours: frozenset, colours: int):
         from PIL import Image
@@ -124,7 +128,6 @@ class _Palette:
         self.blank = self.quantise(Image.new("RGB", (1, 1), (255, 255, 255))).getpixel((0, 0))
         self.svg_colours = svg_colours
         self.serial = next(_serials)
-        self.kept: OrderedDict = OrderedDict()
 
     def quantise(self, im):
         from PIL import Image
@@ -138,32 +141,25 @@ class _Palette:
         from pbem.report.tiles import TILE
         out = Image.new("P", (lay.width + 1, lay.height), self.blank)
         out.paste(0, (0, 0, 1, lay.height))
-        if lay.whole is not None:
-            q = self.quantise(lay.whole)
-            for (c, r), (key, _im) in lay.cells.items():
-                if key not in self.kept:
-                    self._keep(key, q.crop((c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE)))
-            out.paste(q, (1, 0))
-            return out.tobytes()
         for x, y, key, im in [*((c * TILE, r * TILE, *got) for (c, r), got in lay.cells.items()), *lay.bands]:
-            t = self.kept.get(key)
+            t = _indices.get((self.serial, key))
             if t is None:
-                t = self._keep(key, self.quantise(im))
+                t = _indices[self.serial, key] = self.quantise(im)
+                while len(_indices) > _KEPT_INDICES:
+                    _indices.popitem(last=False)
             else:
-                self.kept.move_to_end(key)
+                _indices.move_to_end((self.serial, key))
             out.paste(t, (1 + x, y))
         return out.tobytes()
 
-    def _keep(self, key: str, t):
-        self.kept[key] = t
-        while len(self.kept) > _KEPT_INDICES:
-            self.kept.popitem(last=False)
-        return t
 
-
-_KEPT_INDICES = 3000                     # 16 KiB each
+_KEPT_INDICES = 6000                     # tiles' palette indices kept, 16 KiB each, all palettes together
+_indices: OrderedDict = OrderedDict()    # (palette serial, tile key) -> its indices, least recently used first
 _serials = iter(range(1, 1 << 62))
-_palettes: OrderedDict = OrderedDict()   # (the SVG's root element, width) -> [_Palette]
+# (the SVG's root element, width) -> [_Palette]: a host holding many games keeps each board's
+# (a palette forgotten is made again from the next picture, and every tile quantised again)
+_palettes: OrderedDict = OrderedDict()
+_PALETTES = 256
 
 
 def _palette_for(svg: str, lay, colours: int) -> _Palette:
@@ -179,7 +175,7 @@ def _palette_for(svg: str, lay, colours: int) -> _Palette:
             return pal
     pal = _Palette(lay.rgb(), named, colours)
     _palettes[key] = [*got[-3:], pal]
-    while len(_palettes) > 16:
+    while len(_palettes) > _PALETTES:
         _palettes.popitem(last=False)
     return pal
 

@@ -1,18 +1,19 @@
 """The map's picture drawn a tile at a time, each tile once (``picture``).
 
-resvg's cost is mostly per pixel drawn and per text laid out, and one map differs
+resvg's cost is per call, per pixel drawn and per text laid out, and one map differs
 from the last of its game in a few hexes.  So the picture is cut into square tiles
-(``TILE`` pixels); a tile is the SVG of every element whose box meets it, in the
-map's own order, cropped to the tile (a nested ``<svg>`` viewport), and its pixels
-are kept by that SVG text: a tile whose elements did not change is not drawn again,
-whichever map it belongs to.  The missing tiles of a map are drawn at the final scale,
-each in its own call to resvg (or, when most of a row's span of them is new, in one
-strip cut into tiles; when most of the map is new, the map whole, cut), and pasted
-into the picture.  A tile's board (everything up to the hex numbers) is kept apart:
-what changes (counters, moves, legend) is drawn on a transparent tile and laid over
-it.  A text that runs on past a tile's right edge is cut there (``_clip``): glyphs
-cost resvg most of its time, and the tile's key stays the same when only the far end
-of a long line changed.
+(``TILE`` pixels); a tile is keyed by the SVG of every element whose box meets it, in
+the map's own order, and its pixels are kept by that text: a tile whose elements did
+not change is not drawn again, whichever map it belongs to.  A missing tile is laid
+together from kept pictures: its board (everything up to the hex numbers) and, over
+it, the picture of each of its items (``sprites``), each drawn only when no earlier
+map had it.  A board that changed (a highlighted hex, an objective's holder, an area
+of the phase: ``_OVERLAYS``) is the board as every map draws it with those painted
+over it.  Boards no map drew yet are drawn in one block when they lie together (a
+first map, a close-up somewhere new) and cut.  The title bar, which names the head,
+is a band of whole rows laid over the tiles the same way.  A text that runs on past a
+tile's right edge is cut there (``_clip``), so the tile's key stays the same when only
+the far end of a long line changed.
 
 An element's box comes from its coordinates (points, x/y, circles, rectangles,
 paths, text with a generous width), widened by ``MARGIN`` for strokes, arrowheads
@@ -23,6 +24,8 @@ from __future__ import annotations
 
 import math
 import re
+
+from pbem.report.sprites import SPRITE_MAX, Kept, Painter
 
 __all__ = ["picture", "layout", "Layout", "TILE"]
 
@@ -36,11 +39,12 @@ class _Kept:
     least recently used forgotten first.  A host mails many games in turn, and each keeps
     the tiles of its map between its mails."""
 
-    def __init__(self, hot: int = 1500, cold_bytes: int = 192 << 20):
+    def __init__(self, hot: int = 3000, cold_bytes: int = 192 << 20):
         from collections import OrderedDict
         self.hot, self.cold_bytes = hot, cold_bytes
         self.images: OrderedDict = OrderedDict()
         self.packed: OrderedDict = OrderedDict()
+        self.sprites = Kept()                          # sprites.Painter's pictures of items
         self.size = 0
 
     def __contains__(self, key: str) -> bool:
@@ -52,6 +56,7 @@ class _Kept:
     def clear(self) -> None:
         self.images.clear()
         self.packed.clear()
+        self.sprites.clear()
         self.size = 0
 
     def __getitem__(self, key: str):
@@ -82,6 +87,7 @@ class _Kept:
 
 
 _kept = _Kept()
+_cells: dict[tuple, dict] = {}
 _boxes: dict[str, tuple[float, float, float, float] | None] = {}
 
 _NUM = r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -276,19 +282,7 @@ def _items(svg: str):
         if line.startswith("<defs"):
             always += body[i:j]
         elif line.startswith("<g") and body[j - 1] == "</g>" and d == 1:
-            tag, _, drawn = line.partition(">")
-            line = tag + ">"
-            if drawn:                                # the group's own frame, title: an item of it
-                items.append((line, drawn, box(drawn, line)))
-            k = i + 1                                # a layer: each child an item
-            while k < j - 1:
-                m, depth = k + 1, _depth(body[k])
-                while m < j - 1 and depth > 0:
-                    depth += _depth(body[m])
-                    m += 1
-                text = "\n".join(body[k:m])
-                items.append((line, text, box(text, line)))
-                k = m
+            items += _layer(body, i, j)
         else:
             text = "\n".join(body[i:j])
             items.append(("", text, box(text)))
@@ -296,22 +290,50 @@ def _items(svg: str):
     return root, always, items
 
 
+_layers: dict[str, list] = {}
+
+
+def _layer(body: list[str], i: int, j: int) -> list:
+    """The items of the layer ``body[i:j]`` (a top-level group: each child an item), kept by
+    the layer's text: a map's board layers are those of the map before it."""
+    whole = "\n".join(body[i:j])
+    got = _layers.get(whole)
+    if got is not None:
+        return got
+    tag, _, drawn = body[i].partition(">")
+    line = tag + ">"
+    got = []
+    if drawn:                                        # the group's own frame, title: an item of it
+        got.append((line, drawn, box(drawn, line)))
+    k = i + 1
+    while k < j - 1:
+        m, depth = k + 1, _depth(body[k])
+        while m < j - 1 and depth > 0:
+            depth += _depth(body[m])
+            m += 1
+        text = "\n".join(body[k:m])
+        got.append((line, text, box(text, line)))
+        k = m
+    if len(_layers) > 2_000:
+        _layers.clear()
+    _layers[whole] = got
+    return got
+
+
 _SIZE = re.compile(r'\swidth="(' + _NUM + r')"\s+height="(' + _NUM + r')"')
 
 
 class Layout:
     """A map's picture as its tiles: ``cells`` {(column, row): (key, RGB image)} (the key:
-    the tile's SVG text), ``bands`` [(x, y, key, RGB image)] pasted over them there (the
-    title bar's, the legend's), and ``whole``, the picture itself when it was drawn whole."""
-    __slots__ = ("width", "height", "cells", "bands", "whole")
+    the tile's items, ``_key``), and ``bands`` [(x, y, key, RGB image)] pasted over them
+    there (the title bar's)."""
+    __slots__ = ("width", "height", "cells", "bands")
 
-    def __init__(self, width: int, height: int, cells: dict, whole=None):
-        self.width, self.height, self.cells, self.bands, self.whole = width, height, cells, [], whole
+    def __init__(self, width: int, height: int, cells: dict):
+        self.width, self.height, self.cells, self.bands = width, height, cells, []
 
     def rgb(self):
         """The picture as one RGB image."""
-        if self.whole is not None:
-            return self.whole
         from PIL import Image
         out = Image.new("RGB", (self.width, self.height), (255, 255, 255))
         for (c, r), (_key, im) in self.cells.items():
@@ -335,7 +357,7 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     ``window`` (scale, column, row, columns, rows): only that block of the tiles of the map
     drawn at ``scale`` (a close-up, ``closeup.py``), the picture as big as the block (to the
     map's edge); ``max_width`` is then not used, and there is no title band (its items are
-    in the tiles as any other's).  Drawn whole (most of it new), it is the block alone."""
+    in the tiles as any other's)."""
     from PIL import Image
     import io
     parsed = _items(svg)
@@ -372,7 +394,10 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     members = set().union(*(sp[0] for sp in spans)) if spans else set()
     per: dict[tuple[int, int], list[int]] = {}
     in_span: list[list[int]] = [[] for _ in spans]
-    for k, (_layer, _text, b) in enumerate(items):
+    cells = _cells.setdefault((ts, cols, rows), {})
+    if len(cells) > 100_000:
+        cells.clear()
+    for k, (_lay, _text, b) in enumerate(items):
         if b is None:
             continue
         for i, (_m, top, bottom) in enumerate(spans):
@@ -380,13 +405,19 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
                 in_span[i].append(k)
         if k in members:
             continue
-        c0, c1 = max(0, int(b[0] // ts)) if b[0] > -math.inf else 0, min(cols - 1, int(b[2] // ts)) \
-            if b[2] < math.inf else cols - 1
-        r0, r1 = max(0, int(b[1] // ts)) if b[1] > -math.inf else 0, min(rows - 1, int(b[3] // ts)) \
-            if b[3] < math.inf else rows - 1
-        for c in range(c0, c1 + 1):
-            for r in range(r0, r1 + 1):
-                per.setdefault((c, r), []).append(k)
+        got = cells.get(b)
+        if got is None:                              # the tiles a box meets, kept by the box
+            c0, c1 = max(0, int(b[0] // ts)) if b[0] > -math.inf else 0, min(cols - 1, int(b[2] // ts)) \
+                if b[2] < math.inf else cols - 1
+            r0, r1 = max(0, int(b[1] // ts)) if b[1] > -math.inf else 0, min(rows - 1, int(b[3] // ts)) \
+                if b[3] < math.inf else rows - 1
+            got = cells[b] = tuple((c, r) for c in range(c0, c1 + 1) for r in range(r0, r1 + 1))
+        for cr in got:
+            ks = per.get(cr)
+            if ks is None:
+                per[cr] = [k]
+            else:
+                ks.append(k)
     for r in range(rows):                            # a row of tiles a band covers is not drawn
         if any(top <= r * TILE and min(height, (r + 1) * TILE) <= bottom for _m, top, bottom in spans):
             for c in range(cols):
@@ -401,140 +432,169 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
         if wpx <= 0 or hpx <= 0 or not per:
             return None
 
-        def whole_svg(ks: list[int]) -> str:         # the block alone, its tiles' items
-            return "\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{wnc * ts!r}" height="{wnr * ts!r}"'
-                              f'{fam} viewBox="{wc0 * ts!r} {wr0 * ts!r} {wnc * ts!r} {wnr * ts!r}">', *always,
-                              _layered(items, ks), "</svg>"])
-        size = (wnc * TILE, wnr * TILE)
-    else:
-        size = (width, height)
     # a key names the part of its tile the picture shows: a tile cut from a picture drawn whole
     # is blank past the picture's edge, so a taller map (more eliminated units) draws it again
-    tiles = {(c, r): f"{s!r} {c} {r} {min(TILE, height - r * TILE)}\n" + _layered(items, ks, (c + 1) * ts)
+    tiles = {(c, r): _key(items, ks, (c + 1) * ts, (s, c, r, min(TILE, height - r * TILE)))
              for (c, r), ks in per.items()}
     have = {cr: _kept[key] for cr, key in tiles.items() if key in _kept}      # taken now: kept while drawing
     missing = [cr for cr in tiles if cr not in have]
-    if len(missing) > len(tiles) * 0.4:              # much of it new: drawn whole (a tile alone costs about
-        # 2.5 times its share of the whole, measured), then cut into tiles
-        png = render(svg, width) if window is None else \
-            render(whole_svg(sorted({k for ks in per.values() for k in ks})), size[0])
-        if png is None:
-            return None
-        with Image.open(io.BytesIO(png)) as im:
-            whole = im.convert("RGB")
-        if whole.size != size:
-            return None
-        for c, r in tiles:
-            if (c, r) not in have:
-                _kept[tiles[c, r]] = have[c, r] = whole.crop((c * TILE - ox, r * TILE - oy,
-                                                              (c + 1) * TILE - ox, (r + 1) * TILE - oy))
-        for (_m, top, bottom), ks in zip(spans, in_span):     # and the title band's pieces
-            for c, (key, _kc) in _pieces(items, ks, s, ts, cols, top, bottom).items():
-                if key not in _kept:
-                    _kept[key] = whole.crop((c * TILE, top, (c + 1) * TILE, bottom))
-        under = _board_end(items)
-        unders = {cr: f"{s!r} {cr[0]} {cr[1]} {min(TILE, height - cr[1] * TILE)} under\n" + _layered(items, [k for k in ks if k < under], (cr[0] + 1) * ts)
-                  for cr, ks in per.items() if any(k < under for k in ks) and any(k >= under for k in ks)}
-        if under and sum(key not in _kept for key in unders.values()) > len(unders) * 0.4:
-            # and the board under the counters, whole: the next maps draw only what lies over it
-            png = render("\n".join([root, *always, _layered(items, list(range(under))), "</svg>"]), width) \
-                if window is None else \
-                render(whole_svg(sorted({k for ks in per.values() for k in ks if k < under})), size[0])
-            if png is not None:
-                with Image.open(io.BytesIO(png)) as im:
-                    board = im.convert("RGB")
-                if board.size == whole.size:
-                    for (c, r), key in unders.items():
-                        if key not in _kept:
-                            _kept[key] = board.crop((c * TILE - ox, r * TILE - oy,
-                                                     (c + 1) * TILE - ox, (r + 1) * TILE - oy))
-        if window is not None:
-            return Layout(wpx, hpx, {(c - wc0, r - wr0): (tiles[c, r], have[c, r]) for c, r in tiles},
-                          whole=whole.crop((0, 0, wpx, hpx)))
-        return Layout(width, height, {cr: (tiles[cr], have[cr]) for cr in tiles}, whole=whole)
-    head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{ts!r}"{fam}'
-    # The board under the counters (everything up to the hex numbers) seldom changes where a
-    # tile's counters do: it is drawn on its own, kept by its SVG, and what lies over it is
-    # drawn on a transparent tile and laid on it (the same picture: each element is painted
-    # over the ones before it, in order, either way).
     under = _board_end(items)
-    # Most of a row's span of tiles new (a legend that moved, a column of moves): the span is
-    # drawn in one strip and cut, each text laid out once rather than once per tile.
-    for r in sorted({r for _c, r in missing}):
-        cs = sorted(c for c, rr in missing if rr == r)
-        if len(cs) < 3 or len(cs) < 0.6 * (cs[-1] - cs[0] + 1):
-            continue
-        c0, n = cs[0], cs[-1] - cs[0] + 1
-        ks = sorted({k for c in range(c0, c0 + n) for k in per.get((c, r), ())})
-        # the boards under the strip's tiles all kept: only what lies over them is drawn
-        bases = {c: f"{s!r} {c} {r} {min(TILE, height - r * TILE)} under\n"
-                 + _layered(items, [k for k in per[c, r] if k < under], (c + 1) * ts) for c in cs}
-        over = under and all(key in _kept for key in bases.values())
-        png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{n * ts!r}" height="{ts!r}"{fam}'
-                                f' viewBox="{c0 * ts!r} {r * ts!r} {n * ts!r} {ts!r}">', *always,
-                                _layered(items, [k for k in ks if k >= under] if over else ks), "</svg>"]), n * TILE)
-        if png is None:
-            return None
-        with Image.open(io.BytesIO(png)) as im:
-            strip = im.convert("RGBA" if over else "RGB")
-        for c in cs:
-            tile = strip.crop(((c - c0) * TILE, 0, (c - c0 + 1) * TILE, TILE))
-            if over:
-                tile = Image.alpha_composite(_kept[bases[c]].convert("RGBA"), tile).convert("RGB")
-            _kept[tiles[c, r]] = have[c, r] = tile
-    missing = [cr for cr in missing if cr not in have]
-    for c, r in missing:                             # each alone: a nested viewport costs resvg a whole mask
-        def draw(ks: list[int], rgb: bool = True):
+    # The boards the missing tiles lack (``_still``: the board as the first map drew it there),
+    # when they lie close together (a map's first picture, a close-up somewhere new), drawn in
+    # one picture of the block of tiles they span and cut (a tile alone costs about 2.5 times
+    # its share of a block, measured); the tiles are then laid from them and their items'
+    # pictures as any other.
+    stills = {cr: _still(items, [k for k in per[cr] if k < under]) for cr in missing}
+    lack = {cr: key for cr, ks in stills.items() if ks
+            for key in (_base_key(items, ks, s, cr, height, ts, "fixed"),) if key not in _kept}
+    if len(lack) >= 3:
+        c0, c1 = min(c for c, _r in lack), max(c for c, _r in lack)
+        r0, r1 = min(r for _c, r in lack), max(r for _c, r in lack)
+        if len(lack) >= 0.5 * (c1 - c0 + 1) * (r1 - r0 + 1):
+            board_ks = sorted({k for cr in lack for k in stills[cr]})
+            inside = set(board_ks)
+            nc, nr = c1 - c0 + 1, r1 - r0 + 1
+            # sized in the map's units and scaled by resvg to the width wanted, as a close-up
+            # drawn whole is (the same transform: shapes drawn without anti-aliasing land on
+            # the same pixels); resvg may round the height down a pixel: the tiles it cuts
+            # then lack their last row, and are drawn alone
+            png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{nc * ts!r}" height="{nr * ts!r}"'
+                                    f'{fam} viewBox="{c0 * ts!r} {r0 * ts!r} {nc * ts!r} {nr * ts!r}">', *always,
+                                    _layered(items, board_ks), "</svg>"]), nc * TILE)
+            if png is None:
+                return None
+            with Image.open(io.BytesIO(png)) as im:
+                board = im.convert("RGB")
+            if board.size[0] != nc * TILE:
+                return None
+            lack = {(c, r): key for (c, r), key in lack.items() if (r - r0 + 1) * TILE <= board.size[1]}
+            for (c, r), key in lack.items():
+                # a tile's cut is its board only when the picture holds no other item meeting it
+                # (one after a change on this tile that another tile's board has)
+                if [k for k in per[c, r] if k in inside] == stills[c, r]:
+                    _kept[key] = board.crop(((c - c0) * TILE, (r - r0) * TILE, (c - c0 + 1) * TILE, (r - r0 + 1) * TILE))
+    head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{ts!r}"{fam}'
+    # A tile is laid together from kept pictures: the board under its counters (everything up
+    # to the hex numbers), which seldom changes where its counters do, kept by its SVG, and
+    # over it each of its items' own pictures (``sprites``), also kept by their SVG, so only
+    # an item that moved or changed is drawn, in its own few pixels (the same picture: each
+    # element is painted over the ones before it, in order, either way).
+    paint = Painter(items, s, width, height, fam, always, lambda ks: _layered(items, ks), render, _kept.sprites, MARGIN)
+
+    def rect(c: int, r: int) -> tuple[int, int, int, int]:
+        return c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE
+    # what the missing tiles want painted: their items over the board, and on a board not
+    # kept, what changes on it (highlights, objectives, areas) and the hex numbers
+    plan, meets = {}, {}
+    for c, r in missing:
+        ks = per[c, r]
+        low = [k for k in ks if k < under]
+        key = _base_key(items, low, s, (c, r), height, ts, "under") if low else None
+        still = _still(items, low) if key is not None and key not in _kept else low
+        paint_ks = low[len(still):] + [k for k in ks if k >= under]
+        plan[c, r] = (key, still, len(low) - len(still), paint_ks)
+        for k in paint_ks:
+            meets[k] = meets.get(k, 0) + 1
+    # an item drawn whole when that costs no more pixels than its parts of the tiles that want it
+    plan = {cr: (key, still, [paint.request(k, rect(*cr), limit=max(SPRITE_MAX, meets[k] * TILE * TILE))
+                              for k in paint_ks], n)
+            for cr, (key, still, n, paint_ks) in plan.items()}
+    plan = {cr: (key, still, reqs[:n], reqs[n:]) for cr, (key, still, reqs, n) in plan.items()}
+    paint.prepare([q for _k, _s, fix, over in plan.values() for q in fix + over])
+    for c, r in missing:
+        def draw(ks: list[int], rgb: bool = True):   # the tile's items ``ks`` drawn by resvg, alone
             png = render("\n".join([f'{head} viewBox="{c * ts!r} {r * ts!r} {ts!r} {ts!r}">', *always,
                                     _layered(items, ks, (c + 1) * ts), "</svg>"]), TILE)
             if png is None:
                 return None
             with Image.open(io.BytesIO(png)) as im:
                 return im.convert("RGB" if rgb else "RGBA")
+        key, still, fix, over = plan[c, r]
         ks = per[c, r]
         low, high = [k for k in ks if k < under], [k for k in ks if k >= under]
-        if not (low and high):
+        base = None
+        if key is not None:
+            if key in _kept:
+                base = _kept[key]
+            else:
+                # the board as drawn on the first map (``_still``), what changes on it painted over
+                if still:
+                    key0 = _base_key(items, still, s, (c, r), height, ts, "fixed")
+                    b0 = _kept[key0] if key0 in _kept else draw(still)
+                    if b0 is None:
+                        return None
+                    _kept[key0] = b0
+                    base = paint.paint(b0, c * TILE, r * TILE, fix) if fix else b0
+                if base is None:
+                    base = draw(low)
+                if base is None:
+                    return None
+                _kept[key] = base
+        if not high:
+            tile = base if base is not None else draw(ks)
+        elif base is None:
             tile = draw(ks)
         else:
-            key = f"{s!r} {c} {r} {min(TILE, height - r * TILE)} under\n" + _layered(items, low, (c + 1) * ts)
-            base = _kept[key] if key in _kept else draw(low)
-            over = draw(high, rgb=False)
-            if base is None or over is None:
-                return None
-            _kept[key] = base
-            tile = Image.alpha_composite(base.convert("RGBA"), over).convert("RGB")
+            # over its board the pictures of its items, or, when one cannot be had, what lies
+            # over the board drawn on a transparent tile
+            tile = paint.paint(base, c * TILE, r * TILE, over)
+            if tile is None:
+                top = draw(high, rgb=False)
+                if top is None:
+                    return None
+                tile = Image.alpha_composite(base.convert("RGBA"), top).convert("RGB")
         if tile is None:
             return None
         _kept[tiles[c, r]] = have[c, r] = tile
     if window is not None:
         return Layout(wpx, hpx, {(c - wc0, r - wr0): (tiles[c, r], have[c, r]) for c, r in tiles})
     out = Layout(width, height, {cr: (tiles[cr], have[cr]) for cr in tiles})
-    for (_m, top, bottom), ks in zip(spans, in_span):
+    for (mem, top, bottom), ks in zip(spans, in_span):
         # the band a piece per column of tiles, each kept by its SVG (its texts cut at its
-        # right edge: the title changes at its end, with the head); most pieces new: the band
-        # is drawn whole and cut
+        # right edge: the title changes at its end, with the head).  A new piece is what lies
+        # under the title (kept apart by its own SVG: it seldom changes) with the pictures of
+        # the title's items and those after it painted over it (``sprites``); the pieces of
+        # what lies under, most of them new, are drawn in one band and cut
         y0, h = top / s, (bottom - top) / s
+        first = min(mem)
         pieces = _pieces(items, ks, s, ts, cols, top, bottom)
         new = [c for c, (key, _kc) in pieces.items() if key not in _kept]
-        if len(new) > cols / 2:
+        bases = {c: _key(items, [k for k in pieces[c][1] if k < first], (c + 1) * ts, ("band", s, c, top, bottom, "under"))
+                 for c in new}
+        lacking = [c for c in new if bases[c] not in _kept]
+        if len(lacking) > cols / 2:
             png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{sw!r}" height="{h!r}"{fam} '
-                                    f'viewBox="0 {y0!r} {sw!r} {h!r}">', *always, _layered(items, ks), "</svg>"]),
-                         width)
+                                    f'viewBox="0 {y0!r} {sw!r} {h!r}">', *always,
+                                    _layered(items, [k for k in ks if k < first]), "</svg>"]), width)
             if png is None:
                 return None
             with Image.open(io.BytesIO(png)) as im:
                 got = im.convert("RGB")
-            for c in new:
-                _kept[pieces[c][0]] = got.crop((c * TILE, 0, (c + 1) * TILE, bottom - top))
-        else:
-            for c in new:
+            for c in lacking:
+                _kept[bases[c]] = got.crop((c * TILE, 0, (c + 1) * TILE, bottom - top))
+        for c in new:
+            below = [k for k in pieces[c][1] if k < first]
+            if below and bases[c] not in _kept:
+                png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{h!r}"'
+                                        f'{fam} viewBox="{c * ts!r} {y0!r} {ts!r} {h!r}">', *always,
+                                        _layered(items, below, (c + 1) * ts), "</svg>"]), TILE)
+                if png is None:
+                    return None
+                with Image.open(io.BytesIO(png)) as im:
+                    _kept[bases[c]] = im.convert("RGB").crop((0, 0, TILE, bottom - top))
+            band = (c * TILE, top, (c + 1) * TILE, bottom)
+            piece = paint.paint(_kept[bases[c]], c * TILE, top,
+                                [paint.request(k, band, limit=None) for k in pieces[c][1] if k >= first]) \
+                if below else None
+            if piece is None:                        # drawn as it is
                 png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{h!r}"'
                                         f'{fam} viewBox="{c * ts!r} {y0!r} {ts!r} {h!r}">', *always,
                                         _layered(items, pieces[c][1], (c + 1) * ts), "</svg>"]), TILE)
                 if png is None:
                     return None
                 with Image.open(io.BytesIO(png)) as im:
-                    _kept[pieces[c][0]] = im.convert("RGB").crop((0, 0, TILE, bottom - top))
+                    piece = im.convert("RGB").crop((0, 0, TILE, bottom - top))
+            _kept[pieces[c][0]] = piece
         for c, (key, _kc) in pieces.items():
             out.bands.append((c * TILE, top, key, _kept[key]))
     return out
@@ -547,8 +607,43 @@ def _pieces(items, ks: list[int], s: float, ts: float, cols: int, top: int, bott
     for c in range(cols):
         x0, x1 = c * ts, (c + 1) * ts
         kc = [k for k in ks if items[k][2][0] < x1 and items[k][2][2] > x0]
-        out[c] = f"band {s!r} {c} {top} {bottom}\n" + _layered(items, kc, x1), kc
+        out[c] = _key(items, kc, x1, ("band", s, c, top, bottom)), kc
     return out
+
+
+def _base_key(items, ks: list[int], s: float, cr: tuple[int, int], height: int, ts: float, what: str) -> tuple:
+    """The key of the picture of tile ``cr``'s items ``ks`` (its board: ``what`` says which part)."""
+    c, r = cr
+    return _key(items, ks, (c + 1) * ts, (s, c, r, min(TILE, height - r * TILE), what))
+
+
+def _key(items, ks: list[int], right: float, head: tuple) -> tuple:
+    """A picture's key: ``head`` (where it is) and its items ``ks``, each its layer and its
+    SVG, with the texts that run past ``right`` cut there (``_clip``): the same key, the
+    same pixels.  A tuple of the items' own strings (a layer kept by ``_layer`` is the
+    same objects map after map, their hashes computed once)."""
+    out = list(head)
+    for k in ks:
+        lay, text, b = items[k]
+        if b[2] > right and "<text" in text:
+            text = _clip(text, lay, right)
+        out += (lay, text)
+    return tuple(out)
+
+
+# The layers drawn over the board that change from map to map (``mapsvg``): the areas of
+# the phase, the hexes of the last step, the objectives' holders
+_OVERLAYS = ('class="areas"', 'class="highlights"', 'class="objectives"', 'class="title-bar"')
+
+
+def _still(items, ks: list[int]) -> list[int]:
+    """The first of a tile's items ``ks`` up to the first of a layer that changes from map to
+    map (``_OVERLAYS``): the board as every map of the scenario draws it there."""
+    for i, k in enumerate(ks):
+        lay, text, _b = items[k]
+        if any(o in lay or text.startswith("<g " + o) for o in _OVERLAYS):
+            return ks[:i]
+    return ks
 
 
 def _board_end(items) -> int:
