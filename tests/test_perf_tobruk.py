@@ -16,7 +16,10 @@ gives (correctness only: the figures come from tests/benchmark.py --only games).
   lines of sight: the grid's alone) are kept per scenario;
 - the fog of war's flips (``fow.update``, 32.12, 32.22) are skipped for a position already
   found with nothing to be seen (``fow.sight_position``);
-- the game's ``apply`` skips ``Ruleset.apply``'s hooks it does not use.
+- the game's ``apply`` skips ``Ruleset.apply``'s hooks it does not use;
+- ``sequence.can_act`` in a fire phase asks first the target and firer it found the last time
+  (``eligible_firers(..., only=)``), whatever they are now the plain search's answer;
+- ``relief.in_use`` (a deir or wadi on the map, 33) is found once per scenario.
 Every state is that after each event of every Tobruk example.
 """
 from __future__ import annotations
@@ -161,6 +164,40 @@ def test_can_act_in_a_fire_phase_is_the_plain_search_for_a_firer(played_example,
                         first = eligible_firers(st, sc, t, "direct-fire", stop=lambda f: True)
                         assert first == full[:1] == [] or (len(first) == 1 and first[0] in full)
     assert any(answers) and not all(answers)
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_can_act_with_any_firer_found_before_is_the_plain_search(played_example, name):
+    # the target and firer can_act found the last time are asked first: whatever they are (stale,
+    # eliminated, of the other side, not a firer), the answer is the plain search's
+    g = played_example(name).game()
+    sc = g.scenario
+    hints = sc.__dict__.setdefault("_tobruk_fire_hint", {})
+    tried = 0
+    for i, (_, st) in enumerate(_states(g)):
+        ids = sorted(st.units)
+        for side in sc.side_ids():
+            mine = [u for u in ids if st.units[u].side == side]
+            theirs = [u for u in ids if st.units[u].side != side]
+            for phase in ("direct-fire", "final-fire"):
+                plain = plain_can_fire(st, sc, side, phase)
+                for hint in ((theirs[i % len(theirs)], mine[i % len(mine)]), (mine[0], theirs[0]),
+                             (theirs[-1], mine[-1]), ("no-such-unit", mine[0])):
+                    hints[side, phase] = hint
+                    assert sequence.can_act(st, sc, side, phase) == plain, (side, phase, hint)
+                    tried += 1
+    assert tried > 1000
+
+
+def test_relief_in_use_is_the_maps_deir_or_wadi(played_example):
+    from pbem.games.advanced_tobruk.board import ground, relief
+    for name in [*TOBRUK, "tobruk-r33"]:
+        sc = played_example(name).game().scenario
+        sc.__dict__.pop("_tobruk_relief", None)
+        terr = set(sc.board.terrain.values())
+        plain = ground.DEIR in terr or ground.WADI in terr
+        assert relief.in_use(sc) is plain and relief.in_use(sc) is plain
+    assert any(relief.in_use(played_example(n).game().scenario) for n in TOBRUK)
 
 
 @pytest.mark.parametrize("name", TOBRUK)

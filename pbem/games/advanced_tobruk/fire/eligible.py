@@ -144,7 +144,7 @@ def desperation_firers(st: TobrukState, sc: Scenario, target: str) -> list[str]:
     return out
 
 
-def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str, stop=None) -> list[str]:
+def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str, stop=None, only=None) -> list[str]:
     """Units of the other side that could fire at ``target`` now (sorted ids): in the Direct Fire
     Phase any that has not fired; at a mover (6.62) or in final fire (6.65, the target marked as
     moved) any that has neither fired nor moved ("desperation": fired personnel, 15.61).  Only
@@ -154,7 +154,9 @@ def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str, stop
     personnel (15.03); two burning wrecks between block the line (13.72).  ``stop``: a test of a
     firer, for a caller that asks only whether an eligible firer passes it (sequence.can_act): the
     first one found is returned alone, else []; the others are looked at only as they may add
-    to a gunfire at an AFV."""
+    to a gunfire at an AFV.  ``only``: those units alone are looked at (sequence.can_act's
+    firer found the last time: one found so is found among them all, the gunfire at an AFV
+    of more units being no less)."""
     tu = st.units.get(target)
     if tu is None or tu.eliminated or tu.hex is None:
         return []
@@ -170,7 +172,7 @@ def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str, stop
     limited = spotting.active(sc)
     seen = {s: spotting.spotted(st, sc, s, target) for s in sc.side_ids() if s != tu.side} if limited else {}
     at_afv = phase == "direct-fire" and data.is_afv(sc, target)          # _gunfire_at_afv's gunners count
-    for f in sorted(st.units):
+    for f in sorted(st.units) if only is None else only:
         u = st.units[f]
         if u.side == tu.side or u.eliminated or u.hex is None and not (limited and hidden.is_hidden(st, f)):
             continue
