@@ -19,7 +19,10 @@ gives (correctness only: the figures come from tests/benchmark.py --only games).
 - the game's ``apply`` skips ``Ruleset.apply``'s hooks it does not use;
 - ``sequence.can_act`` in a fire phase asks first the target and firer it found the last time
   (``eligible_firers(..., only=)``), whatever they are now the plain search's answer;
-- ``relief.in_use`` (a deir or wadi on the map, 33) is found once per scenario.
+- ``relief.in_use`` (a deir or wadi on the map, 33) is found once per scenario;
+- ``eligible_firers`` finds the sides in the target's hex in its own loop and asks whether a
+  side spotted the target (32.251) once a firer of it needs the answer; ``los_drm`` looks at
+  no unit when no hex lies between; ``terms.wiped_side`` (asked after every order) is one pass.
 Every state is that after each event of every Tobruk example.
 """
 from __future__ import annotations
@@ -187,6 +190,117 @@ def test_can_act_with_any_firer_found_before_is_the_plain_search(played_example,
                     assert sequence.can_act(st, sc, side, phase) == plain, (side, phase, hint)
                     tried += 1
     assert tried > 1000
+
+
+def plain_eligible_firers(st, sc, target: str, phase: str) -> list[str]:
+    """eligible_firers (without ``stop``) as it was before issue 29's last round: the sides with
+    personnel in the target's hex from casualty.personnel_in, the spotting asked before the loop."""
+    from pbem.games.advanced_tobruk.board import spotting
+    from pbem.games.advanced_tobruk.fire import casualty
+    from pbem.games.advanced_tobruk.fire.eligible import _gunfire_at_afv, _may_fire, desperation_firers
+    tu = st.units.get(target)
+    if tu is None or tu.eliminated or tu.hex is None:
+        return []
+    if phase == "desperation":
+        return desperation_firers(st, sc, target)
+    tp = st.pieces[target]
+    if tp.surrendered or tp.wreck or phase == "final-fire" and not tp.moved:
+        return []
+    thex = tu.hex
+    out, gunners = [], []
+    own_in_hex = {st.units[u].side for u in casualty.personnel_in(st, sc, thex)}
+    limited = spotting.active(sc)
+    seen = {s: spotting.spotted(st, sc, s, target) for s in sc.side_ids() if s != tu.side} if limited else {}
+    at_afv = phase == "direct-fire" and data.is_afv(sc, target)
+    for f in sorted(st.units):
+        u = st.units[f]
+        if u.side == tu.side or u.eliminated or u.hex is None and not (limited and hidden.is_hidden(st, f)):
+            continue
+        p = st.pieces.get(f)
+        if p is None or p.fired or p.bailed or p.wreck or phase != "direct-fire" and p.moved or p.dummy \
+                or limited and not seen[u.side]:
+            continue
+        if _may_fire(st, sc, f, target, thex, phase, own_in_hex):
+            out.append(f)
+        elif at_afv:
+            gunners.append(f)
+    if gunners:
+        out = sorted(out + _gunfire_at_afv(st, sc, target, gunners, own_in_hex))
+    return out
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_eligible_firers_are_the_plain_lists(played_example, name):
+    # the sides in the target's hex found in the loop, the spotting asked once a firer needs it
+    g = played_example(name).game()
+    sc = g.scenario
+    found = 0
+    for i, (_, st) in enumerate(_states(g)):
+        ids = sorted(st.units)
+        for t in ids[i % 5::5]:
+            for phase in ("direct-fire", "final-fire", "movement", "desperation"):
+                want = plain_eligible_firers(st, sc, t, phase)
+                assert eligible_firers(st, sc, t, phase) == want, (t, phase)
+                found += bool(want)
+    assert found > 100
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_a_wiped_out_side_is_the_plain_search(played_example, name):
+    from pbem.games.advanced_tobruk.turn.terms import wiped_side
+
+    def plain(st, sc) -> str:
+        for s in sc.side_ids():
+            if not any(u.side == s and not u.eliminated and not u.gone and not st.pieces[u.id].surrendered
+                       and not data.is_weapon(sc, u.id) for u in st.units.values()):
+                return s
+        return ""
+    g = played_example(name).game()
+    sc = g.scenario
+    for _, st in _states(g):
+        assert wiped_side(st, sc) == plain(st, sc) == ""
+    st = g.state()
+    for s in reversed(sc.side_ids()):                   # each side's units gone in turn: that side, the first
+        for u in st.units.values():
+            if u.side == s:
+                u.eliminated = True
+        assert wiped_side(st, sc) == plain(st, sc) == s
+
+
+def test_los_drm_is_the_plain_count(played_example):
+    from pbem.core.orders import OrderError
+    from pbem.games.advanced_tobruk.board import ground
+    from pbem.games.advanced_tobruk.fire import fire_ap
+
+    def plain(st, sc, a, b):
+        between = data.line_between(sc, a, b)
+        burning = wrecks = vehicles = 0
+        for u in st.units.values():
+            p = st.pieces.get(u.id)
+            if p is None or u.hex not in between:
+                continue
+            if p.wreck == "burning":
+                burning += 1
+            elif p.wreck and not (ground.is_deir(sc, u.hex) and min(ground.level(sc, a), ground.level(sc, b)) >= 0):
+                wrecks += 1
+            elif not u.eliminated and data.is_vehicle(sc, u.id):
+                vehicles += 1
+        return burning, wrecks, vehicles
+
+    for name in TOBRUK:
+        g = played_example(name).game()
+        sc = g.scenario
+        for st in [g.state(g.head()[0] * k // 4) for k in range(1, 5)]:
+            hexes = sorted({u.hex for u in st.units.values() if u.hex})
+            for a in hexes:
+                for b in hexes:
+                    burning, wrecks, vehicles = plain(st, sc, a, b)
+                    try:
+                        got = fire_ap.los_drm(st, sc, a, b)[0]
+                    except OrderError:
+                        assert burning >= 2 or burning + len(fire_ap._smoke_hexes(st, sc, a, b)) >= 2
+                        continue
+                    assert got == 4 * burning + wrecks + vehicles
 
 
 def test_relief_in_use_is_the_maps_deir_or_wadi(played_example):

@@ -168,18 +168,26 @@ def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str, stop
     thex = tu.hex
     out: list[str] = []
     gunners: list[str] = []                 # personnel that might fire at an AFV together (_gunfire_at_afv)
-    own_in_hex = {st.units[u].side for u in casualty.personnel_in(st, sc, thex)}
+    units, pieces = st.units, st.pieces
+    # the sides with personnel in the target's hex (casualty.personnel_in's units, 15.03)
+    own_in_hex = {u.side for u in units.values() if u.hex == thex and not u.eliminated
+                  and data.is_personnel(sc, u.id)}
     limited = spotting.active(sc)
-    seen = {s: spotting.spotted(st, sc, s, target) for s in sc.side_ids() if s != tu.side} if limited else {}
+    seen: dict[str, bool] = {}              # side -> it has spotted the target (32.251), asked when needed
     at_afv = phase == "direct-fire" and data.is_afv(sc, target)          # _gunfire_at_afv's gunners count
-    for f in sorted(st.units) if only is None else only:
-        u = st.units[f]
+    for f in sorted(units) if only is None else only:
+        u = units[f]
         if u.side == tu.side or u.eliminated or u.hex is None and not (limited and hidden.is_hidden(st, f)):
             continue
-        p = st.pieces.get(f)
-        if p is None or p.fired or p.bailed or p.wreck or phase != "direct-fire" and p.moved or p.dummy \
-                or limited and not seen[u.side]:                                    # 32.251, 32.241
+        p = pieces.get(f)
+        if p is None or p.fired or p.bailed or p.wreck or phase != "direct-fire" and p.moved or p.dummy:
             continue
+        if limited:                                                                 # 32.251, 32.241
+            sees = seen.get(u.side)
+            if sees is None:
+                sees = seen[u.side] = spotting.spotted(st, sc, u.side, target)
+            if not sees:
+                continue
         if stop is not None and not at_afv and not stop(f):
             continue
         if _may_fire(st, sc, f, target, thex, phase, own_in_hex):
