@@ -10,7 +10,7 @@ from pbem.core.scenario import Scenario
 from pbem.mechanics.movement import units_at
 from pbem.games.red_devils import events as E
 from pbem.games.red_devils.state import RedDevilsState
-from pbem.games.red_devils.terrain import ezoc, gd, unbridged_rijn
+from pbem.games.red_devils.terrain import ezoc, gd, rijn_sides
 
 # 12.6 levels of victory: (lowest British VP total, level)
 LEVELS = [(33, "British Decisive Victory"), (27, "British Median Victory"), (21, "British Marginal Victory"),
@@ -71,13 +71,9 @@ def lines_of_communication(st: RedDevilsState, sc: Scenario, side: str) -> dict[
     occ = units_at(st)
     mine = {h for h, us in occ.items() if any(u.side == side for u in us)}
     enemy = {h for h, us in occ.items() if any(u.side != side for u in us)}
-    zoc = ezoc(st, sc, side)
-
-    def open_hex(h: str) -> bool:
-        if h in enemy:
-            return False
-        return h in mine or h not in zoc
-
+    closed = enemy | (ezoc(st, sc, side) - mine)          # own units cancel enemy ZOC in their hex
+    rijn = rijn_sides(sc)                                 # unbridged_rijn, read from its table
+    destroyed = st.bridge == "destroyed"
     prev: dict[str, str | None] = {}
     q: deque[str] = deque()
     for h in sorted(mine):
@@ -86,7 +82,10 @@ def lines_of_communication(st: RedDevilsState, sc: Scenario, side: str) -> dict[
     while q:
         h = q.popleft()
         for n in grid.neighbours(h):
-            if n in prev or not open_hex(n) or unbridged_rijn(st, sc, h, n):
+            if n in prev or n in closed:
+                continue
+            kind = rijn.get((h, n) if h < n else (n, h))
+            if kind is not None and (kind == "unbridged" or destroyed):
                 continue
             prev[n] = h
             q.append(n)

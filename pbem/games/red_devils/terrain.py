@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from pbem.core.scenario import Scenario
+from pbem.core.scenario import Scenario, once_per_scenario
 from pbem.core.state import UnitState
 from pbem.games.red_devils.state import RedDevilsState
 from pbem.mechanics.pathcost import PathCost, frac
@@ -67,14 +67,38 @@ def rijn_between(sc: Scenario, a: str, b: str) -> bool:
 
 def unbridged_rijn(st: RedDevilsState, sc: Scenario, a: str, b: str) -> bool:
     """A Neder Rijn hexside with no road bridge, or the railway bridge once destroyed (11.0)."""
-    f = sc.board.side_features(a, b)
-    if RIJN not in f:
-        return False
-    if any(r in f for r in ROADS):
-        return False
-    if RAIL_BRIDGE in f and st.bridge != "destroyed":
-        return False
-    return True
+    kind = rijn_sides(sc).get((a, b) if a < b else (b, a))
+    return kind is not None and (kind == "unbridged" or st.bridge == "destroyed")
+
+
+def rijn_sides(sc: Scenario) -> dict[tuple[str, str], str]:
+    """The Neder Rijn hexsides without a road bridge, once per scenario (moves, retreats and the
+    lines of communication ask for every step): (a, b) with a < b -> "rail" (the railway
+    bridge, unbridged once destroyed, 11.0) or "unbridged"."""
+    return once_per_scenario(_RIJN, sc, _find_rijn_sides)
+
+
+_RIJN: dict = {}
+
+
+def _find_rijn_sides(sc: Scenario) -> dict[tuple[str, str], str]:
+    out = {}
+    for (a, b), f in sc.board.hexsides.items():
+        if RIJN in f and not any(r in f for r in ROADS):
+            out[(a, b) if a < b else (b, a)] = "rail" if RAIL_BRIDGE in f else "unbridged"
+    return out
+
+
+def minor_river(sc: Scenario, a: str, b: str) -> bool:
+    """A minor river hexside (4.9), from a set made once per scenario."""
+    return ((a, b) if a < b else (b, a)) in once_per_scenario(_MINOR, sc, _find_minor_sides)
+
+
+_MINOR: dict = {}
+
+
+def _find_minor_sides(sc: Scenario) -> frozenset[tuple[str, str]]:
+    return frozenset((a, b) if a < b else (b, a) for (a, b), f in sc.board.hexsides.items() if MINOR in f)
 
 
 def _cost(sc: Scenario, table: str, key: str, mech: bool) -> str:
@@ -95,7 +119,7 @@ def path_cost(st: RedDevilsState, sc: Scenario, uid: str, mech: bool) -> PathCos
     def side_extra(a: str, b: str) -> Fraction | int | None:
         if unbridged_rijn(st, sc, a, b):
             return None                                   # 4.6: swum, never walked
-        if MINOR in sc.board.side_features(a, b):
+        if minor_river(sc, a, b):
             return None if mech else 1                    # 4.9 minor river: P for mechanized, else +1
         return 0
 
