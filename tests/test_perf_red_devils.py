@@ -5,7 +5,8 @@ states along the example: the air landing hexes' terrain found once per drop zon
 is artillery's, 6.6), the lines of communication built from their predecessors' (12.2),
 the air landing step's sides without its rows (the gate before every order), and the
 Neder Rijn's unbridged hexsides and the minor rivers read from tables made once per
-scenario (4.6, 4.9, 11.0).
+scenario (4.6, 4.9, 11.0), and the victory count (12.1-12.6) reading the lines of the VP
+hexes alone from the searches.
 
 The ``plain_*`` functions are the code before the shortcuts, kept here as the reference."""
 from __future__ import annotations
@@ -167,3 +168,45 @@ def test_lines_of_communication_are_the_plain_search_on_every_state(played_examp
     for side in ("british", "german"):
         assert terms.lines_of_communication(st, sc, side) == plain_lines(st, sc, side)
     assert n > 200
+
+
+def plain_count_victory(st, sc):
+    """terms.count_victory before the lines were read from the searches: every line built."""
+    from pbem.games.red_devils import events as E
+    data = sc.game_data
+    brit, germ = plain_lines(st, sc, "british"), plain_lines(st, sc, "german")
+    special = set(data.get("vp_special", []))
+    worthless = set(data.get("rail_bridge_vp", [])) if st.bridge == "destroyed" else set()
+    hexes, lines = {}, {}
+    for h in sorted(set(data.get("vp_hexes", [])) | special):
+        if h not in brit or h in worthless or h in germ and len(germ[h]) <= len(brit[h]):
+            continue
+        hexes[h] = 2 if h in special else 1
+        lines[h] = brit[h]
+    pair = data.get("bridge_pair", [])
+    if pair and all(h in hexes for h in pair):
+        for h in pair:
+            hexes[h] = 4
+    gone = sum(1 for u in st.units.values() if u.side == "german" and u.eliminated)
+    alive = sum(1 for u in st.units.values() if u.side == "british" and not u.eliminated and u.hex is not None)
+    extra = max(0, alive - 9)
+    total = sum(hexes.values()) + gone + extra
+    level = next(name for low, name in terms.LEVELS if total >= low)
+    return E.VictoryCounted(hexes=hexes, lines=lines, german_eliminated=gone, british_extra=extra,
+                            total=total, level=level)
+
+
+def test_the_victory_count_is_the_plain_count_along_the_game(played_example):
+    g = played_example(NAME).game()
+    sc = g.scenario
+    st = g.state(0)
+    scored = 0
+    for en in g.entries()[1:]:
+        g.rules.apply(st, en.event, sc)
+        if en.seq % 3 == 0:
+            got = terms.count_victory(st, sc)
+            assert got == plain_count_victory(st, sc)
+            scored += bool(got.hexes)
+    st.bridge = "destroyed"
+    assert terms.count_victory(st, sc) == plain_count_victory(st, sc)
+    assert scored > 20

@@ -67,6 +67,16 @@ def lines_of_communication(st: RedDevilsState, sc: Scenario, side: str) -> dict[
     """12.2: the shortest path (in hexes) from any unit of ``side`` to every hex it can reach
     without crossing an unbridged Neder Rijn hexside (the ferry is no bridge) or entering an
     enemy-occupied or enemy-controlled hex; own units cancel enemy ZOC in their hex."""
+    prev = _reached(st, sc, side)
+    out: dict[str, list[str]] = {}
+    for h, p in prev.items():                  # in the search's order: a hex's predecessor came first
+        out[h] = [h] if p is None else out[p] + [h]
+    return out
+
+
+def _reached(st: RedDevilsState, sc: Scenario, side: str) -> dict[str, str | None]:
+    """lines_of_communication's search: every hex reached -> the hex it was reached from (None for
+    a hex of ``side``'s units); ``_line`` reads one line from it."""
     grid = sc.board.grid
     occ = units_at(st)
     mine = {h for h, us in occ.items() if any(u.side == side for u in us)}
@@ -79,9 +89,10 @@ def lines_of_communication(st: RedDevilsState, sc: Scenario, side: str) -> dict[
     for h in sorted(mine):
         prev[h] = None
         q.append(h)
+    around = grid.around
     while q:
         h = q.popleft()
-        for n in grid.neighbours(h):
+        for n in around(h):
             if n in prev or n in closed:
                 continue
             kind = rijn.get((h, n) if h < n else (n, h))
@@ -89,27 +100,34 @@ def lines_of_communication(st: RedDevilsState, sc: Scenario, side: str) -> dict[
                 continue
             prev[n] = h
             q.append(n)
-    out: dict[str, list[str]] = {}
-    for h, p in prev.items():                  # in the search's order: a hex's predecessor came first
-        out[h] = [h] if p is None else out[p] + [h]
-    return out
+    return prev
+
+
+def _line(prev: dict[str, str | None], h: str) -> list[str]:
+    """The line of communication to ``h`` (a hex reached), as lines_of_communication gives it."""
+    path = [h]
+    while prev[path[-1]] is not None:
+        path.append(prev[path[-1]])
+    return path[::-1]
 
 
 def count_victory(st: RedDevilsState, sc: Scenario) -> E.VictoryCounted:
-    """12.1-12.6: the British victory points and the level of victory."""
+    """12.1-12.6: the British victory points and the level of victory (the lines of the VP hexes
+    alone are read from the searches)."""
     data = gd(sc)
-    brit = lines_of_communication(st, sc, "british")
-    germ = lines_of_communication(st, sc, "german")
+    brit = _reached(st, sc, "british")
+    germ = _reached(st, sc, "german")
     special = set(data.get("vp_special", []))
     worthless = set(data.get("rail_bridge_vp", [])) if st.bridge == "destroyed" else set()   # 12.4
     hexes, lines = {}, {}
     for h in sorted(set(data.get("vp_hexes", [])) | special):
         if h not in brit or h in worthless:
             continue
-        if h in germ and len(germ[h]) <= len(brit[h]):
+        line = _line(brit, h)
+        if h in germ and len(_line(germ, h)) <= len(line):
             continue                                      # 12.2 a shorter British line is needed
         hexes[h] = 2 if h in special else 1
-        lines[h] = brit[h]
+        lines[h] = line
     pair = data.get("bridge_pair", [])
     if pair and all(h in hexes for h in pair):
         for h in pair:
