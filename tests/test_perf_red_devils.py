@@ -5,8 +5,8 @@ states along the example: the air landing hexes' terrain found once per drop zon
 is artillery's, 6.6), the lines of communication built from their predecessors' (12.2),
 the air landing step's sides without its rows (the gate before every order), and the
 Neder Rijn's unbridged hexsides and the minor rivers read from tables made once per
-scenario (4.6, 4.9, 11.0), and the victory count (12.1-12.6) reading the lines of the VP
-hexes alone from the searches.
+scenario (4.6, 4.9, 11.0), the victory count (12.1-12.6) reading the lines of the VP
+hexes alone from the searches, and the cost of each step (4.2, 4.6, 4.9) kept per scenario.
 
 The ``plain_*`` functions are the code before the shortcuts, kept here as the reference."""
 from __future__ import annotations
@@ -210,3 +210,28 @@ def test_the_victory_count_is_the_plain_count_along_the_game(played_example):
     st.bridge = "destroyed"
     assert terms.count_victory(st, sc) == plain_count_victory(st, sc)
     assert scored > 20
+
+
+def test_step_costs_kept_per_scenario_are_the_path_costs(played_example):
+    # path_cost's steps (4.2, 4.6, 4.9) are read from a table kept per scenario: every step of the
+    # map, each way of moving, the railway bridge standing then destroyed under the same object (11.0)
+    from pbem.games.red_devils.terrain import StepCosts, path_cost, plain_path_cost
+    sc, sts = states(played_example, 2)
+    st = sts[0]
+    grid = sc.board.grid
+    prohibited = 0
+    for mech, road_mech in ((False, False), (True, False), (True, True)):
+        st.bridge = ""
+        costs = StepCosts(st, sc, mech, road_mech)
+        for bridge in ("", "destroyed", ""):
+            st.bridge = bridge
+            plain = plain_path_cost(st, sc, mech, road_mech)
+            for a in grid.all_hexes():
+                for b in grid.neighbours(a):
+                    want = plain.step(a, b)
+                    assert costs.step(a, b) == want, (a, b, mech, road_mech, bridge)
+                    prohibited += want is None
+            assert costs.step("0101", "9999") is plain.step("0101", "9999") is None
+    assert prohibited
+    art = next(u for u in sc.units if is_artillery(sc, u.id))
+    assert path_cost(st, sc, art.id, True).road_mech is False

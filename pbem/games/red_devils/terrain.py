@@ -105,10 +105,16 @@ def _cost(sc: Scenario, table: str, key: str, mech: bool) -> str:
     return gd(sc)[table][key][0 if mech else 1]
 
 
-def path_cost(st: RedDevilsState, sc: Scenario, uid: str, mech: bool) -> PathCost:
+def path_cost(st: RedDevilsState, sc: Scenario, uid: str, mech: bool) -> "StepCosts":
     """4.2, 4.6, 4.9: what one unit pays for a step, moving mechanized or not (``step(a, b)``: the MP
     to enter b from a, None when prohibited).  The Neder Rijn is read from ``st`` at each step, so
     a bridge destroyed during a move counts from then on (11.0)."""
+    # 4.2: through a road hexside only the road cost counts; artillery moves on roads as non-mechanized (4.9)
+    return StepCosts(st, sc, mech, mech and not is_artillery(sc, uid))
+
+
+def plain_path_cost(st: RedDevilsState, sc: Scenario, mech: bool, road_mech: bool) -> PathCost:
+    """The PathCost path_cost's steps are those of (``road_mech``: the road costs of a mechanized unit)."""
     col = 0 if mech else 1
     moves = gd(sc)["move_costs"]
 
@@ -123,10 +129,40 @@ def path_cost(st: RedDevilsState, sc: Scenario, uid: str, mech: bool) -> PathCos
             return None if mech else 1                    # 4.9 minor river: P for mechanized, else +1
         return 0
 
-    # 4.2: through a road hexside only the road cost counts; artillery moves on roads as non-mechanized (4.9)
-    road_mech = mech and not is_artillery(sc, uid)
     roads = {r: _cost(sc, "road_costs", r, road_mech) for r in ROADS if r in gd(sc)["road_costs"]}
     return PathCost(sc.board, enter, road_costs=roads, road_always_open=True, side_extra=side_extra)
+
+
+_STEPS: dict = {}
+_MISS = object()
+
+
+class StepCosts:
+    """plain_path_cost's ``step``, each answer kept per scenario: a step's cost depends on the map,
+    the two ways of moving and whether the railway bridge is down (read at each step, 11.0), and
+    moves, retreats and the walk of a move ask for the same steps again and again."""
+
+    __slots__ = ("st", "sc", "mech", "road_mech", "_plain")
+
+    def __init__(self, st: RedDevilsState, sc: Scenario, mech: bool, road_mech: bool):
+        self.st, self.sc, self.mech, self.road_mech = st, sc, mech, road_mech
+        self._plain: PathCost | None = None
+
+    def step(self, a: str, b: str) -> Fraction | None:
+        memos = once_per_scenario(_STEPS, self.sc, lambda sc: {})
+        key = (self.mech, self.road_mech, self.st.bridge == "destroyed")
+        memo = memos.get(key)
+        if memo is None:
+            memo = memos[key] = {}
+        got = memo.get((a, b), _MISS)
+        if got is _MISS:
+            if self._plain is None:
+                self._plain = plain_path_cost(self.st, self.sc, self.mech, self.road_mech)
+            got = self._plain.step(a, b)
+            grid = self.sc.board.grid
+            if grid.contains(a) and grid.contains(b):         # hexes of the map only: the memo stays bounded
+                memo[(a, b)] = got
+        return got
 
 
 def entry_cost(sc: Scenario, uid: str, b: str, mech: bool) -> Fraction | None:
