@@ -22,7 +22,9 @@ gives (correctness only: the figures come from tests/benchmark.py --only games).
 - ``relief.in_use`` (a deir or wadi on the map, 33) is found once per scenario;
 - ``eligible_firers`` finds the sides in the target's hex in its own loop and asks whether a
   side spotted the target (32.251) once a firer of it needs the answer; ``los_drm`` looks at
-  no unit when no hex lies between; ``terms.wiped_side`` (asked after every order) is one pass.
+  no unit when no hex lies between; ``terms.wiped_side`` (asked after every order) is one pass;
+- ``_gunfire_at_afv`` (5.131, 14.22) asks no line of sight of a unit that brings no gunfire, and
+  ``any_usable`` (``bool(usable_weapons(...))``) stops at the first weapon that may fire.
 Every state is that after each event of every Tobruk example.
 """
 from __future__ import annotations
@@ -301,6 +303,71 @@ def test_los_drm_is_the_plain_count(played_example):
                         assert burning >= 2 or burning + len(fire_ap._smoke_hexes(st, sc, a, b)) >= 2
                         continue
                     assert got == 4 * burning + wrecks + vehicles
+
+
+def plain_gunfire_at_afv(st, sc, target, units, own_in_hex):
+    """eligible._gunfire_at_afv before issue 29's last round: every unit's line looked at."""
+    from pbem.core.orders import OrderError
+    from pbem.games.advanced_tobruk.board import facing, relief
+    from pbem.games.advanced_tobruk.fire import fire_ap
+    from pbem.games.advanced_tobruk.fire.eligible import GUNFIRE_OPTICS, GUNFIRE_SUPPRESS, gunfire_of
+    tu, tp = st.units[target], st.pieces[target]
+    able = []
+    for f in units:
+        u = st.units[f]
+        if u.side in own_in_hex and data.cls(sc, f) != "apc":
+            continue
+        with hidden.placed(st, f):
+            if u.hex is None:
+                continue
+            n = gunfire_of(st, sc, f, tu.hex)
+            try:
+                fire_ap.los_drm(st, sc, u.hex, tu.hex)
+            except OrderError:
+                n = 0
+            if relief.blocked(st, sc, f, u.hex, target, tu.hex):
+                n = 0
+            front = tp.facing < 0 or facing.aspect(sc.board.grid, tu.hex, tp.facing, u.hex,
+                                                   fire_ap.moving(st, target)) == "front"
+        if n > 0:
+            able.append((f, n, front))
+    if not tp.suppressed and sum(n for _, n, _ in able) >= GUNFIRE_SUPPRESS:
+        return [f for f, _, _ in able]
+    if sum(n for f, n, front in able if front) >= GUNFIRE_OPTICS:
+        return [f for f, n, front in able if front]
+    return []
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_gunfire_at_an_afv_and_usable_weapons_are_the_plain_answers(played_example, name):
+    # _gunfire_at_afv asks no line of a unit that brings no gunfire; any_usable stops at the first
+    # weapon that may fire: the answers are the plain ones, at every AFV and from every vehicle
+    from pbem.games.advanced_tobruk.fire.eligible import _gunfire_at_afv, any_usable, usable_weapons
+    g = played_example(name).game()
+    sc = g.scenario
+    groups = usable = 0
+    for i, (_, st) in enumerate(_states(g)):
+        if i % 3:
+            continue
+        live = [u for u in sorted(st.units) if st.units[u].hex and not st.units[u].eliminated]
+        for t in live:
+            if data.is_afv(sc, t):
+                side = st.units[t].side
+                units = [f for f in sorted(st.units) if st.units[f].side != side]
+                own = {st.units[u].side for u in live if st.units[u].hex == st.units[t].hex
+                       and data.is_personnel(sc, u)}
+                want = plain_gunfire_at_afv(st, sc, t, units, own)
+                assert _gunfire_at_afv(st, sc, t, units, own) == want, t
+                groups += bool(want)
+        for f in live[i % 4::4]:
+            if data.cls(sc, f) in ("afv", "apc") or data.is_heavy(sc, f):
+                for t in live:
+                    if st.units[t].side != st.units[f].side:
+                        for turn in (False, True):
+                            want = bool(usable_weapons(st, sc, f, t, st.units[t].hex, turn))
+                            assert any_usable(st, sc, f, t, st.units[t].hex, turn) is want, (f, t, turn)
+                            usable += want
+    assert usable
 
 
 def test_relief_in_use_is_the_maps_deir_or_wadi(played_example):

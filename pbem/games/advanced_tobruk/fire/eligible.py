@@ -93,6 +93,15 @@ def usable_weapons(st: TobrukState, sc: Scenario, f: str, tunit: str, thex: str,
     return out
 
 
+def any_usable(st: TobrukState, sc: Scenario, f: str, tunit: str, thex: str, turn: bool = False) -> bool:
+    """``bool(usable_weapons(...))``, stopped at the first weapon that may fire."""
+    if any(_gun_can(st, sc, f, g, thex, tunit, turn) for g in fire_ap.guns(sc, f)):
+        return True
+    if tunit and not data.is_personnel(sc, tunit):
+        return False
+    return any(_mg_can(st, sc, f, m, thex, tunit, turn) for m in vehicle_mgs(sc, f))
+
+
 def _personnel_can(st: TobrukState, sc: Scenario, f: str, thex: str, tunit: str) -> bool:
     if tunit and not data.is_personnel(sc, tunit) and data.cls(sc, tunit) not in ("apc", "truck"):
         return False
@@ -209,33 +218,43 @@ def _gunfire_at_afv(st: TobrukState, sc: Scenario, target: str, units: list[str]
     the side's able units together bring 8 factors to an AFV that is not yet suppressed, or 36 to
     its front (our reading: the sum of what each could bring, firegroups being the player's to
     form); those units are then eligible."""
-    tu, tp = st.units[target], st.pieces[target]
-    grid = sc.board.grid
+    tp = st.pieces[target]
     able: list[tuple[str, int, bool]] = []
     for f in units:
         u = st.units[f]
         if u.side in own_in_hex and data.cls(sc, f) != "apc":
             continue                                                                # 15.03
-        with hidden.placed(st, f):
-            if u.hex is None:
-                continue
-            n = gunfire_of(st, sc, f, tu.hex)
-            try:
-                fire_ap.los_drm(st, sc, u.hex, tu.hex)
-            except OrderError:
-                n = 0
-            if relief.blocked(st, sc, f, u.hex, target, tu.hex):
-                n = 0                                                               # 33.751
-            front = tp.facing < 0 or facing.aspect(grid, tu.hex, tp.facing, u.hex, fire_ap.moving(st, target)) \
-                == "front"
-        if n > 0:
-            able.append((f, n, front))
+        if u.hex is None:
+            with hidden.placed(st, f):
+                if u.hex is not None:
+                    _gunner(st, sc, f, target, able)
+        else:
+            _gunner(st, sc, f, target, able)
     if not tp.suppressed and sum(n for _, n, _ in able) >= GUNFIRE_SUPPRESS:
         return [f for f, _, _ in able]
     at_front = [f for f, n, front in able if front]
     if sum(n for f, n, front in able if front) >= GUNFIRE_OPTICS:
         return at_front
     return []
+
+
+def _gunner(st: TobrukState, sc: Scenario, f: str, target: str, able: list[tuple[str, int, bool]]) -> None:
+    """_gunfire_at_afv's look at one unit on the map: (unit, gunfire, at the front) appended when
+    it brings gunfire to the target along a line of sight (no line is asked of a unit without)."""
+    tu, tp = st.units[target], st.pieces[target]
+    h = st.units[f].hex
+    n = gunfire_of(st, sc, f, tu.hex)
+    if n <= 0:
+        return
+    try:
+        fire_ap.los_drm(st, sc, h, tu.hex)
+    except OrderError:
+        return
+    if relief.blocked(st, sc, f, h, target, tu.hex):
+        return                                                                      # 33.751
+    front = tp.facing < 0 or facing.aspect(sc.board.grid, tu.hex, tp.facing, h, fire_ap.moving(st, target)) \
+        == "front"
+    able.append((f, n, front))
 
 
 def _may_fire(st: TobrukState, sc: Scenario, f: str, target: str, thex: str, phase: str,
@@ -252,7 +271,7 @@ def _may_fire(st: TobrukState, sc: Scenario, f: str, target: str, thex: str, pha
         if c in ("afv", "apc") or data.is_heavy(sc, f):
             if data.is_heavy(sc, f) and not _holder_ok(st, f):
                 return False
-            ok = bool(usable_weapons(st, sc, f, target, thex, turn=phase == "direct-fire"))
+            ok = any_usable(st, sc, f, target, thex, turn=phase == "direct-fire")
         elif c in data.PERSONNEL or data.is_weapon(sc, f):
             ok = u.side not in own_in_hex and _personnel_can(st, sc, f, thex, target)
             if ok and st.pieces[target].full and data.is_personnel(sc, target) and u.hex != thex:
