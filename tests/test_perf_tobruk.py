@@ -24,7 +24,8 @@ gives (correctness only: the figures come from tests/benchmark.py --only games).
   side spotted the target (32.251) once a firer of it needs the answer; ``los_drm`` looks at
   no unit when no hex lies between; ``terms.wiped_side`` (asked after every order) is one pass;
 - ``_gunfire_at_afv`` (5.131, 14.22) asks no line of sight of a unit that brings no gunfire, and
-  ``any_usable`` (``bool(usable_weapons(...))``) stops at the first weapon that may fire.
+  ``any_usable`` (``bool(usable_weapons(...))``) stops at the first weapon that may fire;
+- the steps give the gate their sides without their rows (``Step.sides``).
 Every state is that after each event of every Tobruk example.
 """
 from __future__ import annotations
@@ -368,6 +369,24 @@ def test_gunfire_at_an_afv_and_usable_weapons_are_the_plain_answers(played_examp
                             assert any_usable(st, sc, f, t, st.units[t].hex, turn) is want, (f, t, turn)
                             usable += want
     assert usable
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_the_steps_sides_are_their_rows_sides(played_example, name):
+    # the kernel's gate before every order reads Step.sides (the side whose activation it is, the
+    # paused mover's enemy), not the rows with their help text: the same sides on every state
+    from pbem.core.turn import current_step
+    g = played_example(name).game()
+    rules, sc = g.rules, g.scenario
+    asked = set()
+    for _, st in _states(g):
+        step = current_step(rules, st, sc)
+        if step is None or st.result is not None:
+            continue
+        assert step.sides is not None
+        assert step.waited(st, sc) == [r["side"] for r in step.waits(st, sc)], step.name
+        asked.add(step.name)
+    assert {"direct-fire", "movement", "infiltration"} <= asked
 
 
 def test_relief_in_use_is_the_maps_deir_or_wadi(played_example):
