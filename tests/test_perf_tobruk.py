@@ -25,7 +25,8 @@ gives (correctness only: the figures come from tests/benchmark.py --only games).
   no unit when no hex lies between; ``terms.wiped_side`` (asked after every order) is one pass;
 - ``_gunfire_at_afv`` (5.131, 14.22) asks no line of sight of a unit that brings no gunfire, and
   ``any_usable`` (``bool(usable_weapons(...))``) stops at the first weapon that may fire;
-- the steps give the gate their sides without their rows (``Step.sides``).
+- the steps give the gate their sides without their rows (``Step.sides``); ``_may_fire`` places a
+  hidden firer in its noted hex itself (``hidden.placed`` written out).
 Every state is that after each event of every Tobruk example.
 """
 from __future__ import annotations
@@ -387,6 +388,29 @@ def test_the_steps_sides_are_their_rows_sides(played_example, name):
         assert step.waited(st, sc) == [r["side"] for r in step.waits(st, sc)], step.name
         asked.add(step.name)
     assert {"direct-fire", "movement", "infiltration"} <= asked
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_a_hidden_firer_is_looked_at_from_its_noted_hex_as_hidden_placed_does(played_example, name):
+    # _may_fire places a hidden unit in its noted hex itself (hidden.placed written out): the answer
+    # is that of the check inside hidden.placed, and the unit is off the map again after it
+    from pbem.games.advanced_tobruk.fire.eligible import _may_fire
+    g = played_example(name).game()
+    sc = g.scenario
+    asked = 0
+    for i, (_, st) in enumerate(_states(g)):
+        off = [f for f in sorted(st.units) if st.units[f].hex is None and not st.units[f].eliminated]
+        for f in off[i % 3::3]:
+            for t in [u for u in sorted(st.units) if st.units[u].hex and st.units[u].side != st.units[f].side][:4]:
+                for phase in ("direct-fire", "movement"):
+                    with hidden.placed(st, f):
+                        want = st.units[f].hex is not None and _may_fire(st, sc, f, t, st.units[t].hex, phase,
+                                                                           set())
+                    assert _may_fire(st, sc, f, t, st.units[t].hex, phase, set()) is want
+                    assert st.units[f].hex is None
+                    asked += hidden.is_hidden(st, f)
+    if name == "tobruk-salient":                          # the example with hidden units (32.2)
+        assert asked
 
 
 def test_relief_in_use_is_the_maps_deir_or_wadi(played_example):

@@ -261,9 +261,14 @@ def _may_fire(st: TobrukState, sc: Scenario, f: str, target: str, thex: str, pha
               own_in_hex: set[str]) -> bool:
     """eligible_firers' check of one unit (a hidden one from its noted hex, 32.2111)."""
     u = st.units[f]
-    if u.hex is None:
-        with hidden.placed(st, f):
-            return u.hex is not None and _may_fire(st, sc, f, target, thex, phase, own_in_hex)
+    if u.hex is None:                       # hidden.placed, written out (asked for every hidden firer)
+        if not hidden.is_hidden(st, f):
+            return False
+        u.hex = st.pieces[f].hidden_at
+        try:
+            return _may_fire(st, sc, f, target, thex, phase, own_in_hex)
+        finally:
+            u.hex = None
     c = data.cls(sc, f)
     if phase != "direct-fire" and fire_ap.command_refusal(st, sc, f, "answer"):
         return False                                        # 24.03: the command tank does not initiate fire
