@@ -11,7 +11,9 @@ position changes, the answers with it):
 - the tables made once per scenario or board: the order of battle
   (``board.OrderOfBattle``: formation_of, is_hq, is_static, a formation's units, a
   side's combat units), each hex's links and ridge/wadi crossings (13.2.2), the hexes
-  a unit projects a ZOC into (5.4), the step costs (TEC, 7.3.3).
+  a unit projects a ZOC into (5.4), the step costs (TEC, 7.3.3);
+- the steps' sides for the kernel's gate before every order (``Step.sides``), without their
+  rows (the Admin Phase's to-do list, the formations able to activate).
 
 The ``plain_*`` functions are the code before the shortcuts, kept here as the reference."""
 from __future__ import annotations
@@ -335,3 +337,21 @@ def test_formation_and_side_checks_are_the_plain_scans(played_example, name):
             for u in st.units.values():          # step 0: one formation gone; step 1: one side's units
                 if (plain_formation_of(sc, u.id) == f if step == 0 else u.side == sc.side_ids()[0]):
                     u.eliminated, u.hex = True, None
+
+
+@pytest.mark.parametrize("name", MIRAGES)
+def test_the_steps_sides_are_their_rows_sides(played_example, name):
+    from pbem.core.turn import current_step
+    g = played_example(name).game()
+    rules, sc = g.rules, g.scenario
+    st = g.state(0)
+    asked = set()
+    for en in g.entries()[1:]:
+        rules.apply(st, en.event, sc)
+        step = current_step(rules, st, sc)
+        if step is None or st.result is not None:
+            continue
+        assert step.waited(st, sc) == [r["side"] for r in step.waits(st, sc)], step.name
+        if step.sides is not None:
+            asked.add(step.name)
+    assert {"initiative", "actions", "admin"} <= asked
