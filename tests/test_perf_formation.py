@@ -12,6 +12,7 @@ position changes, the answers with it):
   (``board.OrderOfBattle``: formation_of, is_hq, is_static, a formation's units, a
   side's combat units), each hex's links and ridge/wadi crossings (13.2.2), the hexes
   a unit projects a ZOC into (5.4), the step costs (TEC, 7.3.3);
+- the last position asked, compared with the next before the dict of kept ones;
 - the steps' sides for the kernel's gate before every order (``Step.sides``), without their
   rows (the Admin Phase's to-do list, the formations able to activate).
 
@@ -260,6 +261,18 @@ def test_a_position_is_shared_by_equal_states_and_not_by_different_ones(played_e
     u = next(u for u in b.units.values() if B.alive(u))
     u.disrupted = not u.disrupted
     assert position.position(a, sc) is not position.position(b, sc)
+    # the last position asked is compared first: asked again, a changed state is another
+    # position, and the same one again once changed back (whatever the dict of kept ones holds)
+    pa = position.position(a, sc)
+    assert position.position(a, sc) is pa
+    u.disrupted = not u.disrupted
+    assert position.position(b, sc) is pa
+    position._kept.clear()
+    assert position.position(b, sc) is pa
+    u.hex = None
+    pb = position.position(b, sc)
+    assert pb is not pa and position.key(b) != position.key(a) and pb.at != pa.at
+    assert position.position(a, sc).at == pa.at
 
 
 def test_a_move_walked_once_is_the_path_walked_again(played_example, monkeypatch):
