@@ -11,7 +11,10 @@ position changes, the answers with it):
 - the tables made once per scenario or board: the order of battle
   (``board.OrderOfBattle``: formation_of, is_hq, is_static, a formation's units, a
   side's combat units), each hex's links and ridge/wadi crossings (13.2.2), the hexes
-  a unit projects a ZOC into (5.4), the step costs (TEC, 7.3.3).
+  a unit projects a ZOC into (5.4), the step costs (TEC, 7.3.3);
+- the last position asked, compared with the next before the dict of kept ones;
+- the steps' sides for the kernel's gate before every order (``Step.sides``), without their
+  rows (the Admin Phase's to-do list, the formations able to activate).
 
 The ``plain_*`` functions are the code before the shortcuts, kept here as the reference."""
 from __future__ import annotations
@@ -258,6 +261,18 @@ def test_a_position_is_shared_by_equal_states_and_not_by_different_ones(played_e
     u = next(u for u in b.units.values() if B.alive(u))
     u.disrupted = not u.disrupted
     assert position.position(a, sc) is not position.position(b, sc)
+    # the last position asked is compared first: asked again, a changed state is another
+    # position, and the same one again once changed back (whatever the dict of kept ones holds)
+    pa = position.position(a, sc)
+    assert position.position(a, sc) is pa
+    u.disrupted = not u.disrupted
+    assert position.position(b, sc) is pa
+    position._kept.clear()
+    assert position.position(b, sc) is pa
+    u.hex = None
+    pb = position.position(b, sc)
+    assert pb is not pa and position.key(b) != position.key(a) and pb.at != pa.at
+    assert position.position(a, sc).at == pa.at
 
 
 def test_a_move_walked_once_is_the_path_walked_again(played_example, monkeypatch):
@@ -335,3 +350,21 @@ def test_formation_and_side_checks_are_the_plain_scans(played_example, name):
             for u in st.units.values():          # step 0: one formation gone; step 1: one side's units
                 if (plain_formation_of(sc, u.id) == f if step == 0 else u.side == sc.side_ids()[0]):
                     u.eliminated, u.hex = True, None
+
+
+@pytest.mark.parametrize("name", MIRAGES)
+def test_the_steps_sides_are_their_rows_sides(played_example, name):
+    from pbem.core.turn import current_step
+    g = played_example(name).game()
+    rules, sc = g.rules, g.scenario
+    st = g.state(0)
+    asked = set()
+    for en in g.entries()[1:]:
+        rules.apply(st, en.event, sc)
+        step = current_step(rules, st, sc)
+        if step is None or st.result is not None:
+            continue
+        assert step.waited(st, sc) == [r["side"] for r in step.waits(st, sc)], step.name
+        if step.sides is not None:
+            asked.add(step.name)
+    assert {"initiative", "actions", "admin"} <= asked

@@ -3,7 +3,10 @@ the plain code gives (correctness only: the figures come from tests/benchmark.py
 states along the example: the air landing hexes' terrain found once per drop zone
 (9.1, 9.2), the opportunity firers looked for within two hexes (5.0-5.4: a longer range
 is artillery's, 6.6), the lines of communication built from their predecessors' (12.2),
-and the air landing step's sides without its rows (the gate before every order).
+the air landing step's sides without its rows (the gate before every order), and the
+Neder Rijn's unbridged hexsides and the minor rivers read from tables made once per
+scenario (4.6, 4.9, 11.0), the victory count (12.1-12.6) reading the lines of the VP
+hexes alone from the searches, and the cost of each step (4.2, 4.6, 4.9) kept per scenario.
 
 The ``plain_*`` functions are the code before the shortcuts, kept here as the reference."""
 from __future__ import annotations
@@ -11,7 +14,8 @@ from __future__ import annotations
 from collections import deque
 
 from pbem.games.red_devils import airborne, opportunity, steps, terms
-from pbem.games.red_devils.terrain import ezoc, is_artillery, rng, terrain, unbridged_rijn
+from pbem.games.red_devils.terrain import (MINOR, RAIL_BRIDGE, RIJN, ROADS, ezoc, is_artillery, minor_river,
+                                           rng, terrain, unbridged_rijn)
 from pbem.mechanics.movement import units_at
 
 NAME = "red-devils"
@@ -57,7 +61,7 @@ def plain_lines(st, sc, side):
     while q:
         h = q.popleft()
         for n in grid.neighbours(h):
-            if n in prev or n in enemy or not (n in mine or n not in zoc) or unbridged_rijn(st, sc, h, n):
+            if n in prev or n in enemy or not (n in mine or n not in zoc) or plain_unbridged_rijn(st, sc, h, n):
                 continue
             prev[n] = h
             q.append(n)
@@ -120,3 +124,114 @@ def test_the_air_landing_step_waits_for_the_side_its_rows_name(played_example):
             assert steps.LANDING.waited(st, sc) == [r["side"] for r in steps.LANDING.rows(st, sc)]
             seen += 1
     assert seen
+
+
+def plain_unbridged_rijn(st, sc, a, b):
+    f = sc.board.side_features(a, b)
+    if RIJN not in f or any(r in f for r in ROADS):
+        return False
+    return not (RAIL_BRIDGE in f and st.bridge != "destroyed")
+
+
+def test_the_neder_rijn_and_minor_river_tables_are_the_hexsides_features(played_example):
+    # unbridged_rijn and minor_river read tables made once per scenario: every pair of adjacent
+    # hexes of the map, either way round, the railway bridge standing and destroyed (11.0)
+    sc, sts = states(played_example, 1)
+    st = sts[0]
+    grid = sc.board.grid
+    unbridged = minor = 0
+    for bridge in ("", "destroyed"):
+        st.bridge = bridge
+        for a in grid.all_hexes():
+            for b in grid.neighbours(a):
+                want = plain_unbridged_rijn(st, sc, a, b)
+                assert unbridged_rijn(st, sc, a, b) is want, (a, b, bridge)
+                assert minor_river(sc, a, b) is (MINOR in sc.board.side_features(a, b))
+                unbridged += want
+                minor += minor_river(sc, a, b)
+    assert unbridged and minor
+    assert any(RAIL_BRIDGE in f for f in sc.board.hexsides.values())
+
+
+def test_lines_of_communication_are_the_plain_search_on_every_state(played_example):
+    g = played_example(NAME).game()
+    sc = g.scenario
+    st = g.state(0)
+    n = 0
+    for en in g.entries()[1:]:
+        g.rules.apply(st, en.event, sc)
+        for side in ("british", "german"):
+            if en.seq % 4 == 0 or side == "british" and en.seq % 4 == 2:
+                assert terms.lines_of_communication(st, sc, side) == plain_lines(st, sc, side)
+                n += 1
+    st.bridge = "destroyed"
+    for side in ("british", "german"):
+        assert terms.lines_of_communication(st, sc, side) == plain_lines(st, sc, side)
+    assert n > 200
+
+
+def plain_count_victory(st, sc):
+    """terms.count_victory before the lines were read from the searches: every line built."""
+    from pbem.games.red_devils import events as E
+    data = sc.game_data
+    brit, germ = plain_lines(st, sc, "british"), plain_lines(st, sc, "german")
+    special = set(data.get("vp_special", []))
+    worthless = set(data.get("rail_bridge_vp", [])) if st.bridge == "destroyed" else set()
+    hexes, lines = {}, {}
+    for h in sorted(set(data.get("vp_hexes", [])) | special):
+        if h not in brit or h in worthless or h in germ and len(germ[h]) <= len(brit[h]):
+            continue
+        hexes[h] = 2 if h in special else 1
+        lines[h] = brit[h]
+    pair = data.get("bridge_pair", [])
+    if pair and all(h in hexes for h in pair):
+        for h in pair:
+            hexes[h] = 4
+    gone = sum(1 for u in st.units.values() if u.side == "german" and u.eliminated)
+    alive = sum(1 for u in st.units.values() if u.side == "british" and not u.eliminated and u.hex is not None)
+    extra = max(0, alive - 9)
+    total = sum(hexes.values()) + gone + extra
+    level = next(name for low, name in terms.LEVELS if total >= low)
+    return E.VictoryCounted(hexes=hexes, lines=lines, german_eliminated=gone, british_extra=extra,
+                            total=total, level=level)
+
+
+def test_the_victory_count_is_the_plain_count_along_the_game(played_example):
+    g = played_example(NAME).game()
+    sc = g.scenario
+    st = g.state(0)
+    scored = 0
+    for en in g.entries()[1:]:
+        g.rules.apply(st, en.event, sc)
+        if en.seq % 3 == 0:
+            got = terms.count_victory(st, sc)
+            assert got == plain_count_victory(st, sc)
+            scored += bool(got.hexes)
+    st.bridge = "destroyed"
+    assert terms.count_victory(st, sc) == plain_count_victory(st, sc)
+    assert scored > 20
+
+
+def test_step_costs_kept_per_scenario_are_the_path_costs(played_example):
+    # path_cost's steps (4.2, 4.6, 4.9) are read from a table kept per scenario: every step of the
+    # map, each way of moving, the railway bridge standing then destroyed under the same object (11.0)
+    from pbem.games.red_devils.terrain import StepCosts, path_cost, plain_path_cost
+    sc, sts = states(played_example, 2)
+    st = sts[0]
+    grid = sc.board.grid
+    prohibited = 0
+    for mech, road_mech in ((False, False), (True, False), (True, True)):
+        st.bridge = ""
+        costs = StepCosts(st, sc, mech, road_mech)
+        for bridge in ("", "destroyed", ""):
+            st.bridge = bridge
+            plain = plain_path_cost(st, sc, mech, road_mech)
+            for a in grid.all_hexes():
+                for b in grid.neighbours(a):
+                    want = plain.step(a, b)
+                    assert costs.step(a, b) == want, (a, b, mech, road_mech, bridge)
+                    prohibited += want is None
+            assert costs.step("0101", "9999") is plain.step("0101", "9999") is None
+    assert prohibited
+    art = next(u for u in sc.units if is_artillery(sc, u.id))
+    assert path_cost(st, sc, art.id, True).road_mech is False

@@ -16,7 +16,17 @@ gives (correctness only: the figures come from tests/benchmark.py --only games).
   lines of sight: the grid's alone) are kept per scenario;
 - the fog of war's flips (``fow.update``, 32.12, 32.22) are skipped for a position already
   found with nothing to be seen (``fow.sight_position``);
-- the game's ``apply`` skips ``Ruleset.apply``'s hooks it does not use.
+- the game's ``apply`` skips ``Ruleset.apply``'s hooks it does not use;
+- ``sequence.can_act`` in a fire phase asks first the target and firer it found the last time
+  (``eligible_firers(..., only=)``), whatever they are now the plain search's answer;
+- ``relief.in_use`` (a deir or wadi on the map, 33) is found once per scenario;
+- ``eligible_firers`` finds the sides in the target's hex in its own loop and asks whether a
+  side spotted the target (32.251) once a firer of it needs the answer; ``los_drm`` looks at
+  no unit when no hex lies between; ``terms.wiped_side`` (asked after every order) is one pass;
+- ``_gunfire_at_afv`` (5.131, 14.22) asks no line of sight of a unit that brings no gunfire, and
+  ``any_usable`` (``bool(usable_weapons(...))``) stops at the first weapon that may fire;
+- the steps give the gate their sides without their rows (``Step.sides``); ``_may_fire`` places a
+  hidden firer in its noted hex itself (``hidden.placed`` written out).
 Every state is that after each event of every Tobruk example.
 """
 from __future__ import annotations
@@ -161,6 +171,257 @@ def test_can_act_in_a_fire_phase_is_the_plain_search_for_a_firer(played_example,
                         first = eligible_firers(st, sc, t, "direct-fire", stop=lambda f: True)
                         assert first == full[:1] == [] or (len(first) == 1 and first[0] in full)
     assert any(answers) and not all(answers)
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_can_act_with_any_firer_found_before_is_the_plain_search(played_example, name):
+    # the target and firer can_act found the last time are asked first: whatever they are (stale,
+    # eliminated, of the other side, not a firer), the answer is the plain search's
+    g = played_example(name).game()
+    sc = g.scenario
+    hints = sc.__dict__.setdefault("_tobruk_fire_hint", {})
+    tried = 0
+    for i, (_, st) in enumerate(_states(g)):
+        ids = sorted(st.units)
+        for side in sc.side_ids():
+            mine = [u for u in ids if st.units[u].side == side]
+            theirs = [u for u in ids if st.units[u].side != side]
+            for phase in ("direct-fire", "final-fire"):
+                plain = plain_can_fire(st, sc, side, phase)
+                for hint in ((theirs[i % len(theirs)], mine[i % len(mine)]), (mine[0], theirs[0]),
+                             (theirs[-1], mine[-1]), ("no-such-unit", mine[0])):
+                    hints[side, phase] = hint
+                    assert sequence.can_act(st, sc, side, phase) == plain, (side, phase, hint)
+                    tried += 1
+    assert tried > 1000
+
+
+def plain_eligible_firers(st, sc, target: str, phase: str) -> list[str]:
+    """eligible_firers (without ``stop``) as it was before issue 29's last round: the sides with
+    personnel in the target's hex from casualty.personnel_in, the spotting asked before the loop."""
+    from pbem.games.advanced_tobruk.board import spotting
+    from pbem.games.advanced_tobruk.fire import casualty
+    from pbem.games.advanced_tobruk.fire.eligible import _gunfire_at_afv, _may_fire, desperation_firers
+    tu = st.units.get(target)
+    if tu is None or tu.eliminated or tu.hex is None:
+        return []
+    if phase == "desperation":
+        return desperation_firers(st, sc, target)
+    tp = st.pieces[target]
+    if tp.surrendered or tp.wreck or phase == "final-fire" and not tp.moved:
+        return []
+    thex = tu.hex
+    out, gunners = [], []
+    own_in_hex = {st.units[u].side for u in casualty.personnel_in(st, sc, thex)}
+    limited = spotting.active(sc)
+    seen = {s: spotting.spotted(st, sc, s, target) for s in sc.side_ids() if s != tu.side} if limited else {}
+    at_afv = phase == "direct-fire" and data.is_afv(sc, target)
+    for f in sorted(st.units):
+        u = st.units[f]
+        if u.side == tu.side or u.eliminated or u.hex is None and not (limited and hidden.is_hidden(st, f)):
+            continue
+        p = st.pieces.get(f)
+        if p is None or p.fired or p.bailed or p.wreck or phase != "direct-fire" and p.moved or p.dummy \
+                or limited and not seen[u.side]:
+            continue
+        if _may_fire(st, sc, f, target, thex, phase, own_in_hex):
+            out.append(f)
+        elif at_afv:
+            gunners.append(f)
+    if gunners:
+        out = sorted(out + _gunfire_at_afv(st, sc, target, gunners, own_in_hex))
+    return out
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_eligible_firers_are_the_plain_lists(played_example, name):
+    # the sides in the target's hex found in the loop, the spotting asked once a firer needs it
+    g = played_example(name).game()
+    sc = g.scenario
+    found = 0
+    for i, (_, st) in enumerate(_states(g)):
+        ids = sorted(st.units)
+        for t in ids[i % 5::5]:
+            for phase in ("direct-fire", "final-fire", "movement", "desperation"):
+                want = plain_eligible_firers(st, sc, t, phase)
+                assert eligible_firers(st, sc, t, phase) == want, (t, phase)
+                found += bool(want)
+    assert found > 100
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_a_wiped_out_side_is_the_plain_search(played_example, name):
+    from pbem.games.advanced_tobruk.turn.terms import wiped_side
+
+    def plain(st, sc) -> str:
+        for s in sc.side_ids():
+            if not any(u.side == s and not u.eliminated and not u.gone and not st.pieces[u.id].surrendered
+                       and not data.is_weapon(sc, u.id) for u in st.units.values()):
+                return s
+        return ""
+    g = played_example(name).game()
+    sc = g.scenario
+    for _, st in _states(g):
+        assert wiped_side(st, sc) == plain(st, sc) == ""
+    st = g.state()
+    for s in reversed(sc.side_ids()):                   # each side's units gone in turn: that side, the first
+        for u in st.units.values():
+            if u.side == s:
+                u.eliminated = True
+        assert wiped_side(st, sc) == plain(st, sc) == s
+
+
+def test_los_drm_is_the_plain_count(played_example):
+    from pbem.core.orders import OrderError
+    from pbem.games.advanced_tobruk.board import ground
+    from pbem.games.advanced_tobruk.fire import fire_ap
+
+    def plain(st, sc, a, b):
+        between = data.line_between(sc, a, b)
+        burning = wrecks = vehicles = 0
+        for u in st.units.values():
+            p = st.pieces.get(u.id)
+            if p is None or u.hex not in between:
+                continue
+            if p.wreck == "burning":
+                burning += 1
+            elif p.wreck and not (ground.is_deir(sc, u.hex) and min(ground.level(sc, a), ground.level(sc, b)) >= 0):
+                wrecks += 1
+            elif not u.eliminated and data.is_vehicle(sc, u.id):
+                vehicles += 1
+        return burning, wrecks, vehicles
+
+    for name in TOBRUK:
+        g = played_example(name).game()
+        sc = g.scenario
+        for st in [g.state(g.head()[0] * k // 4) for k in range(1, 5)]:
+            hexes = sorted({u.hex for u in st.units.values() if u.hex})
+            for a in hexes:
+                for b in hexes:
+                    burning, wrecks, vehicles = plain(st, sc, a, b)
+                    try:
+                        got = fire_ap.los_drm(st, sc, a, b)[0]
+                    except OrderError:
+                        assert burning >= 2 or burning + len(fire_ap._smoke_hexes(st, sc, a, b)) >= 2
+                        continue
+                    assert got == 4 * burning + wrecks + vehicles
+
+
+def plain_gunfire_at_afv(st, sc, target, units, own_in_hex):
+    """eligible._gunfire_at_afv before issue 29's last round: every unit's line looked at."""
+    from pbem.core.orders import OrderError
+    from pbem.games.advanced_tobruk.board import facing, relief
+    from pbem.games.advanced_tobruk.fire import fire_ap
+    from pbem.games.advanced_tobruk.fire.eligible import GUNFIRE_OPTICS, GUNFIRE_SUPPRESS, gunfire_of
+    tu, tp = st.units[target], st.pieces[target]
+    able = []
+    for f in units:
+        u = st.units[f]
+        if u.side in own_in_hex and data.cls(sc, f) != "apc":
+            continue
+        with hidden.placed(st, f):
+            if u.hex is None:
+                continue
+            n = gunfire_of(st, sc, f, tu.hex)
+            try:
+                fire_ap.los_drm(st, sc, u.hex, tu.hex)
+            except OrderError:
+                n = 0
+            if relief.blocked(st, sc, f, u.hex, target, tu.hex):
+                n = 0
+            front = tp.facing < 0 or facing.aspect(sc.board.grid, tu.hex, tp.facing, u.hex,
+                                                   fire_ap.moving(st, target)) == "front"
+        if n > 0:
+            able.append((f, n, front))
+    if not tp.suppressed and sum(n for _, n, _ in able) >= GUNFIRE_SUPPRESS:
+        return [f for f, _, _ in able]
+    if sum(n for f, n, front in able if front) >= GUNFIRE_OPTICS:
+        return [f for f, n, front in able if front]
+    return []
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_gunfire_at_an_afv_and_usable_weapons_are_the_plain_answers(played_example, name):
+    # _gunfire_at_afv asks no line of a unit that brings no gunfire; any_usable stops at the first
+    # weapon that may fire: the answers are the plain ones, at every AFV and from every vehicle
+    from pbem.games.advanced_tobruk.fire.eligible import _gunfire_at_afv, any_usable, usable_weapons
+    g = played_example(name).game()
+    sc = g.scenario
+    groups = usable = 0
+    for i, (_, st) in enumerate(_states(g)):
+        if i % 3:
+            continue
+        live = [u for u in sorted(st.units) if st.units[u].hex and not st.units[u].eliminated]
+        for t in live:
+            if data.is_afv(sc, t):
+                side = st.units[t].side
+                units = [f for f in sorted(st.units) if st.units[f].side != side]
+                own = {st.units[u].side for u in live if st.units[u].hex == st.units[t].hex
+                       and data.is_personnel(sc, u)}
+                want = plain_gunfire_at_afv(st, sc, t, units, own)
+                assert _gunfire_at_afv(st, sc, t, units, own) == want, t
+                groups += bool(want)
+        for f in live[i % 4::4]:
+            if data.cls(sc, f) in ("afv", "apc") or data.is_heavy(sc, f):
+                for t in live:
+                    if st.units[t].side != st.units[f].side:
+                        for turn in (False, True):
+                            want = bool(usable_weapons(st, sc, f, t, st.units[t].hex, turn))
+                            assert any_usable(st, sc, f, t, st.units[t].hex, turn) is want, (f, t, turn)
+                            usable += want
+    assert usable
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_the_steps_sides_are_their_rows_sides(played_example, name):
+    # the kernel's gate before every order reads Step.sides (the side whose activation it is, the
+    # paused mover's enemy), not the rows with their help text: the same sides on every state
+    from pbem.core.turn import current_step
+    g = played_example(name).game()
+    rules, sc = g.rules, g.scenario
+    asked = set()
+    for _, st in _states(g):
+        step = current_step(rules, st, sc)
+        if step is None or st.result is not None:
+            continue
+        assert step.sides is not None
+        assert step.waited(st, sc) == [r["side"] for r in step.waits(st, sc)], step.name
+        asked.add(step.name)
+    assert {"direct-fire", "movement", "infiltration"} <= asked
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_a_hidden_firer_is_looked_at_from_its_noted_hex_as_hidden_placed_does(played_example, name):
+    # _may_fire places a hidden unit in its noted hex itself (hidden.placed written out): the answer
+    # is that of the check inside hidden.placed, and the unit is off the map again after it
+    from pbem.games.advanced_tobruk.fire.eligible import _may_fire
+    g = played_example(name).game()
+    sc = g.scenario
+    asked = 0
+    for i, (_, st) in enumerate(_states(g)):
+        off = [f for f in sorted(st.units) if st.units[f].hex is None and not st.units[f].eliminated]
+        for f in off[i % 3::3]:
+            for t in [u for u in sorted(st.units) if st.units[u].hex and st.units[u].side != st.units[f].side][:4]:
+                for phase in ("direct-fire", "movement"):
+                    with hidden.placed(st, f):
+                        want = st.units[f].hex is not None and _may_fire(st, sc, f, t, st.units[t].hex, phase,
+                                                                           set())
+                    assert _may_fire(st, sc, f, t, st.units[t].hex, phase, set()) is want
+                    assert st.units[f].hex is None
+                    asked += hidden.is_hidden(st, f)
+    if name == "tobruk-salient":                          # the example with hidden units (32.2)
+        assert asked
+
+
+def test_relief_in_use_is_the_maps_deir_or_wadi(played_example):
+    from pbem.games.advanced_tobruk.board import ground, relief
+    for name in [*TOBRUK, "tobruk-r33"]:
+        sc = played_example(name).game().scenario
+        sc.__dict__.pop("_tobruk_relief", None)
+        terr = set(sc.board.terrain.values())
+        plain = ground.DEIR in terr or ground.WADI in terr
+        assert relief.in_use(sc) is plain and relief.in_use(sc) is plain
+    assert any(relief.in_use(played_example(n).game().scenario) for n in TOBRUK)
 
 
 @pytest.mark.parametrize("name", TOBRUK)

@@ -122,7 +122,9 @@ def _setup_why(st: TobrukState, sc: Scenario, word: str):
 
 
 def _step(name: str, verbs: dict, default=None, choices: tuple[str, ...] = (), offered=None) -> Step:
+    # ``sides``: the gate before every order reads the side whose activation it is, not the row
     return Step(name, rule=RULE[name], waits=_phase_rows(name), side=lambda st, sc: st.step.to_act,
+                sides=lambda st, sc: [st.step.to_act],
                 why=_setup_why if name == "setup" else WHY, choices=choices, offered=offered,
                 verbs={**verbs, "pass": _pass}, default=default or (lambda st, sc, side: [O.GameVerb(word="pass")]))
 
@@ -164,7 +166,7 @@ def _paused_rows(st: TobrukState, sc: Scenario) -> list[dict]:
 
 
 PAUSED = Step("opportunity-fire", rule="6.6", pending=lambda st, sc: st.pending is not None,
-              side=lambda st, sc: st.pending.side, waits=_paused_rows,
+              side=lambda st, sc: st.pending.side, waits=_paused_rows, sides=lambda st, sc: [st.pending.side],
               verbs={w: (lambda ctx, o: answer(ctx, o.word, o.args)) for w in ("fire", "pass")},
               default=lambda st, sc, side: [O.GameVerb(word="pass")])
 INTERRUPTS = (PAUSED,)

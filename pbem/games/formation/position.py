@@ -73,14 +73,25 @@ def key(st) -> tuple:
             tuple(fm.depleted), tuple(fm.blocked), tuple([(f, x.removed) for f, x in fm.formations.items()]))
 
 
+_last: list = [None, None, None]                    # the last position asked: sc, key, Position
+
+
 def position(st, sc) -> Position:
-    """The position of ``st`` (a new one when any of what it is made of changed)."""
-    k = (id(sc), key(st))
-    got = _kept.get(k)
+    """The position of ``st`` (a new one when any of what it is made of changed).  The last one
+    asked is compared first (the rules ask for the same position many times an order): a key
+    compared equal costs less than its hash."""
+    k = key(st)
+    last = _last
+    if last[0] is sc and last[1] == k:
+        return last[2]
+    kk = (id(sc), k)
+    got = _kept.get(kk)
     if got is not None and got[0] is sc:            # the entry holds ``sc``: its id is not reused
-        return got[1]
-    if len(_kept) >= 128:
-        _kept.clear()
-    pos = Position(st, sc)
-    _kept[k] = (sc, pos)
+        pos = got[1]
+    else:
+        if len(_kept) >= 128:
+            _kept.clear()
+        pos = Position(st, sc)
+        _kept[kk] = (sc, pos)
+    last[0], last[1], last[2] = sc, k, pos
     return pos

@@ -66,6 +66,7 @@ def _paused_rows(st: FormationState, sc: Scenario) -> list[dict]:
 
 PAUSED = Step("reaction", rule="6.5.1", pending=lambda st, sc: st.fm.step == "paused",
               waits=lambda st, sc: _paused_rows(st, sc) if st.fm.paused is not None else [],
+              sides=lambda st, sc: [st.fm.paused.side] if st.fm.paused is not None else [],
               verbs={w: _then_on(lambda ctx, o: reaction.answer(ctx, o.word, _args(o))) for w in ("react", "pass")},
               default=lambda st, sc, side: [O.GameVerb(word="pass")], choices=("react",), title=OPS)
 
@@ -92,7 +93,10 @@ def _admin_default(st: FormationState, sc: Scenario, side: str) -> list[O.Order]
     return out
 
 
+# ``sides``: the gate before every order reads the side a step waits for, not its row (the Admin
+# Phase's to-do list and reinforcements, the formations able to activate)
 ADMIN = Step("admin", rule="9", pending=lambda st, sc: st.fm.step == "admin", waits=_admin_rows,
+             sides=lambda st, sc: [st.fm.admin_side] if st.fm.admin_side else [],
              verbs={"schwerpunkt": _then_on(lambda ctx, o: admin.place_schwerpunkt(ctx, _args(o))),
                     "enter": _then_on(lambda ctx, o: actions.enter(ctx, _args(o))),
                     "end": _then_on(lambda ctx, o: admin.admin_end(ctx))},
@@ -137,7 +141,7 @@ def _initiative_default(st: FormationState, sc: Scenario, side: str) -> list[O.O
 # The three words are offered; whether a transfer or an end is allowed now is for the rules to say
 # (6.1.2, 6.2, 6.3, in sequence.py), as a move's legality is; the row and the default read _choices.
 INITIATIVE = Step("initiative", rule="6.2", pending=lambda st, sc: st.fm.step == "ops-choose",
-                  waits=_initiative_rows,
+                  waits=_initiative_rows, sides=lambda st, sc: [st.fm.initiative] if st.fm.initiative else [],
                   verbs={"activate": _then_on(lambda ctx, o: sequence.activate_order(ctx, _args(o))),
                          "transfer": _then_on(lambda ctx, o: sequence.transfer(ctx)),
                          "end": _then_on(lambda ctx, o: sequence.end_ops(ctx))},
@@ -181,6 +185,7 @@ def _not_an_action(st: FormationState, sc: Scenario, word: str) -> tuple[str, st
 
 
 ACTIONS = Step("actions", rule="7.1", pending=lambda st, sc: _acting(st), waits=_actions_rows,
+               sides=lambda st, sc: [st.fm.active.side],
                verbs={w: _then_on(_action) for w in ACTION_WORDS}, why=_not_an_action, choices=("move",), title=OPS)
 # the Ops Phase between two steps (a new cycle, the End of Turn): nothing is asked
 IDLE = Step("ops", rule="6", pending=lambda st, sc: True, waits=lambda st, sc: [], verbs={})

@@ -209,27 +209,51 @@ class Dunkerque(PanzerCorps):
                  if open_hex(h)}
         return trace_line(sc.board, [u.hex], goals, open_hex=open_hex)
 
-    def game_over(self, ctx: Ctx) -> None:
-        st, sc = ctx.state, ctx.sc
-        open_hex = self.line_open(st, sc)
-        edges = {self.edge(sc, "west"): "west", self.edge(sc, "south"): "south"}
+    def end_lines(self, st: GameState, sc: Scenario) -> tuple[list[tuple[UnitState, list[str]]],
+                                                               dict[str, dict[str, list[str]]]]:
+        """4.1, 4.2(1): the Allied units with a connecting line to the west or south edge (with
+        it), and the others' lines to each port they reach, in the evacuation order (our default,
+        4.2: the strongest units first, so that whole formations get away).
+
+        The lines marked so far change no hex's openness: the open hexes are found once, and the
+        hexes joined through them to the edges (and to each port); a unit with no such hex next
+        to it has no line, and its search (every open hex it reaches) is not made.  A line found
+        is trace_line's from the unit, as before (tests/test_perf_panzer_corps.py)."""
         grid = sc.board.grid
+        line_open = self.line_open(st, sc)
+        opened = {h for h in grid.all_hexes() if line_open(h)}
+        open_hex = opened.__contains__
+        goals = {h for e in (self.edge(sc, "west"), self.edge(sc, "south")) for h in grid.edge_hexes(e)
+                 if h in opened}
+        to_edge = _region(grid, goals, opened)
+        to_port: dict[str, set[str]] = {}
+        traced: list[tuple[UnitState, list[str]]] = []
         stranded: dict[str, dict[str, list[str]]] = {}
-        # Evacuation order (our default, 4.2): the strongest units first, so that whole formations
-        # get away; only the total Combat Strength evacuated counts for the points (4.2(2)).
         for u in sorted(self.on_map(st, "allied"), key=lambda x: (-x.strength, x.id)):
-            path = self.trace(st, sc, u, open_hex)     # the lines marked so far change no hex's openness
-            if path is not None:
-                end = path[-1]
-                printed = next(edges[e] for e in edges if grid.is_edge(end, e))
-                ctx.emit(E.ConnectingLine(subject=u.id, start=u.hex, traced=True,
-                                          to=f"the {printed} map edge at {end}", path=path, rule="4.1(2)"))
+            if _joined(grid, u.hex, goals, to_edge):
+                traced.append((u, trace_line(sc.board, [u.hex], goals, open_hex=open_hex)))
                 continue
             stranded[u.id] = {}
             for port in self.ports(sc):
-                p = trace_line(sc.board, [u.hex], {port}, open_hex=lambda h, port=port: h == port or open_hex(h))
-                if p is not None and (port == u.hex or open_hex(port)):
-                    stranded[u.id][port] = p
+                if port == u.hex:                      # in the port: a line of its own hex
+                    stranded[u.id][port] = [port]
+                elif port in opened:
+                    if port not in to_port:
+                        to_port[port] = _region(grid, {port}, opened)
+                    if _joined(grid, u.hex, {port}, to_port[port]):
+                        stranded[u.id][port] = trace_line(sc.board, [u.hex], {port}, open_hex=open_hex)
+        return traced, stranded
+
+    def game_over(self, ctx: Ctx) -> None:
+        st, sc = ctx.state, ctx.sc
+        edges = {self.edge(sc, "west"): "west", self.edge(sc, "south"): "south"}
+        grid = sc.board.grid
+        traced, stranded = self.end_lines(st, sc)
+        for u, path in traced:
+            end = path[-1]
+            printed = next(edges[e] for e in edges if grid.is_edge(end, e))
+            ctx.emit(E.ConnectingLine(subject=u.id, start=u.hex, traced=True,
+                                      to=f"the {printed} map edge at {end}", path=path, rule="4.1(2)"))
         capacity = self.vic(sc).port_capacity
         flow = max_flow({uid: st.units[uid].strength for uid in stranded},
                         {port: capacity for port in self.ports(sc)},
@@ -327,3 +351,21 @@ class Dunkerque(PanzerCorps):
         elif any(sc.board.terrain.get(h) != "city" for h in names["Leuven"]):
             errs.append(Printed("map.places[Leuven]: Leuven must be a city (Dunkerque errata)"))
         return errs
+
+
+def _region(grid, seeds: set[str], opened: set[str]) -> set[str]:
+    """The hexes of ``opened`` joined to ``seeds`` (open hexes) through open hexes."""
+    seen = set(seeds)
+    todo = list(seeds)
+    while todo:
+        for n in grid.neighbours(todo.pop()):
+            if n not in seen and n in opened:
+                seen.add(n)
+                todo.append(n)
+    return seen
+
+
+def _joined(grid, start: str, goals: set[str], region: set[str]) -> bool:
+    """Whether trace_line finds a line from ``start`` to ``goals``: ``start`` is a goal, or a hex
+    next to it is joined to one (``region``; the start hex itself need not be open)."""
+    return start in goals or any(n in region for n in grid.neighbours(start))

@@ -112,7 +112,7 @@ class Kharkov(PanzerCorps):
     def setup_hexes(self, st: GameState, sc: Scenario, u: UnitState, kind: str) -> list[str]:
         at = units_at(st)
         return [h for h in self.area_hexes(sc, u.id)
-                if not any(o.side != u.side for o in at.get(h, [])) and self.room(st, u.side, h, u.id)]
+                if not any(o.side != u.side for o in at.get(h, [])) and self.room_at(at, u.side, h, u.id)]
 
     def setup_answered(self, ctx: Ctx, kind: str) -> None:
         st, sc = ctx.state, ctx.sc

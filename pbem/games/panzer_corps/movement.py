@@ -12,7 +12,7 @@ import heapq
 from pbem.core import orders as O
 from pbem.core.orders import OrderError
 from pbem.core.ruleset import Ctx
-from pbem.core.scenario import Scenario
+from pbem.core.scenario import Scenario, once_per_scenario
 from pbem.core.state import GameState, UnitState, copy_state
 from pbem.games.panzer_corps import events as E
 from pbem.games.panzer_corps.params import GameParams
@@ -31,6 +31,9 @@ PATH_RULES = {
     M.PathProblem.ZOC_STOP: "6.1",
     M.PathProblem.END: "7.1",
 }
+
+
+_ZOCS: dict = {}                   # per scenario: (side, hexes of the enemy units with a ZOC) -> the ZOC
 
 
 class Movement:
@@ -67,11 +70,29 @@ class Movement:
                    if u.hex == h and not u.eliminated and u.side == side and u.id != moving)
         return here < self.p.stacking[side]
 
-    def zoc_against(self, st: GameState, sc: Scenario, side: str) -> set[str]:
+    def room_at(self, occupied: dict[str, list[UnitState]], side: str, h: str, moving: str = "") -> bool:
+        """``room`` read from ``occupied`` (``units_at`` of the state: on the map, not eliminated),
+        for a caller that asks it of many hexes of one state."""
+        here = sum(1 for u in occupied.get(h, ()) if u.side == side and u.id != moving)
+        return here < self.p.stacking[side]
+
+    def zoc_against(self, st: GameState, sc: Scenario, side: str) -> frozenset[str]:
         """Hexes in an enemy ZOC for ``side``'s units (6.0; disrupted units have none, 6.3, 9.7(2);
-        not across what ``zoc_blocked`` says, 6.4)."""
-        enemy = next((s for s in self.p.stacking if s != side), "")
-        return enemy_zoc(st, sc.board, side, blocked=self.zoc_blocked(sc, enemy))
+        not across what ``zoc_blocked`` says, 6.4).
+
+        The answer depends on the hexes of the enemy units that have a ZOC alone (``zoc_blocked``
+        is the board's): it is kept per scenario by those hexes, so the moves of one side's
+        movement phase, which leave the enemy where it stands, find it once."""
+        key = (side, tuple(u.hex for u in st.units.values()
+                           if u.side != side and u.hex is not None and not u.eliminated and not u.disrupted))
+        memo = once_per_scenario(_ZOCS, sc, lambda sc: {})
+        got = memo.get(key)
+        if got is None:
+            if len(memo) >= 512:
+                memo.clear()
+            enemy = next((s for s in self.p.stacking if s != side), "")
+            got = memo[key] = frozenset(enemy_zoc(st, sc.board, side, blocked=self.zoc_blocked(sc, enemy)))
+        return got
 
     # --- stacking at the end of the movement phase (7.0, 7.1, 7.3) ---------------------
 

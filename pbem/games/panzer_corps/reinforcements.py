@@ -71,7 +71,7 @@ class Reinforcements:
                 return False
             if h in enemies:
                 return False
-            if not self.room(st, u.side, h, u.id):
+            if not self.room_at(occupied, u.side, h, u.id):
                 return False
             return not between_enemies(board, h, enemies)
         return open_to

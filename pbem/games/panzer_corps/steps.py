@@ -153,6 +153,9 @@ def steps_of(rules) -> tuple[dict[str, Step], tuple[Step, ...]]:
     decision = Step("decision", rule=lambda st, sc: st.decision.rule, pending=lambda st, sc: st.decision is not None,
                     side=lambda st, sc: st.decision.side,
                     waits=lambda st, sc: [rules._decision_item(st, sc, st.decision)],
+                    # the gate before every order: the decision's side, without its row (a set-up's
+                    # row lists every unit's legal hexes)
+                    sides=lambda st, sc: [st.decision.side],
                     verbs={w: answer for ws in ANSWERS.values() for w in ws},
                     offered=lambda st, sc, who: ANSWERS.get(st.decision.kind, ()),
                     choices=lambda st, sc, who: ANSWERS.get(st.decision.kind, ()),   # a placement's hexes

@@ -10,7 +10,7 @@ from pbem.core.scenario import Scenario
 from pbem.mechanics.movement import units_at
 from pbem.games.red_devils import events as E
 from pbem.games.red_devils.state import RedDevilsState
-from pbem.games.red_devils.terrain import ezoc, gd, unbridged_rijn
+from pbem.games.red_devils.terrain import ezoc, gd, rijn_sides
 
 # 12.6 levels of victory: (lowest British VP total, level)
 LEVELS = [(33, "British Decisive Victory"), (27, "British Median Victory"), (21, "British Marginal Victory"),
@@ -67,50 +67,67 @@ def lines_of_communication(st: RedDevilsState, sc: Scenario, side: str) -> dict[
     """12.2: the shortest path (in hexes) from any unit of ``side`` to every hex it can reach
     without crossing an unbridged Neder Rijn hexside (the ferry is no bridge) or entering an
     enemy-occupied or enemy-controlled hex; own units cancel enemy ZOC in their hex."""
-    grid = sc.board.grid
-    occ = units_at(st)
-    mine = {h for h, us in occ.items() if any(u.side == side for u in us)}
-    enemy = {h for h, us in occ.items() if any(u.side != side for u in us)}
-    zoc = ezoc(st, sc, side)
-
-    def open_hex(h: str) -> bool:
-        if h in enemy:
-            return False
-        return h in mine or h not in zoc
-
-    prev: dict[str, str | None] = {}
-    q: deque[str] = deque()
-    for h in sorted(mine):
-        prev[h] = None
-        q.append(h)
-    while q:
-        h = q.popleft()
-        for n in grid.neighbours(h):
-            if n in prev or not open_hex(n) or unbridged_rijn(st, sc, h, n):
-                continue
-            prev[n] = h
-            q.append(n)
+    prev = _reached(st, sc, side)
     out: dict[str, list[str]] = {}
     for h, p in prev.items():                  # in the search's order: a hex's predecessor came first
         out[h] = [h] if p is None else out[p] + [h]
     return out
 
 
+def _reached(st: RedDevilsState, sc: Scenario, side: str) -> dict[str, str | None]:
+    """lines_of_communication's search: every hex reached -> the hex it was reached from (None for
+    a hex of ``side``'s units); ``_line`` reads one line from it."""
+    grid = sc.board.grid
+    occ = units_at(st)
+    mine = {h for h, us in occ.items() if any(u.side == side for u in us)}
+    enemy = {h for h, us in occ.items() if any(u.side != side for u in us)}
+    closed = enemy | (ezoc(st, sc, side) - mine)          # own units cancel enemy ZOC in their hex
+    rijn = rijn_sides(sc)                                 # unbridged_rijn, read from its table
+    destroyed = st.bridge == "destroyed"
+    prev: dict[str, str | None] = {}
+    q: deque[str] = deque()
+    for h in sorted(mine):
+        prev[h] = None
+        q.append(h)
+    around = grid.around
+    while q:
+        h = q.popleft()
+        for n in around(h):
+            if n in prev or n in closed:
+                continue
+            kind = rijn.get((h, n) if h < n else (n, h))
+            if kind is not None and (kind == "unbridged" or destroyed):
+                continue
+            prev[n] = h
+            q.append(n)
+    return prev
+
+
+def _line(prev: dict[str, str | None], h: str) -> list[str]:
+    """The line of communication to ``h`` (a hex reached), as lines_of_communication gives it."""
+    path = [h]
+    while prev[path[-1]] is not None:
+        path.append(prev[path[-1]])
+    return path[::-1]
+
+
 def count_victory(st: RedDevilsState, sc: Scenario) -> E.VictoryCounted:
-    """12.1-12.6: the British victory points and the level of victory."""
+    """12.1-12.6: the British victory points and the level of victory (the lines of the VP hexes
+    alone are read from the searches)."""
     data = gd(sc)
-    brit = lines_of_communication(st, sc, "british")
-    germ = lines_of_communication(st, sc, "german")
+    brit = _reached(st, sc, "british")
+    germ = _reached(st, sc, "german")
     special = set(data.get("vp_special", []))
     worthless = set(data.get("rail_bridge_vp", [])) if st.bridge == "destroyed" else set()   # 12.4
     hexes, lines = {}, {}
     for h in sorted(set(data.get("vp_hexes", [])) | special):
         if h not in brit or h in worthless:
             continue
-        if h in germ and len(germ[h]) <= len(brit[h]):
+        line = _line(brit, h)
+        if h in germ and len(_line(germ, h)) <= len(line):
             continue                                      # 12.2 a shorter British line is needed
         hexes[h] = 2 if h in special else 1
-        lines[h] = brit[h]
+        lines[h] = line
     pair = data.get("bridge_pair", [])
     if pair and all(h in hexes for h in pair):
         for h in pair:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from pbem.core.scenario import Scenario
+from pbem.core.scenario import Scenario, once_per_scenario
 from pbem.core.state import UnitState
 from pbem.games.red_devils.state import RedDevilsState
 from pbem.mechanics.pathcost import PathCost, frac
@@ -67,24 +67,54 @@ def rijn_between(sc: Scenario, a: str, b: str) -> bool:
 
 def unbridged_rijn(st: RedDevilsState, sc: Scenario, a: str, b: str) -> bool:
     """A Neder Rijn hexside with no road bridge, or the railway bridge once destroyed (11.0)."""
-    f = sc.board.side_features(a, b)
-    if RIJN not in f:
-        return False
-    if any(r in f for r in ROADS):
-        return False
-    if RAIL_BRIDGE in f and st.bridge != "destroyed":
-        return False
-    return True
+    kind = rijn_sides(sc).get((a, b) if a < b else (b, a))
+    return kind is not None and (kind == "unbridged" or st.bridge == "destroyed")
+
+
+def rijn_sides(sc: Scenario) -> dict[tuple[str, str], str]:
+    """The Neder Rijn hexsides without a road bridge, once per scenario (moves, retreats and the
+    lines of communication ask for every step): (a, b) with a < b -> "rail" (the railway
+    bridge, unbridged once destroyed, 11.0) or "unbridged"."""
+    return once_per_scenario(_RIJN, sc, _find_rijn_sides)
+
+
+_RIJN: dict = {}
+
+
+def _find_rijn_sides(sc: Scenario) -> dict[tuple[str, str], str]:
+    out = {}
+    for (a, b), f in sc.board.hexsides.items():
+        if RIJN in f and not any(r in f for r in ROADS):
+            out[(a, b) if a < b else (b, a)] = "rail" if RAIL_BRIDGE in f else "unbridged"
+    return out
+
+
+def minor_river(sc: Scenario, a: str, b: str) -> bool:
+    """A minor river hexside (4.9), from a set made once per scenario."""
+    return ((a, b) if a < b else (b, a)) in once_per_scenario(_MINOR, sc, _find_minor_sides)
+
+
+_MINOR: dict = {}
+
+
+def _find_minor_sides(sc: Scenario) -> frozenset[tuple[str, str]]:
+    return frozenset((a, b) if a < b else (b, a) for (a, b), f in sc.board.hexsides.items() if MINOR in f)
 
 
 def _cost(sc: Scenario, table: str, key: str, mech: bool) -> str:
     return gd(sc)[table][key][0 if mech else 1]
 
 
-def path_cost(st: RedDevilsState, sc: Scenario, uid: str, mech: bool) -> PathCost:
+def path_cost(st: RedDevilsState, sc: Scenario, uid: str, mech: bool) -> "StepCosts":
     """4.2, 4.6, 4.9: what one unit pays for a step, moving mechanized or not (``step(a, b)``: the MP
     to enter b from a, None when prohibited).  The Neder Rijn is read from ``st`` at each step, so
     a bridge destroyed during a move counts from then on (11.0)."""
+    # 4.2: through a road hexside only the road cost counts; artillery moves on roads as non-mechanized (4.9)
+    return StepCosts(st, sc, mech, mech and not is_artillery(sc, uid))
+
+
+def plain_path_cost(st: RedDevilsState, sc: Scenario, mech: bool, road_mech: bool) -> PathCost:
+    """The PathCost path_cost's steps are those of (``road_mech``: the road costs of a mechanized unit)."""
     col = 0 if mech else 1
     moves = gd(sc)["move_costs"]
 
@@ -95,14 +125,44 @@ def path_cost(st: RedDevilsState, sc: Scenario, uid: str, mech: bool) -> PathCos
     def side_extra(a: str, b: str) -> Fraction | int | None:
         if unbridged_rijn(st, sc, a, b):
             return None                                   # 4.6: swum, never walked
-        if MINOR in sc.board.side_features(a, b):
+        if minor_river(sc, a, b):
             return None if mech else 1                    # 4.9 minor river: P for mechanized, else +1
         return 0
 
-    # 4.2: through a road hexside only the road cost counts; artillery moves on roads as non-mechanized (4.9)
-    road_mech = mech and not is_artillery(sc, uid)
     roads = {r: _cost(sc, "road_costs", r, road_mech) for r in ROADS if r in gd(sc)["road_costs"]}
     return PathCost(sc.board, enter, road_costs=roads, road_always_open=True, side_extra=side_extra)
+
+
+_STEPS: dict = {}
+_MISS = object()
+
+
+class StepCosts:
+    """plain_path_cost's ``step``, each answer kept per scenario: a step's cost depends on the map,
+    the two ways of moving and whether the railway bridge is down (read at each step, 11.0), and
+    moves, retreats and the walk of a move ask for the same steps again and again."""
+
+    __slots__ = ("st", "sc", "mech", "road_mech", "_plain")
+
+    def __init__(self, st: RedDevilsState, sc: Scenario, mech: bool, road_mech: bool):
+        self.st, self.sc, self.mech, self.road_mech = st, sc, mech, road_mech
+        self._plain: PathCost | None = None
+
+    def step(self, a: str, b: str) -> Fraction | None:
+        memos = once_per_scenario(_STEPS, self.sc, lambda sc: {})
+        key = (self.mech, self.road_mech, self.st.bridge == "destroyed")
+        memo = memos.get(key)
+        if memo is None:
+            memo = memos[key] = {}
+        got = memo.get((a, b), _MISS)
+        if got is _MISS:
+            if self._plain is None:
+                self._plain = plain_path_cost(self.st, self.sc, self.mech, self.road_mech)
+            got = self._plain.step(a, b)
+            grid = self.sc.board.grid
+            if grid.contains(a) and grid.contains(b):         # hexes of the map only: the memo stays bounded
+                memo[(a, b)] = got
+        return got
 
 
 def entry_cost(sc: Scenario, uid: str, b: str, mech: bool) -> Fraction | None:

@@ -42,8 +42,13 @@ GOOD_SHIFT = -1                    # GOOD cover: one column left (15.712113)
 
 
 def in_use(sc: Scenario) -> bool:
-    terr = set(sc.board.terrain.values())
-    return ground.DEIR in terr or ground.WADI in terr
+    """Whether the map has a deir or a wadi (33): the map's alone, found once per scenario
+    (fire and spotting ask it for every pair of units)."""
+    known = sc.__dict__.get("_tobruk_relief")
+    if known is None:
+        terr = set(sc.board.terrain.values())
+        known = sc.__dict__["_tobruk_relief"] = ground.DEIR in terr or ground.WADI in terr
+    return known
 
 
 def enter_sides(sc: Scenario, a: str, b: str) -> set[int]:

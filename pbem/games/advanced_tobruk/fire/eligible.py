@@ -93,6 +93,15 @@ def usable_weapons(st: TobrukState, sc: Scenario, f: str, tunit: str, thex: str,
     return out
 
 
+def any_usable(st: TobrukState, sc: Scenario, f: str, tunit: str, thex: str, turn: bool = False) -> bool:
+    """``bool(usable_weapons(...))``, stopped at the first weapon that may fire."""
+    if any(_gun_can(st, sc, f, g, thex, tunit, turn) for g in fire_ap.guns(sc, f)):
+        return True
+    if tunit and not data.is_personnel(sc, tunit):
+        return False
+    return any(_mg_can(st, sc, f, m, thex, tunit, turn) for m in vehicle_mgs(sc, f))
+
+
 def _personnel_can(st: TobrukState, sc: Scenario, f: str, thex: str, tunit: str) -> bool:
     if tunit and not data.is_personnel(sc, tunit) and data.cls(sc, tunit) not in ("apc", "truck"):
         return False
@@ -144,7 +153,7 @@ def desperation_firers(st: TobrukState, sc: Scenario, target: str) -> list[str]:
     return out
 
 
-def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str, stop=None) -> list[str]:
+def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str, stop=None, only=None) -> list[str]:
     """Units of the other side that could fire at ``target`` now (sorted ids): in the Direct Fire
     Phase any that has not fired; at a mover (6.62) or in final fire (6.65, the target marked as
     moved) any that has neither fired nor moved ("desperation": fired personnel, 15.61).  Only
@@ -154,7 +163,9 @@ def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str, stop
     personnel (15.03); two burning wrecks between block the line (13.72).  ``stop``: a test of a
     firer, for a caller that asks only whether an eligible firer passes it (sequence.can_act): the
     first one found is returned alone, else []; the others are looked at only as they may add
-    to a gunfire at an AFV."""
+    to a gunfire at an AFV.  ``only``: those units alone are looked at (sequence.can_act's
+    firer found the last time: one found so is found among them all, the gunfire at an AFV
+    of more units being no less)."""
     tu = st.units.get(target)
     if tu is None or tu.eliminated or tu.hex is None:
         return []
@@ -166,18 +177,26 @@ def eligible_firers(st: TobrukState, sc: Scenario, target: str, phase: str, stop
     thex = tu.hex
     out: list[str] = []
     gunners: list[str] = []                 # personnel that might fire at an AFV together (_gunfire_at_afv)
-    own_in_hex = {st.units[u].side for u in casualty.personnel_in(st, sc, thex)}
+    units, pieces = st.units, st.pieces
+    # the sides with personnel in the target's hex (casualty.personnel_in's units, 15.03)
+    own_in_hex = {u.side for u in units.values() if u.hex == thex and not u.eliminated
+                  and data.is_personnel(sc, u.id)}
     limited = spotting.active(sc)
-    seen = {s: spotting.spotted(st, sc, s, target) for s in sc.side_ids() if s != tu.side} if limited else {}
+    seen: dict[str, bool] = {}              # side -> it has spotted the target (32.251), asked when needed
     at_afv = phase == "direct-fire" and data.is_afv(sc, target)          # _gunfire_at_afv's gunners count
-    for f in sorted(st.units):
-        u = st.units[f]
+    for f in sorted(units) if only is None else only:
+        u = units[f]
         if u.side == tu.side or u.eliminated or u.hex is None and not (limited and hidden.is_hidden(st, f)):
             continue
-        p = st.pieces.get(f)
-        if p is None or p.fired or p.bailed or p.wreck or phase != "direct-fire" and p.moved or p.dummy \
-                or limited and not seen[u.side]:                                    # 32.251, 32.241
+        p = pieces.get(f)
+        if p is None or p.fired or p.bailed or p.wreck or phase != "direct-fire" and p.moved or p.dummy:
             continue
+        if limited:                                                                 # 32.251, 32.241
+            sees = seen.get(u.side)
+            if sees is None:
+                sees = seen[u.side] = spotting.spotted(st, sc, u.side, target)
+            if not sees:
+                continue
         if stop is not None and not at_afv and not stop(f):
             continue
         if _may_fire(st, sc, f, target, thex, phase, own_in_hex):
@@ -199,27 +218,18 @@ def _gunfire_at_afv(st: TobrukState, sc: Scenario, target: str, units: list[str]
     the side's able units together bring 8 factors to an AFV that is not yet suppressed, or 36 to
     its front (our reading: the sum of what each could bring, firegroups being the player's to
     form); those units are then eligible."""
-    tu, tp = st.units[target], st.pieces[target]
-    grid = sc.board.grid
+    tp = st.pieces[target]
     able: list[tuple[str, int, bool]] = []
     for f in units:
         u = st.units[f]
         if u.side in own_in_hex and data.cls(sc, f) != "apc":
             continue                                                                # 15.03
-        with hidden.placed(st, f):
-            if u.hex is None:
-                continue
-            n = gunfire_of(st, sc, f, tu.hex)
-            try:
-                fire_ap.los_drm(st, sc, u.hex, tu.hex)
-            except OrderError:
-                n = 0
-            if relief.blocked(st, sc, f, u.hex, target, tu.hex):
-                n = 0                                                               # 33.751
-            front = tp.facing < 0 or facing.aspect(grid, tu.hex, tp.facing, u.hex, fire_ap.moving(st, target)) \
-                == "front"
-        if n > 0:
-            able.append((f, n, front))
+        if u.hex is None:
+            with hidden.placed(st, f):
+                if u.hex is not None:
+                    _gunner(st, sc, f, target, able)
+        else:
+            _gunner(st, sc, f, target, able)
     if not tp.suppressed and sum(n for _, n, _ in able) >= GUNFIRE_SUPPRESS:
         return [f for f, _, _ in able]
     at_front = [f for f, n, front in able if front]
@@ -228,13 +238,37 @@ def _gunfire_at_afv(st: TobrukState, sc: Scenario, target: str, units: list[str]
     return []
 
 
+def _gunner(st: TobrukState, sc: Scenario, f: str, target: str, able: list[tuple[str, int, bool]]) -> None:
+    """_gunfire_at_afv's look at one unit on the map: (unit, gunfire, at the front) appended when
+    it brings gunfire to the target along a line of sight (no line is asked of a unit without)."""
+    tu, tp = st.units[target], st.pieces[target]
+    h = st.units[f].hex
+    n = gunfire_of(st, sc, f, tu.hex)
+    if n <= 0:
+        return
+    try:
+        fire_ap.los_drm(st, sc, h, tu.hex)
+    except OrderError:
+        return
+    if relief.blocked(st, sc, f, h, target, tu.hex):
+        return                                                                      # 33.751
+    front = tp.facing < 0 or facing.aspect(sc.board.grid, tu.hex, tp.facing, h, fire_ap.moving(st, target)) \
+        == "front"
+    able.append((f, n, front))
+
+
 def _may_fire(st: TobrukState, sc: Scenario, f: str, target: str, thex: str, phase: str,
               own_in_hex: set[str]) -> bool:
     """eligible_firers' check of one unit (a hidden one from its noted hex, 32.2111)."""
     u = st.units[f]
-    if u.hex is None:
-        with hidden.placed(st, f):
-            return u.hex is not None and _may_fire(st, sc, f, target, thex, phase, own_in_hex)
+    if u.hex is None:                       # hidden.placed, written out (asked for every hidden firer)
+        if not hidden.is_hidden(st, f):
+            return False
+        u.hex = st.pieces[f].hidden_at
+        try:
+            return _may_fire(st, sc, f, target, thex, phase, own_in_hex)
+        finally:
+            u.hex = None
     c = data.cls(sc, f)
     if phase != "direct-fire" and fire_ap.command_refusal(st, sc, f, "answer"):
         return False                                        # 24.03: the command tank does not initiate fire
@@ -242,7 +276,7 @@ def _may_fire(st: TobrukState, sc: Scenario, f: str, target: str, thex: str, pha
         if c in ("afv", "apc") or data.is_heavy(sc, f):
             if data.is_heavy(sc, f) and not _holder_ok(st, f):
                 return False
-            ok = bool(usable_weapons(st, sc, f, target, thex, turn=phase == "direct-fire"))
+            ok = any_usable(st, sc, f, target, thex, turn=phase == "direct-fire")
         elif c in data.PERSONNEL or data.is_weapon(sc, f):
             ok = u.side not in own_in_hex and _personnel_can(st, sc, f, thex, target)
             if ok and st.pieces[target].full and data.is_personnel(sc, target) and u.hex != thex:

@@ -212,9 +212,12 @@ def los_drm(st: TobrukState, sc: Scenario, a: str, b: str) -> tuple[int, list[st
     between firer and target; two burning wrecks block the line (refused: OrderError)."""
     between = data.line_between(sc, a, b)
     burning = wrecks = vehicles = 0
-    for u in st.units.values():
-        p = st.pieces.get(u.id)
-        if p is None or u.hex not in between:
+    pieces = st.pieces
+    for u in st.units.values() if between else ():
+        if u.hex not in between:
+            continue
+        p = pieces.get(u.id)
+        if p is None:
             continue
         if p.wreck == "burning":
             burning += 1

@@ -238,8 +238,17 @@ def can_act(st: TobrukState, sc: Scenario, side: str, name: str, fresh: bool = F
         def able(f: str) -> bool:
             return (st.units[f].side == side and f not in acted
                     and (name == "direct-fire" or asks(st, side, f)))       # 6.65: the standing orders fired
+        # The target and firer found the last time are asked first (most often the firer may
+        # still fire): the answer is the same, any target with a firer will do.
+        hints = sc.__dict__.setdefault("_tobruk_fire_hint", {})
+        hint = hints.get((side, name))
+        if hint is not None and hint[0] in targets and hint[1] in st.units and able(hint[1]) \
+                and eligible_firers(st, sc, hint[0], name, stop=able, only=(hint[1],)):
+            return True
         for t in targets:
-            if any(able(f) for f in eligible_firers(st, sc, t, name, stop=able)):
+            found = eligible_firers(st, sc, t, name, stop=able)
+            if any(able(f) for f in found):
+                hints[side, name] = (t, found[0])
                 return True
         return False
     return True

@@ -81,10 +81,19 @@ def finish(ctx: Ctx, why: str) -> bool:
 
 def wiped_out(ctx: Ctx) -> bool:
     """A side with no unit left able to fight (all eliminated, surrendered or exited) ends the game at once."""
-    st: TobrukState = ctx.state
-    sc = ctx.sc
-    for s in sc.side_ids():
-        if not any(u.side == s and not u.eliminated and not u.gone and not st.pieces[u.id].surrendered
-                   and not data.is_weapon(sc, u.id) for u in st.units.values()):
-            return finish(ctx, f"{sc.side_name(s)} has no unit left on the map")
-    return False
+    s = wiped_side(ctx.state, ctx.sc)
+    return finish(ctx, f"{ctx.sc.side_name(s)} has no unit left on the map") if s else False
+
+
+def wiped_side(st: TobrukState, sc: Scenario) -> str:
+    """The first side (in the scenario's order) with no unit left able to fight, or '': one pass
+    over the units, stopped once every side has one (asked after every order)."""
+    sides = sc.side_ids()
+    fighting: set[str] = set()
+    for u in st.units.values():
+        if u.side not in fighting and not u.eliminated and not u.gone and not st.pieces[u.id].surrendered \
+                and not data.is_weapon(sc, u.id):
+            fighting.add(u.side)
+            if fighting.issuperset(sides):
+                return ""
+    return next((s for s in sides if s not in fighting), "")
