@@ -69,7 +69,7 @@ def outline(svg: str) -> str:
         got = _done.get(key, False)
         if got is False:
             got = _path(m.group(4), m.group(5), dict(stack[-1]))
-            if len(_done) > 100_000:
+            if len(_done) > 20_000:              # a path is a few KB: tens of MB at most
                 _done.clear()
             _done[key] = got
         return whole if got is None else got
