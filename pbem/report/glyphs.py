@@ -158,6 +158,8 @@ class _Face:
             out.append(op + " ".join(f"{_n(x - cx)},{_n(y - cy)}" for x, y in here))
             cx, cy = here[-1]
         got = (x0, y0, "".join(out))
+        if len(self.glyphs) > 50_000:                # squeezed labels make a size of their own each
+            self.glyphs.clear()
         self.glyphs[key] = got
         return got
 
