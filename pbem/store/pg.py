@@ -200,17 +200,22 @@ class PgStore:
             return c.execute(sql, args).rowcount
 
     @contextlib.contextmanager
-    def claim(self, key: str, source: str = "") -> Iterator[bool]:
+    def claim(self, key: str, source: str = "", game: str = "") -> Iterator[bool]:
         """A message's job, taken by one worker: its journal row is made (in its own
         short transaction, so a second worker never waits on the first one's insert)
-        and then locked FOR UPDATE SKIP LOCKED for the job's transaction."""
+        and then locked FOR UPDATE SKIP LOCKED for the job's transaction.  With
+        ``game`` (the game the message names) the game's lock is taken too, if it is
+        free: a poll passes over a game another worker is busy with, rather than wait
+        for it with a connection and a process idle."""
         with self.pool.connection() as c:
             c.execute("INSERT INTO pbem_jobs (key, source) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING",
                       (key, source))
         with self.transaction() as tx:
             got = tx.conn.execute("SELECT 1 FROM pbem_jobs WHERE key = %s FOR UPDATE SKIP LOCKED",
                                   (key,)).fetchone() is not None
-            yield got
+            if got and game:
+                got = tx.conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (lock_key(game),)).fetchone()[0]
+            yield bool(got)
 
     @contextlib.contextmanager
     def game_turn(self, gid: str) -> Iterator[bool]:
@@ -390,6 +395,15 @@ class PgStore:
                         "alive": w in alive})
         return out
 
+    def affinity(self) -> "Affinity | None":
+        """The games this worker takes first (``Affinity``), among the workers alive now:
+        those of pbem_workers with a session on this database (a killed worker's session
+        ends with it).  None when this process is no worker (`pbem mail poll`)."""
+        live = [w for (w,) in self._all(
+            "SELECT w.worker FROM pbem_workers w WHERE EXISTS (SELECT 1 FROM pg_stat_activity a WHERE "
+            "a.datname = current_database() AND a.application_name = left('pbem ' || w.worker, 63))")]
+        return Affinity(self.worker, live) if self.worker in live else None
+
     def wait(self, timeout: float) -> bool:
         """Sleep until another worker commits a job (NOTIFY pbem) or ``timeout`` passes."""
         psycopg, _ = _driver()
@@ -400,6 +414,29 @@ class PgStore:
             if n.payload != self.worker:
                 return True
         return False
+
+
+class Affinity:
+    """Which worker a game's mail goes to first: the live worker of the highest
+    ``sha256(worker, game)`` (rendezvous hashing).  Every worker computes the same
+    owner from the same list, and when a worker dies or joins only its own games
+    move, so a game's maps, tiles and states stay warm in one process and its lock
+    is rarely wanted by two workers at once."""
+
+    def __init__(self, me: str, live: list[str]):
+        self.me, self.live = me, sorted(set(live))
+        self._owner: dict[str, str] = {}
+
+    def owner(self, game: str) -> str:
+        w = self._owner.get(game)
+        if w is None:
+            w = self._owner[game] = max(self.live, key=lambda w: hashlib.sha256(
+                f"{w}\n{game}".encode("utf-8", "replace")).digest())
+        return w
+
+    def mine(self, game: str) -> bool:
+        """This worker's game (a message naming no game is everybody's)."""
+        return not game or self.owner(game) == self.me
 
 
 class _PgItem:

@@ -1,0 +1,136 @@
+"""Workers of one database prefer their own games (issue 29: `pbem serve --workers 2`
+scales when each game's maps stay warm in one process and its lock is wanted by one
+worker): a game's mails are answered by one worker while it lives, by another at once
+when it dies, and by another after two intervals when it is alive but stuck."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from mail_helpers import AXIS, BRITISH, CLOCK, make_host, message
+from pbem.engine import Game
+from pbem.host import Host
+from pbem.host import mail as M
+from pbem.store.pg import Affinity
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_each_game_has_one_owner_and_only_a_gone_workers_games_move():
+    games = [f"g{i:03d}" for i in range(400)]
+    three = {w: Affinity(w, ["a:1", "b:2", "c:3"]) for w in ("a:1", "b:2", "c:3")}
+    for g in games:
+        assert sum(a.mine(g) for a in three.values()) == 1            # every worker agrees on one owner
+    owner = {g: three["a:1"].owner(g) for g in games}
+    assert {w: list(owner.values()).count(w) for w in three} == pytest.approx(
+        {w: len(games) / 3 for w in three}, rel=0.25)                 # spread over the workers
+    two = Affinity("a:1", ["a:1", "c:3"])                              # b:2 died
+    moved = [g for g in games if two.owner(g) != owner[g]]
+    assert moved and all(owner[g] == "b:2" for g in moved)             # only its games moved
+    assert Affinity("a:1", ["a:1"]).mine("g001") and Affinity("a:1", ["b:2"]).mine("")   # no game: anyone's
+
+
+@pytest.fixture
+def two_workers(tmp_path, pg_url, monkeypatch):
+    """A database host with four games and two `pbem serve` processes (each a worker of
+    its own, no supervisor: a killed one stays dead)."""
+    from pg_helpers import use_database
+    monkeypatch.setenv("PBEM_CLOCK", CLOCK)
+    monkeypatch.delenv("PBEM_HOST", raising=False)
+    root = tmp_path / "host"
+    make_host(root)
+    use_database(root, pg_url)
+    host = Host.open(root)
+    tokens = {}
+    for i in range(4):
+        gid = f"g{i}"
+        g = Game.create(host.store.game(gid), "el-alamein", {"axis": AXIS, "british": BRITISH},
+                        seed_hex=f"{i + 1:064x}", game_id=gid, at=CLOCK)
+        host.welcome(g)
+        tokens[gid] = json.loads(g.store.read("player-secrets.json"))
+    env = dict(os.environ, PBEM_CLOCK=CLOCK, PYTHONPATH=REPO)
+    procs = [subprocess.Popen([sys.executable, "-m", "pbem", "serve", "--host", str(root), "--interval", "1"],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+    try:
+        for _ in range(600):
+            alive = {w["pid"]: w["worker"] for w in host.store.workers() if w["alive"]}
+            if len(alive) == 2:
+                break
+            time.sleep(0.1)
+        assert sorted(alive) == sorted(p.pid for p in procs)
+        yield host, tokens, {p.pid: p for p in procs}, alive
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGCONT)
+                p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def _mail(host, tokens, gid: str, n: int) -> str:
+    """An order mail (a press line) for ``gid``, delivered; returns its key in the journal."""
+    mid = f"aff-{gid}-{n}@example.org"
+    body = f"Token: {tokens[gid]['axis']}\npress note {n}\n"
+    M.Maildir(host.inbox_path).deliver(message(AXIS, body, subject=f"[pbem {gid}] orders", mid=mid))
+    return f"<{mid}>"
+
+
+def _done_by(host, key: str, timeout: float = 60) -> str:
+    """The worker that did the job ``key`` (waits for it)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        rec = host.store.job_get(key) or host.store.job_get(key.strip("<>"))
+        if rec and rec.get("status") == "done":
+            assert rec["outcome"] == "accepted", rec
+            return rec["worker"]
+        time.sleep(0.05)
+    raise AssertionError(f"{key} was not answered in {timeout} s")
+
+
+def test_a_games_mails_go_to_one_worker_and_to_another_when_it_is_gone(two_workers):
+    host, tokens, procs, alive = two_workers
+    owner = Affinity("", list(alive.values())).owner
+    by: dict[str, set[str]] = {}
+    for n in range(3):                        # one mail at a time, each game in turn
+        for gid in tokens:
+            by.setdefault(gid, set()).add(_done_by(host, _mail(host, tokens, gid, n)))
+    assert by == {gid: {owner(gid)} for gid in tokens}, (by, alive)
+    # its worker is killed: the game's next mail is answered by the other one, at once
+    gid = "g0"
+    dead = next(pid for pid, w in alive.items() if w == owner(gid))
+    procs[dead].kill()
+    procs[dead].wait(30)
+    other = next(w for pid, w in alive.items() if pid != dead)
+    start = time.monotonic()
+    assert _done_by(host, _mail(host, tokens, gid, 10)) == other
+    assert time.monotonic() - start < 30
+
+
+def test_a_stuck_workers_games_are_taken_over_after_two_intervals(two_workers):
+    host, tokens, procs, alive = two_workers
+    owner = Affinity("", list(alive.values())).owner
+    gid = "g1"
+    stuck = next(pid for pid, w in alive.items() if w == owner(gid))
+    other = next(w for pid, w in alive.items() if pid != stuck)
+    for _ in range(200):                      # alive (its session stays) but doing nothing, and
+        os.kill(stuck, signal.SIGSTOP)        # stopped holding no game's lock (as in its deadlines' turn)
+        time.sleep(0.05)
+        if not next(w for w in host.store.workers() if w["pid"] == stuck)["holds"]:
+            break
+        os.kill(stuck, signal.SIGCONT)
+    try:
+        start = time.monotonic()
+        assert _done_by(host, _mail(host, tokens, gid, 20)) == other
+        assert time.monotonic() - start >= 2.0          # left to its own worker for two intervals first
+    finally:
+        os.kill(stuck, signal.SIGCONT)
