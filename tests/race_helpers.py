@@ -77,7 +77,7 @@ def serve(root: Path, workers: int, kills: int = 0, timeout: float = 600, seed: 
     sched: dict[int, tuple[float, float]] = {}      # worker pid -> (CPU s, s waiting for a core), last seen
     try:
         while time.monotonic() - start < timeout:
-            for kid in _children(sup.pid):
+            for kid in _children(sup.pid) if workers > 1 else [sup.pid]:     # one worker: serve itself
                 sched[kid] = _schedstat(kid) or sched.get(kid, (0.0, 0.0))
             left = len(inbox.messages())
             if left == 0 and host.pending() == 0:

@@ -7,8 +7,9 @@ worker), so that a game's maps, tiles and states are drawn and kept by one
 process and its lock is seldom wanted by two; a message of a game whose worker
 died goes to a live one at once.  When it has nothing of its own left it helps
 with the others' games, a whole game at a time (the one its worker would reach
-last first), but only with messages that have waited two of its intervals: a
-busy or stuck worker's mail is taken over, a fresh one is left to its worker.
+last first) when that worker has two games or more waiting, and only with
+messages that have waited two of its intervals (four for a worker's only game):
+a busy or stuck worker's mail is taken over, a fresh one is left to its worker.
 
 Within one look a game's messages are taken in the inbox's order: once one is
 passed over (another process has it, or holds the game's lock), the game's later
@@ -84,8 +85,15 @@ class InboxMixin:
                 take(ref, raw, inc)
             if aff is None:
                 return outcomes
-            # nothing of our own left: help with a game of another worker, the one it reaches last
-            due = [g for g, waiting in theirs.items() if g not in passed and now - waiting[0][1] >= grace]
+            # nothing of our own left: help a worker with two games or more waiting (one game's
+            # mails go one after the other anyway) with the game it would reach last; a worker's
+            # only game when its mail waited twice as long (that worker is stuck, or gone astray)
+            now = time.monotonic()
+            games_of: dict[str, int] = {}
+            for g in theirs:
+                games_of[aff.owner(g)] = games_of.get(aff.owner(g), 0) + 1
+            due = [g for g, waiting in theirs.items() if g not in passed and now - waiting[0][1] >= grace and
+                   (games_of[aff.owner(g)] >= 2 or now - waiting[0][1] >= 2 * grace)]
             if not due:
                 return outcomes
             for ref, _since in theirs[due[-1]]:
