@@ -69,10 +69,9 @@ class IngestMixin:
         read by ``mail.parse`` already."""
         inc = inc or M.parse(raw, self.cfg.max_bytes)   # read once: ``ingest`` takes it as it is
         try:
-            with self.store.claim(inc.key, source, game=inc.game if pass_busy else "") as got:
+            with self.store.claim(inc.key, source, game=inc.game if pass_busy else "", doing=f"mail {name}") as got:
                 if not got:
                     return None
-                self.store.beat(f"mail {name}")
                 oc = self.ingest(raw, name, retry, inc=inc)
         except self.store.errors as e:
             oc = Outcome(name, "error", "left", detail=f"the database failed ({type(e).__name__}: {e}); nothing "

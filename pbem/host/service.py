@@ -316,6 +316,7 @@ class Host(InboxMixin, NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, 
         cycles = 0
         if self.store.shared:
             self.store.start_worker()
+            self._await_siblings(stop)
         try:
             while not stop.is_set():
                 try:
@@ -341,6 +342,22 @@ class Host(InboxMixin, NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, 
         self.log("stopped")
         return cycles
 
+
+    def _await_siblings(self, stop: threading.Event, timeout: float = 30.0) -> None:
+        """A worker of `pbem serve --workers N` waits (up to ``timeout``) for the other
+        workers its supervisor started before its first poll: a worker that polled
+        alone would take every game's mail until the others showed up."""
+        import time
+        want = int(os.environ.get("PBEM_WORKERS", "1") or 1)
+        end = time.monotonic() + timeout
+        while want > 1 and not stop.is_set() and time.monotonic() < end:
+            try:
+                aff = self.store.affinity()
+            except self.store.errors:
+                return
+            if aff is None or len(aff.live) >= want:
+                return
+            stop.wait(0.1)
 
     def _until_next_poll(self, stop: threading.Event, interval: float) -> None:
         """Until the next poll: ``interval`` seconds, or (a database) until another worker

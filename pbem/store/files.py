@@ -122,7 +122,7 @@ class FileHostStore:
     # --- transactions: the journal makes a job happen once; nothing to open here ---
 
     @contextlib.contextmanager
-    def claim(self, key: str, source: str = "", game: str = "") -> Iterator[bool]:
+    def claim(self, key: str, source: str = "", game: str = "", doing: str = "") -> Iterator[bool]:
         yield True
 
     @staticmethod

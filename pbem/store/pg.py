@@ -200,16 +200,19 @@ class PgStore:
             return c.execute(sql, args).rowcount
 
     @contextlib.contextmanager
-    def claim(self, key: str, source: str = "", game: str = "") -> Iterator[bool]:
+    def claim(self, key: str, source: str = "", game: str = "", doing: str = "") -> Iterator[bool]:
         """A message's job, taken by one worker: its journal row is made (in its own
         short transaction, so a second worker never waits on the first one's insert)
         and then locked FOR UPDATE SKIP LOCKED for the job's transaction.  With
         ``game`` (the game the message names) the game's lock is taken too, if it is
         free: a poll passes over a game another worker is busy with, rather than wait
-        for it with a connection and a process idle."""
+        for it with a connection and a process idle.  ``doing``: this worker's beat,
+        said in the same short transaction as the row is made (one commit, not two)."""
         with self.pool.connection() as c:
             c.execute("INSERT INTO pbem_jobs (key, source) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING",
                       (key, source))
+            if doing:
+                c.execute("UPDATE pbem_workers SET beat = now(), doing = %s WHERE worker = %s", (doing, self.worker))
         with self.transaction() as tx:
             got = tx.conn.execute("SELECT 1 FROM pbem_jobs WHERE key = %s FOR UPDATE SKIP LOCKED",
                                   (key,)).fetchone() is not None
@@ -342,6 +345,10 @@ class PgStore:
 
     def games(self) -> dict[str, "PgGame"]:
         return {g: PgGame(self, g) for (g,) in self._all("SELECT game FROM pbem_heads ORDER BY game")}
+
+    def hosted(self, gid: str) -> "PgGame | None":
+        """One hosted game by id (``games().get(gid)`` without listing every game)."""
+        return PgGame(self, gid) if self._one("SELECT 1 FROM pbem_heads WHERE game = %s", (gid,)) else None
 
     def register(self, game) -> None:
         from pbem.host.common import HostError
