@@ -344,7 +344,7 @@ def bench_workers(work: Path, games: int, mails: int) -> None:
             # the time it was ready to run and waited for a core taken by the neighbours
             own[k] = max(walls[k] - runq for _cpu, runq in ran["sched"].values())
             for pid, (cpu, runq) in sorted(ran["sched"].items()):
-                jobs = sum(j for w, j in split if w.endswith(f":{pid}"))
+                jobs = sum(j for w, j in split if (w or "").endswith(f":{pid}"))
                 print(f"workers   worker {pid}: {jobs:4d} mails, CPU {cpu:6.1f} s, waiting for a core {runq:5.1f} s, "
                       f"idle or waiting otherwise {max(0.0, walls[k] - cpu - runq):5.1f} s", flush=True)
             if k > 1:
