@@ -54,11 +54,22 @@ def build(root: Path, url: str, games: int, mails: int, seed: int = 30) -> dict[
 
 
 def _children(pid: int) -> list[int]:
+    """The live children of ``pid``: a killed one stays listed until its parent reaps it
+    (a zombie), and killing it again would count a kill that killed nothing."""
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(x) for x in f.read().split()]
+            kids = [int(x) for x in f.read().split()]
     except OSError:
         return []
+    live = []
+    for k in kids:
+        try:
+            with open(f"/proc/{k}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X"):
+                    live.append(k)
+        except (OSError, IndexError):
+            continue
+    return live
 
 
 def serve(root: Path, workers: int, kills: int = 0, timeout: float = 600, seed: int = 30) -> dict:

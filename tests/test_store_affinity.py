@@ -55,7 +55,9 @@ def two_workers(tmp_path, pg_url, monkeypatch):
         host.welcome(g)
         tokens[gid] = json.loads(g.store.read("player-secrets.json"))
     env = dict(os.environ, PBEM_CLOCK=CLOCK, PYTHONPATH=REPO)
-    procs = [subprocess.Popen([sys.executable, "-m", "pbem", "serve", "--host", str(root), "--interval", "1"],
+    # two-second polls: a worker takes over another's only game after four (8 s), which even
+    # a loaded machine leaves its own worker time enough to take first
+    procs = [subprocess.Popen([sys.executable, "-m", "pbem", "serve", "--host", str(root), "--interval", "2"],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
     try:
         for _ in range(600):
@@ -64,6 +66,10 @@ def two_workers(tmp_path, pg_url, monkeypatch):
                 break
             time.sleep(0.1)
         assert sorted(alive) == sorted(p.pid for p in procs)
+        quiet, end = 0, time.monotonic() + 120
+        while quiet < 5 and time.monotonic() < end:      # their first deadlines' turn over (cold, it is slow)
+            quiet = 0 if any(w["holds"] for w in host.store.workers()) else quiet + 1
+            time.sleep(0.2)
         yield host, tokens, {p.pid: p for p in procs}, alive
     finally:
         for p in procs:
@@ -122,15 +128,20 @@ def test_a_stuck_workers_game_is_taken_over_after_four_intervals(two_workers):
     gid = "g1"
     stuck = next(pid for pid, w in alive.items() if w == owner(gid))
     other = next(w for pid, w in alive.items() if pid != stuck)
-    for _ in range(200):                      # alive (its session stays) but doing nothing, and
-        os.kill(stuck, signal.SIGSTOP)        # stopped holding no game's lock (as in its deadlines' turn)
-        time.sleep(0.05)
+    end = time.monotonic() + 120
+    while time.monotonic() < end:             # alive (its session stays) but doing nothing, and
+        os.kill(stuck, signal.SIGSTOP)        # stopped holding no game's lock (as in its deadlines' turn,
+        time.sleep(0.05)                      # which takes a while the first time on a loaded machine)
         if not next(w for w in host.store.workers() if w["pid"] == stuck)["holds"]:
             break
         os.kill(stuck, signal.SIGCONT)
+        time.sleep(0.3)
+    with open(f"/proc/{stuck}/stat") as f:
+        assert f.read().rsplit(")", 1)[1].split()[0] == "T"                 # stopped
     try:
         start = time.monotonic()
-        assert _done_by(host, _mail(host, tokens, gid, 20)) == other
-        assert time.monotonic() - start >= 4.0          # its only game: left to it for four intervals first
+        by = _done_by(host, _mail(host, tokens, gid, 20))
+        assert by == other, (by, other, alive)
+        assert time.monotonic() - start >= 8.0          # its only game: left to it for four intervals first
     finally:
         os.kill(stuck, signal.SIGCONT)

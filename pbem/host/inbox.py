@@ -78,7 +78,11 @@ class InboxMixin:
                     continue
                 if aff is not None and time.monotonic() - aff_at > 1.0:
                     # the workers alive now (one that started or died meanwhile moves games)
-                    aff, aff_at = self.store.affinity(), time.monotonic()
+                    aff_at = time.monotonic()
+                    try:
+                        aff = self.store.affinity() or aff
+                    except self.store.errors:
+                        pass                        # the database failed: the claims say so
                 if aff is not None and not aff.mine(game):
                     theirs.setdefault(game, []).append((ref, since))
                     continue

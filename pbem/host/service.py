@@ -342,7 +342,6 @@ class Host(InboxMixin, NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, 
         self.log("stopped")
         return cycles
 
-
     def _await_siblings(self, stop: threading.Event, timeout: float = 30.0) -> None:
         """A worker of `pbem serve --workers N` waits (up to ``timeout``) for the other
         workers its supervisor started before its first poll: a worker that polled
@@ -358,6 +357,7 @@ class Host(InboxMixin, NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, 
             if aff is None or len(aff.live) >= want:
                 return
             stop.wait(0.1)
+
 
     def _until_next_poll(self, stop: threading.Event, interval: float) -> None:
         """Until the next poll: ``interval`` seconds, or (a database) until another worker
