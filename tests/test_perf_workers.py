@@ -4,8 +4,8 @@ plain code gives (correctness only: the figures come from tests/benchmark_host.p
 
 - ``PgStore.hosted(gid)`` (one row looked up for a mail's game) is
   ``games().get(gid)`` (every game listed, as each mail did before);
-- ``Affinity.owner`` (kept per game) is the highest hash over the live workers,
-  computed afresh.
+- ``Affinity.owner`` (kept per game) of a game not hosted is the highest hash over
+  the live workers, computed afresh.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 With one process (the file store, or `pbem mail poll`) every message is taken in
 the inbox's order.  A worker of ``pbem serve`` on a database takes first the
 messages of its own games (``PgStore.affinity``: each game belongs to one live
-worker), so that a game's maps, tiles and states are drawn and kept by one
+worker, each worker holding its share of the games), so that a game's maps, tiles and states are drawn and kept by one
 process and its lock is seldom wanted by two; a message of a game whose worker
 died goes to a live one at once.  When it has nothing of its own left it helps
 with the others' games, a whole game at a time (the one its worker would reach

@@ -409,7 +409,13 @@ class PgStore:
         live = [w for (w,) in self._all(
             "SELECT w.worker FROM pbem_workers w WHERE EXISTS (SELECT 1 FROM pg_stat_activity a WHERE "
             "a.datname = current_database() AND a.application_name = left('pbem ' || w.worker, 63))")]
-        return Affinity(self.worker, live) if self.worker in live else None
+        if self.worker not in live:
+            return None
+        games = tuple(g for (g,) in self._all("SELECT game FROM pbem_heads ORDER BY game"))
+        last = getattr(self, "_affinity", None)
+        if last is None or last.live != sorted(set(live)) or last.games != games:
+            last = self._affinity = Affinity(self.worker, live, games)
+        return last
 
     def wait(self, timeout: float) -> bool:
         """Sleep until another worker commits a job (NOTIFY pbem) or ``timeout`` passes."""
@@ -424,21 +430,34 @@ class PgStore:
 
 
 class Affinity:
-    """Which worker a game's mail goes to first: the live worker of the highest
-    ``sha256(worker, game)`` (rendezvous hashing).  Every worker computes the same
-    owner from the same list, and when a worker dies or joins only its own games
-    move, so a game's maps, tiles and states stay warm in one process and its lock
-    is rarely wanted by two workers at once."""
+    """Which worker a game's mail goes to first.  Each game has an order of the live
+    workers, by ``sha256(worker, game)`` (rendezvous hashing), and goes to the first
+    of them that has fewer than its share of the hosted ``games`` (the games taken
+    in the order of their own hash), so the workers hold as many games each, give
+    or take one.  Every worker computes the same owners from the same lists; when a
+    worker dies or joins, its games move and few others.  A game not hosted (yet)
+    goes to the first of its order.  So a game's maps, tiles and states stay warm in
+    one process and its lock is rarely wanted by two workers at once."""
 
-    def __init__(self, me: str, live: list[str]):
-        self.me, self.live = me, sorted(set(live))
+    def __init__(self, me: str, live: list[str], games: tuple[str, ...] = ()):
+        self.me, self.live, self.games = me, sorted(set(live)), tuple(games)
         self._owner: dict[str, str] = {}
+        if self.live and self.games:
+            share = -(-len(set(self.games)) // len(self.live))
+            held = dict.fromkeys(self.live, 0)
+            for g in sorted(set(self.games), key=lambda g: hashlib.sha256(g.encode("utf-8", "replace")).digest()):
+                w = next(w for w in self._order(g) if held[w] < share)
+                self._owner[g] = w
+                held[w] += 1
+
+    def _order(self, game: str) -> list[str]:
+        return sorted(self.live, key=lambda w: hashlib.sha256(f"{w}\n{game}".encode("utf-8", "replace")).digest(),
+                      reverse=True)
 
     def owner(self, game: str) -> str:
         w = self._owner.get(game)
         if w is None:
-            w = self._owner[game] = max(self.live, key=lambda w: hashlib.sha256(
-                f"{w}\n{game}".encode("utf-8", "replace")).digest())
+            w = self._owner[game] = self._order(game)[0]
         return w
 
     def mine(self, game: str) -> bool:
