@@ -24,7 +24,10 @@ time says more about the neighbours than about pbem):
            interleaved), in a fresh process: mails per CPU second.
   workers  the same mails on a host on the database store (a throw-away PostgreSQL
            cluster, tests/pg_helpers.py) through `pbem serve --workers 1`, then 2:
-           the wall-clock ratio, and every mail answered once.
+           the wall-clock ratio, and every mail answered once; per worker its
+           mails, CPU, time ready but waiting for a core (/proc/PID/schedstat:
+           the neighbours' load) and the rest (idle, the database, a lock),
+           and the ratio of the walls less that wait (as on two free cores).
 
 Targets (issue 29): CPU per mail <= 50 ms median for every game, flat in the
 log's length (100 / 10k / 100k events within 1.2x); >= 20 mails per CPU second
@@ -321,23 +324,49 @@ def bench_workers(work: Path, games: int, mails: int) -> None:
     from race_helpers import serve
     cluster = pg_helpers.Cluster().start()
     try:
-        walls = {}
+        walls, own = {}, {}
         for k in (1, 2):
             root, n = host_with_mails(work / f"serve-{k}", games, mails, url=cluster.new_database())
-            c0 = _child_cpu()
+            c0, s0 = _child_cpu(), cluster.server_cpu()
             ran = serve(root, k, timeout=7200)
             c = _child_cpu() - c0
             seen = answered(root)
             assert len(seen) == n and set(seen.values()) == {1}, (k, len(seen), n, sorted(set(seen.values())))
             walls[k] = ran["seconds"]
+            split, shared = _who_answered(root)
+            s = cluster.server_cpu() - s0
             print(f"workers `pbem serve --workers {k}` on the database: {n:,} mails, wall {walls[k]:6.1f} s = "
-                  f"{n / walls[k]:5.1f} mails/s, CPU {c:6.1f} s; every mail answered once "
-                  f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+                  f"{n / walls[k]:5.1f} mails/s, CPU {c:6.1f} s (+ the database server {s:.1f} s); every mail "
+                  f"answered once (load average {os.getloadavg()[0]:.1f})", flush=True)
+            # each worker: its mails, its CPU, the time it was ready but waited for a core (the
+            # neighbours' load), and the rest of the wall time (idle, the database, a lock)
+            # the wall time had each worker had a core of its own: the slowest worker's, less
+            # the time it was ready to run and waited for a core taken by the neighbours
+            own[k] = max(walls[k] - runq for _cpu, runq in ran["sched"].values())
+            for pid, (cpu, runq) in sorted(ran["sched"].items()):
+                jobs = sum(j for w, j in split if (w or "").endswith(f":{pid}"))
+                print(f"workers   worker {pid}: {jobs:4d} mails, CPU {cpu:6.1f} s, waiting for a core {runq:5.1f} s, "
+                      f"idle or waiting otherwise {max(0.0, walls[k] - cpu - runq):5.1f} s", flush=True)
+            if k > 1:
+                print(f"workers   games whose mails went to more than one worker: {shared} of {games}", flush=True)
             shutil.rmtree(root)
     finally:
         cluster.stop()
     r = walls[1] / walls[2]
-    print(f"workers two workers / one: {r:4.2f}x [target >= 1.7x: {'ok' if r >= 1.7 else 'MISSED'}]", flush=True)
+    print(f"workers two workers / one: {r:4.2f}x [target >= 1.7x: {'ok' if r >= 1.7 else 'MISSED'}]; less the "
+          f"time waiting for a core ({own[1]:.1f} s / {own[2]:.1f} s): {own[1] / own[2]:4.2f}x", flush=True)
+
+
+def _who_answered(root: Path) -> tuple[list[tuple[str, int]], int]:
+    """(worker, order mails it did) most first, and how many games had mails done by two workers."""
+    from pbem.host import Host
+    store = Host.open(root).store
+    split = store._all("SELECT rec->>'worker', count(*) FROM pbem_jobs WHERE rec->>'kind' = 'orders' AND "
+                       "rec->>'status' = 'done' GROUP BY 1 ORDER BY 2 DESC")
+    shared = store._one("SELECT count(*) FROM (SELECT game FROM pbem_jobs WHERE rec->>'kind' = 'orders' AND "
+                        "rec->>'status' = 'done' GROUP BY game HAVING count(DISTINCT rec->>'worker') > 1) t")[0]
+    store.close()
+    return [(w, int(n)) for w, n in split], int(shared)
 
 
 def main() -> None:

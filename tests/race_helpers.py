@@ -54,11 +54,22 @@ def build(root: Path, url: str, games: int, mails: int, seed: int = 30) -> dict[
 
 
 def _children(pid: int) -> list[int]:
+    """The live children of ``pid``: a killed one stays listed until its parent reaps it
+    (a zombie), and killing it again would count a kill that killed nothing."""
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(x) for x in f.read().split()]
+            kids = [int(x) for x in f.read().split()]
     except OSError:
         return []
+    live = []
+    for k in kids:
+        try:
+            with open(f"/proc/{k}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X"):
+                    live.append(k)
+        except (OSError, IndexError):
+            continue
+    return live
 
 
 def serve(root: Path, workers: int, kills: int = 0, timeout: float = 600, seed: int = 30) -> dict:
@@ -74,8 +85,11 @@ def serve(root: Path, workers: int, kills: int = 0, timeout: float = 600, seed: 
     rnd = random.Random(seed)
     start = time.monotonic()
     killed = 0
+    sched: dict[int, tuple[float, float]] = {}      # worker pid -> (CPU s, s waiting for a core), last seen
     try:
         while time.monotonic() - start < timeout:
+            for kid in _children(sup.pid) if workers > 1 else [sup.pid]:     # one worker: serve itself
+                sched[kid] = _schedstat(kid) or sched.get(kid, (0.0, 0.0))
             left = len(inbox.messages())
             if left == 0 and host.pending() == 0:
                 break
@@ -101,7 +115,21 @@ def serve(root: Path, workers: int, kills: int = 0, timeout: float = 600, seed: 
             for k in _children(sup.pid):
                 os.kill(k, signal.SIGKILL)
         log.close()
-    return {"mails": total, "seconds": took, "killed": killed}
+    return {"mails": total, "seconds": took, "killed": killed, "sched": sched}
+
+
+def _schedstat(pid: int) -> tuple[float, float] | None:
+    """(CPU seconds, seconds runnable but waiting for a core) of a process so far
+    (/proc/PID/schedstat, all its threads), None when it is gone."""
+    try:
+        cpu = wait = 0
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                a, b, _ = f.read().split()
+            cpu, wait = cpu + int(a), wait + int(b)
+        return cpu / 1e9, wait / 1e9
+    except (OSError, ValueError):
+        return None
 
 
 def check(root: Path, plan: dict[str, tuple[str, str, str]]) -> dict:

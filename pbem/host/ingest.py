@@ -58,18 +58,20 @@ class IngestMixin:
     ``log``, the journal, the players, the letters, the spool and the
     deadlines (``_sync_deadlines``)."""
 
-    def ingest_claimed(self, raw: bytes, name: str, source: str = "", retry: bool = False) -> Outcome | None:
+    def ingest_claimed(self, raw: bytes, name: str, source: str = "", retry: bool = False,
+                       inc: M.Incoming | None = None, pass_busy: bool = False) -> Outcome | None:
         """``ingest`` as one job of the store: with a database, the message is claimed
         first (its journal row taken FOR UPDATE SKIP LOCKED) and its events, its
         journal record and its outgoing mail commit together, or not at all; None
-        when another worker has the message in hand.  The file store's journal makes
-        the job happen once by itself (one host process at a time)."""
-        inc = M.parse(raw, self.cfg.max_bytes)          # read once: ``ingest`` takes it as it is
+        when another worker has the message in hand (with ``pass_busy``, also when
+        another holds the lock of the game it names).  The file store's journal makes
+        the job happen once by itself (one host process at a time).  ``inc``: ``raw``
+        read by ``mail.parse`` already."""
+        inc = inc or M.parse(raw, self.cfg.max_bytes)   # read once: ``ingest`` takes it as it is
         try:
-            with self.store.claim(inc.key, source) as got:
+            with self.store.claim(inc.key, source, game=inc.game if pass_busy else "", doing=f"mail {name}") as got:
                 if not got:
                     return None
-                self.store.beat(f"mail {name}")
                 oc = self.ingest(raw, name, retry, inc=inc)
         except self.store.errors as e:
             oc = Outcome(name, "error", "left", detail=f"the database failed ({type(e).__name__}: {e}); nothing "

@@ -43,6 +43,8 @@ class JournalMixin:
 
     def _done(self, key: str, rec: dict, **result) -> dict:
         rec = dict(rec, status="done", **result)
+        if self.store.shared:                    # which worker did it (`pbem host status`, the tests of affinity)
+            rec["worker"] = self.store.worker
         rec.pop("text", None)                    # the orders live in the game log (or were refused)
         self.journal_put(key, rec)
         return rec

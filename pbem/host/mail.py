@@ -683,25 +683,36 @@ class ImapInbox:
     def messages(self):
         """(uid, raw bytes) of the messages waiting, oldest first, one at a time: each is
         fetched when the one before it has been dealt with (and filed)."""
+        for uid in self.uids():
+            raw = self.fetch(uid)
+            if raw is not None:
+                yield uid, raw
+
+    def uids(self) -> list[str]:
+        """The UIDs of the messages waiting, oldest first (at most ``batch``)."""
         import imaplib
         try:
             typ, data = self.conn.uid("SEARCH", None, "ALL")
             if typ != "OK":
                 raise MailError(f"IMAP SEARCH failed: {data!r}")
-            uids = (data[0] or b"").split()[: self.batch]
+            return [u.decode() for u in (data[0] or b"").split()[: self.batch]]
         except (OSError, imaplib.IMAP4.error) as e:
             raise MailError(f"IMAP {self.server}: {_brief(e)}") from None
-        for uid in uids:
-            try:
-                typ, parts = self.conn.uid("FETCH", uid, "(BODY.PEEK[])")
-            except (OSError, imaplib.IMAP4.error) as e:
-                raise MailError(f"IMAP {self.server}: {_brief(e)} (while fetching message {uid.decode()}; the "
-                                "messages not filed yet stay in the folder for the next poll)") from None
-            raw = next((p[1] for p in parts or [] if isinstance(p, tuple) and len(p) > 1), None)
-            if typ == "OK" and raw is not None:
-                yield uid.decode(), bytes(raw)
-            else:                                   # expunged by another client since the search
-                self.skipped.append(uid.decode())
+
+    def fetch(self, uid: str) -> bytes | None:
+        """One message's raw bytes; None (and the UID in ``skipped``) when another client
+        expunged it since the search."""
+        import imaplib
+        try:
+            typ, parts = self.conn.uid("FETCH", uid, "(BODY.PEEK[])")
+        except (OSError, imaplib.IMAP4.error) as e:
+            raise MailError(f"IMAP {self.server}: {_brief(e)} (while fetching message {uid}; the "
+                            "messages not filed yet stay in the folder for the next poll)") from None
+        raw = next((p[1] for p in parts or [] if isinstance(p, tuple) and len(p) > 1), None)
+        if typ == "OK" and raw is not None:
+            return bytes(raw)
+        self.skipped.append(uid)                    # expunged by another client since the search
+        return None
 
     def file_into(self, uid: str, where: str) -> None:
         """Move a message to the processed or quarantine folder (created if needed)."""

@@ -25,6 +25,7 @@ from pbem.host import mail as M
 from pbem.host.common import SECRETS_NAME, HostError, iso, utcnow
 from pbem.host.config import Config, find_host, load_config, password, write_config
 from pbem.host.deadlines import DeadlinesMixin
+from pbem.host.inbox import InboxMixin
 from pbem.host.ingest import IngestMixin, Outcome
 from pbem.host.journal import JournalMixin
 from pbem.host.letters import LettersMixin
@@ -45,7 +46,7 @@ class PollReport:
     problems: list[str] = field(default_factory=list)
 
 
-class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, JournalMixin):
+class Host(InboxMixin, NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin, PlayersMixin, SpoolMixin, JournalMixin):
     """A host folder at work (see ``pbem.host`` for its layout)."""
 
     def __init__(self, cfg: Config, now: Callable[[], datetime] | None = None,
@@ -170,31 +171,27 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
             if kind == "imap":
                 outcomes += self._poll_imap()
             else:
-                box = M.Maildir(self.inbox_path)
-                for path in box.messages():
-                    try:
-                        raw = path.read_bytes()
-                    except FileNotFoundError:
-                        continue                       # another worker filed it
-                    oc = self.ingest_claimed(raw, path.name)
-                    if oc is None:
-                        continue                       # another worker has it in hand
-                    if oc.filed != "left":
-                        try:
-                            self._file(path, oc)
-                        except FileNotFoundError:
-                            pass                       # another worker filed it (done in the journal)
-                        except OSError as e:           # done in the journal: the next poll files it again
-                            self.log(f"{path.name}: could not be filed into {oc.filed} ({e.strerror}); "
-                                     "it stays in the inbox")
-                        crash.checkpoint("filed")
-                    outcomes.append(oc)
+                outcomes += self._take_inbox(M.Maildir(self.inbox_path).messages, _read_file, self._take_file)
             report.did = self.tick()
             report.sent = self.flush()
             report.problems += self.flush_problems
         report.outcomes = outcomes
         report.problems += [oc.line() for oc in outcomes if oc.status == "error"]
         return outcomes
+
+    def _take_file(self, path: Path, raw: bytes, inc: M.Incoming) -> Outcome | None:
+        """One message of the Maildir inbox: its job, then filed (None: another worker has it)."""
+        oc = self.ingest_claimed(raw, path.name, inc=inc, pass_busy=True)
+        if oc is None or oc.filed == "left":
+            return oc
+        try:
+            self._file(path, oc)
+        except FileNotFoundError:
+            pass                                   # another worker filed it (done in the journal)
+        except OSError as e:                       # done in the journal: the next poll files it again
+            self.log(f"{path.name}: could not be filed into {oc.filed} ({e.strerror}); it stays in the inbox")
+        crash.checkpoint("filed")
+        return oc
 
     def _poll_imap(self) -> list[Outcome]:
         inc = self.cfg.incoming
@@ -206,17 +203,20 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
         try:
             with box:
                 self._uidvalidity(box)
-                for uid, raw in box.messages():
+
+                def take(ref: tuple[str, str], raw: bytes, inc: M.Incoming) -> Outcome | None:
+                    uid = ref[1]
                     name = f"imap-{uid}"
-                    oc = self.ingest_claimed(raw, name, source=f"imap:{box.uidvalidity}:{uid}")
-                    if oc is None:
-                        continue                       # another worker has it in hand
-                    if oc.filed != "left":
+                    oc = self.ingest_claimed(raw, name, source=f"imap:{box.uidvalidity}:{uid}", inc=inc,
+                                             pass_busy=True)
+                    if oc is not None and oc.filed != "left":
                         if oc.filed == "quarantine":
                             self._quarantine_copy(raw, name, oc)
                         box.file_into(uid, oc.filed)
                         crash.checkpoint("filed")
-                    outcomes.append(oc)
+                    return oc
+                self._take_inbox(lambda: [(box.uidvalidity, u) for u in box.uids()],
+                                 lambda ref: box.fetch(ref[1]), take, outcomes)
         except M.MailError as e:
             self.last_poll.problems.append(f"inbox: {e}")
             self.log(f"inbox: {e}")
@@ -305,6 +305,7 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
         SIGTERM or SIGINT (the message in hand is finished first)."""
         stop = stop or threading.Event()
         interval = self.cfg.interval if interval is None else interval
+        self._interval = interval                  # a worker takes over another's mail after two of them
         old = {}
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGINT):
@@ -315,6 +316,7 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
         cycles = 0
         if self.store.shared:
             self.store.start_worker()
+            self._await_siblings(stop)
         try:
             while not stop.is_set():
                 try:
@@ -340,6 +342,22 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
         self.log("stopped")
         return cycles
 
+    def _await_siblings(self, stop: threading.Event, timeout: float = 30.0) -> None:
+        """A worker of `pbem serve --workers N` waits (up to ``timeout``) for the other
+        workers its supervisor started before its first poll: a worker that polled
+        alone would take every game's mail until the others showed up."""
+        import time
+        want = int(os.environ.get("PBEM_WORKERS", "1") or 1)
+        end = time.monotonic() + timeout
+        while want > 1 and not stop.is_set() and time.monotonic() < end:
+            try:
+                aff = self.store.affinity()
+            except self.store.errors:
+                return
+            if aff is None or len(aff.live) >= want:
+                return
+            stop.wait(0.1)
+
 
     def _until_next_poll(self, stop: threading.Event, interval: float) -> None:
         """Until the next poll: ``interval`` seconds, or (a database) until another worker
@@ -361,6 +379,13 @@ class Host(NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, LettersMixin
                 stop.wait(min(left, 1.0))
             if woken and time.monotonic() - start >= min(1.0, interval):
                 return
+
+
+def _read_file(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None                                # another worker filed it
 
 
 def init_host(root: Path, address: str, name: str = "pbem", referee: str | None = None, games: str = "games",

@@ -3,10 +3,12 @@
 The supervisor starts N ``pbem serve`` processes (each a worker: its own
 connections, its row in pbem_workers) and starts a worker again when one dies,
 whatever killed it: what the dead one had in hand was rolled back with its
-transaction and is taken again by whoever comes first.  SIGTERM or Ctrl-C stops
-the workers (each finishes the message in hand) and then the supervisor.  Run it
-on as many machines as you like, each against the same ``[store] url``: the
-workers coordinate through the database only.
+transaction and is taken again by whoever comes first.  The workers start their
+first poll together (each waits, up to 30 s, for the N of them to be alive), so
+that each takes its own games' mail (pbem.host.inbox) from the start.  SIGTERM
+or Ctrl-C stops the workers (each finishes the message in hand) and then the
+supervisor.  Run it on as many machines as you like, each against the same
+``[store] url``: the workers coordinate through the database only.
 
 With the file store one process works at a time (state/lock), so more than one
 worker is refused."""
@@ -35,7 +37,7 @@ def supervise(root: Path, n: int, interval: float | None = None, echo=print, res
     stopping = []
 
     def start(i: int) -> subprocess.Popen:
-        return subprocess.Popen(cmd, env=dict(os.environ, PBEM_WORKER_SLOT=str(i)))
+        return subprocess.Popen(cmd, env=dict(os.environ, PBEM_WORKER_SLOT=str(i), PBEM_WORKERS=str(n)))
 
     def stop(_sig, _frame):
         stopping.append(True)

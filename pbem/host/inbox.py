@@ -1,0 +1,105 @@
+"""One look at the inbox: which messages this process takes, in which order.
+
+With one process (the file store, or `pbem mail poll`) every message is taken in
+the inbox's order.  A worker of ``pbem serve`` on a database takes first the
+messages of its own games (``PgStore.affinity``: each game belongs to one live
+worker, each worker holding its share of the games), so that a game's maps, tiles and states are drawn and kept by one
+process and its lock is seldom wanted by two; a message of a game whose worker
+died goes to a live one at once.  When it has nothing of its own left it helps
+with the others' games, a whole game at a time (the one its worker would reach
+last first) when that worker has two games or more waiting, and only with
+messages that have waited two of its intervals (four for a worker's only game):
+a busy or stuck worker's mail is taken over, a fresh one is left to its worker.
+
+Within one look a game's messages are taken in the inbox's order: once one is
+passed over (another process has it, or holds the game's lock), the game's later
+ones wait for the next look too.  Nothing here decides what happens once: the
+store's claim does (the journal row FOR UPDATE SKIP LOCKED)."""
+from __future__ import annotations
+
+import time
+from typing import Callable, Hashable, Iterable
+
+from pbem.host import mail as M
+
+
+class InboxMixin:
+    """The Host's pass over its inbox.  Uses ``store``, ``cfg`` and ``ingest_claimed``."""
+
+    def _take_inbox(self, listing: Callable[[], Iterable[Hashable]], read: Callable[[Hashable], bytes | None],
+                    handle: Callable, outcomes: list | None = None) -> list:
+        """Take the messages of ``listing()`` (refs, oldest first; ``read(ref)``: the raw
+        message, None when it is gone) and ``handle(ref, raw, inc)`` each one taken: an
+        Outcome, or None when another process has the message or its game in hand.
+        Returns the outcomes, appended to ``outcomes`` when given (kept if a read fails)."""
+        aff, aff_at = self.store.affinity(), time.monotonic()
+        seen = getattr(self, "_inbox_seen", None)
+        if seen is None:
+            seen = self._inbox_seen = {}            # ref -> (game, first seen): read once while it waits
+        grace = 2 * float(getattr(self, "_interval", None) or self.cfg.interval)
+        outcomes = [] if outcomes is None else outcomes
+        done: set = set()                           # refs taken in this look (a message left in the inbox stays)
+        passed: set[str] = set()                    # games whose later messages wait for the next look
+
+        def take(ref, raw: bytes | None = None, inc=None) -> bool:
+            done.add(ref)
+            if raw is None:
+                raw = read(ref)
+                if raw is None:
+                    return True                     # filed by another process meanwhile
+                inc = None
+            inc = inc or M.parse(raw, self.cfg.max_bytes)
+            oc = handle(ref, raw, inc)
+            if oc is None:
+                if inc.game:
+                    passed.add(inc.game)
+                return False
+            outcomes.append(oc)
+            return True
+
+        while True:
+            refs = list(listing())
+            now = time.monotonic()
+            for ref in seen.keys() - set(refs):
+                del seen[ref]
+            theirs: dict[str, list] = {}            # another live worker's games: their waiting refs in order
+            for ref in refs:
+                if ref in done:
+                    continue
+                raw = inc = None
+                if ref not in seen:
+                    raw = read(ref)
+                    if raw is None:
+                        continue                    # another process filed it
+                    inc = M.parse(raw, self.cfg.max_bytes)
+                    seen[ref] = (inc.game, now)
+                game, since = seen[ref]
+                if game in passed:
+                    continue
+                if aff is not None and time.monotonic() - aff_at > 1.0:
+                    # the workers alive now (one that started or died meanwhile moves games)
+                    aff_at = time.monotonic()
+                    try:
+                        aff = self.store.affinity() or aff
+                    except self.store.errors:
+                        pass                        # the database failed: the claims say so
+                if aff is not None and not aff.mine(game):
+                    theirs.setdefault(game, []).append((ref, since))
+                    continue
+                take(ref, raw, inc)
+            if aff is None:
+                return outcomes
+            # nothing of our own left: help a worker with two games or more waiting (one game's
+            # mails go one after the other anyway) with the game it would reach last; a worker's
+            # only game when its mail waited twice as long (that worker is stuck, or gone astray)
+            now = time.monotonic()
+            games_of: dict[str, int] = {}
+            for g in theirs:
+                games_of[aff.owner(g)] = games_of.get(aff.owner(g), 0) + 1
+            due = [g for g, waiting in theirs.items() if g not in passed and now - waiting[0][1] >= grace and
+                   (games_of[aff.owner(g)] >= 2 or now - waiting[0][1] >= 2 * grace)]
+            if not due:
+                return outcomes
+            for ref, _since in theirs[due[-1]]:
+                if not take(ref):
+                    break

@@ -1,0 +1,152 @@
+"""Workers of one database prefer their own games (issue 29: `pbem serve --workers 2`
+scales when each game's maps stay warm in one process and its lock is wanted by one
+worker): a game's mails are answered by one worker while it lives, by another at once
+when it dies, and by another after four intervals when it is alive but stuck."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from mail_helpers import AXIS, BRITISH, CLOCK, make_host, message
+from pbem.engine import Game
+from pbem.host import Host
+from pbem.host import mail as M
+from pbem.store.pg import Affinity
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_each_game_has_one_owner_and_only_a_gone_workers_games_move():
+    games = tuple(f"g{i:03d}" for i in range(400))
+    names = ["a:1", "b:2", "c:3"]
+    three = {w: Affinity(w, names, games) for w in names}
+    for g in games:
+        assert sum(a.mine(g) for a in three.values()) == 1            # every worker agrees on one owner
+    owner = {g: three["a:1"].owner(g) for g in games}
+    assert max(list(owner.values()).count(w) for w in names) <= -(-len(games) // 3)   # a share each at most
+    two = Affinity("a:1", ["a:1", "c:3"], games)                       # b:2 died
+    moved = [g for g in games if two.owner(g) != owner[g]]
+    assert all(g in moved for g in games if owner[g] == "b:2")         # its games moved
+    assert sum(owner[g] != "b:2" for g in moved) <= len(games) // 20   # and hardly any other
+    added = Affinity("a:1", names, games + ("new",))
+    assert sum(added.owner(g) != owner[g] for g in games) <= len(games) // 20   # a new game moves few others
+    assert Affinity("a:1", ["a:1"]).mine("g001") and Affinity("a:1", ["b:2"]).mine("")   # no game: anyone's
+    small = [Affinity(w, ["vm:11", "vm:12"], games[:20]) for w in ("vm:11", "vm:12")]
+    assert [sum(a.mine(g) for g in games[:20]) for a in small] == [10, 10]
+
+
+@pytest.fixture
+def two_workers(tmp_path, pg_url, monkeypatch):
+    """A database host with four games and two `pbem serve` processes (each a worker of
+    its own, no supervisor: a killed one stays dead)."""
+    from pg_helpers import use_database
+    monkeypatch.setenv("PBEM_CLOCK", CLOCK)
+    monkeypatch.delenv("PBEM_HOST", raising=False)
+    root = tmp_path / "host"
+    make_host(root)
+    use_database(root, pg_url)
+    host = Host.open(root)
+    tokens = {}
+    for i in range(4):
+        gid = f"g{i}"
+        g = Game.create(host.store.game(gid), "el-alamein", {"axis": AXIS, "british": BRITISH},
+                        seed_hex=f"{i + 1:064x}", game_id=gid, at=CLOCK)
+        host.welcome(g)
+        tokens[gid] = json.loads(g.store.read("player-secrets.json"))
+    env = dict(os.environ, PBEM_CLOCK=CLOCK, PYTHONPATH=REPO)
+    # two-second polls: a worker takes over another's only game after four (8 s), which even
+    # a loaded machine leaves its own worker time enough to take first
+    procs = [subprocess.Popen([sys.executable, "-m", "pbem", "serve", "--host", str(root), "--interval", "2"],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+    try:
+        for _ in range(600):
+            alive = {w["pid"]: w["worker"] for w in host.store.workers() if w["alive"]}
+            if len(alive) == 2:
+                break
+            time.sleep(0.1)
+        assert sorted(alive) == sorted(p.pid for p in procs)
+        quiet, end = 0, time.monotonic() + 120
+        while quiet < 5 and time.monotonic() < end:      # their first deadlines' turn over (cold, it is slow)
+            quiet = 0 if any(w["holds"] for w in host.store.workers()) else quiet + 1
+            time.sleep(0.2)
+        yield host, tokens, {p.pid: p for p in procs}, alive
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGCONT)
+                p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def _mail(host, tokens, gid: str, n: int) -> str:
+    """An order mail (a press line) for ``gid``, delivered; returns its key in the journal."""
+    mid = f"aff-{gid}-{n}@example.org"
+    body = f"Token: {tokens[gid]['axis']}\npress note {n}\n"
+    M.Maildir(host.inbox_path).deliver(message(AXIS, body, subject=f"[pbem {gid}] orders", mid=mid))
+    return f"<{mid}>"
+
+
+def _done_by(host, key: str, timeout: float = 60) -> str:
+    """The worker that did the job ``key`` (waits for it)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        rec = host.store.job_get(key) or host.store.job_get(key.strip("<>"))
+        if rec and rec.get("status") == "done":
+            assert rec["outcome"] == "accepted", rec
+            return rec["worker"]
+        time.sleep(0.05)
+    raise AssertionError(f"{key} was not answered in {timeout} s")
+
+
+def test_a_games_mails_go_to_one_worker_and_to_another_when_it_is_gone(two_workers):
+    host, tokens, procs, alive = two_workers
+    owner = Affinity("", list(alive.values()), tuple(host.games())).owner
+    by: dict[str, set[str]] = {}
+    for n in range(3):                        # one mail at a time, each game in turn
+        for gid in tokens:
+            by.setdefault(gid, set()).add(_done_by(host, _mail(host, tokens, gid, n)))
+    assert by == {gid: {owner(gid)} for gid in tokens}, (by, alive)
+    # its worker is killed: the game's next mail is answered by the other one, at once
+    gid = "g0"
+    dead = next(pid for pid, w in alive.items() if w == owner(gid))
+    procs[dead].kill()
+    procs[dead].wait(30)
+    other = next(w for pid, w in alive.items() if pid != dead)
+    start = time.monotonic()
+    assert _done_by(host, _mail(host, tokens, gid, 10)) == other
+    assert time.monotonic() - start < 30
+
+
+def test_a_stuck_workers_game_is_taken_over_after_four_intervals(two_workers):
+    host, tokens, procs, alive = two_workers
+    owner = Affinity("", list(alive.values()), tuple(host.games())).owner
+    gid = "g1"
+    stuck = next(pid for pid, w in alive.items() if w == owner(gid))
+    other = next(w for pid, w in alive.items() if pid != stuck)
+    end = time.monotonic() + 120
+    while time.monotonic() < end:             # alive (its session stays) but doing nothing, and
+        os.kill(stuck, signal.SIGSTOP)        # stopped holding no game's lock (as in its deadlines' turn,
+        time.sleep(0.05)                      # which takes a while the first time on a loaded machine)
+        if not next(w for w in host.store.workers() if w["pid"] == stuck)["holds"]:
+            break
+        os.kill(stuck, signal.SIGCONT)
+        time.sleep(0.3)
+    with open(f"/proc/{stuck}/stat") as f:
+        assert f.read().rsplit(")", 1)[1].split()[0] == "T"                 # stopped
+    try:
+        start = time.monotonic()
+        by = _done_by(host, _mail(host, tokens, gid, 20))
+        assert by == other, (by, other, alive)
+        assert time.monotonic() - start >= 8.0          # its only game: left to it for four intervals first
+    finally:
+        os.kill(stuck, signal.SIGCONT)
