@@ -84,6 +84,36 @@ def test_a_redelivered_message_is_applied_once_and_answered_once(root):
     assert len(answers(host, "m1@example.org")) == 1
 
 
+def test_a_message_another_worker_just_dealt_with_is_left_to_it_to_file(root, monkeypatch):
+    # README, *Many workers on one database*: two workers may both see a message between
+    # the moment one commits its job and the moment it files it; the other leaves it in the
+    # inbox (filing it too puts a second copy into an IMAP folder), and should the first
+    # have died before filing it, a poll after the grace files it
+    first, second = Host.open(root), Host.open(root)
+    game = new_game(first)
+    raw = orders_mail(game)
+    deliver(first, raw)
+    oc = first.ingest_claimed(raw, "m1")                    # dealt with, not filed yet
+    assert oc.status == "accepted"
+    [again] = second.poll()
+    assert again.status == "duplicate"
+    if not first.store.shared:                              # one process: nothing to wait for
+        assert again.filed == "processed" and M.Maildir(second.inbox_path).messages() == []
+        return
+    assert again.filed == "left" and len(M.Maildir(second.inbox_path).messages()) == 1
+    [mine] = first.poll()                                   # its own job: filed at once
+    assert mine.status == "duplicate" and mine.filed == "processed"
+    assert M.Maildir(first.inbox_path).messages() == [] and len(first.processed.messages()) == 1
+    deliver(first, raw)                                     # once more, the first one gone quiet
+    [later] = second.poll()
+    assert later.filed == "left"
+    monkeypatch.setattr(Host, "FILING_GRACE", 0.0)
+    [later] = second.poll()
+    assert later.status == "duplicate" and later.filed == "processed"
+    assert order_texts(game) == TURN1.split("\n")[:-1]      # applied once all along
+    assert len(answers(first, "m1@example.org")) == 1
+
+
 CRASH_POINTS = ["started", "journaled", "applied", "spool-written", "spooled", "recorded", "filed", "sent"]
 
 

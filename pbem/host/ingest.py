@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,6 +109,18 @@ class IngestMixin:
         return oc
 
     MAX_ATTEMPTS = 3
+    FILING_GRACE = 30.0                             # s: a worker files the message it just dealt with
+
+    def _just_done_by_another(self, rec: dict) -> bool:
+        """A job another worker (or Host) finished a moment ago: its message is being filed
+        by that worker, between its commit and its filing, and filing it here too would
+        put a second copy in an IMAP folder.  Left in the inbox instead; should that worker
+        have died before filing it, a poll after ``FILING_GRACE`` files it (clocks of
+        different machines apart by more than that only move the moment)."""
+        by, at = rec.get("done_by"), rec.get("done_at")
+        if not by or by == self.journal_token or not isinstance(at, (int, float)):
+            return False
+        return time.time() - at < self.FILING_GRACE
 
     def _failed(self, raw: bytes, name: str, e: Exception) -> Outcome:
         why = f"internal error ({type(e).__name__}: {e})"
@@ -145,7 +158,10 @@ class IngestMixin:
             rec = None
         if rec and rec.get("status") == "done":
             if rec.get("digest") == inc.digest:
-                return Outcome(name, "duplicate", rec.get("filed", "processed"), rec.get("game", ""), rec.get("side", ""),
+                filed = rec.get("filed", "processed")
+                if self._just_done_by_another(rec):
+                    filed = "left"                  # that worker is filing it now (else the next poll does)
+                return Outcome(name, "duplicate", filed, rec.get("game", ""), rec.get("side", ""),
                                f"Message-ID {inc.message_id or '(none)'} was already dealt with ({rec.get('outcome', '')}); "
                                "not applied again")
             key = f"{key}#{inc.digest[:16]}"

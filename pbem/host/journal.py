@@ -6,6 +6,7 @@ the deadlines away from a game whose orders are half-way."""
 from __future__ import annotations
 
 import hashlib
+import time
 
 from pbem.host.common import iso
 
@@ -23,6 +24,15 @@ class JournalMixin:
     """The Host's journal, kept by its store (``self.store``: pbem.store; the file
     store's state/journal/, state/inflight/ and state/counter).  Uses the Host's
     ``now``."""
+
+    @property
+    def journal_token(self) -> str:
+        """This Host object's name in the journal's done records (``_done``)."""
+        got = getattr(self, "_journal_token", None)
+        if got is None:
+            import secrets
+            got = self._journal_token = secrets.token_hex(8)
+        return got
 
     def journal_get(self, key: str) -> dict | None:
         return self.store.job_get(key)
@@ -45,6 +55,9 @@ class JournalMixin:
         rec = dict(rec, status="done", **result)
         if self.store.shared:                    # which worker did it (`pbem host status`, the tests of affinity)
             rec["worker"] = self.store.worker
+            # and when, by which Host (two may share a process): ``_ingest`` leaves a message
+            # just done by another to the one that is filing it
+            rec["done_by"], rec["done_at"] = self.journal_token, round(time.time(), 3)
         rec.pop("text", None)                    # the orders live in the game log (or were refused)
         self.journal_put(key, rec)
         return rec
