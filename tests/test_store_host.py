@@ -84,6 +84,36 @@ def test_a_redelivered_message_is_applied_once_and_answered_once(root):
     assert len(answers(host, "m1@example.org")) == 1
 
 
+def test_a_poll_that_is_no_worker_waits_for_a_games_lock_and_deals_with_every_message(root):
+    # `pbem mail poll` (no worker of `pbem serve`) deals with every message waiting: on a
+    # game whose lock another process holds a moment it waits, as before; only a worker
+    # passes over such a game (its owner takes it: test_store_affinity.py)
+    import threading
+    host = Host.open(root)
+    game = new_game(host)
+    for n in range(3):
+        deliver(host, orders_mail(game, orders=f"press number {n}\n", mid=f"p{n}@example.org"))
+    release, held = threading.Event(), threading.Event()
+    holder = None
+    if host.store.shared:
+        other = Host.open(root)
+
+        def hold():
+            with other.store.transaction():
+                other.store.game_lock("g1")
+                held.set()
+                release.wait(10)
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert held.wait(10)
+        threading.Timer(1.0, release.set).start()
+    outcomes = host.poll()
+    if holder is not None:
+        holder.join(10)
+    assert [o.status for o in outcomes] == ["accepted"] * 3
+    assert M.Maildir(host.inbox_path).messages() == []
+
+
 def test_a_message_another_worker_just_dealt_with_is_left_to_it_to_file(root, monkeypatch):
     # README, *Many workers on one database*: two workers may both see a message between
     # the moment one commits its job and the moment it files it; the other leaves it in the

@@ -12,8 +12,9 @@ messages that have waited two of its intervals (four for a worker's only game):
 a busy or stuck worker's mail is taken over, a fresh one is left to its worker.
 
 Within one look a game's messages are taken in the inbox's order: once one is
-passed over (another process has it, or holds the game's lock), the game's later
-ones wait for the next look too.  Nothing here decides what happens once: the
+passed over (another process has it, or, for a worker, holds the game's lock), the
+game's later ones wait for the next look too.  A poll that is no worker waits for
+a game's lock instead, so that it deals with every message waiting.  Nothing here decides what happens once: the
 store's claim does (the journal row FOR UPDATE SKIP LOCKED)."""
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from pbem.host import mail as M
 
 class InboxMixin:
     """The Host's pass over its inbox.  Uses ``store``, ``cfg`` and ``ingest_claimed``."""
+    _pass_busy = False                              # set by each look (``_take_inbox``)
 
     def _take_inbox(self, listing: Callable[[], Iterable[Hashable]], read: Callable[[Hashable], bytes | None],
                     handle: Callable, outcomes: list | None = None) -> list:
@@ -33,6 +35,11 @@ class InboxMixin:
         Outcome, or None when another process has the message or its game in hand.
         Returns the outcomes, appended to ``outcomes`` when given (kept if a read fails)."""
         aff, aff_at = self.store.affinity(), time.monotonic()
+        # a worker of `pbem serve` passes over a game whose lock another holds (the game's
+        # worker will take it, or this one at its next look); a poll that is no worker
+        # (`pbem mail poll`, a host's own poll) waits for the lock: it deals with every
+        # message waiting, as its caller expects
+        self._pass_busy = aff is not None
         seen = getattr(self, "_inbox_seen", None)
         if seen is None:
             seen = self._inbox_seen = {}            # ref -> (game, first seen): read once while it waits

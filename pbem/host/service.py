@@ -181,7 +181,7 @@ class Host(InboxMixin, NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, 
 
     def _take_file(self, path: Path, raw: bytes, inc: M.Incoming) -> Outcome | None:
         """One message of the Maildir inbox: its job, then filed (None: another worker has it)."""
-        oc = self.ingest_claimed(raw, path.name, inc=inc, pass_busy=True)
+        oc = self.ingest_claimed(raw, path.name, inc=inc, pass_busy=self._pass_busy)
         if oc is None or oc.filed == "left":
             return oc
         try:
@@ -208,7 +208,7 @@ class Host(InboxMixin, NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, 
                     uid = ref[1]
                     name = f"imap-{uid}"
                     oc = self.ingest_claimed(raw, name, source=f"imap:{box.uidvalidity}:{uid}", inc=inc,
-                                             pass_busy=True)
+                                             pass_busy=self._pass_busy)
                     if oc is not None and oc.filed != "left":
                         if oc.filed == "quarantine":
                             self._quarantine_copy(raw, name, oc)
