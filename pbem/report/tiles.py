@@ -485,21 +485,20 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
         return c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE
     # what the missing tiles want painted: their items over the board, and on a board not
     # kept, what changes on it (highlights, objectives, areas) and the hex numbers
-    plan, meets = {}, {}
+    boards, meets = {}, {}                          # (board key, its still part, what changed on it)
     for c, r in missing:
-        ks = per[c, r]
-        low = [k for k in ks if k < under]
+        low = [k for k in per[c, r] if k < under]
         key = _base_key(items, low, s, (c, r), height, ts, "under") if low else None
         still = _still(items, low) if key is not None and key not in _kept else low
-        paint_ks = low[len(still):] + [k for k in ks if k >= under]
-        plan[c, r] = (key, still, len(low) - len(still), paint_ks)
-        for k in paint_ks:
+        boards[c, r] = (key, still, low[len(still):])
+        for k in low[len(still):] + [k for k in per[c, r] if k >= under]:
             meets[k] = meets.get(k, 0) + 1
-    # an item drawn whole when that costs no more pixels than its parts of the tiles that want it
-    plan = {cr: (key, still, [paint.request(k, rect(*cr), limit=max(SPRITE_MAX, meets[k] * TILE * TILE))
-                              for k in paint_ks], n)
-            for cr, (key, still, n, paint_ks) in plan.items()}
-    plan = {cr: (key, still, reqs[:n], reqs[n:]) for cr, (key, still, reqs, n) in plan.items()}
+
+    def requests(cr: tuple[int, int], ks: list[int]) -> list:
+        # an item drawn whole when that costs no more pixels than its parts of the tiles that want it
+        return [paint.request(k, rect(*cr), limit=max(SPRITE_MAX, meets[k] * TILE * TILE)) for k in ks]
+    plan = {cr: (key, still, requests(cr, fix), requests(cr, [k for k in per[cr] if k >= under]))
+            for cr, (key, still, fix) in boards.items()}
     paint.prepare([q for _k, _s, fix, over in plan.values() for q in fix + over])
     for c, r in missing:
         def draw(ks: list[int], rgb: bool = True):   # the tile's items ``ks`` drawn by resvg, alone
@@ -572,28 +571,30 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
                 got = im.convert("RGB")
             for c in lacking:
                 _kept[bases[c]] = got.crop((c * TILE, 0, (c + 1) * TILE, bottom - top))
+        def draw_piece(c: int, ks: list[int]):    # column c's piece of the band, its items ``ks``
+            png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{h!r}"'
+                                    f'{fam} viewBox="{c * ts!r} {y0!r} {ts!r} {h!r}">', *always,
+                                    _layered(items, ks, (c + 1) * ts), "</svg>"]), TILE)
+            if png is None:
+                return None
+            with Image.open(io.BytesIO(png)) as im:
+                return im.convert("RGB").crop((0, 0, TILE, bottom - top))
         for c in new:
             below = [k for k in pieces[c][1] if k < first]
-            if below and bases[c] not in _kept:
-                png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{h!r}"'
-                                        f'{fam} viewBox="{c * ts!r} {y0!r} {ts!r} {h!r}">', *always,
-                                        _layered(items, below, (c + 1) * ts), "</svg>"]), TILE)
-                if png is None:
-                    return None
-                with Image.open(io.BytesIO(png)) as im:
-                    _kept[bases[c]] = im.convert("RGB").crop((0, 0, TILE, bottom - top))
-            band = (c * TILE, top, (c + 1) * TILE, bottom)
-            piece = paint.paint(_kept[bases[c]], c * TILE, top,
-                                [paint.request(k, band, limit=None) for k in pieces[c][1] if k >= first]) \
-                if below else None
+            piece = None
+            if below:
+                if bases[c] not in _kept:
+                    base = draw_piece(c, below)
+                    if base is None:
+                        return None
+                    _kept[bases[c]] = base
+                band = (c * TILE, top, (c + 1) * TILE, bottom)
+                piece = paint.paint(_kept[bases[c]], c * TILE, top,
+                                    [paint.request(k, band, limit=None) for k in pieces[c][1] if k >= first])
             if piece is None:                        # drawn as it is
-                png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{ts!r}" height="{h!r}"'
-                                        f'{fam} viewBox="{c * ts!r} {y0!r} {ts!r} {h!r}">', *always,
-                                        _layered(items, pieces[c][1], (c + 1) * ts), "</svg>"]), TILE)
-                if png is None:
+                piece = draw_piece(c, pieces[c][1])
+                if piece is None:
                     return None
-                with Image.open(io.BytesIO(png)) as im:
-                    piece = im.convert("RGB").crop((0, 0, TILE, bottom - top))
             _kept[pieces[c][0]] = piece
         for c, (key, _kc) in pieces.items():
             out.bands.append((c * TILE, top, key, _kept[key]))
