@@ -141,20 +141,43 @@ def report_context(game: Game, side: str, st: GameState, entries: list[Entry], s
         f = u.get("face") or {}
         u["values"] = str(f["values"]).ljust(width) if given and "values" in f else (
             f"{u['strength']}-{u['ma']}".ljust(width) if given else f"{u['strength']}-{u['ma']}")
+    id_width = max([9] + [len(u["id"]) for u in view["units"]])
+    type_width = max([9] + [len(u.get("type") or "") for u in view["units"]])
+    # a formation column when the game gives units one (Ruleset.unit_facts)
+    formation_width = max([0] + [max(9, len(u["formation"] or "-")) for u in view["units"] if "formation" in u])
+    situation = {}
     for s in sc.sides:
         rows = sorted((u for u in faced if u["side"] == s.id), key=lambda u: (u["hex"] is None, u["hex"] or "", u["id"]))
         by_side[s.id] = rows
+        situation[s.id] = "".join(f"    {situation_row(u, id_width, type_width, formation_width, sc.board.label)}\n"
+                                  for u in rows)
     return {"v": view, "sc": sc, "side": side, "side_name": sc.side_name(side) if side != REFEREE else "Referee",
             "happened": happened, "since": since, "units_by_side": by_side, "label": sc.board.label,
             "side_name_of": sc.side_name, "order_example": game.rules.order_example,
             "step": step_line(sc, view, long=True),
             "notes": game.rules.report_notes(st, sc, side),
             "score": score_line(game, st, side),
-            # a formation column when the game gives units one (Ruleset.unit_facts)
-            "formation_width": max([0] + [max(9, len(u["formation"] or "-")) for u in view["units"] if "formation" in u]),
             # the SITUATION columns: at least 9 wide, wider when an id or a type is longer
-            "id_width": max([9] + [len(u["id"]) for u in view["units"]]),
-            "type_width": max([9] + [len(u.get("type") or "") for u in view["units"]])}
+            "formation_width": formation_width, "id_width": id_width, "type_width": type_width,
+            "situation": situation}
+
+
+def situation_row(u: dict, id_width: int, type_width: int, formation_width: int, label: Callable[[str], str]) -> str:
+    """One unit's row of a report's SITUATION table (``u``: a row of ``report_context``'s
+    ``units_by_side``): id, hex, values, type, formation (when ``formation_width``), status,
+    and the place named by the hex's ``label``.  Written here rather than in report.txt.j2,
+    a Jinja expression per column (a tenth of a big game's report); the same text
+    (tests/test_perf_hostfloor.py renders the template's old row beside it)."""
+    hx = u["hex"]
+    out = f"{u['id'].ljust(id_width)} {'%-6s' % (hx or '-',)} {u['values']}  {(u['type'] or '').ljust(type_width)} "
+    if formation_width:
+        out += f"{(u['formation'] or '-').ljust(formation_width)} "
+    out += ", ".join(map(str, u["status"]))
+    if hx:
+        where = label(hx)
+        if where != hx:
+            out += f"  {where[5:]}"
+    return out
 
 
 def faces(game: Game, st: GameState, rows: list[dict], viewer: str) -> list[dict]:
