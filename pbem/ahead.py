@@ -117,6 +117,8 @@ def run(game, mover: str, at: str | None = None, submit=None) -> list[dict]:
     from pbem.views import turn_of
     submit = submit or (lambda s, t: game.submit(s, t, at=at))
     out: list[dict] = _settle(game)
+    if not any(held(game, s) for s in _all(game)):
+        return out                                  # nothing held: no block to take (the state is not read)
     last = mover
     for _ in range(1000):
         st = game.state()

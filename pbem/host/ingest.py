@@ -421,14 +421,13 @@ class IngestMixin:
                 import textwrap
                 mode, note = "check", "\n".join(x for x in (note, textwrap.fill(str(e), 74)) if x)
                 checked = mailcmd.check_lines(game, side, game.check(side, rec["stage"]))
-        st = game.state()
-        head = game.head()[1]
+        st, head = game.state_and_hash()           # the state and its head, read together
         sc = game.scenario
         changed = bool(sub and sub.applied) or any(r["status"] in ("applied", "partly applied") for r in chain)
         told = ahead.notes(game, chain)
         note = "\n".join(x for x in (note, told.get(side, ""), *ahead.lines_for(game, side)) if x)
         if changed:
-            self._sync_deadlines(game)              # first: the answer and the reports name the new deadlines
+            self._sync_deadlines(game, st, head)    # first: the answer and the reports name the new deadlines
         if stale or bad_draft is not None:
             outcome = "refused"
         elif sub.refused is not None:
@@ -503,7 +502,8 @@ class IngestMixin:
             blocks = rec.get("ahead", []) if sub.refused is None else []
             if rec.get("ahead") and sub.refused is not None:
                 note = "THEN: the orders after THEN were not held, as a line of this mail's own orders was refused."
-            ahead.hold(game, side, blocks, rec["job"], game.state().turn, rec.get("at", ""))
+            turn = game.state().turn if blocks else 0          # only held blocks name their turn
+            ahead.hold(game, side, blocks, rec["job"], turn, rec.get("at", ""))
         return (ahead.run(game, side, at=rec.get("at")) if ahead.moved(sub) else []), note
 
     @staticmethod

@@ -23,13 +23,15 @@ class LettersMixin:
         render.map_attachments); ``maps=False``: the text only.  ``turn``: the
         state's Turn, when the caller has one (every viewer's mail reads the same)."""
         from pbem.report import render
+        from pbem.views import state_view
         since = game.last_report(viewer)
-        text = render.report_text(game, viewer, st, entries, since, head, turn=turn)
+        view = state_view(game, st, viewer, head, turn=turn)        # read once for the text and the map
+        text = render.report_text(game, viewer, st, entries, since, head, turn=turn, view=view)
         if not maps:
             return text, []
         atts = render.map_attachments(game, viewer, st, entries, since, head, png=self.cfg.map_png,
                                       svg=True if svg_asked else self.cfg.map_svg, width=self.cfg.map_width,
-                                      turn=turn)
+                                      turn=turn, view=view)
         return text, atts
 
     def _tpl(self, name: str, **ctx) -> str:

@@ -156,14 +156,15 @@ class NotifyMixin:
     def _your_turn(self, game, dl: dict, st, sides) -> None:
         from pbem.host.letters import _when
         from pbem.views import turn_of
+        targets = {side: t for side in sides for t in [self.hook_of(game, side)] if t}
+        if not targets:
+            return                                  # nobody to ping: the state is not read
         head = game.head()[1]
+        st = game.state() if st is None else st
         sc = game.scenario
         turn = turn_of(game, st)
         step = _when(game, st)
-        for side in sides:
-            target = self.hook_of(game, side)
-            if not target:
-                continue
+        for side, target in targets.items():
             fmt, url = split_target(target)
             dues = [w["due"] for w in dl.get("waits", {}).values() if w["side"] == side]
             doc = {"game": game.game_id, "side": side, "side_name": sc.side_name(side), "step": step,

@@ -115,10 +115,11 @@ def attacks_since(entries: list[Entry], since: int, see: Callable[[E.Event], E.E
 
 
 def report_context(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
-                   turn: Turn | None = None) -> dict:
-    """What report.txt.j2 is given (``turn``: the state's Turn, when the caller has one)."""
+                   turn: Turn | None = None, view: dict | None = None) -> dict:
+    """What report.txt.j2 is given (``turn``: the state's Turn, when the caller has one;
+    ``view``: ``state_view`` of these arguments, when the caller has it: the map reads it too)."""
     sc = game.scenario
-    view = state_view(game, st, side, head, turn=turn)
+    view = state_view(game, st, side, head, turn=turn) if view is None else view
     happened = []
     where = {u.id: u.hex for u in sc.units}
     for en in entries:
@@ -199,8 +200,9 @@ def shots_since(game: Game, st: GameState, entries: list[Entry], since: int, vie
 
 
 def report_text(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
-                turn: Turn | None = None) -> str:
-    return env().get_template("report.txt.j2").render(**report_context(game, side, st, entries, since, head, turn))
+                turn: Turn | None = None, view: dict | None = None) -> str:
+    return env().get_template("report.txt.j2").render(**report_context(game, side, st, entries, since, head, turn,
+                                                                      view))
 
 
 def board_moves(game: Game, side: str, st: GameState, view: dict, entries: list[Entry],
@@ -218,10 +220,11 @@ def board_moves(game: Game, side: str, st: GameState, view: dict, entries: list[
 
 
 def map_parts(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
-              turn: Turn | None = None) -> tuple[dict, list[dict], list[str]]:
+              turn: Turn | None = None, view: dict | None = None) -> tuple[dict, list[dict], list[str]]:
     """What ``report_svg`` and ``focus_points`` both read: the state as ``side`` sees it
-    (``state_view``) and the map's trails and outlined hexes (``board_moves``)."""
-    view = state_view(game, st, side, head, turn=turn)
+    (``state_view``; ``view``: the caller's, when it has it) and the map's trails and
+    outlined hexes (``board_moves``)."""
+    view = state_view(game, st, side, head, turn=turn) if view is None else view
     moves, highlight = board_moves(game, side, st, view, entries, since)
     return view, moves, highlight
 
@@ -279,18 +282,18 @@ def wants_svg(svg: bool | str, st: GameState) -> bool:
 
 def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str, *,
                     png: bool = True, svg: bool | str = "final", width: int | None = None,
-                    turn: Turn | None = None) -> list:
+                    turn: Turn | None = None, view: dict | None = None) -> list:
     """The map as a report mail carries it: one PNG sized for a mail client
     (``pbem.report.png.svg_to_png``) and the SVG only when ``svg`` asks for it
     (see ``wants_svg``).  The map is not even drawn when neither goes.  ``turn``:
-    the state's Turn, when the caller has one."""
+    the state's Turn, ``view`` the ``state_view``, when the caller has them."""
     from pbem.report import mailparts as M
     from pbem.report.mapsvg import HEX_R
     from pbem.report.png import MAP_WIDTH, svg_to_png
     with_svg = wants_svg(svg, st)
     if not (png or with_svg):
         return []
-    parts = map_parts(game, side, st, entries, since, head, turn)     # the SVG's and the close-up's
+    parts = map_parts(game, side, st, entries, since, head, turn, view)     # the SVG's and the close-up's
     drawing = report_svg(game, side, st, entries, since, head, parts=parts)
     name = f"{game.game_id}-seq{st.seq}-{side}"
     out = []
