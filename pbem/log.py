@@ -275,12 +275,14 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_private(path: Path, data: bytes, sync: bool = True) -> None:
+def write_private(path: Path, data: bytes, sync: bool = True, sync_dir: bool = True) -> None:
     """Atomically replace ``path`` with ``data``, mode 0600.
 
     The temporary file has a unique name (``mkstemp``, itself 0600), so two
     writers never write into one file and a reader never sees a half-written
-    one. ``sync`` makes it durable (fsync of the file and the directory)."""
+    one. ``sync`` makes it durable (fsync of the file and the directory);
+    ``sync_dir=False``: the file's data only, the caller fsyncs the directory
+    once for several files (the outbox)."""
     import tempfile                                 # here: reading a log needs no temporary file
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -298,7 +300,7 @@ def write_private(path: Path, data: bytes, sync: bool = True) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    if sync:
+    if sync and sync_dir:
         _fsync_dir(path.parent)
 
 

@@ -8,8 +8,13 @@ work, the report text, the journal and the outbox) give what the plain code give
 - a viewer's ``state_view`` is read once for its report's text and map;
 - the decisions a game awaits are kept per game and head hash for the deadlines' syncs
   (every tick): the plain reading's, also when another process moved the head;
+- an incoming message's started record is written with the job's first write, and the
+  outbox folder fsync'd once per job: the journal and the mails of the plain code, with
+  fewer writes, and a refusal crashed before its record is mailed once.
 """
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -121,3 +126,103 @@ def test_the_awaited_decisions_kept_per_head_are_those_the_state_gives(tmp_path,
         from conftest import EXAMPLES_DIR
         assert writer.submit(side, (EXAMPLES_DIR / name / step).read_text(), at="2026-01-01T00:00:00Z").refused is None
     assert host._awaited(Game(game.dir))[1] == _plain_awaited(Game(game.dir))
+
+
+TURN1 = "move 8Pz 0612 0712 0812\nend\nattack 0913 with 8Pz\nend\n"
+
+
+def _host_day(root, monkeypatch, plain: bool) -> tuple[list, list, int, int]:
+    """A host's mails (the host at ``root`` made by ``_host_copy``): orders accepted, orders
+    with a wrong token (quarantined), a bounce (set aside), a HELP.  ``plain``: every job's
+    started record written at once, and the outbox folder fsync'd after every mail.
+    Returns the journal records, the outbox (names and bytes), how many times a
+    journal record was written and how many times the outbox folder was fsync'd."""
+    import json
+    import random
+
+    from mail_helpers import AXIS, BRITISH, deliver, message
+    from pbem.host import Host
+    from pbem.host.journal import JournalMixin
+    if plain:
+        start = JournalMixin._start
+        monkeypatch.setattr(JournalMixin, "_start", lambda self, key, write=True, **kw: start(self, key, True, **kw))
+        from pbem.host.spool import SpoolMixin
+        transport = SpoolMixin._transport
+        monkeypatch.setattr(SpoolMixin, "_transport", lambda self, batch=False: transport(self, False))
+    import pbem.log
+    synced = []
+    fsync_dir = pbem.log._fsync_dir
+    monkeypatch.setattr(pbem.log, "_fsync_dir", lambda path: (synced.append(path), fsync_dir(path))[1])
+    host = Host.open(root)
+    sec = json.loads((root / "games" / "g1" / "player-secrets.json").read_text())
+    writes = []
+    put = host.store.job_put
+    host.store.job_put = lambda key, rec: (writes.append(key), put(key, rec))[1]
+    random.seed(29)                                     # the mails' boundaries
+    deliver(host, message(AXIS, f"Token: {sec['axis']}\n{TURN1}", mid="m1@example.org"))
+    deliver(host, message(BRITISH, "Token: not-the-secret\npass\n", mid="m2@example.org"))
+    deliver(host, message(AXIS, "Delivery failed", mid="m3@example.org", extra={"Auto-Submitted": "auto-replied"}))
+    host.poll()
+    deliver(host, message(BRITISH, f"Token: {sec['british']}\nHELP\n", mid="m4@example.org"))
+    host.poll()
+    jobs = sorted((r.get("key", ""), sorted(r.items())) for r in host.store.jobs())
+    out = [(f.name, re.sub(rb"(?m)^Date: .*$", b"Date: -", f.read_bytes()))     # the clock's
+           for f in sorted(host.outbox_path.glob("*.eml"))]
+    return jobs, out, len(writes), sum(1 for p in synced if p == host.outbox_path)
+
+
+def _host_copy(tmp_path, monkeypatch) -> tuple:
+    """One host with a game (its secrets and key made once), copied twice."""
+    import json
+    import shutil
+
+    from mail_helpers import make_host, new_game
+    monkeypatch.setenv("PBEM_CLOCK", "2026-01-01T00:00:00Z")
+    host = make_host(tmp_path / "made")
+    new_game(host, dice=[5, 3, 2, 4, 1, 6, 3, 3, 2, 5, 4, 1] * 4)
+    copies = []
+    for name in ("plain", "shortcut"):
+        root = shutil.copytree(tmp_path / "made", tmp_path / name, symlinks=True)
+        reg = root / "state" / "games.json"
+        reg.write_text(json.dumps({"g1": str(root / "games" / "g1")}))
+        copies.append(root)
+    return copies
+
+
+def test_a_mails_started_record_written_with_its_first_write_keeps_the_same_journal_and_mails(tmp_path, monkeypatch):
+    """An incoming message's started record is written by the job's first write (its
+    applying record, its done record, or before its mails are spooled), not on its own just
+    before it; the outbox folder is fsync'd once per job, not once per mail.  The journal
+    and the mails are those of the plain code, with fewer journal writes."""
+    first, second = _host_copy(tmp_path, monkeypatch)
+    with monkeypatch.context() as m:
+        plain = _host_day(first, m, plain=True)
+    lazy = _host_day(second, monkeypatch, plain=False)
+    assert lazy[0] == plain[0] and len(lazy[0]) >= 5
+    assert [n for n, _ in lazy[1]] == [n for n, _ in plain[1]] and lazy[1] == plain[1]
+    assert lazy[2] < plain[2]                               # journal writes
+    sent = [n for n, _ in lazy[1] if not n.startswith("000001-")]      # after the welcomes (job 1)
+    assert plain[3] == len(sent) > lazy[3] == len({n.split("-")[0] for n in sent})   # outbox fsyncs: once a job
+
+
+@pytest.mark.parametrize("point", ["started", "spool-written", "spooled"])
+def test_a_refused_mail_crashed_before_its_record_is_answered_once(tmp_path, monkeypatch, point):
+    """A refused mail's started record is written before its answer is spooled
+    (``_keep_started``): a crash after that finds the job, and the refusal is mailed once."""
+    from mail_helpers import BRITISH, answers, deliver, message
+    from pbem.host import Host, SimulatedCrash, crash
+    root, _ = _host_copy(tmp_path, monkeypatch)
+    deliver(Host.open(root), message(BRITISH, "Token: not-the-secret\npass\n", mid="m2@example.org"))
+    fired = []
+
+    def boom(name):
+        if name == point and not fired:
+            fired.append(name)
+            raise SimulatedCrash(name)
+    monkeypatch.setattr(crash, "checkpoint", boom)
+    with pytest.raises(SimulatedCrash):
+        Host.open(root).poll()
+    again = Host.open(root)
+    again.poll()
+    again.poll()
+    assert len(answers(again, "m2@example.org")) == 1

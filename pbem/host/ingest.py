@@ -95,6 +95,7 @@ class IngestMixin:
         retried MAX_ATTEMPTS times and then set aside, so one poisoned message
         can never stop the host, its deadlines or its other games."""
         self._taken = {}                            # the "applying" record this message wrote, by key
+        self._unwritten = None                      # a started record not written yet (journal._start)
         try:
             with self.store.atomic():               # a database rolls back what a failing message did
                 oc = self._ingest(raw, name, retry, inc)
@@ -175,7 +176,7 @@ class IngestMixin:
                                 quarantine=True)
         if rec and rec.get("status") == "applying":
             return self._finish_orders(name, inc, key, rec)
-        rec = rec or self._start(key, digest=inc.digest)
+        rec = rec or self._start(key, write=False, digest=inc.digest)     # recorded by the job's first write
         crash.checkpoint("started")
         if not inc.own and not inc.automatic and inc.sender and inc.sender == self.cfg.referee \
                 and not inc.problem and board_asked(inc):
@@ -291,6 +292,7 @@ class IngestMixin:
         body = self._tpl("board", board=board_text(self), host=self.cfg.address)
         answers = [Answer(inc.sender, REFEREE, "answer", f"Re: {inc.subject or 'STATUS'}", body,
                           in_reply_to=inc.message_id, references=inc.references, outcome="status", slug="referee-status")]
+        self._keep_started(key, rec)
         self.commit(rec["job"], answers, "")
         self._done(key, rec, outcome="status", filed="processed")
         return Outcome(name, "accepted", "processed", detail="the status board sent to the referee")
@@ -377,6 +379,7 @@ class IngestMixin:
             answers.append(Answer(inc.sender, side or "unknown", "answer", self._reply_subject(inc, game_id, "refused"),
                                   body, in_reply_to=inc.message_id, references=inc.references, outcome="refused",
                                   slug="refused"))
+        self._keep_started(key, rec)
         self.commit(rec["job"], answers, game_id)
         crash.checkpoint("spooled")
         filed = "quarantine" if quarantine else "processed"

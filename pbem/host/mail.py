@@ -501,22 +501,43 @@ class Maildir:
 
 class Outbox:
     """Outgoing mail as ``.eml`` files in a folder (the embedded default):
-    a name is written once, so sending the same spooled mail twice is harmless."""
+    a name is written once, so sending the same spooled mail twice is harmless.
 
-    def __init__(self, path: Path):
+    ``batch``: each mail's data is fsync'd as it is written, the folder once by
+    ``sync()`` (the spool calls it before it forgets the mails it sent, and leaving
+    the ``with`` block calls it), not once per mail."""
+
+    def __init__(self, path: Path, batch: bool = False):
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
+        self.batch = batch
+        self._unsynced = False
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
+        self.sync()
         return False
+
+    def sync(self) -> None:
+        """The folder fsync'd: every mail written so far is durable."""
+        if self._unsynced:
+            try:
+                _fsync_dir(self.path)
+            except OSError as e:
+                raise MailError(f"cannot write {self.path}: {e.strerror or e}") from None
+            self._unsynced = False
 
     def send(self, name: str, data: bytes) -> str:
         dest = self.path / f"{name}.eml"
         try:
-            write_atomic(dest, data)
+            if self.batch:
+                from pbem.log import write_private
+                write_private(dest, data, sync_dir=False)
+                self._unsynced = True
+            else:
+                write_atomic(dest, data)
         except OSError as e:                        # a full disk: the mail waits in the spool, as for a server down
             raise MailError(f"cannot write {dest}: {e.strerror or e}") from None
         return str(dest)
