@@ -10,7 +10,9 @@ work, the report text, the journal and the outbox) give what the plain code give
   (every tick): the plain reading's, also when another process moved the head;
 - an incoming message's started record is written with the job's first write, and the
   outbox folder fsync'd once per job: the journal and the mails of the plain code, with
-  fewer writes, and a refusal crashed before its record is mailed once.
+  fewer writes, and a refusal crashed before its record is mailed once;
+- ``mail.parse`` keeps the headers it parsed by name and value: every message of a
+  corpus (and broken copies) is read as ``email.policy.default`` reads it.
 """
 from __future__ import annotations
 
@@ -226,3 +228,54 @@ def test_a_refused_mail_crashed_before_its_record_is_answered_once(tmp_path, mon
     again.poll()
     again.poll()
     assert len(answers(again, "m2@example.org")) == 1
+
+
+def _corpus() -> list[bytes]:
+    """Messages of every shape the host reads: plain, HTML, both, flowed, encoded words, odd
+    charsets, bounces, machine mail, broken MIME, garbage."""
+    from mail_helpers import AXIS, message
+    html = "<html><body><p>Token:&nbsp;abc</p><div>move 8Pz 0612 <b>0712</b></div><blockquote>x</blockquote></body></html>"
+    out = [message(AXIS, "Token: abc\nmove 8Pz 0612 0712\nend\n"), message(AXIS, None, html=html),
+           message(AXIS, "end\n", html="<p>move 8Pz 0612</p>"),
+           message("Müller <mueller@example.org>", "end\n", subject="=?utf-8?q?[pbem_g1]_Befehle_f=C3=BCr?= Achse"),
+           message(AXIS, "end", extra={"Auto-Submitted": "auto-replied"}), message(AXIS, "end", extra={"Precedence": "bulk"}),
+           message(AXIS, "end", extra={"X-Failed-Recipients": "x@y", "References": "<a:1@b> <c@d>",
+                                       "In-Reply-To": "<pbem.1.0@club.example>"}),
+           message("MAILER-DAEMON@x.org", "end"), message(AXIS, "end\n" + "#" * 3000),
+           b"From: a@x.org\nSubject: [pbem g] o\nContent-Type: text/plain; charset=utf-8; format=flowed; delsp=yes\n\n"
+           b"attack 0911 with 104 \n0810 ar 104\nend\n",
+           b"From: a@x.org\nSubject: [pbem g] o\nContent-Type: text/plain; charset=klingon\n"
+           b"Content-Transfer-Encoding: base64\n\nbW92ZSA4UHogMDYxMg==!!\n",
+           b"From: a@x.org\nContent-Type: multipart/mixed; boundary=\"B\"\n\nno parts here\n",
+           b"From: a@x.org\nContent-Type: image/png\n\n\x89PNG\n",
+           b"From: a@x.org\nContent-Type: multipart/report; report-type=delivery-status; boundary=\"R\"\n\n--R\n"
+           b"Content-Type: text/plain\n\nfailed\n--R--\n",
+           b"", b"\x00\xff" * 100, b"From: <<<>>>\nSubject: =?bad?=\n\n", b"Content-Type: multipart/x\n\n--",
+           b"From: \xe9t\xe9@x.org\nSubject: caf\xe9\nMessage-ID: <\xe9@x>\n\nend\n"]
+    import random
+    rng = random.Random(29)
+    for raw in list(out):                                   # and each a little broken
+        for _ in range(3):
+            b = bytearray(raw)
+            for _ in range(rng.randrange(1, 6)):
+                if b:
+                    b[rng.randrange(len(b))] = rng.choice(b":;<>=\"\n \xff-?")
+            out.append(bytes(b))
+    return out
+
+
+def test_a_message_read_with_its_headers_kept_is_read_as_the_plain_policy_reads_it():
+    """``mail.parse`` keeps each header it parsed by name and value (``READ_POLICY``): what
+    it reads of every message is what ``email.policy.default`` reads, cold or warm."""
+    import dataclasses
+    from email import policy
+
+    from pbem.host import mail as M
+    corpus = _corpus()
+    for warm in (False, True):
+        for raw in corpus:
+            if not warm:
+                M._HEADERS.clear()
+            for limit in (0, 1000):
+                assert dataclasses.asdict(M.parse(raw, limit)) == \
+                    dataclasses.asdict(M.parse(raw, limit, read_policy=policy.default)), raw[:200]

@@ -132,16 +132,39 @@ def _automatic(msg, sender: str) -> str:
     return ""
 
 
-def parse(raw: bytes, max_bytes: int = 0) -> Incoming:
+class _ReadPolicy(policy.EmailPolicy):
+    """``policy.default`` whose headers, once parsed, are kept by name and value: the email
+    package parses a header again at every look (a message's Content-Type about ten times
+    while its body is found); a header object is made of its name and value alone."""
+
+    def header_fetch_parse(self, name, value):
+        key = (name, value) if isinstance(value, str) else None
+        got = _HEADERS.get(key) if key is not None else None
+        if got is None:
+            got = super().header_fetch_parse(name, value)
+            if key is not None:
+                if len(_HEADERS) >= 512:
+                    _HEADERS.clear()
+                _HEADERS[key] = got
+        return got
+
+
+_HEADERS: dict = {}
+READ_POLICY = _ReadPolicy()
+
+
+def parse(raw: bytes, max_bytes: int = 0, read_policy=None) -> Incoming:
     """Read one message; never raises.  A message larger than ``max_bytes``
-    (0 = no limit) is read for its headers only and gets a ``problem``."""
+    (0 = no limit) is read for its headers only and gets a ``problem``.
+    ``read_policy``: the email package's (default ``READ_POLICY``)."""
     inc = Incoming(size=len(raw))
     too_big = bool(max_bytes) and len(raw) > max_bytes
+    pol = read_policy or READ_POLICY
     try:
         if too_big:
-            msg = BytesHeaderParser(policy=policy.default).parsebytes(raw)
+            msg = BytesHeaderParser(policy=pol).parsebytes(raw)
         else:
-            msg = BytesParser(policy=policy.default).parsebytes(raw)
+            msg = BytesParser(policy=pol).parsebytes(raw)
     except Exception as e:               # noqa: BLE001 - the parser is lenient; this is a last resort
         inc.problem = f"the message could not be parsed at all ({type(e).__name__})"
         inc.key = "sha256:" + hashlib.sha256(raw).hexdigest()
