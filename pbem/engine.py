@@ -540,10 +540,22 @@ class Game(Verification):
 
     def last_report(self, side: str) -> int:
         """Seq of the last event ``side``'s previous report covered (0 if none)."""
+        return self.last_reports().get(side, 0)
+
+    def last_reports(self) -> dict[str, int]:
+        """``last_report`` of every side that has one, read at once (a side whose record
+        is not a number has none)."""
         try:
-            return int(msgspec.json.decode(self.store.read("reported.json") or b"{}").get(side, 0))
-        except (OSError, msgspec.DecodeError, ValueError, AttributeError):
-            return 0
+            data = msgspec.json.decode(self.store.read("reported.json") or b"{}")
+        except (OSError, msgspec.DecodeError):
+            return {}
+        out = {}
+        for side, seq in (data.items() if isinstance(data, dict) else ()):
+            try:
+                out[side] = int(seq)
+            except (ValueError, TypeError):
+                continue
+        return out
 
     def mark_reported(self, side: str | dict[str, int], seq: int = 0, sync: bool = True) -> None:
         """Record ``seq`` as ``side``'s last reported event (or each of ``{side: seq}``) under

@@ -12,7 +12,9 @@ work, the report text, the journal and the outbox) give what the plain code give
   outbox folder fsync'd once per job: the journal and the mails of the plain code, with
   fewer writes, and a refusal crashed before its record is mailed once;
 - ``mail.parse`` keeps the headers it parsed by name and value: every message of a
-  corpus (and broken copies) is read as ``email.policy.default`` reads it.
+  corpus (and broken copies) is read as ``email.policy.default`` reads it;
+- a mail reads every viewer's last report at once (``Game.last_reports``): each side's
+  is the one ``last_report`` reads alone, whatever reported.json holds.
 """
 from __future__ import annotations
 
@@ -279,3 +281,26 @@ def test_a_message_read_with_its_headers_kept_is_read_as_the_plain_policy_reads_
             for limit in (0, 1000):
                 assert dataclasses.asdict(M.parse(raw, limit)) == \
                     dataclasses.asdict(M.parse(raw, limit, read_policy=policy.default)), raw[:200]
+
+
+@pytest.mark.parametrize("doc", [None, b"{}", b'{"axis": 12, "british": 3}', b'{"axis": "7", "british": 2.0}',
+                                 b'{"axis": "x", "british": 4}', b"[1, 2]", b"not json", b'{"axis": [1]}'])
+def test_every_sides_last_report_read_at_once_is_each_sides_own(tmp_path, doc):
+    """A mail reads reported.json once for every viewer (``Game.last_reports``): each side's
+    seq is the one ``last_report`` read alone gave, a side with no (or no readable) record 0."""
+    import msgspec
+
+    from pbem.engine import Game
+    game, _rest = _midgame("el-alamein", tmp_path / "g")
+    if doc is not None:
+        (tmp_path / "g" / "reported.json").write_bytes(doc)
+    game = Game(tmp_path / "g")
+
+    def plain(side):                                        # last_report as it read the file alone
+        try:
+            return int(msgspec.json.decode(game.store.read("reported.json") or b"{}").get(side, 0))
+        except (OSError, msgspec.DecodeError, ValueError, AttributeError, TypeError):
+            return 0
+    got = game.last_reports()
+    for side in ["axis", "british", "referee", "nobody"]:
+        assert got.get(side, 0) == game.last_report(side) == plain(side)

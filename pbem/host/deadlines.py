@@ -274,7 +274,8 @@ class DeadlinesMixin:
         `pbem reveal`, ...): every side still gets its report of the change."""
         seq, head = game.head()
         viewers = list(self._players(game)) + ([REFEREE] if self.cfg.referee else [])
-        if not viewers or min(game.last_report(v) for v in viewers) >= seq:
+        reported = game.last_reports()
+        if not viewers or min(reported.get(v, 0) for v in viewers) >= seq:
             return ""
         key = job_key("sync", game.game_id, head)
         rec = self.journal_get(key)
@@ -283,8 +284,8 @@ class DeadlinesMixin:
         rec = rec or self._start(key)
         self._sync_deadlines(game)
         note = "The game moved on at the host (not by mail); here is where it stands."
-        answers = [a for a in self._state_mails(game, {"*": note}, kind="report", referee_note=note)
-                   if game.last_report(a.viewer) < seq]
+        answers = [a for a in self._state_mails(game, {"*": note}, kind="report", referee_note=note, reported=reported)
+                   if reported.get(a.viewer, 0) < seq]
         self.commit(rec["job"], answers, game.game_id)
         self._mark_reported(game, answers)
         self._done(key, rec, outcome="synced", game=game.game_id)

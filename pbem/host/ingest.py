@@ -439,7 +439,8 @@ class IngestMixin:
             outcome = {"check": "checked", "stage": "staged"}[mode]
         else:
             outcome = "accepted"
-        entries = self._report_entries(game)
+        reported = game.last_reports()             # each viewer's last report, read once
+        entries = self._report_entries(game, reported)
         applied = []
         if sub:
             for a in sub.applied:
@@ -449,7 +450,7 @@ class IngestMixin:
         svg_asked = mailcmd.MAP_SVG in rec.get("commands", [])
         turn = Turn(game.rules, sc, st)             # the state's turn, read once for every mail of this one
         report, atts = self._report(game, side, st, entries, head, maps=outcome != "refused",   # a refusal: no map
-                                    svg_asked=svg_asked, turn=turn)
+                                    svg_asked=svg_asked, turn=turn, since=reported.get(side, 0))
         commands = self._commands(game, side, st, head, rec.get("commands", []), refused=outcome == "refused",
                                   job=rec["job"])
         ctx = self._context(game, side, st, head, turn)   # after the commands: a TIMEZONE, an UNDO show at once
@@ -480,7 +481,7 @@ class IngestMixin:
             heads = {"*": note, **{s: "\n".join(x for x in (note, told.get(s, ""), *ahead.lines_for(game, s)) if x)
                                    for s in sc.side_ids() if s != side}}
             answers += self._state_mails(game, heads, skip={side}, referee_note=ref_note, st=st,
-                                         entries=entries, turn=turn)
+                                         entries=entries, turn=turn, reported=reported)
         self.commit(rec["job"], answers, gid)
         crash.checkpoint("spooled")
         self._mark_reported(game, answers)

@@ -17,14 +17,15 @@ class LettersMixin:
     deadlines (``_period``, ``_sync_deadlines``)."""
 
     def _report(self, game, viewer: str, st, entries, head: str, maps: bool = True,
-                svg_asked: bool = False, turn: Turn | None = None) -> tuple[str, list]:
+                svg_asked: bool = False, turn: Turn | None = None, since: int | None = None) -> tuple[str, list]:
         """The viewer's text report and the map attachments (one PNG, the SVG as
         ``map_svg`` says, or always when the player asked with MAP SVG:
         render.map_attachments); ``maps=False``: the text only.  ``turn``: the
-        state's Turn, when the caller has one (every viewer's mail reads the same)."""
+        state's Turn, when the caller has one (every viewer's mail reads the same); ``since``:
+        the viewer's ``last_report``, when the caller read it."""
         from pbem.report import render
         from pbem.views import state_view
-        since = game.last_report(viewer)
+        since = game.last_report(viewer) if since is None else since
         view = state_view(game, st, viewer, head, turn=turn)        # read once for the text and the map
         text = render.report_text(game, viewer, st, entries, since, head, turn=turn, view=view)
         if not maps:
@@ -63,22 +64,27 @@ class LettersMixin:
         """Every mail to a side threads under its welcome message."""
         return [f"<pbem.{game.game_id}.welcome.{side}@{self.cfg.domain}>"]
 
-    def _report_entries(self, game) -> list:
+    def _report_entries(self, game, reported: dict[str, int] | None = None) -> list:
         """What every viewer's report of this game reads (each side's and the referee's),
         from the end of the log: the entries after the earliest of their last reports,
         and before them the last move of each unit those name (``views.report_entries``,
-        as `pbem report` reads), never the whole log."""
+        as `pbem report` reads), never the whole log.  ``reported``: ``game.last_reports()``,
+        when the caller read it."""
         from pbem.views import report_entries
         viewers = [*self._players(game), *([REFEREE] if self.cfg.referee else [])]
-        return report_entries(game, min((game.last_report(v) for v in viewers), default=-1), keep=True)
+        reported = game.last_reports() if reported is None else reported
+        return report_entries(game, min((reported.get(v, 0) for v in viewers), default=-1), keep=True)
 
     def _state_mails(self, game, headline: dict[str, str], skip: set[str] = frozenset(), kind: str = "report",
-                     referee_note: str = "", st=None, entries=None, turn: Turn | None = None) -> list[Answer]:
-        """Each side (and the referee) its own report of the new state (``st``, ``entries``
-        and ``turn``: the caller's, when it already read them at the head)."""
+                     referee_note: str = "", st=None, entries=None, turn: Turn | None = None,
+                     reported: dict[str, int] | None = None) -> list[Answer]:
+        """Each side (and the referee) its own report of the new state (``st``, ``entries``,
+        ``turn`` and ``reported`` (``game.last_reports()``): the caller's, when it already read
+        them at the head)."""
         if st is None:
             st, turn = game.state(), None
-        entries = self._report_entries(game) if entries is None else entries
+        reported = game.last_reports() if reported is None else reported
+        entries = self._report_entries(game, reported) if entries is None else entries
         turn = Turn(game.rules, game.scenario, st) if turn is None else turn   # one for every viewer's mail
         head = game.head()[1]
         out = []
@@ -87,7 +93,7 @@ class LettersMixin:
         for side, addr in self._players(game).items():
             if side in skip:
                 continue
-            text, atts = self._report(game, side, st, entries, head, turn=turn)
+            text, atts = self._report(game, side, st, entries, head, turn=turn, since=reported.get(side, 0))
             body = self._tpl("report", report=text, note=headline.get(side, headline.get("*", "")),
                              **self._context(game, side, st, head, turn)) + head_receipt(self.cfg.root, game, st.seq,
                                                                                          head)
@@ -95,7 +101,7 @@ class LettersMixin:
             out.append(Answer(addr, side, kind, subj, body, atts, references=self._refs(game, side), head=head,
                               seq=st.seq, slug=f"{side}-{kind}", in_reply_to=""))
         if self.cfg.referee:
-            text, atts = self._report(game, REFEREE, st, entries, head, turn=turn)
+            text, atts = self._report(game, REFEREE, st, entries, head, turn=turn, since=reported.get(REFEREE, 0))
             body = self._tpl("report", report=text, note=referee_note or headline.get("*", ""),
                              **self._context(game, REFEREE, st, head, turn))
             out.append(Answer(self.cfg.referee, REFEREE, "referee", f"[pbem {game.game_id}] referee: " + when,

@@ -142,9 +142,10 @@ class NotifyMixin:
     def _ping_dir(self):
         return self.state_dir / "notify"
 
-    def hook_of(self, game, side: str) -> str:
-        """``side``'s webhook: its own, else the host's template (``{game}``, ``{side}``)."""
-        own = hooks_of(game).get(side, "")
+    def hook_of(self, game, side: str, hooks: dict[str, str] | None = None) -> str:
+        """``side``'s webhook: its own, else the host's template (``{game}``, ``{side}``);
+        ``hooks``: ``hooks_of(game)``, when the caller read it."""
+        own = (hooks_of(game) if hooks is None else hooks).get(side, "")
         if own:
             return own
         tpl = self.cfg.notify_url
@@ -156,7 +157,8 @@ class NotifyMixin:
     def _your_turn(self, game, dl: dict, st, sides) -> None:
         from pbem.host.letters import _when
         from pbem.views import turn_of
-        targets = {side: t for side in sides for t in [self.hook_of(game, side)] if t}
+        hooks = hooks_of(game)                      # read once for every side
+        targets = {side: t for side in sides for t in [self.hook_of(game, side, hooks)] if t}
         if not targets:
             return                                  # nobody to ping: the state is not read
         head = game.head()[1]
