@@ -475,10 +475,13 @@ class Game(Verification):
 
     def state_and_hash(self, at: int | None = None) -> tuple[GameState, str]:
         """``state(at)`` and the hash of line ``at`` (the head's by default), in one pass."""
+        if at is None:                              # the head, read once (by ``_at_head``)
+            _, h, st, _ = self._at_head()
+            return st, h
         seq, head = self.log.head()
-        if at is not None and at > seq:
+        if at > seq:
             raise EngineError(f"--at {at}: the log ends at seq {seq}")
-        if at is None or at == seq:
+        if at == seq:
             _, h, st, _ = self._at_head()
             return st, h
         if at < 0:
@@ -630,11 +633,10 @@ class Game(Verification):
             return sub
         from pbem.core import dice as D
         with self.log.lock():
-            seq, head = self.log.head()
+            seq, head, work, known = self._at_head()        # the head, read once under the lock
             if expect_head is not None and expect_head != head:
                 raise StaleHead(f"the orders were written against head {expect_head[:12]}..., "
                                 f"but the game is now at {head[:12]}... (seq {seq}); read the new report and resend")
-            seq, head, work, known = self._at_head()
             if work.seed and lines:
                 sub.seq, sub.head = seq, head
                 return self._revealed(sub, lines)

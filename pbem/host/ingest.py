@@ -481,7 +481,7 @@ class IngestMixin:
             heads = {"*": note, **{s: "\n".join(x for x in (note, told.get(s, ""), *ahead.lines_for(game, s)) if x)
                                    for s in sc.side_ids() if s != side}}
             answers += self._state_mails(game, heads, skip={side}, referee_note=ref_note, st=st,
-                                         entries=entries, turn=turn, reported=reported)
+                                         entries=entries, turn=turn, reported=reported, head=head)
         self.commit(rec["job"], answers, gid)
         crash.checkpoint("spooled")
         self._mark_reported(game, answers)
@@ -564,7 +564,8 @@ class IngestMixin:
                 self.log(f"recovered job {rec['job']}: its orders were already in the log (seq {rec['seq_before'] + 1}"
                          f"-{sub.seq}); answering without applying them again")
                 return sub, ""
-        return self._submit(game, rec)
+            seq, head = game.head()
+        return self._submit(game, rec, (seq, head))
 
     def _apply_staged(self, game, rec: dict):
         """``_apply`` for a job that applies staged orders (FINAL, a deadline): under the
@@ -587,9 +588,10 @@ class IngestMixin:
         return None, ("the staged orders were no longer held when the host came to apply them (applied "
                       "already, or staged anew); nothing was applied again")
 
-    def _submit(self, game, rec: dict):
+    def _submit(self, game, rec: dict, at_head: tuple[int, str] | None = None):
+        """``game.submit`` of the job's orders (``at_head``: the head the caller just read)."""
         from pbem.log import StaleHead
-        seq, head = game.head()
+        seq, head = at_head or game.head()
         expect = rec.get("expect") or ""
         full = None
         if expect:

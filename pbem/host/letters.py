@@ -77,16 +77,16 @@ class LettersMixin:
 
     def _state_mails(self, game, headline: dict[str, str], skip: set[str] = frozenset(), kind: str = "report",
                      referee_note: str = "", st=None, entries=None, turn: Turn | None = None,
-                     reported: dict[str, int] | None = None) -> list[Answer]:
+                     reported: dict[str, int] | None = None, head: str = "") -> list[Answer]:
         """Each side (and the referee) its own report of the new state (``st``, ``entries``,
         ``turn`` and ``reported`` (``game.last_reports()``): the caller's, when it already read
-        them at the head)."""
+        them at the head; ``head``: the hash of ``st``'s head)."""
         if st is None:
-            st, turn = game.state(), None
+            (st, head), turn = game.state_and_hash(), None
         reported = game.last_reports() if reported is None else reported
         entries = self._report_entries(game, reported) if entries is None else entries
         turn = Turn(game.rules, game.scenario, st) if turn is None else turn   # one for every viewer's mail
-        head = game.head()[1]
+        head = head or game.head()[1]
         out = []
         sc = game.scenario
         when = f"{turn.line()} (seq {st.seq})"          # _when: the step line names no viewer
