@@ -9,8 +9,9 @@ work, the report text, the journal and the outbox) give what the plain code give
 - the decisions a game awaits are kept per game and head hash for the deadlines' syncs
   (every tick): the plain reading's, also when another process moved the head;
 - an incoming message's started record is written with the job's first write, and the
-  outbox folder fsync'd once per job: the journal and the mails of the plain code, with
-  fewer writes, and a refusal crashed before its record is mailed once;
+  spooled mails linked into the outbox, its folder fsync'd once per job: the journal and
+  the mails of the plain code, with fewer writes, and a refusal crashed before its
+  record is mailed once;
 - ``mail.parse`` keeps the headers it parsed by name and value: every message of a
   corpus (and broken copies) is read as ``email.policy.default`` reads it;
 - a mail reads every viewer's last report at once (``Game.last_reports``): each side's
@@ -138,7 +139,8 @@ TURN1 = "move 8Pz 0612 0712 0812\nend\nattack 0913 with 8Pz\nend\n"
 def _host_day(root, monkeypatch, plain: bool) -> tuple[list, list, int, int]:
     """A host's mails (the host at ``root`` made by ``_host_copy``): orders accepted, orders
     with a wrong token (quarantined), a bounce (set aside), a HELP.  ``plain``: every job's
-    started record written at once, and the outbox folder fsync'd after every mail.
+    started record written at once, and each mail written again into the outbox, its folder
+    fsync'd after every mail.
     Returns the journal records, the outbox (names and bytes), how many times a
     journal record was written and how many times the outbox folder was fsync'd."""
     import json
@@ -153,6 +155,8 @@ def _host_day(root, monkeypatch, plain: bool) -> tuple[list, list, int, int]:
         from pbem.host.spool import SpoolMixin
         transport = SpoolMixin._transport
         monkeypatch.setattr(SpoolMixin, "_transport", lambda self, batch=False: transport(self, False))
+        from pbem.host import mail as M
+        monkeypatch.delattr(M.Outbox, "send_file")         # each mail written again into the outbox
     import pbem.log
     synced = []
     fsync_dir = pbem.log._fsync_dir
@@ -196,8 +200,9 @@ def _host_copy(tmp_path, monkeypatch) -> tuple:
 def test_a_mails_started_record_written_with_its_first_write_keeps_the_same_journal_and_mails(tmp_path, monkeypatch):
     """An incoming message's started record is written by the job's first write (its
     applying record, its done record, or before its mails are spooled), not on its own just
-    before it; the outbox folder is fsync'd once per job, not once per mail.  The journal
-    and the mails are those of the plain code, with fewer journal writes."""
+    before it; a spooled mail is linked into the outbox (not written again), the outbox
+    folder fsync'd once per job, not once per mail.  The journal and the mails are those
+    of the plain code, with fewer journal writes."""
     first, second = _host_copy(tmp_path, monkeypatch)
     with monkeypatch.context() as m:
         plain = _host_day(first, m, plain=True)

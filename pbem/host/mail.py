@@ -552,6 +552,23 @@ class Outbox:
                 raise MailError(f"cannot write {self.path}: {e.strerror or e}") from None
             self._unsynced = False
 
+    def send_file(self, name: str, path: Path) -> str:
+        """``send`` of a spooled mail's file, its data fsync'd already: linked into the outbox
+        (a second name of the same file, made durable by the folder's fsync), not written
+        again; a name there already is this mail sent before (a spooled mail's bytes never
+        change).  Copied when the outbox is on another file system."""
+        dest = self.path / f"{name}.eml"
+        try:
+            os.link(path, dest)
+        except FileExistsError:
+            pass
+        except OSError:
+            return self.send(name, Path(path).read_bytes())
+        self._unsynced = True
+        if not self.batch:
+            self.sync()
+        return str(dest)
+
     def send(self, name: str, data: bytes) -> str:
         dest = self.path / f"{name}.eml"
         try:

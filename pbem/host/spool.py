@@ -97,7 +97,10 @@ class SpoolMixin:
                     for f in sorted(d.glob("*.eml")):
                         name = f"{d.name}/{f.name}"
                         try:
-                            where = t.send(f"{d.name}-{f.stem}", f.read_bytes())
+                            if hasattr(t, "send_file"):             # the outbox: the spooled file itself
+                                where = t.send_file(f"{d.name}-{f.stem}", f)
+                            else:
+                                where = t.send(f"{d.name}-{f.stem}", f.read_bytes())
                         except M.Undeliverable as e:
                             self.spool_failed.mkdir(parents=True, exist_ok=True)
                             os.replace(f, self.spool_failed / f"{d.name}-{f.name}")
