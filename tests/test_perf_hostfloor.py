@@ -15,7 +15,9 @@ work, the report text, the journal and the outbox) give what the plain code give
 - ``mail.parse`` keeps the headers it parsed by name and value: every message of a
   corpus (and broken copies) is read as ``email.policy.default`` reads it;
 - a mail reads every viewer's last report at once (``Game.last_reports``): each side's
-  is the one ``last_report`` reads alone, whatever reported.json holds.
+  is the one ``last_report`` reads alone, whatever reported.json holds;
+- a map's numbers (``mapsvg._f``) and label widths (``fontmetrics.text_width``) kept per
+  value, and ``hex_corners``' angles computed once: the plain computation's.
 """
 from __future__ import annotations
 
@@ -309,3 +311,37 @@ def test_every_sides_last_report_read_at_once_is_each_sides_own(tmp_path, doc):
     got = game.last_reports()
     for side in ["axis", "british", "referee", "nobody"]:
         assert got.get(side, 0) == game.last_report(side) == plain(side)
+
+
+def test_the_maps_numbers_and_widths_kept_are_those_computed_each_time():
+    """``mapsvg._f`` and ``fontmetrics.text_width`` keep what they computed per value (a map
+    writes the same coordinates and measures the same labels at every drawing), and
+    ``hex_corners`` its six angles: the plain computation's strings and floats, for every
+    kind of value, kept or not."""
+    import math
+    import random
+
+    from pbem.report import fontmetrics, mapsvg
+    rng = random.Random(29)
+    values = [0, 0.0, -0.0, 1, 1.0, True, False, -1e-9, 1e-9, 0.004999, 0.005, -0.005, 2.675, 1e21, -3.14159,
+              float("inf"), float("-inf"), float("nan")] + [rng.uniform(-2000, 2000) for _ in range(3000)] + \
+        [round(rng.uniform(-100, 100), rng.randrange(4)) for _ in range(3000)] + [rng.randrange(-5000, 5000) for _ in range(500)]
+
+    def plain_f(v):
+        s = f"{v:.2f}".rstrip("0").rstrip(".")
+        return "0" if s in ("", "-0") else s
+    for _ in range(2):                                      # computed, then kept
+        for v in values:
+            assert mapsvg._f(v) == plain_f(v), v
+    texts = ["", "Tobruk", "El Adem", "Sidi Rezegh", "Müller's ridge", "x" * 40, "✠ κ", 12, 3.5, True]
+    for _ in range(2):
+        for t in texts:
+            for size in (9.5, 11.0, 16.0, 12):
+                for bold, italic in ((False, False), (True, False), (False, True)):
+                    table = fontmetrics._TABLES["bold" if bold else "oblique" if italic else "regular"]
+                    plain = sum(table.get(c, table["M"]) for c in str(t)) * size / 1000.0
+                    assert fontmetrics.text_width(t, size, bold, italic) == plain
+    for _ in range(200):
+        cx, cy, r = rng.uniform(-500, 3000), rng.uniform(-500, 3000), rng.choice([mapsvg.HEX_R, 9, 27.5, 1.4])
+        assert mapsvg.hex_corners(cx, cy, r) == [(cx + r * math.cos(math.radians(60 * i)),
+                                                  cy + r * math.sin(math.radians(60 * i))) for i in range(6)]
