@@ -17,7 +17,8 @@ work, the report text, the journal and the outbox) give what the plain code give
 - a mail reads every viewer's last report at once (``Game.last_reports``): each side's
   is the one ``last_report`` reads alone, whatever reported.json holds;
 - a map's numbers (``mapsvg._f``) and label widths (``fontmetrics.text_width``) kept per
-  value, and ``hex_corners``' angles computed once: the plain computation's.
+  value, and ``hex_corners``' angles computed once: the plain computation's;
+- the legend keeps the rows it drew: a game's maps are those drawn with nothing kept.
 """
 from __future__ import annotations
 
@@ -345,3 +346,29 @@ def test_the_maps_numbers_and_widths_kept_are_those_computed_each_time():
         cx, cy, r = rng.uniform(-500, 3000), rng.uniform(-500, 3000), rng.choice([mapsvg.HEX_R, 9, 27.5, 1.4])
         assert mapsvg.hex_corners(cx, cy, r) == [(cx + r * math.cos(math.radians(60 * i)),
                                                   cy + r * math.sin(math.radians(60 * i))) for i in range(6)]
+
+
+@pytest.mark.parametrize("name", ["tobruk-salient", "mirages-compass", "kharkov"])
+def test_a_legend_drawn_a_row_at_a_time_is_the_legend_drawn_whole(tmp_path, name):
+    """The legend keeps each row it drew by heading, entries and place (``legend._rows``):
+    the maps of a game's steps, every viewer, are the maps drawn with nothing kept."""
+    from conftest import EXAMPLES_DIR
+    from pbem import views
+    from pbem.engine import Game
+    from pbem.host.common import REFEREE
+    from pbem.report import legend, mapsvg, render
+    from pbem.report.mapboard import board_layers
+    game, rest = _midgame(name, tmp_path / "g")
+    for step in rest[:4]:
+        game = Game(tmp_path / "g")
+        st, head = game.state(), game.head()[1]
+        entries = views.report_entries(game, max(0, st.seq - 20))
+        for side in [*game.scenario.side_ids(), REFEREE]:
+            mapsvg._drawn.clear()
+            kept = render.report_svg(game, side, st, entries, max(0, st.seq - 20), head)
+            mapsvg._drawn.clear()
+            legend._rows.clear()
+            board_layers(game.scenario).parts.clear()
+            assert render.report_svg(game, side, st, entries, max(0, st.seq - 20), head) == kept
+        who = next(s for s in game.scenario.side_ids() if step.rsplit(".", 1)[0].endswith("-" + s))
+        assert game.submit(who, (EXAMPLES_DIR / name / step).read_text(), at="2026-01-01T00:00:00Z").refused is None
