@@ -5,7 +5,7 @@ work, the report text, the journal and the outbox) give what the plain code give
 - the SITUATION rows of a report are written in Python (``render.situation_row``):
   the text report.txt.j2's Jinja row wrote, for every unit of every example, each
   viewer, and for odd rows (no hex, no type, no place name, formations);
-- a viewer's ``state_view`` is read once for its report's text and map;
+- a viewer's ``state_view`` and counters' faces are read once for its report's text and map;
 - the decisions a game awaits are kept per game and head hash for the deadlines' syncs
   (every tick): the plain reading's, also when another process moved the head;
 - an incoming message's started record is written with the job's first write, and the
@@ -69,9 +69,9 @@ def test_the_situation_rows_written_in_python_are_the_rows_the_template_wrote(tm
 
 @pytest.mark.parametrize("name", ["kharkov", "mirages-compass", "tobruk-salient", "crete"])
 def test_one_view_for_a_reports_text_and_map_gives_the_plain_report(tmp_path, name):
-    """A viewer's report reads its ``state_view`` once for the text and the map (letters._report):
-    the text and the map are those of the plain calls, which read their own, and the view
-    is left as it was (neither changes it)."""
+    """A viewer's report reads its ``state_view`` and its counters' faces once for the text
+    and the map (letters._report): the text and the map are those of the plain calls, which
+    read their own, and the view and faces are left as they were (neither changes them)."""
     import copy
 
     from pbem import views
@@ -83,13 +83,15 @@ def test_one_view_for_a_reports_text_and_map_gives_the_plain_report(tmp_path, na
         entries = views.report_entries(game, since)
         for side in [*game.scenario.side_ids(), REFEREE]:
             view = views.state_view(game, st, side, head)
-            kept = copy.deepcopy(view)
-            assert render.report_text(game, side, st, entries, since, head, view=view) == \
+            faced = render.faces(game, st, view["units"], side)
+            kept = copy.deepcopy((view, faced))
+            assert render.report_text(game, side, st, entries, since, head, view=view, faced=faced) == \
                 render.report_text(game, side, st, entries, since, head)
-            shared = render.map_attachments(game, side, st, entries, since, head, png=False, svg=True, view=view)
+            shared = render.map_attachments(game, side, st, entries, since, head, png=False, svg=True, view=view,
+                                            faced=faced)
             plain = render.map_attachments(game, side, st, entries, since, head, png=False, svg=True)
             assert [(a.filename, a.data) for a in shared] == [(a.filename, a.data) for a in plain]
-            assert view == kept
+            assert (view, faced) == kept
 
 
 def _hosted(tmp_path, name: str, period: str = "72h"):

@@ -27,12 +27,13 @@ class LettersMixin:
         from pbem.views import state_view
         since = game.last_report(viewer) if since is None else since
         view = state_view(game, st, viewer, head, turn=turn)        # read once for the text and the map
-        text = render.report_text(game, viewer, st, entries, since, head, turn=turn, view=view)
+        faced = render.faces(game, st, view["units"], viewer)      # so are the counters' faces
+        text = render.report_text(game, viewer, st, entries, since, head, turn=turn, view=view, faced=faced)
         if not maps:
             return text, []
         atts = render.map_attachments(game, viewer, st, entries, since, head, png=self.cfg.map_png,
                                       svg=True if svg_asked else self.cfg.map_svg, width=self.cfg.map_width,
-                                      turn=turn, view=view)
+                                      turn=turn, view=view, faced=faced)
         return text, atts
 
     def _tpl(self, name: str, **ctx) -> str:

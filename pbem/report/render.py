@@ -115,9 +115,10 @@ def attacks_since(entries: list[Entry], since: int, see: Callable[[E.Event], E.E
 
 
 def report_context(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
-                   turn: Turn | None = None, view: dict | None = None) -> dict:
+                   turn: Turn | None = None, view: dict | None = None, faced: list[dict] | None = None) -> dict:
     """What report.txt.j2 is given (``turn``: the state's Turn, when the caller has one;
-    ``view``: ``state_view`` of these arguments, when the caller has it: the map reads it too)."""
+    ``view``: ``state_view`` of these arguments and ``faced`` its units' ``faces``, when the
+    caller has them: the map reads them too)."""
     sc = game.scenario
     view = state_view(game, st, side, head, turn=turn) if view is None else view
     happened = []
@@ -135,7 +136,7 @@ def report_context(game: Game, side: str, st: GameState, entries: list[Entry], s
         if text:
             happened.append({"seq": en.seq, "kind": en.kind, "text": text})
     by_side = {}
-    faced = faces(game, st, view["units"], side)
+    faced = faces(game, st, view["units"], side) if faced is None else [dict(u) for u in faced]   # changed below
     given = any("values" in (u.get("face") or {}) for u in faced)
     width = max([len(str(u["face"]["values"])) for u in faced if "values" in (u.get("face") or {})] + [0])
     for u in faced:                 # the SITUATION table's values: the game's (aligned), else strength-MA
@@ -200,9 +201,9 @@ def shots_since(game: Game, st: GameState, entries: list[Entry], since: int, vie
 
 
 def report_text(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
-                turn: Turn | None = None, view: dict | None = None) -> str:
+                turn: Turn | None = None, view: dict | None = None, faced: list[dict] | None = None) -> str:
     return env().get_template("report.txt.j2").render(**report_context(game, side, st, entries, since, head, turn,
-                                                                      view))
+                                                                      view, faced))
 
 
 def board_moves(game: Game, side: str, st: GameState, view: dict, entries: list[Entry],
@@ -230,18 +231,20 @@ def map_parts(game: Game, side: str, st: GameState, entries: list[Entry], since:
 
 
 def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
-               turn: Turn | None = None, parts: tuple | None = None) -> str:
+               turn: Turn | None = None, parts: tuple | None = None, faced: list[dict] | None = None) -> str:
     """The map as ``side`` may see it: units, this report's moves, the hexes
     under attack, and what decides the game (``marks.marks_for``: objectives,
     areas, score; turn and phase under the title; eliminated units boxed).
-    ``parts``: ``map_parts`` of these arguments, when the caller has them."""
+    ``parts``: ``map_parts`` of these arguments, ``faced``: ``faces`` of its view's units,
+    when the caller has them (neither is changed)."""
     from pbem.report.mapsvg import render_svg
     from pbem.report.marks import info_line, marks_for
     view, moves, highlight = parts or map_parts(game, side, st, entries, since, head, turn)
     sc = game.scenario
     title = f"{sc.title} - {step_line(sc, view)} - seq {st.seq} - head {head[:12]}"
     marks = marks_for(game, st, side)
-    return render_svg(sc, faces(game, st, view["units"], side), moves=moves, title=title, highlight=highlight,
+    faced = faces(game, st, view["units"], side) if faced is None else faced
+    return render_svg(sc, faced, moves=moves, title=title, highlight=highlight,
                       marks=marks, info=info_line(view, marks, sc), shots=shots_since(game, st, entries, since, side))
 
 
@@ -282,11 +285,12 @@ def wants_svg(svg: bool | str, st: GameState) -> bool:
 
 def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str, *,
                     png: bool = True, svg: bool | str = "final", width: int | None = None,
-                    turn: Turn | None = None, view: dict | None = None) -> list:
+                    turn: Turn | None = None, view: dict | None = None, faced: list[dict] | None = None) -> list:
     """The map as a report mail carries it: one PNG sized for a mail client
     (``pbem.report.png.svg_to_png``) and the SVG only when ``svg`` asks for it
     (see ``wants_svg``).  The map is not even drawn when neither goes.  ``turn``:
-    the state's Turn, ``view`` the ``state_view``, when the caller has them."""
+    the state's Turn, ``view`` the ``state_view`` and ``faced`` its units' ``faces``, when the
+    caller has them."""
     from pbem.report import mailparts as M
     from pbem.report.mapsvg import HEX_R
     from pbem.report.png import MAP_WIDTH, svg_to_png
@@ -294,7 +298,7 @@ def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], 
     if not (png or with_svg):
         return []
     parts = map_parts(game, side, st, entries, since, head, turn, view)     # the SVG's and the close-up's
-    drawing = report_svg(game, side, st, entries, since, head, parts=parts)
+    drawing = report_svg(game, side, st, entries, since, head, parts=parts, faced=faced)
     name = f"{game.game_id}-seq{st.seq}-{side}"
     out = []
     if png:
