@@ -18,7 +18,8 @@ work, the report text, the journal and the outbox) give what the plain code give
   is the one ``last_report`` reads alone, whatever reported.json holds;
 - a map's numbers (``mapsvg._f``) and label widths (``fontmetrics.text_width``) kept per
   value, and ``hex_corners``' angles computed once: the plain computation's;
-- the legend keeps the rows it drew: a game's maps are those drawn with nothing kept.
+- the legend keeps the rows it drew: a game's maps are those drawn with nothing kept;
+- a mail's reports read the deadlines once for every viewer's template context.
 """
 from __future__ import annotations
 
@@ -374,3 +375,26 @@ def test_a_legend_drawn_a_row_at_a_time_is_the_legend_drawn_whole(tmp_path, name
             assert render.report_svg(game, side, st, entries, max(0, st.seq - 20), head) == kept
         who = next(s for s in game.scenario.side_ids() if step.rsplit(".", 1)[0].endswith("-" + s))
         assert game.submit(who, (EXAMPLES_DIR / name / step).read_text(), at="2026-01-01T00:00:00Z").refused is None
+
+
+@pytest.mark.parametrize("name", ["el-alamein", "tobruk-salient"])
+def test_a_mails_deadlines_read_once_for_every_viewer_give_each_viewers_context(tmp_path, name):
+    """The reports of a mail read the game's deadlines once for every viewer's template
+    context (``_context(..., dl=)``): each context is the one that reads them itself, and the
+    deadlines are left as they were."""
+    import copy
+
+    from pbem.core.turn import Turn
+    from pbem.engine import Game
+    from pbem.host.common import REFEREE
+    host, game, _rest = _hosted(tmp_path, name)
+    game = Game(game.dir)
+    host._sync_deadlines(game)
+    st, head = game.state_and_hash()
+    turn = Turn(game.rules, game.scenario, st)
+    dl = host._deadlines(game)
+    assert dl.get("waits")
+    kept = copy.deepcopy(dl)
+    for viewer in [*game.scenario.side_ids(), REFEREE]:
+        assert host._context(game, viewer, st, head, turn, dl) == host._context(game, viewer, st, head, turn)
+    assert dl == kept

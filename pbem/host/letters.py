@@ -40,11 +40,12 @@ class LettersMixin:
         from pbem.report import render
         return render.env().get_template(f"mail/{name}.txt.j2").render(**ctx)
 
-    def _context(self, game, viewer: str, st, head: str, turn: Turn | None = None) -> dict:
-        """What every mail template is given (``turn``: the state's Turn, when the caller has one)."""
+    def _context(self, game, viewer: str, st, head: str, turn: Turn | None = None, dl: dict | None = None) -> dict:
+        """What every mail template is given (``turn``: the state's Turn, ``dl`` the game's
+        deadlines (``_deadlines``, not changed here), when the caller has them)."""
         sc = game.scenario
         turn = Turn(game.rules, game.scenario, st) if turn is None else turn
-        dl = self._deadlines(game)                      # read once for the lines below
+        dl = self._deadlines(game) if dl is None else dl   # read once for the lines below
         policy = self._policy(game, dl)
         return {"game_id": game.game_id, "title": sc.title, "side": viewer,
                 "side_name": sc.side_name(viewer) if viewer != REFEREE else "Referee",
@@ -91,12 +92,13 @@ class LettersMixin:
         out = []
         sc = game.scenario
         when = f"{turn.line()} (seq {st.seq})"          # _when: the step line names no viewer
+        dl = self._deadlines(game)                      # read once for every viewer's mail
         for side, addr in self._players(game).items():
             if side in skip:
                 continue
             text, atts = self._report(game, side, st, entries, head, turn=turn, since=reported.get(side, 0))
             body = self._tpl("report", report=text, note=headline.get(side, headline.get("*", "")),
-                             **self._context(game, side, st, head, turn)) + head_receipt(self.cfg.root, game, st.seq,
+                             **self._context(game, side, st, head, turn, dl)) + head_receipt(self.cfg.root, game, st.seq,
                                                                                          head)
             subj = f"[pbem {game.game_id}] {sc.side_name(side)}: " + when
             out.append(Answer(addr, side, kind, subj, body, atts, references=self._refs(game, side), head=head,
@@ -104,7 +106,7 @@ class LettersMixin:
         if self.cfg.referee:
             text, atts = self._report(game, REFEREE, st, entries, head, turn=turn, since=reported.get(REFEREE, 0))
             body = self._tpl("report", report=text, note=referee_note or headline.get("*", ""),
-                             **self._context(game, REFEREE, st, head, turn))
+                             **self._context(game, REFEREE, st, head, turn, dl))
             out.append(Answer(self.cfg.referee, REFEREE, "referee", f"[pbem {game.game_id}] referee: " + when,
                               body, atts, head=head, seq=st.seq, slug=f"referee-{kind}"))
         return out
