@@ -419,9 +419,10 @@ class Game(Verification):
     def _scenario_cache_path(self) -> Path:
         return self.dir / ".scenario-cache"
 
-    def _read_cache(self, head: str) -> tuple[GameState, bytes] | None:
+    def _read_cache(self, head: str, stamp: str | None = None) -> tuple[GameState, bytes] | None:
         """The cached state at ``head`` and the sealed records' bytes beside it; None
-        (rebuild) unless the cache names this head and layout and its digest holds."""
+        (rebuild) unless the cache names this head and layout and its digest holds
+        (``stamp``: the log's, when the caller read it with the head)."""
         try:
             raw = self._cache_path.read_bytes()
         except OSError:
@@ -430,7 +431,7 @@ class Game(Verification):
         parts = key.decode("ascii", "replace").split(" ")
         if len(parts) != 6 or " ".join(parts[:3]) != self._cache_key(head):
             return None
-        if parts[5] != self.log.stamp():            # another file (a copy, an edit): replayed, its chain checked
+        if parts[5] != (self.log.stamp() if stamp is None else stamp):   # another file (a copy, an edit): replayed
             return None
         digest, size = parts[3], parts[4]
         if hashlib.sha256(body).hexdigest() != digest or not size.isdigit() or int(size) > len(body):
@@ -459,10 +460,16 @@ class Game(Verification):
     def _at_head(self) -> tuple[int, str, GameState, dict[str, E.SecretRecorded] | bytes]:
         """(seq, head, state at the head, sealed records up to it) from the cache,
         else from a streamed replay (which refills the cache)."""
-        seq, head = self.log.head()
-        cached = self._read_cache(head)
+        both = getattr(self.log, "head_anchored", None)    # the database: the last line and its anchor at once
+        if both is not None:
+            seq, head, anchor = both()
+            known, stamp = (anchor,), self.log.stamp(anchor)
+        else:
+            seq, head = self.log.head()
+            known = stamp = None
+        cached = self._read_cache(head, stamp)
         if cached is not None:
-            self.log.check_anchor(seq, head)
+            self.log.check_anchor(seq, head, known)
             return seq, head, cached[0], cached[1]
         st, h, sealed = self._replay_log()
         self.log.check_anchor(st.seq, h)

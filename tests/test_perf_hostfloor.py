@@ -19,7 +19,9 @@ work, the report text, the journal and the outbox) give what the plain code give
 - a map's numbers (``mapsvg._f``) and label widths (``fontmetrics.text_width``) kept per
   value, and ``hex_corners``' angles computed once: the plain computation's;
 - the legend keeps the rows it drew: a game's maps are those drawn with nothing kept;
-- a mail's reports read the deadlines once for every viewer's template context.
+- a mail's reports read the deadlines once for every viewer's template context;
+- on the database, a state read from the cache reads the last line and its anchor in one
+  query: the head, anchor and stamp read apart.
 """
 from __future__ import annotations
 
@@ -398,3 +400,30 @@ def test_a_mails_deadlines_read_once_for_every_viewer_give_each_viewers_context(
     for viewer in [*game.scenario.side_ids(), REFEREE]:
         assert host._context(game, viewer, st, head, turn, dl) == host._context(game, viewer, st, head, turn)
     assert dl == kept
+
+
+def test_the_databases_head_and_anchor_read_at_once_are_those_read_apart(pg_url, tmp_path):
+    """On the database a state read from the cache reads the last line and the heads row in
+    one query (``PgEventLog.head_anchored``): the head, the anchor and the stamp are those
+    ``head()``, ``recorded_head()`` and ``stamp()`` read apart, at every step, with sealed
+    lines, and the state is the one replayed from the log."""
+    from conftest import EXAMPLES_DIR
+    from pbem.core.state import state_bytes
+    from pbem.engine import Game
+    from pbem.store.pg import PgStore
+    import tomllib
+    store = PgStore(pg_url, cache_root=tmp_path / "cache")
+    name = "tobruk-salient"                                 # sealed lines (hidden units, notes)
+    book = tomllib.loads((EXAMPLES_DIR / name / "playbook.toml").read_text())
+    gid = book["id"]                                        # the example's dice follow its id
+    game = Game.create(store.game(gid), book["scenario"], book.get("players", {}), seed_hex=book.get("seed"),
+                       game_id=gid, at="2026-01-01T00:00:00Z")
+    for step in book["steps"][:8]:
+        log = game.log
+        seq, head, anchor = log.head_anchored()
+        assert (seq, head) == log.head() and anchor == log.recorded_head()
+        assert log.stamp(anchor) == log.stamp()
+        assert state_bytes(Game(store.game(gid)).state()) == state_bytes(game.replay(game.iter_entries()))
+        side = next(s for s in game.scenario.side_ids() if step.rsplit(".", 1)[0].endswith("-" + s))
+        assert game.submit(side, (EXAMPLES_DIR / name / step).read_text(), at="2026-01-01T00:00:00Z").refused is None
+    store.close()
