@@ -21,7 +21,8 @@ work, the report text, the journal and the outbox) give what the plain code give
 - the legend keeps the rows it drew: a game's maps are those drawn with nothing kept;
 - a mail's reports read the deadlines once for every viewer's template context;
 - on the database, a state read from the cache reads the last line and its anchor in one
-  query: the head, anchor and stamp read apart.
+  query: the head, anchor and stamp read apart;
+- a message's players are read once while it is dealt with: those read each time.
 """
 from __future__ import annotations
 
@@ -427,3 +428,25 @@ def test_the_databases_head_and_anchor_read_at_once_are_those_read_apart(pg_url,
         side = next(s for s in game.scenario.side_ids() if step.rsplit(".", 1)[0].endswith("-" + s))
         assert game.submit(side, (EXAMPLES_DIR / name / step).read_text(), at="2026-01-01T00:00:00Z").refused is None
     store.close()
+
+
+def test_a_messages_players_read_once_are_those_read_each_time(tmp_path, monkeypatch):
+    """While a message is dealt with (``ingest``), a game's players are read once
+    (``_players_read``): they are the players read each time, before and after a new address
+    (`pbem host rotate-secret --email`, which reads them anew), and nothing is kept after."""
+    from mail_helpers import BRITISH, deliver, message
+    from pbem.engine import Game
+    from pbem.host import Host
+    root, _ = _host_copy(tmp_path, monkeypatch)
+    host = Host.open(root)
+    game = Game(root / "games" / "g1")
+    plain = host._players(game)
+    host._players_read = {}
+    assert host._players(game) == plain and host._players(game) == plain
+    host.rotate_secret(game, "british", email="montgomery@example.org")
+    assert host._players(game) == dict(plain, british="montgomery@example.org")
+    host._players_read = None
+    assert host._players(game) == dict(plain, british="montgomery@example.org")
+    deliver(host, message(BRITISH, "Token: x\npass\n", mid="m9@example.org"))
+    host.poll()
+    assert host._players_read is None

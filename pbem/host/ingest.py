@@ -96,6 +96,7 @@ class IngestMixin:
         can never stop the host, its deadlines or its other games."""
         self._taken = {}                            # the "applying" record this message wrote, by key
         self._unwritten = None                      # a started record not written yet (journal._start)
+        self._players_read = {}                     # each game's players, read once for this message
         try:
             with self.store.atomic():               # a database rolls back what a failing message did
                 oc = self._ingest(raw, name, retry, inc)
@@ -106,6 +107,8 @@ class IngestMixin:
                          "stays in the inbox and is tried again on the next poll")
         except Exception as e:                     # noqa: BLE001 - one bad message must not stop the host
             oc = self._failed(raw, name, e)
+        finally:
+            self._players_read = None
         self.log(oc.line())
         return oc
 
