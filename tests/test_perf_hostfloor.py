@@ -22,7 +22,8 @@ work, the report text, the journal and the outbox) give what the plain code give
 - a mail's reports read the deadlines once for every viewer's template context;
 - on the database, a state read from the cache reads the last line and its anchor in one
   query: the head, anchor and stamp read apart;
-- a message's players are read once while it is dealt with: those read each time.
+- a message's players are read once while it is dealt with: those read each time;
+- the public half of the host's key is derived once per key object: the one derived anew.
 """
 from __future__ import annotations
 
@@ -450,3 +451,24 @@ def test_a_messages_players_read_once_are_those_read_each_time(tmp_path, monkeyp
     deliver(host, message(BRITISH, "Token: x\npass\n", mid="m9@example.org"))
     host.poll()
     assert host._players_read is None
+
+
+def test_a_keys_public_half_kept_is_the_one_derived_each_time(tmp_path):
+    """``sshsig._public_of`` keeps the public half of each private key object it derived
+    (the host signs every receipt and head with one key): it is the one derived anew, for
+    every kind of key, and the signatures made with it check."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    from pbem.trust import receipt as R
+    from pbem.trust import sshsig
+    keys = [ed25519.Ed25519PrivateKey.generate(), ed25519.Ed25519PrivateKey.generate(),
+            ec.generate_private_key(ec.SECP256R1()), rsa.generate_private_key(public_exponent=65537, key_size=2048)]
+    for _ in range(2):
+        for k in keys:
+            plain = sshsig.parse_public_key(k.public_key().public_bytes(Encoding.OpenSSH, PublicFormat.OpenSSH).decode())
+            got = sshsig._public_of(k)
+            assert (got.type, got.blob, got.line) == (plain.type, plain.blob, plain.line)
+    host = R.host_key(tmp_path)
+    text = R.sign(host, "g1", 12, "ab" * 32, "move 1 0101")
+    assert R.read(text, R.public_line(host)).seq == 12
