@@ -133,9 +133,8 @@ def _automatic(msg, sender: str) -> str:
 
 
 class _ReadPolicy(policy.EmailPolicy):
-    """``policy.default`` whose headers, once parsed, are kept by name and value: the email
-    package parses a header again at every look (a message's Content-Type about ten times
-    while its body is found); a header object is made of its name and value alone."""
+    """``policy.default`` keeping each header it parsed by name and value (the email package
+    parses a header at every look: a Content-Type about ten times a message)."""
 
     def header_fetch_parse(self, name, value):
         key = (name, value) if isinstance(value, str) else None
@@ -143,8 +142,7 @@ class _ReadPolicy(policy.EmailPolicy):
         if got is None:
             got = super().header_fetch_parse(name, value)
             if key is not None:
-                if len(_HEADERS) >= 512:
-                    _HEADERS.clear()
+                _HEADERS.clear() if len(_HEADERS) >= 512 else None
                 _HEADERS[key] = got
         return got
 
@@ -526,9 +524,8 @@ class Outbox:
     """Outgoing mail as ``.eml`` files in a folder (the embedded default):
     a name is written once, so sending the same spooled mail twice is harmless.
 
-    ``batch``: each mail's data is fsync'd as it is written, the folder once by
-    ``sync()`` (the spool calls it before it forgets the mails it sent, and leaving
-    the ``with`` block calls it), not once per mail."""
+    ``batch``: the folder is fsync'd once by ``sync()`` (the spool calls it before it
+    forgets the mails it sent; so does leaving the ``with`` block), not once per mail."""
 
     def __init__(self, path: Path, batch: bool = False):
         self.path = Path(path)
@@ -553,10 +550,8 @@ class Outbox:
             self._unsynced = False
 
     def send_file(self, name: str, path: Path) -> str:
-        """``send`` of a spooled mail's file, its data fsync'd already: linked into the outbox
-        (a second name of the same file, made durable by the folder's fsync), not written
-        again; a name there already is this mail sent before (a spooled mail's bytes never
-        change).  Copied when the outbox is on another file system."""
+        """``send`` of a spooled mail's file (fsync'd): linked in, durable by the folder's fsync;
+        a name there already is this mail sent before; copied across file systems."""
         dest = self.path / f"{name}.eml"
         try:
             os.link(path, dest)
