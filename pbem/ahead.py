@@ -94,7 +94,7 @@ def shown(blocks: list[str]) -> str:
 def lines_for(game, side: str) -> list[str]:
     """What STATUS, HELP and the reports say of ``side``'s held blocks ([] when none)."""
     e = entry(game, side)
-    blocks = held(game, side)
+    blocks = [b for b in e.get("blocks", []) if isinstance(b, str)]      # held(): from the entry read here
     if not blocks:
         return []
     return [f"Held for your next steps: {shown(blocks)} ({len(blocks)} step(s); applied one at a time when the "
@@ -117,6 +117,9 @@ def run(game, mover: str, at: str | None = None, submit=None) -> list[dict]:
     from pbem.views import turn_of
     submit = submit or (lambda s, t: game.submit(s, t, at=at))
     out: list[dict] = _settle(game)
+    if not any(isinstance(e, dict) and any(isinstance(b, str) for b in e.get("blocks", []) or [])
+               for e in _all(game).values()):
+        return out                                  # nothing held: no block to take (the state is not read)
     last = mover
     for _ in range(1000):
         st = game.state()

@@ -419,9 +419,10 @@ class Game(Verification):
     def _scenario_cache_path(self) -> Path:
         return self.dir / ".scenario-cache"
 
-    def _read_cache(self, head: str) -> tuple[GameState, bytes] | None:
+    def _read_cache(self, head: str, stamp: str | None = None) -> tuple[GameState, bytes] | None:
         """The cached state at ``head`` and the sealed records' bytes beside it; None
-        (rebuild) unless the cache names this head and layout and its digest holds."""
+        (rebuild) unless the cache names this head and layout and its digest holds
+        (``stamp``: the log's, when the caller read it with the head)."""
         try:
             raw = self._cache_path.read_bytes()
         except OSError:
@@ -430,7 +431,7 @@ class Game(Verification):
         parts = key.decode("ascii", "replace").split(" ")
         if len(parts) != 6 or " ".join(parts[:3]) != self._cache_key(head):
             return None
-        if parts[5] != self.log.stamp():            # another file (a copy, an edit): replayed, its chain checked
+        if parts[5] != (self.log.stamp() if stamp is None else stamp):   # another file (a copy, an edit): replayed
             return None
         digest, size = parts[3], parts[4]
         if hashlib.sha256(body).hexdigest() != digest or not size.isdigit() or int(size) > len(body):
@@ -459,10 +460,16 @@ class Game(Verification):
     def _at_head(self) -> tuple[int, str, GameState, dict[str, E.SecretRecorded] | bytes]:
         """(seq, head, state at the head, sealed records up to it) from the cache,
         else from a streamed replay (which refills the cache)."""
-        seq, head = self.log.head()
-        cached = self._read_cache(head)
+        both = getattr(self.log, "head_anchored", None)    # the database: the last line and its anchor at once
+        if both is not None:
+            seq, head, anchor = both()
+            known, stamp = (anchor,), self.log.stamp(anchor)
+        else:
+            seq, head = self.log.head()
+            known = stamp = None
+        cached = self._read_cache(head, stamp)
         if cached is not None:
-            self.log.check_anchor(seq, head)
+            self.log.check_anchor(seq, head, known)
             return seq, head, cached[0], cached[1]
         st, h, sealed = self._replay_log()
         self.log.check_anchor(st.seq, h)
@@ -475,10 +482,13 @@ class Game(Verification):
 
     def state_and_hash(self, at: int | None = None) -> tuple[GameState, str]:
         """``state(at)`` and the hash of line ``at`` (the head's by default), in one pass."""
+        if at is None:                              # the head, read once (by ``_at_head``)
+            _, h, st, _ = self._at_head()
+            return st, h
         seq, head = self.log.head()
-        if at is not None and at > seq:
+        if at > seq:
             raise EngineError(f"--at {at}: the log ends at seq {seq}")
-        if at is None or at == seq:
+        if at == seq:
             _, h, st, _ = self._at_head()
             return st, h
         if at < 0:
@@ -540,10 +550,22 @@ class Game(Verification):
 
     def last_report(self, side: str) -> int:
         """Seq of the last event ``side``'s previous report covered (0 if none)."""
+        return self.last_reports().get(side, 0)
+
+    def last_reports(self) -> dict[str, int]:
+        """``last_report`` of every side that has one, read at once (a side whose record
+        is not a number has none)."""
         try:
-            return int(msgspec.json.decode(self.store.read("reported.json") or b"{}").get(side, 0))
-        except (OSError, msgspec.DecodeError, ValueError, AttributeError):
-            return 0
+            data = msgspec.json.decode(self.store.read("reported.json") or b"{}")
+        except (OSError, msgspec.DecodeError):
+            return {}
+        out = {}
+        for side, seq in (data.items() if isinstance(data, dict) else ()):
+            try:
+                out[side] = int(seq)
+            except (ValueError, TypeError):
+                continue
+        return out
 
     def mark_reported(self, side: str | dict[str, int], seq: int = 0, sync: bool = True) -> None:
         """Record ``seq`` as ``side``'s last reported event (or each of ``{side: seq}``) under
@@ -618,11 +640,10 @@ class Game(Verification):
             return sub
         from pbem.core import dice as D
         with self.log.lock():
-            seq, head = self.log.head()
+            seq, head, work, known = self._at_head()        # the head, read once under the lock
             if expect_head is not None and expect_head != head:
                 raise StaleHead(f"the orders were written against head {expect_head[:12]}..., "
                                 f"but the game is now at {head[:12]}... (seq {seq}); read the new report and resend")
-            seq, head, work, known = self._at_head()
             if work.seed and lines:
                 sub.seq, sub.head = seq, head
                 return self._revealed(sub, lines)

@@ -231,17 +231,18 @@ def _spans(blocks: Iterable[list[bytes]]) -> Iterator[list[bytes]]:
                 yield lines[i:i + _SPAN]
 
 
-def anchor_of(log: Any, last: int, hash_at: Callable[[int], str | None]) -> tuple[str, tuple[int, str] | None,
-                                                                             LogError | None]:
+def anchor_of(log: Any, last: int, hash_at: Callable[[int], str | None], known: Any = None
+              ) -> tuple[str, tuple[int, str] | None, LogError | None]:
     """The one check of the head anchor (``log.recorded_head()``: log.head, or the
     database's heads row) against a log ending at seq ``last``, ``hash_at(seq)``
     giving the chain hash of a line (None: not known here, not compared).  Returns
     (verdict, anchor, error): verdict "ok" (the anchor names the last line and its
     hash), "none" (no anchor), "unreadable" (error says why), "removed" (it names a
     seq past the end), "changed" (its seq's line hashes otherwise) or "lags" (it
-    anchors an earlier line only).  Callers word the verdict their way."""
+    anchors an earlier line only).  Callers word the verdict their way.  ``known``: the
+    anchor as the caller read it with the last line (``(anchor,)``), else it is read here."""
     try:
-        anchor = log.recorded_head()
+        anchor = log.recorded_head() if known is None else known[0]
     except LogError as e:
         return "unreadable", None, e
     if anchor is None:
@@ -275,12 +276,14 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_private(path: Path, data: bytes, sync: bool = True) -> None:
+def write_private(path: Path, data: bytes, sync: bool = True, sync_dir: bool = True) -> None:
     """Atomically replace ``path`` with ``data``, mode 0600.
 
     The temporary file has a unique name (``mkstemp``, itself 0600), so two
     writers never write into one file and a reader never sees a half-written
-    one. ``sync`` makes it durable (fsync of the file and the directory)."""
+    one. ``sync`` makes it durable (fsync of the file and the directory);
+    ``sync_dir=False``: the file's data only, the caller fsyncs the directory
+    once for several files (the outbox)."""
     import tempfile                                 # here: reading a log needs no temporary file
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -298,7 +301,7 @@ def write_private(path: Path, data: bytes, sync: bool = True) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    if sync:
+    if sync and sync_dir:
         _fsync_dir(path.parent)
 
 
@@ -730,11 +733,12 @@ class EventLog:
             raise LogError("not an anchor (expected '<seq> <64 hex digits>')", None, self.head_path)
         return int(m[1]), m[2].decode("ascii")
 
-    def check_anchor(self, seq: int, head: str) -> None:
+    def check_anchor(self, seq: int, head: str, known: Any = None) -> None:
         """The cheap half of trusting a head: log.head must not contradict the last line (name
         a later seq, or this seq with another hash).  One that lags (an interrupted write) or
-        is missing leaves the tail unproven, which `pbem verify` says; reading goes on."""
-        verdict, anchor, _ = anchor_of(self, seq, lambda s: head if s == seq else None)
+        is missing leaves the tail unproven, which `pbem verify` says; reading goes on.
+        ``known``: the anchor read with the last line (``(anchor,)``: the database's)."""
+        verdict, anchor, _ = anchor_of(self, seq, lambda s: head if s == seq else None, known)
         # unreadable, missing or lagging: verify's finding, not a reader's
         if verdict == "removed":
             raise LogError(f"log.head records seq {anchor[0]} but the log ends at seq {seq}: lines were removed "

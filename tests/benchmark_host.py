@@ -8,7 +8,8 @@
 Parts (CPU time throughout: the machine's 2 cores are shared, so wall-clock
 time says more about the neighbours than about pbem):
 
-  mail     one order mail to its answer, per game: a host (Maildir in, .eml
+  mail     one order mail to its answer, per game (--no-picture: without the
+           PNG pictures, stubbed out; what the host does besides them): a host (Maildir in, .eml
            files out, maps on) holds one game of each example, played by its
            playbook up to its middle and padded with press to 100, 10k and
            100k events (legal play: ``press`` is an order of every game); the
@@ -225,6 +226,14 @@ def bench_mail(work: Path, sizes: list[int], names: list[str], mails: int) -> li
     return rows
 
 
+def no_picture() -> None:
+    """Stub the PNG pictures out (``--no-picture``): the map's SVG is still drawn, its PNG
+    and close-up are a few fixed bytes, so a mail costs what the host does besides them."""
+    from pbem.report import closeup, png
+    png.svg_to_png = lambda svg, max_width=None, colours=None: b"\x89PNG (stub)"
+    closeup.closeup_png = lambda svg, rect, scale: b"\x89PNG (stub close-up)"
+
+
 def _forget_maps() -> None:
     """Empty the map caches of this process (the drawn SVGs, PNGs and tiles), when it has them."""
     from pbem.report import mapsvg, png
@@ -377,7 +386,12 @@ def main() -> None:
     ap.add_argument("--mails", type=int, default=1000)
     ap.add_argument("--games", type=int, default=50)
     ap.add_argument("--sizes", help="the mail part's log lengths, comma-separated (default 100,10000,100000)")
+    ap.add_argument("--no-picture", action="store_true",
+                    help="the mail part without the PNG pictures (png.svg_to_png and closeup.closeup_png "
+                         "stubbed): what a mail costs the host besides them")
     args = ap.parse_args()
+    if args.no_picture:
+        no_picture()
     os.environ["PBEM_CLOCK"] = AT
     parts = set(args.only or ["mail", "poll", "workers"])
     sizes = [100, 1_000] if args.quick else [100, 10_000, 100_000]
@@ -398,6 +412,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
+    if not os.environ.get("PYTHONPATH"):           # PYTHONPATH=/work/main: times that tree's pbem
+        sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "tests"))
     main()

@@ -152,18 +152,14 @@ class DeadlinesMixin:
         units = ",".join(item.get("units", []) or [])
         return f"t{st.turn}.p{st.phase}.{item['side']}.{item['kind']}.{item.get('combat', '')}.{units}"
 
-    def _sync_deadlines(self, game) -> dict:
-        """Start the clock for every decision newly awaited; forget answered ones."""
+    def _sync_deadlines(self, game, st=None, head: str = "") -> dict:
+        """Start the clock for every decision newly awaited; forget answered ones.
+        ``st`` and ``head``: the state at the head and its hash, when the caller has them."""
         dl = self._deadlines(game)
         policy = self._policy(game, dl)
-        st = game.state()
         waits = dict(dl.get("waits", {}))
         now = self.now()
-        items = [] if st.result is not None else Turn(game.rules, game.scenario, st).rows(REFEREE)
-        keys = {}
-        for item in items:
-            k = self._await_key(st, item)
-            keys[k] = item
+        st, keys = self._awaited(game, st, head)
         new = {k: dict(v) for k, v in waits.items() if k in keys}
         away = dl.get("absent", {})
         arisen = []
@@ -191,8 +187,27 @@ class DeadlinesMixin:
             self._your_turn(game, dl, st, dict.fromkeys(arisen))
         return dl
 
+    def _awaited(self, game, st=None, head: str = "") -> tuple:
+        """(the state or None, the decisions the game awaits by their ``_await_key``), kept per
+        game and head hash (``_awaited_at``): the host reads them again at every tick, and a
+        head another process moved reads them anew.  The state is read when they are."""
+        kept = self.__dict__.setdefault("_awaited_at", {})
+        got = kept.get(game.game_id)
+        now = head or game.head()[1]
+        if got is not None and got[0] == now:
+            return st, got[1]
+        if st is None or not head:
+            st, head = game.state_and_hash()         # the state and the head it is at, read together
+        items = [] if st.result is not None else Turn(game.rules, game.scenario, st).rows(REFEREE)
+        keys = {self._await_key(st, item): item for item in items}
+        if len(kept) >= 1024:
+            kept.clear()
+        kept[game.game_id] = (head, keys)
+        return st, keys
+
     def _your_turn(self, game, dl: dict, st, sides) -> None:
-        """A hook: the game now waits for ``sides`` (the webhooks ping them)."""
+        """A hook: the game now waits for ``sides`` (the webhooks ping them); ``st``: the
+        state at the head, None when the caller did not read it."""
 
     def tick(self) -> list[str]:
         """Reminders and deadline defaults that are due, for every hosted game."""
@@ -259,7 +274,8 @@ class DeadlinesMixin:
         `pbem reveal`, ...): every side still gets its report of the change."""
         seq, head = game.head()
         viewers = list(self._players(game)) + ([REFEREE] if self.cfg.referee else [])
-        if not viewers or min(game.last_report(v) for v in viewers) >= seq:
+        reported = game.last_reports()
+        if not viewers or min(reported.get(v, 0) for v in viewers) >= seq:
             return ""
         key = job_key("sync", game.game_id, head)
         rec = self.journal_get(key)
@@ -268,8 +284,8 @@ class DeadlinesMixin:
         rec = rec or self._start(key)
         self._sync_deadlines(game)
         note = "The game moved on at the host (not by mail); here is where it stands."
-        answers = [a for a in self._state_mails(game, {"*": note}, kind="report", referee_note=note)
-                   if game.last_report(a.viewer) < seq]
+        answers = [a for a in self._state_mails(game, {"*": note}, kind="report", referee_note=note, reported=reported)
+                   if reported.get(a.viewer, 0) < seq]
         self.commit(rec["job"], answers, game.game_id)
         self._mark_reported(game, answers)
         self._done(key, rec, outcome="synced", game=game.game_id)

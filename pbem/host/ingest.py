@@ -95,6 +95,8 @@ class IngestMixin:
         retried MAX_ATTEMPTS times and then set aside, so one poisoned message
         can never stop the host, its deadlines or its other games."""
         self._taken = {}                            # the "applying" record this message wrote, by key
+        self._unwritten = None                      # a started record not written yet (journal._start)
+        self._players_read = {}                     # each game's players, read once for this message
         try:
             with self.store.atomic():               # a database rolls back what a failing message did
                 oc = self._ingest(raw, name, retry, inc)
@@ -105,6 +107,8 @@ class IngestMixin:
                          "stays in the inbox and is tried again on the next poll")
         except Exception as e:                     # noqa: BLE001 - one bad message must not stop the host
             oc = self._failed(raw, name, e)
+        finally:
+            self._players_read = None
         self.log(oc.line())
         return oc
 
@@ -175,7 +179,7 @@ class IngestMixin:
                                 quarantine=True)
         if rec and rec.get("status") == "applying":
             return self._finish_orders(name, inc, key, rec)
-        rec = rec or self._start(key, digest=inc.digest)
+        rec = rec or self._start(key, write=False, digest=inc.digest)     # recorded by the job's first write
         crash.checkpoint("started")
         if not inc.own and not inc.automatic and inc.sender and inc.sender == self.cfg.referee \
                 and not inc.problem and board_asked(inc):
@@ -291,6 +295,7 @@ class IngestMixin:
         body = self._tpl("board", board=board_text(self), host=self.cfg.address)
         answers = [Answer(inc.sender, REFEREE, "answer", f"Re: {inc.subject or 'STATUS'}", body,
                           in_reply_to=inc.message_id, references=inc.references, outcome="status", slug="referee-status")]
+        self._keep_started(key, rec)
         self.commit(rec["job"], answers, "")
         self._done(key, rec, outcome="status", filed="processed")
         return Outcome(name, "accepted", "processed", detail="the status board sent to the referee")
@@ -377,6 +382,7 @@ class IngestMixin:
             answers.append(Answer(inc.sender, side or "unknown", "answer", self._reply_subject(inc, game_id, "refused"),
                                   body, in_reply_to=inc.message_id, references=inc.references, outcome="refused",
                                   slug="refused"))
+        self._keep_started(key, rec)
         self.commit(rec["job"], answers, game_id)
         crash.checkpoint("spooled")
         filed = "quarantine" if quarantine else "processed"
@@ -421,14 +427,13 @@ class IngestMixin:
                 import textwrap
                 mode, note = "check", "\n".join(x for x in (note, textwrap.fill(str(e), 74)) if x)
                 checked = mailcmd.check_lines(game, side, game.check(side, rec["stage"]))
-        st = game.state()
-        head = game.head()[1]
+        st, head = game.state_and_hash()           # the state and its head, read together
         sc = game.scenario
         changed = bool(sub and sub.applied) or any(r["status"] in ("applied", "partly applied") for r in chain)
         told = ahead.notes(game, chain)
         note = "\n".join(x for x in (note, told.get(side, ""), *ahead.lines_for(game, side)) if x)
         if changed:
-            self._sync_deadlines(game)              # first: the answer and the reports name the new deadlines
+            self._sync_deadlines(game, st, head)    # first: the answer and the reports name the new deadlines
         if stale or bad_draft is not None:
             outcome = "refused"
         elif sub.refused is not None:
@@ -437,7 +442,8 @@ class IngestMixin:
             outcome = {"check": "checked", "stage": "staged"}[mode]
         else:
             outcome = "accepted"
-        entries = self._report_entries(game)
+        reported = game.last_reports()             # each viewer's last report, read once
+        entries = self._report_entries(game, reported)
         applied = []
         if sub:
             for a in sub.applied:
@@ -447,7 +453,7 @@ class IngestMixin:
         svg_asked = mailcmd.MAP_SVG in rec.get("commands", [])
         turn = Turn(game.rules, sc, st)             # the state's turn, read once for every mail of this one
         report, atts = self._report(game, side, st, entries, head, maps=outcome != "refused",   # a refusal: no map
-                                    svg_asked=svg_asked, turn=turn)
+                                    svg_asked=svg_asked, turn=turn, since=reported.get(side, 0))
         commands = self._commands(game, side, st, head, rec.get("commands", []), refused=outcome == "refused",
                                   job=rec["job"])
         ctx = self._context(game, side, st, head, turn)   # after the commands: a TIMEZONE, an UNDO show at once
@@ -478,7 +484,7 @@ class IngestMixin:
             heads = {"*": note, **{s: "\n".join(x for x in (note, told.get(s, ""), *ahead.lines_for(game, s)) if x)
                                    for s in sc.side_ids() if s != side}}
             answers += self._state_mails(game, heads, skip={side}, referee_note=ref_note, st=st,
-                                         entries=entries, turn=turn)
+                                         entries=entries, turn=turn, reported=reported, head=head)
         self.commit(rec["job"], answers, gid)
         crash.checkpoint("spooled")
         self._mark_reported(game, answers)
@@ -503,7 +509,8 @@ class IngestMixin:
             blocks = rec.get("ahead", []) if sub.refused is None else []
             if rec.get("ahead") and sub.refused is not None:
                 note = "THEN: the orders after THEN were not held, as a line of this mail's own orders was refused."
-            ahead.hold(game, side, blocks, rec["job"], game.state().turn, rec.get("at", ""))
+            turn = game.state().turn if blocks else 0          # only held blocks name their turn
+            ahead.hold(game, side, blocks, rec["job"], turn, rec.get("at", ""))
         return (ahead.run(game, side, at=rec.get("at")) if ahead.moved(sub) else []), note
 
     @staticmethod
@@ -560,7 +567,8 @@ class IngestMixin:
                 self.log(f"recovered job {rec['job']}: its orders were already in the log (seq {rec['seq_before'] + 1}"
                          f"-{sub.seq}); answering without applying them again")
                 return sub, ""
-        return self._submit(game, rec)
+            seq, head = game.head()
+        return self._submit(game, rec, (seq, head))
 
     def _apply_staged(self, game, rec: dict):
         """``_apply`` for a job that applies staged orders (FINAL, a deadline): under the
@@ -583,9 +591,10 @@ class IngestMixin:
         return None, ("the staged orders were no longer held when the host came to apply them (applied "
                       "already, or staged anew); nothing was applied again")
 
-    def _submit(self, game, rec: dict):
+    def _submit(self, game, rec: dict, at_head: tuple[int, str] | None = None):
+        """``game.submit`` of the job's orders (``at_head``: the head the caller just read)."""
         from pbem.log import StaleHead
-        seq, head = game.head()
+        seq, head = at_head or game.head()
         expect = rec.get("expect") or ""
         full = None
         if expect:

@@ -37,19 +37,34 @@ class JournalMixin:
     def journal_get(self, key: str) -> dict | None:
         return self.store.job_get(key)
 
-    def journal_put(self, key: str, rec: dict) -> None:
-        self.store.job_put(key, dict(rec, key=key))
-
     def busy(self, gid: str) -> bool:
         return self.store.busy(gid)
 
-    def _start(self, key: str, **extra) -> dict:
-        """A new job: its number (for ordering the spool) and its time, recorded first."""
+    def _start(self, key: str, write: bool = True, **extra) -> dict:
+        """A new job: its number (for ordering the spool) and its time, recorded first.
+        ``write=False`` (an incoming message): recorded by the first write of the job
+        (``_keep_started`` before its mails are spooled, its "applying" record before its
+        orders touch a log, or its "done" record), not twice in a row; a crash before
+        then leaves nothing done and nothing recorded, and the message gets a new job."""
         n = self.store.job_number()
         rec = {"status": "started", "job": f"{n:06d}-{hashlib.sha256(key.encode()).hexdigest()[:8]}",
                "at": iso(self.now()), **extra}
-        self.journal_put(key, rec)
+        if write:
+            self.journal_put(key, rec)
+        else:
+            self._unwritten = key
         return rec
+
+    def _keep_started(self, key: str, rec: dict) -> None:
+        """The started record of a job begun with ``_start(write=False)``, written before
+        anything of the job is kept (its mails spooled): a crash after that finds it."""
+        if getattr(self, "_unwritten", None) == key:
+            self.journal_put(key, rec)
+
+    def journal_put(self, key: str, rec: dict) -> None:
+        if getattr(self, "_unwritten", None) == key:
+            self._unwritten = None
+        self.store.job_put(key, dict(rec, key=key))
 
     def _done(self, key: str, rec: dict, **result) -> dict:
         rec = dict(rec, status="done", **result)

@@ -17,30 +17,35 @@ class LettersMixin:
     deadlines (``_period``, ``_sync_deadlines``)."""
 
     def _report(self, game, viewer: str, st, entries, head: str, maps: bool = True,
-                svg_asked: bool = False, turn: Turn | None = None) -> tuple[str, list]:
+                svg_asked: bool = False, turn: Turn | None = None, since: int | None = None) -> tuple[str, list]:
         """The viewer's text report and the map attachments (one PNG, the SVG as
         ``map_svg`` says, or always when the player asked with MAP SVG:
         render.map_attachments); ``maps=False``: the text only.  ``turn``: the
-        state's Turn, when the caller has one (every viewer's mail reads the same)."""
+        state's Turn, when the caller has one (every viewer's mail reads the same); ``since``:
+        the viewer's ``last_report``, when the caller read it."""
         from pbem.report import render
-        since = game.last_report(viewer)
-        text = render.report_text(game, viewer, st, entries, since, head, turn=turn)
+        from pbem.views import state_view
+        since = game.last_report(viewer) if since is None else since
+        view = state_view(game, st, viewer, head, turn=turn)        # read once for the text and the map
+        faced = render.faces(game, st, view["units"], viewer)      # so are the counters' faces
+        text = render.report_text(game, viewer, st, entries, since, head, turn=turn, view=view, faced=faced)
         if not maps:
             return text, []
         atts = render.map_attachments(game, viewer, st, entries, since, head, png=self.cfg.map_png,
                                       svg=True if svg_asked else self.cfg.map_svg, width=self.cfg.map_width,
-                                      turn=turn)
+                                      turn=turn, view=view, faced=faced)
         return text, atts
 
     def _tpl(self, name: str, **ctx) -> str:
         from pbem.report import render
         return render.env().get_template(f"mail/{name}.txt.j2").render(**ctx)
 
-    def _context(self, game, viewer: str, st, head: str, turn: Turn | None = None) -> dict:
-        """What every mail template is given (``turn``: the state's Turn, when the caller has one)."""
+    def _context(self, game, viewer: str, st, head: str, turn: Turn | None = None, dl: dict | None = None) -> dict:
+        """What every mail template is given (``turn``: the state's Turn, ``dl`` the game's
+        deadlines (``_deadlines``, not changed here), when the caller has them)."""
         sc = game.scenario
         turn = Turn(game.rules, game.scenario, st) if turn is None else turn
-        dl = self._deadlines(game)                      # read once for the lines below
+        dl = self._deadlines(game) if dl is None else dl   # read once for the lines below
         policy = self._policy(game, dl)
         return {"game_id": game.game_id, "title": sc.title, "side": viewer,
                 "side_name": sc.side_name(viewer) if viewer != REFEREE else "Referee",
@@ -61,41 +66,47 @@ class LettersMixin:
         """Every mail to a side threads under its welcome message."""
         return [f"<pbem.{game.game_id}.welcome.{side}@{self.cfg.domain}>"]
 
-    def _report_entries(self, game) -> list:
+    def _report_entries(self, game, reported: dict[str, int] | None = None) -> list:
         """What every viewer's report of this game reads (each side's and the referee's),
         from the end of the log: the entries after the earliest of their last reports,
         and before them the last move of each unit those name (``views.report_entries``,
-        as `pbem report` reads), never the whole log."""
+        as `pbem report` reads), never the whole log.  ``reported``: ``game.last_reports()``,
+        when the caller read it."""
         from pbem.views import report_entries
         viewers = [*self._players(game), *([REFEREE] if self.cfg.referee else [])]
-        return report_entries(game, min((game.last_report(v) for v in viewers), default=-1), keep=True)
+        reported = game.last_reports() if reported is None else reported
+        return report_entries(game, min((reported.get(v, 0) for v in viewers), default=-1), keep=True)
 
     def _state_mails(self, game, headline: dict[str, str], skip: set[str] = frozenset(), kind: str = "report",
-                     referee_note: str = "", st=None, entries=None, turn: Turn | None = None) -> list[Answer]:
-        """Each side (and the referee) its own report of the new state (``st``, ``entries``
-        and ``turn``: the caller's, when it already read them at the head)."""
+                     referee_note: str = "", st=None, entries=None, turn: Turn | None = None,
+                     reported: dict[str, int] | None = None, head: str = "") -> list[Answer]:
+        """Each side (and the referee) its own report of the new state (``st``, ``entries``,
+        ``turn`` and ``reported`` (``game.last_reports()``): the caller's, when it already read
+        them at the head; ``head``: the hash of ``st``'s head)."""
         if st is None:
-            st, turn = game.state(), None
-        entries = self._report_entries(game) if entries is None else entries
+            (st, head), turn = game.state_and_hash(), None
+        reported = game.last_reports() if reported is None else reported
+        entries = self._report_entries(game, reported) if entries is None else entries
         turn = Turn(game.rules, game.scenario, st) if turn is None else turn   # one for every viewer's mail
-        head = game.head()[1]
+        head = head or game.head()[1]
         out = []
         sc = game.scenario
         when = f"{turn.line()} (seq {st.seq})"          # _when: the step line names no viewer
+        dl = self._deadlines(game)                      # read once for every viewer's mail
         for side, addr in self._players(game).items():
             if side in skip:
                 continue
-            text, atts = self._report(game, side, st, entries, head, turn=turn)
+            text, atts = self._report(game, side, st, entries, head, turn=turn, since=reported.get(side, 0))
             body = self._tpl("report", report=text, note=headline.get(side, headline.get("*", "")),
-                             **self._context(game, side, st, head, turn)) + head_receipt(self.cfg.root, game, st.seq,
+                             **self._context(game, side, st, head, turn, dl)) + head_receipt(self.cfg.root, game, st.seq,
                                                                                          head)
             subj = f"[pbem {game.game_id}] {sc.side_name(side)}: " + when
             out.append(Answer(addr, side, kind, subj, body, atts, references=self._refs(game, side), head=head,
                               seq=st.seq, slug=f"{side}-{kind}", in_reply_to=""))
         if self.cfg.referee:
-            text, atts = self._report(game, REFEREE, st, entries, head, turn=turn)
+            text, atts = self._report(game, REFEREE, st, entries, head, turn=turn, since=reported.get(REFEREE, 0))
             body = self._tpl("report", report=text, note=referee_note or headline.get("*", ""),
-                             **self._context(game, REFEREE, st, head, turn))
+                             **self._context(game, REFEREE, st, head, turn, dl))
             out.append(Answer(self.cfg.referee, REFEREE, "referee", f"[pbem {game.game_id}] referee: " + when,
                               body, atts, head=head, seq=st.seq, slug=f"referee-{kind}"))
         return out

@@ -132,16 +132,37 @@ def _automatic(msg, sender: str) -> str:
     return ""
 
 
-def parse(raw: bytes, max_bytes: int = 0) -> Incoming:
+class _ReadPolicy(policy.EmailPolicy):
+    """``policy.default`` keeping each header it parsed by name and value (the email package
+    parses a header at every look: a Content-Type about ten times a message)."""
+
+    def header_fetch_parse(self, name, value):
+        key = (name, value) if isinstance(value, str) else None
+        got = _HEADERS.get(key) if key is not None else None
+        if got is None:
+            got = super().header_fetch_parse(name, value)
+            if key is not None:
+                _HEADERS.clear() if len(_HEADERS) >= 512 else None
+                _HEADERS[key] = got
+        return got
+
+
+_HEADERS: dict = {}
+READ_POLICY = _ReadPolicy()
+
+
+def parse(raw: bytes, max_bytes: int = 0, read_policy=None) -> Incoming:
     """Read one message; never raises.  A message larger than ``max_bytes``
-    (0 = no limit) is read for its headers only and gets a ``problem``."""
+    (0 = no limit) is read for its headers only and gets a ``problem``.
+    ``read_policy``: the email package's (default ``READ_POLICY``)."""
     inc = Incoming(size=len(raw))
     too_big = bool(max_bytes) and len(raw) > max_bytes
+    pol = read_policy or READ_POLICY
     try:
         if too_big:
-            msg = BytesHeaderParser(policy=policy.default).parsebytes(raw)
+            msg = BytesHeaderParser(policy=pol).parsebytes(raw)
         else:
-            msg = BytesParser(policy=policy.default).parsebytes(raw)
+            msg = BytesParser(policy=pol).parsebytes(raw)
     except Exception as e:               # noqa: BLE001 - the parser is lenient; this is a last resort
         inc.problem = f"the message could not be parsed at all ({type(e).__name__})"
         inc.key = "sha256:" + hashlib.sha256(raw).hexdigest()
@@ -501,22 +522,57 @@ class Maildir:
 
 class Outbox:
     """Outgoing mail as ``.eml`` files in a folder (the embedded default):
-    a name is written once, so sending the same spooled mail twice is harmless."""
+    a name is written once, so sending the same spooled mail twice is harmless.
 
-    def __init__(self, path: Path):
+    ``batch``: the folder is fsync'd once by ``sync()`` (the spool calls it before it
+    forgets the mails it sent; so does leaving the ``with`` block), not once per mail."""
+
+    def __init__(self, path: Path, batch: bool = False):
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
+        self.batch = batch
+        self._unsynced = False
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
+        self.sync()
         return False
+
+    def sync(self) -> None:
+        """The folder fsync'd: every mail written so far is durable."""
+        if self._unsynced:
+            try:
+                _fsync_dir(self.path)
+            except OSError as e:
+                raise MailError(f"cannot write {self.path}: {e.strerror or e}") from None
+            self._unsynced = False
+
+    def send_file(self, name: str, path: Path) -> str:
+        """``send`` of a spooled mail's file (fsync'd): linked in, durable by the folder's fsync;
+        a name there already is this mail sent before; copied across file systems."""
+        dest = self.path / f"{name}.eml"
+        try:
+            os.link(path, dest)
+        except FileExistsError:
+            pass
+        except OSError:
+            return self.send(name, Path(path).read_bytes())
+        self._unsynced = True
+        if not self.batch:
+            self.sync()
+        return str(dest)
 
     def send(self, name: str, data: bytes) -> str:
         dest = self.path / f"{name}.eml"
         try:
-            write_atomic(dest, data)
+            if self.batch:
+                from pbem.log import write_private
+                write_private(dest, data, sync_dir=False)
+                self._unsynced = True
+            else:
+                write_atomic(dest, data)
         except OSError as e:                        # a full disk: the mail waits in the spool, as for a server down
             raise MailError(f"cannot write {dest}: {e.strerror or e}") from None
         return str(dest)

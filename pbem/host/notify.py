@@ -142,9 +142,10 @@ class NotifyMixin:
     def _ping_dir(self):
         return self.state_dir / "notify"
 
-    def hook_of(self, game, side: str) -> str:
-        """``side``'s webhook: its own, else the host's template (``{game}``, ``{side}``)."""
-        own = hooks_of(game).get(side, "")
+    def hook_of(self, game, side: str, hooks: dict[str, str] | None = None) -> str:
+        """``side``'s webhook: its own, else the host's template (``{game}``, ``{side}``);
+        ``hooks``: ``hooks_of(game)``, when the caller read it."""
+        own = (hooks_of(game) if hooks is None else hooks).get(side, "")
         if own:
             return own
         tpl = self.cfg.notify_url
@@ -156,14 +157,16 @@ class NotifyMixin:
     def _your_turn(self, game, dl: dict, st, sides) -> None:
         from pbem.host.letters import _when
         from pbem.views import turn_of
+        hooks = hooks_of(game)                      # read once for every side
+        targets = {side: t for side in sides for t in [self.hook_of(game, side, hooks)] if t}
+        if not targets:
+            return                                  # nobody to ping: the state is not read
         head = game.head()[1]
+        st = game.state() if st is None else st
         sc = game.scenario
         turn = turn_of(game, st)
         step = _when(game, st)
-        for side in sides:
-            target = self.hook_of(game, side)
-            if not target:
-                continue
+        for side, target in targets.items():
             fmt, url = split_target(target)
             dues = [w["due"] for w in dl.get("waits", {}).values() if w["side"] == side]
             doc = {"game": game.game_id, "side": side, "side_name": sc.side_name(side), "step": step,

@@ -53,13 +53,21 @@ class PlayersMixin:
 
     def _players(self, game) -> dict[str, str]:
         """Each side's player address: the one the game began with, or the
-        one `pbem host rotate-secret --email` registered since."""
-        given = dict(game.created.players)
-        given.update(self._changes(game).get("addresses", {}) or {})
-        try:
-            return dict(_addresses(tuple(given.items())))
-        except TypeError:                           # a value no JSON of pbem's holds: read it as it is
-            return dict(_addresses.__wrapped__(tuple(given.items())))
+        one `pbem host rotate-secret --email` registered since.  Read once per
+        incoming message (``ingest`` keeps them in ``_players_read``: its checks, its answer
+        and its reports read the same)."""
+        kept = getattr(self, "_players_read", None)
+        got = kept.get(game.game_id) if kept is not None else None
+        if got is None:
+            given = dict(game.created.players)
+            given.update(self._changes(game).get("addresses", {}) or {})
+            try:
+                got = dict(_addresses(tuple(given.items())))
+            except TypeError:                       # a value no JSON of pbem's holds: read it as it is
+                got = dict(_addresses.__wrapped__(tuple(given.items())))
+            if kept is not None:
+                kept[game.game_id] = got
+        return dict(got)
 
     def unplayed(self, game) -> list[str]:
         """The sides with no player address: nobody is mailed their reports, and their steps
@@ -193,6 +201,7 @@ class PlayersMixin:
                 "secret_sha256": secret_digest(old_secret) if old_secret else "",
                 "address": old_addr if moved else ""})
             game.store.write(CHANGES_NAME, json.dumps(changes, indent=1, sort_keys=True).encode())
+            self._players_read = None
             crash.checkpoint("rotated")
             self.commit(rec["job"], answers, gid)
             self._mark_reported(game, answers[:1])

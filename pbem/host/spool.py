@@ -62,13 +62,14 @@ class SpoolMixin:
             mails.append((f"{n:02d}-{slug}.eml", data))
         return self.store.spool_put(job, mails, game_id)
 
-    def _transport(self):
+    def _transport(self, batch: bool = False):
+        """SMTP, or the outbox folder (``batch``: fsync'd once per job, ``M.Outbox``)."""
         out = self.cfg.outgoing
         if out.get("kind", "outbox") == "smtp":
             return M.SmtpSender(str(out["server"]), int(out.get("port", 587)), str(out.get("user", "")),
                                 password(self.cfg, "smtp"), str(out.get("security", "starttls")),
                                 envelope_from=self.cfg.address, timeout=float(out.get("timeout", 60)))
-        return M.Outbox(self.outbox_path)
+        return M.Outbox(self.outbox_path, batch=batch)
 
     def pending(self) -> int:
         return self.store.spool_pending()
@@ -88,12 +89,18 @@ class SpoolMixin:
         sent = 0
         errors = self._spool_errors()
         try:
-            with self._transport() as t:
+            # the outbox folder is fsync'd once per job, before the job's spooled mails are
+            # forgotten (a crash before that sends them again: the outbox writes a name once)
+            with self._transport(batch=True) as t:
                 for d in jobs:
+                    taken = []
                     for f in sorted(d.glob("*.eml")):
                         name = f"{d.name}/{f.name}"
                         try:
-                            where = t.send(f"{d.name}-{f.stem}", f.read_bytes())
+                            if hasattr(t, "send_file"):             # the outbox: the spooled file itself
+                                where = t.send_file(f"{d.name}-{f.stem}", f)
+                            else:
+                                where = t.send(f"{d.name}-{f.stem}", f.read_bytes())
                         except M.Undeliverable as e:
                             self.spool_failed.mkdir(parents=True, exist_ok=True)
                             os.replace(f, self.spool_failed / f"{d.name}-{f.name}")
@@ -103,10 +110,15 @@ class SpoolMixin:
                             self.log(self.flush_problems[-1])
                             continue
                         crash.checkpoint("sent")
-                        f.unlink()
-                        errors.pop(name, None)
-                        sent += 1
-                        self.log(f"sent {name} to {where}")
+                        taken.append((f, name, where))
+                        if not getattr(t, "batch", False):
+                            self._sent(f, name, where, errors)
+                            sent += 1
+                    if getattr(t, "batch", False) and taken:
+                        t.sync()
+                        for f, name, where in taken:
+                            self._sent(f, name, where, errors)
+                            sent += 1
                     with contextlib.suppress(OSError):
                         d.rmdir()
         except M.MailError as e:
@@ -118,6 +130,12 @@ class SpoolMixin:
             self.log(self.flush_problems[-1])
         self._save_spool_errors(errors)
         return sent
+
+    def _sent(self, f, name: str, where: str, errors: dict) -> None:
+        """A spooled mail the transport took (durably): forgotten, and said in host.log."""
+        f.unlink()
+        errors.pop(name, None)
+        self.log(f"sent {name} to {where}")
 
     def _flush_rows(self) -> int:
         """``flush`` with a database: each mail a row, taken by one worker at a time

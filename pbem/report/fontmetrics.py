@@ -44,7 +44,24 @@ _TABLES = {style: dict(zip(_CHARS, widths)) for style, widths in
 
 
 def text_width(text: str, size: float, bold: bool = False, italic: bool = False) -> float:
-    """The advance width of ``text`` in pixels at font size ``size``."""
+    """The advance width of ``text`` in pixels at font size ``size`` (kept per text and
+    style: a map measures the same labels at every drawing)."""
+    if text.__class__ is not str:
+        return _text_width(text, size, bold, italic)
+    key = (text, size, bold, italic)
+    got = _WIDTHS.get(key)
+    if got is None:
+        got = _text_width(text, size, bold, italic)
+        if len(_WIDTHS) >= 16384:
+            _WIDTHS.clear()
+        _WIDTHS[key] = got
+    return got
+
+
+_WIDTHS: dict[tuple, float] = {}
+
+
+def _text_width(text: str, size: float, bold: bool = False, italic: bool = False) -> float:
     table = _TABLES["bold" if bold else "oblique" if italic else "regular"]
     wide = table["M"]
     return sum(table.get(c, wide) for c in str(text)) * size / 1000.0

@@ -124,7 +124,23 @@ def _esc(text: object) -> str:
 
 
 def _f(v: float) -> str:
-    """Compact, deterministic number formatting."""
+    """Compact, deterministic number formatting (kept per value: a map writes the same
+    coordinates over and over)."""
+    if v.__class__ is not float and v.__class__ is not int:
+        return _f_plain(v)
+    got = _F.get(v)
+    if got is None:
+        got = _f_plain(v)
+        if len(_F) >= 65536:
+            _F.clear()
+        _F[v] = got
+    return got
+
+
+_F: dict[float, str] = {}
+
+
+def _f_plain(v: float) -> str:
     s = f"{v:.2f}".rstrip("0").rstrip(".")
     return "0" if s in ("", "-0") else s
 
@@ -165,8 +181,11 @@ def hex_centre(grid: Grid, h: str, r: float = HEX_R,
 
 def hex_corners(cx: float, cy: float, r: float = HEX_R) -> list[tuple[float, float]]:
     """The six corners of a flat-topped hex, starting east, clockwise on screen."""
-    return [(cx + r * math.cos(math.radians(60 * i)), cy + r * math.sin(math.radians(60 * i)))
-            for i in range(6)]
+    return [(cx + r * c, cy + r * s) for c, s in _CORNERS]
+
+
+# cos and sin of 0, 60, ... 300 degrees, as hex_corners computed them at each call
+_CORNERS = tuple((math.cos(math.radians(60 * i)), math.sin(math.radians(60 * i))) for i in range(6))
 
 
 def _map_size(grid: Grid) -> tuple[float, float]:

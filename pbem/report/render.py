@@ -115,10 +115,12 @@ def attacks_since(entries: list[Entry], since: int, see: Callable[[E.Event], E.E
 
 
 def report_context(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
-                   turn: Turn | None = None) -> dict:
-    """What report.txt.j2 is given (``turn``: the state's Turn, when the caller has one)."""
+                   turn: Turn | None = None, view: dict | None = None, faced: list[dict] | None = None) -> dict:
+    """What report.txt.j2 is given (``turn``: the state's Turn, when the caller has one;
+    ``view``: ``state_view`` of these arguments and ``faced`` its units' ``faces``, when the
+    caller has them: the map reads them too)."""
     sc = game.scenario
-    view = state_view(game, st, side, head, turn=turn)
+    view = state_view(game, st, side, head, turn=turn) if view is None else view
     happened = []
     where = {u.id: u.hex for u in sc.units}
     for en in entries:
@@ -134,27 +136,50 @@ def report_context(game: Game, side: str, st: GameState, entries: list[Entry], s
         if text:
             happened.append({"seq": en.seq, "kind": en.kind, "text": text})
     by_side = {}
-    faced = faces(game, st, view["units"], side)
+    faced = faces(game, st, view["units"], side) if faced is None else [dict(u) for u in faced]   # changed below
     given = any("values" in (u.get("face") or {}) for u in faced)
     width = max([len(str(u["face"]["values"])) for u in faced if "values" in (u.get("face") or {})] + [0])
     for u in faced:                 # the SITUATION table's values: the game's (aligned), else strength-MA
         f = u.get("face") or {}
         u["values"] = str(f["values"]).ljust(width) if given and "values" in f else (
             f"{u['strength']}-{u['ma']}".ljust(width) if given else f"{u['strength']}-{u['ma']}")
+    id_width = max([9] + [len(u["id"]) for u in view["units"]])
+    type_width = max([9] + [len(u.get("type") or "") for u in view["units"]])
+    # a formation column when the game gives units one (Ruleset.unit_facts)
+    formation_width = max([0] + [max(9, len(u["formation"] or "-")) for u in view["units"] if "formation" in u])
+    situation = {}
     for s in sc.sides:
         rows = sorted((u for u in faced if u["side"] == s.id), key=lambda u: (u["hex"] is None, u["hex"] or "", u["id"]))
         by_side[s.id] = rows
+        situation[s.id] = "".join(f"    {situation_row(u, id_width, type_width, formation_width, sc.board.label)}\n"
+                                  for u in rows)
     return {"v": view, "sc": sc, "side": side, "side_name": sc.side_name(side) if side != REFEREE else "Referee",
             "happened": happened, "since": since, "units_by_side": by_side, "label": sc.board.label,
             "side_name_of": sc.side_name, "order_example": game.rules.order_example,
             "step": step_line(sc, view, long=True),
             "notes": game.rules.report_notes(st, sc, side),
             "score": score_line(game, st, side),
-            # a formation column when the game gives units one (Ruleset.unit_facts)
-            "formation_width": max([0] + [max(9, len(u["formation"] or "-")) for u in view["units"] if "formation" in u]),
             # the SITUATION columns: at least 9 wide, wider when an id or a type is longer
-            "id_width": max([9] + [len(u["id"]) for u in view["units"]]),
-            "type_width": max([9] + [len(u.get("type") or "") for u in view["units"]])}
+            "formation_width": formation_width, "id_width": id_width, "type_width": type_width,
+            "situation": situation}
+
+
+def situation_row(u: dict, id_width: int, type_width: int, formation_width: int, label: Callable[[str], str]) -> str:
+    """One unit's row of a report's SITUATION table (``u``: a row of ``report_context``'s
+    ``units_by_side``): id, hex, values, type, formation (when ``formation_width``), status,
+    and the place named by the hex's ``label``.  Written here rather than in report.txt.j2,
+    a Jinja expression per column (a tenth of a big game's report); the same text
+    (tests/test_perf_hostfloor.py renders the template's old row beside it)."""
+    hx = u["hex"]
+    out = f"{u['id'].ljust(id_width)} {'%-6s' % (hx or '-',)} {u['values']}  {(u['type'] or '').ljust(type_width)} "
+    if formation_width:
+        out += f"{(u['formation'] or '-').ljust(formation_width)} "
+    out += ", ".join(map(str, u["status"]))
+    if hx:
+        where = label(hx)
+        if where != hx:
+            out += f"  {where[5:]}"
+    return out
 
 
 def faces(game: Game, st: GameState, rows: list[dict], viewer: str) -> list[dict]:
@@ -176,8 +201,9 @@ def shots_since(game: Game, st: GameState, entries: list[Entry], since: int, vie
 
 
 def report_text(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
-                turn: Turn | None = None) -> str:
-    return env().get_template("report.txt.j2").render(**report_context(game, side, st, entries, since, head, turn))
+                turn: Turn | None = None, view: dict | None = None, faced: list[dict] | None = None) -> str:
+    return env().get_template("report.txt.j2").render(**report_context(game, side, st, entries, since, head, turn,
+                                                                      view, faced))
 
 
 def board_moves(game: Game, side: str, st: GameState, view: dict, entries: list[Entry],
@@ -195,27 +221,30 @@ def board_moves(game: Game, side: str, st: GameState, view: dict, entries: list[
 
 
 def map_parts(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
-              turn: Turn | None = None) -> tuple[dict, list[dict], list[str]]:
+              turn: Turn | None = None, view: dict | None = None) -> tuple[dict, list[dict], list[str]]:
     """What ``report_svg`` and ``focus_points`` both read: the state as ``side`` sees it
-    (``state_view``) and the map's trails and outlined hexes (``board_moves``)."""
-    view = state_view(game, st, side, head, turn=turn)
+    (``state_view``; ``view``: the caller's, when it has it) and the map's trails and
+    outlined hexes (``board_moves``)."""
+    view = state_view(game, st, side, head, turn=turn) if view is None else view
     moves, highlight = board_moves(game, side, st, view, entries, since)
     return view, moves, highlight
 
 
 def report_svg(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str,
-               turn: Turn | None = None, parts: tuple | None = None) -> str:
+               turn: Turn | None = None, parts: tuple | None = None, faced: list[dict] | None = None) -> str:
     """The map as ``side`` may see it: units, this report's moves, the hexes
     under attack, and what decides the game (``marks.marks_for``: objectives,
     areas, score; turn and phase under the title; eliminated units boxed).
-    ``parts``: ``map_parts`` of these arguments, when the caller has them."""
+    ``parts``: ``map_parts`` of these arguments, ``faced``: ``faces`` of its view's units,
+    when the caller has them (neither is changed)."""
     from pbem.report.mapsvg import render_svg
     from pbem.report.marks import info_line, marks_for
     view, moves, highlight = parts or map_parts(game, side, st, entries, since, head, turn)
     sc = game.scenario
     title = f"{sc.title} - {step_line(sc, view)} - seq {st.seq} - head {head[:12]}"
     marks = marks_for(game, st, side)
-    return render_svg(sc, faces(game, st, view["units"], side), moves=moves, title=title, highlight=highlight,
+    faced = faces(game, st, view["units"], side) if faced is None else faced
+    return render_svg(sc, faced, moves=moves, title=title, highlight=highlight,
                       marks=marks, info=info_line(view, marks, sc), shots=shots_since(game, st, entries, since, side))
 
 
@@ -256,19 +285,20 @@ def wants_svg(svg: bool | str, st: GameState) -> bool:
 
 def map_attachments(game: Game, side: str, st: GameState, entries: list[Entry], since: int, head: str, *,
                     png: bool = True, svg: bool | str = "final", width: int | None = None,
-                    turn: Turn | None = None) -> list:
+                    turn: Turn | None = None, view: dict | None = None, faced: list[dict] | None = None) -> list:
     """The map as a report mail carries it: one PNG sized for a mail client
     (``pbem.report.png.svg_to_png``) and the SVG only when ``svg`` asks for it
     (see ``wants_svg``).  The map is not even drawn when neither goes.  ``turn``:
-    the state's Turn, when the caller has one."""
+    the state's Turn, ``view`` the ``state_view`` and ``faced`` its units' ``faces``, when the
+    caller has them."""
     from pbem.report import mailparts as M
     from pbem.report.mapsvg import HEX_R
     from pbem.report.png import MAP_WIDTH, svg_to_png
     with_svg = wants_svg(svg, st)
     if not (png or with_svg):
         return []
-    parts = map_parts(game, side, st, entries, since, head, turn)     # the SVG's and the close-up's
-    drawing = report_svg(game, side, st, entries, since, head, parts=parts)
+    parts = map_parts(game, side, st, entries, since, head, turn, view)     # the SVG's and the close-up's
+    drawing = report_svg(game, side, st, entries, since, head, parts=parts, faced=faced)
     name = f"{game.game_id}-seq{st.seq}-{side}"
     out = []
     if png:

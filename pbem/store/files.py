@@ -162,9 +162,17 @@ class FileHostStore:
     def job_put(self, key: str, rec: dict) -> None:
         from pbem.host import mail as M
         if rec.get("status") == "applying":
-            # a marker per game: while orders are half-way, tick() leaves the game alone
+            # a marker per game: while orders are half-way, tick() leaves the game alone (``busy``
+            # reads its name only: the name is made durable, the folder fsync'd; the job it holds
+            # is in the name too)
             (self.state_dir / "inflight").mkdir(exist_ok=True)
-            M.write_atomic(self._inflight(rec), rec["job"].encode(), 0o600)
+            marker = self._inflight(rec)
+            fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                os.write(fd, rec["job"].encode())
+            finally:
+                os.close(fd)
+            M._fsync_dir(marker.parent)
         M.write_atomic(self._jpath(key), json.dumps(rec, sort_keys=True).encode(), 0o600)
         if rec.get("status") == "done" and rec.get("game"):
             with contextlib.suppress(OSError):

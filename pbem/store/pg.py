@@ -654,6 +654,20 @@ class PgEventLog:
         seq, prev, line = page[0]
         return seq, line_hash(prev, line)
 
+    def head_anchored(self) -> tuple[int, str, tuple[int, str] | None]:
+        """``head()`` and ``recorded_head()`` in one query (one snapshot): a state read from
+        the cache reads both (``Game._at_head``)."""
+        rows = self.pg._all(self._LINE[:7] + "(SELECT seq FROM pbem_heads WHERE game = e.game), (SELECT hash FROM "
+                            "pbem_heads WHERE game = e.game), " + self._LINE[7:] + " ORDER BY e.seq DESC LIMIT 1",
+                            (self.game.game_id,))
+        if not rows:
+            return -1, GENESIS, self.recorded_head()
+        aseq, ahash, seq, prev, line = rows[0]
+        if line is None:                                # as ``_page`` says it
+            raise LogError("a sealed line is missing from pbem_secrets (this role may not read it, or it was "
+                           "deleted)", seq + 1, self.path)
+        return seq, line_hash(prev, bytes(line)), (None if aseq is None else (int(aseq), ahash))
+
     def recorded_head(self) -> tuple[int, str] | None:
         """The anchor: the heads row every append compares and sets."""
         row = self.pg._one("SELECT seq, hash FROM pbem_heads WHERE game = %s", (self.game.game_id,))
@@ -661,10 +675,11 @@ class PgEventLog:
 
     check_anchor = EventLog.check_anchor          # the heads row must not contradict the last line
 
-    def stamp(self) -> str:
+    def stamp(self, anchor: Any = ()) -> str:
         """What the state cache is keyed by besides the head (the file store's stamp of
-        the file): this database and the game's heads row, which every append changes."""
-        anchor = self.recorded_head()
+        the file): this database and the game's heads row, which every append changes
+        (``anchor``: that row, when the caller read it)."""
+        anchor = self.recorded_head() if anchor == () else anchor
         where = hashlib.sha256(self.pg.url.encode()).hexdigest()[:12]
         return f"pg.{where}.{anchor[0]}.{anchor[1][:16]}" if anchor else "-"
 

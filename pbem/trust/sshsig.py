@@ -124,9 +124,21 @@ def parse_public_key(text: str) -> PublicKey:
 
 
 def _public_of(private) -> PublicKey:
+    """The public half of a private key object, kept per object (the host signs every
+    answer's receipt and report's head with one key: it was derived for each)."""
+    got = _PUBLIC.get(id(private))
+    if got is not None and got[0] is private:       # the object itself is kept: its id is not reused
+        return got[1]
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
     line = private.public_key().public_bytes(Encoding.OpenSSH, PublicFormat.OpenSSH).decode("ascii")
-    return parse_public_key(line)
+    pub = parse_public_key(line)
+    if len(_PUBLIC) >= 16:
+        _PUBLIC.clear()
+    _PUBLIC[id(private)] = (private, pub)
+    return pub
+
+
+_PUBLIC: dict[int, tuple[object, PublicKey]] = {}
 
 
 def load_private_key(data: bytes, password: bytes | None = None):
