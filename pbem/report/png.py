@@ -98,8 +98,7 @@ def _tiled_png(svg: str, max_width: int, colours: int) -> bytes | None:
     if lay is None:
         return None
     pal = _palette_for(svg, lay, colours)
-    return pngbands.encode(pal.indices(lay), lay.width, lay.height, pal.rgb, COMPRESS_LEVEL, tiles.TILE,
-                           filtered=True)
+    return pngbands.encode_bands(pal.bands(lay), lay.width, lay.height, pal.rgb, COMPRESS_LEVEL)
 
 
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b")
@@ -133,24 +132,41 @@ class _Palette:
         from PIL import Image
         return im.quantize(palette=self.image, dither=Image.Dither.NONE)
 
-    def indices(self, lay) -> bytes:
-        """The palette indices of ``lay``'s picture, each row led by a 0 (PNG's filter
-        type None, ``pngbands.encode``'s ``filtered``): each tile's kept."""
+    def tile(self, key, im):
+        """The palette indices of a tile's picture ``im`` (kept by its ``key``)."""
+        t = _indices.get((self.serial, key))
+        if t is None:
+            t = _indices[self.serial, key] = self.quantise(im)
+            while len(_indices) > _KEPT_INDICES:
+                _indices.popitem(last=False)
+        else:
+            _indices.move_to_end((self.serial, key))
+        return t
+
+    def bands(self, lay) -> list:
+        """``lay``'s picture as ``pngbands.encode_bands`` wants it: a band per row of tiles, its
+        key the palette and the keys of what is laid there (the same key, the same rows)."""
         from PIL import Image
 
         from pbem.report.tiles import TILE
-        out = Image.new("P", (lay.width + 1, lay.height), self.blank)
-        out.paste(0, (0, 0, 1, lay.height))
-        for x, y, key, im in [*((c * TILE, r * TILE, *got) for (c, r), got in lay.cells.items()), *lay.bands]:
-            t = _indices.get((self.serial, key))
-            if t is None:
-                t = _indices[self.serial, key] = self.quantise(im)
-                while len(_indices) > _KEPT_INDICES:
-                    _indices.popitem(last=False)
-            else:
-                _indices.move_to_end((self.serial, key))
-            out.paste(t, (1 + x, y))
-        return out.tobytes()
+        rows: dict[int, list] = {}
+        for (c, r), (key, im) in lay.cells.items():
+            rows.setdefault(r, []).append((c * TILE, r * TILE, key, im))
+        out = []
+        for r in range((lay.height + TILE - 1) // TILE):
+            y0, y1 = r * TILE, min(lay.height, (r + 1) * TILE)
+            laid = sorted(rows.get(r, []), key=lambda t: t[0])
+            laid += [b for b in lay.bands if b[1] < y1 and b[1] + b[3].height > y0]   # pasted over, in order
+            key = (self.serial, lay.width, y0, y1, tuple((x, y, k) for x, y, k, _im in laid))
+
+            def make(y0=y0, y1=y1, laid=laid) -> bytes:
+                band = Image.new("P", (lay.width + 1, y1 - y0), self.blank)
+                band.paste(0, (0, 0, 1, y1 - y0))
+                for x, y, k, im in laid:
+                    band.paste(self.tile(k, im), (1 + x, y - y0))
+                return band.tobytes()
+            out.append((key, make))
+        return out
 
 
 _KEPT_INDICES = 6000                     # tiles' palette indices kept, 16 KiB each, all palettes together
