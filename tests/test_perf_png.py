@@ -57,6 +57,42 @@ def test_a_png_written_band_by_band_reads_back_as_its_indices_and_palette():
     assert zlib.decompress(cold[cold.index(b"IDAT") + 4:-16]).count(b"\x00") >= h   # one zlib stream
 
 
+
+def test_a_png_written_from_keyed_bands_reads_back_and_makes_only_the_rows_that_changed():
+    Image = pytest.importorskip("PIL.Image")
+    rng = random.Random(11)
+    w, h = 203, 300                                              # bands of 128, 128 and 44 rows
+    rows = [bytes([0]) + bytes(rng.choice((0, 0, 1, 3)) for _ in range(w)) for _ in range(h)]
+    palette = bytes(rng.randrange(256) for _ in range(4 * 3))
+    made = []
+
+    def bands(rows, keys):
+        def one(y0, key):
+            def make():
+                made.append(y0)
+                return b"".join(rows[y0:min(h, y0 + 128)])
+            return key, make
+        return [one(y0, key) for y0, key in zip(range(0, h, 128), keys)]
+    pngbands._bands.clear()
+    cold = pngbands.encode_bands(bands(rows, "abc"), w, h, palette, 6, text={"pbem-viewbox": "1 2 3 4"})
+    assert made == [0, 128, 256] and len(pngbands._bands) == 4 + 4 + 2   # 32 rows a piece
+    with Image.open(io.BytesIO(cold)) as im:
+        im.load()
+        assert im.size == (w, h) and im.tobytes() == b"".join(r[1:] for r in rows)
+        assert bytes(im.getpalette()[:12]) == palette and im.text["pbem-viewbox"] == "1 2 3 4"
+    # the same picture through encode: the same pixels
+    with Image.open(io.BytesIO(pngbands.encode(b"".join(rows), w, h, palette, 6, 128, filtered=True))) as im:
+        assert im.tobytes() == b"".join(r[1:] for r in rows)
+    # a band of a known key is not made again; a changed one recompresses only its changed rows
+    made.clear()
+    other = list(rows)
+    other[140] = bytes([0]) + bytes([2]) * w
+    pieces = len(pngbands._bands)
+    again = pngbands.encode_bands(bands(other, "aXc"), w, h, palette, 6)
+    assert made == [128] and len(pngbands._bands) == pieces + 1
+    with Image.open(io.BytesIO(again)) as im:
+        assert im.tobytes() == b"".join(r[1:] for r in other)
+
 def _off_near(a, b, by: int = 24) -> float:
     """The share of pixels of ``a`` with no pixel of ``b`` within one pixel of it (the 3x3
     around it) closer than ``by`` in every channel: an edge that lands a pixel over (where
