@@ -154,6 +154,43 @@ def test_a_map_on_its_boards_fixed_palette_looks_as_the_plain_picture(played_exa
     assert parts and sum(w * h for w, h in parts) < b.size[0] * b.size[1] / 3
 
 
+
+def test_a_map_grown_taller_with_a_new_colour_keeps_its_palette_and_its_tiles_indices(played_example):
+    # Advanced Tobruk's map grows as units are lost, and an area or a marker brings a colour
+    # the first map had not: the palette takes the colour in (exactly) instead of being made
+    # again from the new picture, which quantised every tile again and changed every band
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report.render import report_svg
+    g = played_example("el-alamein").game()
+    entries = g.entries()
+    at = entries[-1].seq
+    svg = report_svg(g, "axis", g.state(at), entries, at - 3, entries[at].hash)
+    tiles._kept.clear()
+    png._palettes.clear()
+    first = png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS)
+    w, h = (int(v) for v in re.search(r'width="(\d+)" height="(\d+)"', svg).groups())
+    taller = svg.replace(f'height="{h}" viewBox="0 0 {w} {h}"', f'height="{h + 90}" viewBox="0 0 {w} {h + 90}"', 1)
+    assert taller != svg
+    taller = taller.replace("</svg>", '<circle cx="200" cy="300" r="40" fill="#12ab34"/>\n</svg>')
+    quantised = []
+    plain_q = png._Palette.quantise
+
+    def count(self, im):
+        quantised.append(im.size)
+        return plain_q(self, im)
+    png._Palette.quantise = count
+    try:
+        got = png._tiled_png(taller, png.MAP_WIDTH, png.MAP_COLOURS)
+    finally:
+        png._Palette.quantise = plain_q
+    assert len(png._palettes) == 1 and len(next(iter(png._palettes.values()))) == 1   # one palette
+    assert 0 < sum(x * y for x, y in quantised) < 0.25 * w * h                    # the new tiles only
+    truth = tiles.picture(taller, png.MAP_WIDTH, lambda s, w: png._resvg(s, w, True))
+    with Image.open(io.BytesIO(got)) as b, Image.open(io.BytesIO(first)) as a:
+        assert b.size == (truth.width, truth.height) and a.size[1] < b.size[1]
+        assert b.convert("RGB").getpixel((200, 300)) == (0x12, 0xab, 0x34)           # the new colour, exact
+        assert _off(b.convert("RGB"), truth) < 1 / 2000
+
 def test_kept_pictures_of_any_size_are_packed_and_come_back_the_same():
     Image = pytest.importorskip("PIL.Image")
     rng = random.Random(3)

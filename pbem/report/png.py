@@ -102,6 +102,8 @@ def _tiled_png(svg: str, max_width: int, colours: int) -> bytes | None:
 
 
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b")
+_HEIGHT = re.compile(r'\s(?:height|viewBox)="[^"]*"')
+_EXTEND = 16                             # colours a palette takes in at once (an area's, a marker's)
 
 
 class _Palette:
@@ -127,6 +129,24 @@ class _Palette:
         self.blank = self.quantise(Image.new("RGB", (1, 1), (255, 255, 255))).getpixel((0, 0))
         self.svg_colours = svg_colours
         self.serial = next(_serials)
+
+    def extend(self, named: frozenset) -> bool:
+        """Add the SVG colours ``named`` that it lacks, exactly, after its own (when there is
+        room): the indices of the tiles quantised before stay right (no entry moves), so the
+        tiles are not quantised again; False when there is no room."""
+        entries = [tuple(self.rgb[i:i + 3]) for i in range(0, len(self.rgb), 3)]
+        new = []
+        for c in sorted(named - self.svg_colours):
+            rgb = tuple(int(c[k:k + 2], 16) for k in (1, 3, 5))
+            if rgb not in entries and rgb not in new:
+                new.append(rgb)
+        if len(new) > _EXTEND or len(entries) + len(new) > 256:
+            return False                          # another board, most likely: its own palette
+        entries += new
+        self.rgb = bytes(v for e in entries for v in e)
+        self.image.putpalette(self.rgb + self.rgb[-3:] * (256 - len(entries)))
+        self.svg_colours = self.svg_colours | named
+        return True
 
     def quantise(self, im):
         from PIL import Image
@@ -181,14 +201,18 @@ _PALETTES = 256
 def _palette_for(svg: str, lay, colours: int) -> _Palette:
     """The board's palette that has every colour ``svg`` names; a new one made from this
     picture when none has."""
-    root = svg[:svg.find(">") + 1]
+    # the board and the width: a map grown taller (more eliminated units) keeps its palette
+    root = _HEIGHT.sub("", svg[:svg.find(">") + 1])
     key = (root, lay.width, colours)
-    named = frozenset(c.lower() for c in _COLOUR.findall(svg))
+    named = frozenset(c.lower() for c in set(_COLOUR.findall(svg)))
     got = _palettes.get(key, [])
     for pal in got:
         if named <= pal.svg_colours:
             _palettes.move_to_end(key)
             return pal
+    if got and got[-1].extend(named):            # a colour new to the game (an area, a marker)
+        _palettes.move_to_end(key)
+        return got[-1]
     pal = _Palette(lay.rgb(), named, colours)
     _palettes[key] = [*got[-3:], pal]
     while len(_palettes) > _PALETTES:
