@@ -292,6 +292,7 @@ def _items(svg: str):
 
 
 TITLE_BAR = '<g class="title-bar">'
+_X = re.compile(r'\sx="[^"]*"')
 _BAR_PART = re.compile(r"<rect\b[^>]*/>|<text\b([^>]*)>([^<]*)</text>")
 _bars: dict[tuple[str, str], list | None] = {}
 
@@ -311,8 +312,7 @@ def _title_items(line: str, root: str) -> list | None:
     from pbem.report import glyphs
     got: list | None = None
     inner = line[len(TITLE_BAR):-len("</g>")] if line.endswith("</g>") else None
-    inherited = {k: v for k, v in re.findall(r'\s([A-Za-z_:][-A-Za-z0-9_:.]*)="([^"]*)"', root)
-                 if k in glyphs._PLACE or k in glyphs._UNKNOWN_INHERITED}
+    inherited = {k: v for k, v in glyphs._ATTR.findall(root) if k in glyphs._PLACE or k in glyphs._UNKNOWN_INHERITED}
     if inner is not None and not any(k in glyphs._UNKNOWN_INHERITED for k in inherited):
         parts = list(_BAR_PART.finditer(inner))
         if parts and "".join(m.group(0) for m in parts) == inner:
@@ -323,7 +323,7 @@ def _title_items(line: str, root: str) -> list | None:
                     got.append(m.group(0))
                     continue
                 for x, w in ws:
-                    attrs = re.sub(r'\sx="[^"]*"', f' x="{x!r}"', m.group(1), count=1)
+                    attrs = _X.sub(f' x="{x!r}"', m.group(1), count=1)
                     got.append(f"<text{attrs}>{escape(w, quote=False)}</text>")
             got = [(TITLE_BAR, t, box(t, TITLE_BAR)) for t in got]
     if len(_bars) > 2_000:
