@@ -34,9 +34,10 @@ MARGIN = 14.0              # SVG units added around every element's box
 
 
 class _Kept:
-    """The tiles drawn, by their SVG: the last ``hot`` as images, older ones as their
+    """The tiles drawn, by their SVG: the last ``hot`` as images, older boards as their
     pixels compressed (zlib level 1, about a tenth of the bytes) up to ``cold_bytes``, the
-    least recently used forgotten first.  A host mails many games in turn, and each keeps
+    least recently used forgotten first; an older whole tile is forgotten (``_laid``: laid
+    again from its board and its items' pictures at the cost of a few pastes).  A host mails many games in turn, and each keeps
     the tiles of its map between its mails."""
 
     def __init__(self, hot: int = 3000, cold_bytes: int = 192 << 20):
@@ -78,12 +79,20 @@ class _Kept:
         self.images.move_to_end(key)
         while len(self.images) > self.hot:
             old, oim = self.images.popitem(last=False)
+            if _laid(old):                           # laid again from kept pictures at a paste's cost
+                continue
             data = zlib.compress(oim.tobytes(), 1)
             self.packed[old] = (oim.size, data)
             self.size += len(data)
         while self.size > self.cold_bytes and self.packed:
             _old, (_dims, data) = self.packed.popitem(last=False)
             self.size -= len(data)
+
+
+def _laid(key) -> bool:
+    """Whether ``key`` is a whole tile's (``layout``: its place, then its items), laid from its
+    board and its items' pictures, not a board's (``_base_key``, the title band's)."""
+    return type(key) is tuple and len(key) > 4 and type(key[0]) is float and key[4] not in ("under", "fixed")
 
 
 _kept = _Kept()
@@ -271,7 +280,7 @@ def _items(svg: str):
                 i += 1
                 continue
             bar = _title_items(line, root) if line.startswith(TITLE_BAR) else None
-            items += bar or [("", line, box(line))]
+            items += bar or [("", _paper(line), box(line))]
             i += 1
             continue
         j, depth = i + 1, d                          # a block: to the line closing it
@@ -286,9 +295,15 @@ def _items(svg: str):
             items += _layer(body, i, j)
         else:
             text = "\n".join(body[i:j])
-            items.append(("", text, box(text)))
+            items.append(("", _paper(text), box(text)))
         i = j
     return root, always, items
+
+
+def _paper(text: str) -> str:
+    """``text`` with a size of "100%" (the paper) made as wide and as tall as any map: 100 %
+    of a tile's picture would be the tile (``layout``)."""
+    return text.replace('width="100%" height="100%"', 'width="100000" height="100000"') if '100%"' in text else text
 
 
 TITLE_BAR = '<g class="title-bar">'
@@ -346,7 +361,7 @@ def _layer(body: list[str], i: int, j: int) -> list:
     line = tag + ">"
     got = []
     if drawn:                                        # the group's own frame, title: an item of it
-        got.append((line, drawn, box(drawn, line)))
+        got.append((line, _paper(drawn), box(drawn, line)))
     k = i + 1
     while k < j - 1:
         m, depth = k + 1, _depth(body[k])
@@ -354,7 +369,7 @@ def _layer(body: list[str], i: int, j: int) -> list:
             depth += _depth(body[m])
             m += 1
         text = "\n".join(body[k:m])
-        got.append((line, text, box(text, line)))
+        got.append((line, _paper(text), box(text, line)))
         k = m
     if len(_layers) > 2_000:
         _layers.clear()
@@ -410,9 +425,7 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     sw, sh = float(m.group(1)), float(m.group(2))
     # "100%" of a tile would be the tile: the paper as wide and as tall as any map, so that
     # a map grown taller (more eliminated units) has the tiles of the one before
-    full = 'width="100000" height="100000"'
-    items = [(lay, t.replace('width="100%" height="100%"', full), b) if '100%"' in t else (lay, t, b)
-             for lay, t, b in items]
+    # (``_paper``: done as the items are read)
     if window is None:
         width = min(max_width, int(sw)) if max_width and sw > max_width else int(sw)
         s = width / sw
