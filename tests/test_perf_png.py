@@ -202,39 +202,6 @@ def test_kept_pictures_of_any_size_are_packed_and_come_back_the_same():
 
 
 
-def test_an_older_whole_tile_is_forgotten_and_an_older_board_packed(played_example):
-    # a host of many games pushed every tile past the hot ones into the compressed tier
-    # (about a tenth of a millisecond each), most of them whole tiles of positions gone,
-    # which are laid again from their board and items' pictures at a few pastes' cost
-    Image = pytest.importorskip("PIL.Image")
-    from pbem.report.render import report_svg
-    g = played_example("el-alamein").game()
-    entries = g.entries()
-    at = entries[-1].seq
-    svg = report_svg(g, "axis", g.state(at), entries, at - 3, entries[at].hash)
-    tiles._kept.clear()
-    render = lambda s, w: png._resvg(s, w, True)                          # noqa: E731
-    first = tiles.layout(svg, png.MAP_WIDTH, render)
-    laid = [k for k in tiles._kept.images if tiles._laid(k)]
-    boards = [k for k in tiles._kept.images if not tiles._laid(k)]
-    assert laid and boards and all(k in tiles._kept for k, _im in first.cells.values())
-    kept = tiles._kept
-    try:
-        tiles._kept = small = tiles._Kept(hot=1)
-        for k in laid[:3] + boards[:3]:
-            small[k] = kept[k]
-        small["last"] = Image.new("RGB", (1, 1))
-        assert not any(k in small for k in laid[:3]) and all(k in small.packed for k in boards[:3])
-        # a map whose whole tiles were forgotten is laid again as it was
-        tiles._kept = tiles._Kept(hot=len(boards) + 2)
-        for k in boards:
-            tiles._kept[k] = kept[k]
-        tiles._kept.sprites = kept.sprites
-        again = tiles.layout(svg, png.MAP_WIDTH, render)
-        assert again.rgb().tobytes() == first.rgb().tobytes()
-    finally:
-        tiles._kept = kept
-
 def test_a_closeup_is_drawn_once_per_map_and_rectangle_with_its_viewbox(monkeypatch):
     Image = pytest.importorskip("PIL.Image")
     from pbem.report import closeup

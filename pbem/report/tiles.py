@@ -34,10 +34,9 @@ MARGIN = 14.0              # SVG units added around every element's box
 
 
 class _Kept:
-    """The tiles drawn, by their SVG: the last ``hot`` as images, older boards as their
+    """The tiles drawn, by their SVG: the last ``hot`` as images, older ones as their
     pixels compressed (zlib level 1, about a tenth of the bytes) up to ``cold_bytes``, the
-    least recently used forgotten first; an older whole tile is forgotten (``_laid``: laid
-    again from its board and its items' pictures at the cost of a few pastes).  A host mails many games in turn, and each keeps
+    least recently used forgotten first.  A host mails many games in turn, and each keeps
     the tiles of its map between its mails."""
 
     def __init__(self, hot: int = 3000, cold_bytes: int = 192 << 20):
@@ -79,20 +78,12 @@ class _Kept:
         self.images.move_to_end(key)
         while len(self.images) > self.hot:
             old, oim = self.images.popitem(last=False)
-            if _laid(old):                           # laid again from kept pictures at a paste's cost
-                continue
             data = zlib.compress(oim.tobytes(), 1)
             self.packed[old] = (oim.size, data)
             self.size += len(data)
         while self.size > self.cold_bytes and self.packed:
             _old, (_dims, data) = self.packed.popitem(last=False)
             self.size -= len(data)
-
-
-def _laid(key) -> bool:
-    """Whether ``key`` is a whole tile's (``layout``: its place, then its items), laid from its
-    board and its items' pictures, not a board's (``_base_key``, the title band's)."""
-    return type(key) is tuple and len(key) > 4 and type(key[0]) is float and key[4] not in ("under", "fixed")
 
 
 _kept = _Kept()
