@@ -384,3 +384,23 @@ def test_line_features_through_touching_hexes_draw_no_triangles():
     # a straight line stays whole
     straight = ["0301", "0302", "0303", "0304"]
     assert _line_edges(g, straight) == [("0301", "0302"), ("0302", "0303"), ("0303", "0304")]
+
+
+def test_a_title_changed_only_at_its_end_keeps_its_font_size_and_still_fits():
+    # the title bar's size is in half pixels: map after map, a title whose head (the end)
+    # changes mostly keeps its size, so its other words keep their pictures (tiles._title_items)
+    import random
+    from collections import Counter
+
+    from pbem.report.fontmetrics import text_width
+    from pbem.report.marks import fit
+    rng = random.Random(29)
+    base = "Tobruk: Operation Battleaxe, the salient at El Adem, June 1941 - turn 3, German indirect fire - seq 349 - head "
+    sizes = Counter()
+    for _ in range(40):
+        title = base + "".join(rng.choice("0123456789abcdef") for _ in range(12))
+        size = fit(title, 16.0, 760, bold=True)
+        assert text_width(title, size, True) <= 760 and size * 2 == int(size * 2)
+        sizes[size] += 1
+    assert len(sizes) <= 2 and sizes.most_common(1)[0][1] >= 30 and max(sizes) < 16.0
+    assert fit("short", 16.0, 760, bold=True) == 16.0

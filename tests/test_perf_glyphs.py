@@ -127,3 +127,39 @@ def test_a_map_png_is_drawn_with_no_text_left_for_resvg(played_example, monkeypa
     svg = report_svg(g, "axis", g.state(at), entries, at - 3, entries[at].hash)
     assert svg.count("<text") > 50
     assert "<text" not in glyphs.outline(svg)
+
+
+TITLES = [
+    # (a title bar's text, the attributes the SVG root passes on): what ``mapsvg`` writes
+    ('<text x="24" y="29" font-size="16" font-weight="bold" fill="#ffffff">Khar&#x27;kov: winter offensive and '
+     'counterstroke, January - March 1943 - turn 5, Soviet movement - seq 460 - head 959d490776fc</text>', {}),
+    ('<text class="info" x="24" y="46" font-size="12" fill="#f3e3b0">Turn 5 of 8 (16-22 February)  ·  '
+     'Soviet movement  ·  Score: Soviet 10 VP, German 4 VP</text>', {}),
+    ('<text x="24.5" y="29" font-size="14.66" font-weight="bold" fill="#ffffff"> Mérefa  AVATAR, Tobruk 1941 '
+     '</text>', {"font-size": "12"}),
+]
+
+
+@pytest.mark.parametrize("text,inherited", TITLES)
+def test_a_text_cut_into_its_words_draws_exactly_the_whole_texts_glyphs(text, inherited):
+    # each word a text of its own at the pen the whole text reaches there: its outline is,
+    # number for number, the whole text's outline of those glyphs (tiles draws a title bar
+    # a word at a time, so a new head redraws only the head)
+    import re
+    m = re.match(r"<text([^>]*)>([^<]*)</text>", text)
+    got = glyphs.words(m.group(1), m.group(2), inherited)
+    assert got is not None and [w for _x, w in got] == glyphs._spaced(m.group(2)).split(" ")
+    whole = glyphs._path(m.group(1), m.group(2), inherited)
+    parts = [glyphs._path(re.sub(r'\sx="[^"]*"', f' x="{x!r}"', m.group(1)), w, inherited) for x, w in got]
+    d = re.search(r' d="([^"]*)"', whole).group(1)
+    assert "".join(re.search(r' d="([^"]*)"', p).group(1) for p in parts) == d
+    assert all(p.replace(re.search(r' d="[^"]*"', p).group(0), "") ==
+               whole.replace(re.search(r' d="[^"]*"', whole).group(0), "") for p in parts)   # the same paint
+
+
+def test_a_text_not_laid_from_its_start_is_not_cut_into_words():
+    assert glyphs.words(' x="10" y="30" text-anchor="middle" font-size="12"', "two words", {}) is None
+    assert glyphs.words(' x="10" y="30" font-size="12" textLength="90" lengthAdjust="spacingAndGlyphs"',
+                        "two words", {}) is None
+    assert glyphs.words(' x="10" y="30" font-size="12"', "two words", {"text-anchor": "end"}) is None
+    assert glyphs.words(' x="10" y="30" font-size="12"', "two words", {"?": ""}) is None

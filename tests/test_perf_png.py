@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import io
+import re
 import random
 import zlib
 
@@ -55,6 +56,42 @@ def test_a_png_written_band_by_band_reads_back_as_its_indices_and_palette():
         assert im.tobytes() == bytes(other)
     assert zlib.decompress(cold[cold.index(b"IDAT") + 4:-16]).count(b"\x00") >= h   # one zlib stream
 
+
+
+def test_a_png_written_from_keyed_bands_reads_back_and_makes_only_the_rows_that_changed():
+    Image = pytest.importorskip("PIL.Image")
+    rng = random.Random(11)
+    w, h = 203, 300                                              # bands of 128, 128 and 44 rows
+    rows = [bytes([0]) + bytes(rng.choice((0, 0, 1, 3)) for _ in range(w)) for _ in range(h)]
+    palette = bytes(rng.randrange(256) for _ in range(4 * 3))
+    made = []
+
+    def bands(rows, keys):
+        def one(y0, key):
+            def make():
+                made.append(y0)
+                return b"".join(rows[y0:min(h, y0 + 128)])
+            return key, make
+        return [one(y0, key) for y0, key in zip(range(0, h, 128), keys)]
+    pngbands._bands.clear()
+    cold = pngbands.encode_bands(bands(rows, "abc"), w, h, palette, 6, text={"pbem-viewbox": "1 2 3 4"})
+    assert made == [0, 128, 256] and len(pngbands._bands) == 4 + 4 + 2   # 32 rows a piece
+    with Image.open(io.BytesIO(cold)) as im:
+        im.load()
+        assert im.size == (w, h) and im.tobytes() == b"".join(r[1:] for r in rows)
+        assert bytes(im.getpalette()[:12]) == palette and im.text["pbem-viewbox"] == "1 2 3 4"
+    # the same picture through encode: the same pixels
+    with Image.open(io.BytesIO(pngbands.encode(b"".join(rows), w, h, palette, 6, 128, filtered=True))) as im:
+        assert im.tobytes() == b"".join(r[1:] for r in rows)
+    # a band of a known key is not made again; a changed one recompresses only its changed rows
+    made.clear()
+    other = list(rows)
+    other[140] = bytes([0]) + bytes([2]) * w
+    pieces = len(pngbands._bands)
+    again = pngbands.encode_bands(bands(other, "aXc"), w, h, palette, 6)
+    assert made == [128] and len(pngbands._bands) == pieces + 1
+    with Image.open(io.BytesIO(again)) as im:
+        assert im.tobytes() == b"".join(r[1:] for r in other)
 
 def _off_near(a, b, by: int = 24) -> float:
     """The share of pixels of ``a`` with no pixel of ``b`` within one pixel of it (the 3x3
@@ -117,6 +154,43 @@ def test_a_map_on_its_boards_fixed_palette_looks_as_the_plain_picture(played_exa
     assert parts and sum(w * h for w, h in parts) < b.size[0] * b.size[1] / 3
 
 
+
+def test_a_map_grown_taller_with_a_new_colour_keeps_its_palette_and_its_tiles_indices(played_example):
+    # Advanced Tobruk's map grows as units are lost, and an area or a marker brings a colour
+    # the first map had not: the palette takes the colour in (exactly) instead of being made
+    # again from the new picture, which quantised every tile again and changed every band
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report.render import report_svg
+    g = played_example("el-alamein").game()
+    entries = g.entries()
+    at = entries[-1].seq
+    svg = report_svg(g, "axis", g.state(at), entries, at - 3, entries[at].hash)
+    tiles._kept.clear()
+    png._palettes.clear()
+    first = png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS)
+    w, h = (int(v) for v in re.search(r'width="(\d+)" height="(\d+)"', svg).groups())
+    taller = svg.replace(f'height="{h}" viewBox="0 0 {w} {h}"', f'height="{h + 90}" viewBox="0 0 {w} {h + 90}"', 1)
+    assert taller != svg
+    taller = taller.replace("</svg>", '<circle cx="200" cy="300" r="40" fill="#12ab34"/>\n</svg>')
+    quantised = []
+    plain_q = png._Palette.quantise
+
+    def count(self, im):
+        quantised.append(im.size)
+        return plain_q(self, im)
+    png._Palette.quantise = count
+    try:
+        got = png._tiled_png(taller, png.MAP_WIDTH, png.MAP_COLOURS)
+    finally:
+        png._Palette.quantise = plain_q
+    assert len(png._palettes) == 1 and len(next(iter(png._palettes.values()))) == 1   # one palette
+    assert 0 < sum(x * y for x, y in quantised) < 0.25 * w * h                    # the new tiles only
+    truth = tiles.picture(taller, png.MAP_WIDTH, lambda s, w: png._resvg(s, w, True))
+    with Image.open(io.BytesIO(got)) as b, Image.open(io.BytesIO(first)) as a:
+        assert b.size == (truth.width, truth.height) and a.size[1] < b.size[1]
+        assert b.convert("RGB").getpixel((200, 300)) == (0x12, 0xab, 0x34)           # the new colour, exact
+        assert _off(b.convert("RGB"), truth) < 1 / 2000
+
 def test_kept_pictures_of_any_size_are_packed_and_come_back_the_same():
     Image = pytest.importorskip("PIL.Image")
     rng = random.Random(3)
@@ -125,6 +199,7 @@ def test_kept_pictures_of_any_size_are_packed_and_come_back_the_same():
     kept["band"] = band
     kept["tile"] = Image.new("RGB", (tiles.TILE, tiles.TILE))
     assert "band" in kept.packed and kept["band"].tobytes() == band.tobytes()
+
 
 
 def test_a_closeup_is_drawn_once_per_map_and_rectangle_with_its_viewbox(monkeypatch):
@@ -185,7 +260,7 @@ def test_a_fog_games_maps_drawn_a_tile_at_a_time_look_as_drawn_whole(played_exam
         assert pic.size == whole.size and _off(pic, whole) < 1 / 2000, at
 
 
-def test_a_title_changed_at_its_end_draws_only_the_title_bar_over_its_kept_band(played_example):
+def test_a_title_changed_at_its_end_draws_only_the_word_that_changed_over_its_kept_band(played_example):
     Image = pytest.importorskip("PIL.Image")
     from pbem.report.render import report_svg
     g = played_example("el-alamein").game()
@@ -204,10 +279,12 @@ def test_a_title_changed_at_its_end_draws_only_the_title_bar_over_its_kept_band(
     tiles.picture(svg, png.MAP_WIDTH, render)
     drawn.clear()
     pic = tiles.picture(other, png.MAP_WIDTH, render)
-    # one picture: the title bar alone (its rectangle and texts), in its own box; the board
-    # under the band, the tiles and every other item's picture are kept
-    assert len(drawn) == 1 and "0123456789ab" in drawn[0] and 'class="title-bar"' in drawn[0]
-    assert drawn[0].count("<text") == 2 and "<polygon" not in drawn[0]
+    # one picture: the new head alone (the title bar's word that changed), in its own box; the
+    # bar's rectangle, its other words, the board under the band, the tiles and every other
+    # item's picture are kept
+    assert len(drawn) == 1 and 'class="title-bar"' in drawn[0]
+    assert re.findall(r"<text[^>]*>([^<]*)</text>", drawn[0]) == ["0123456789ab"]
+    assert "<rect" not in drawn[0] and "<polygon" not in drawn[0]
     with Image.open(io.BytesIO(png._resvg(other, None, True))) as whole:
         assert _off(pic, whole.convert("RGB")) < 1 / 5000
 

@@ -164,8 +164,8 @@ def _tiled(svg: str, rect: tuple[float, float, float, float], scale: float) -> b
     if lay is None or (lay.width, lay.height) != (max(1, math.ceil(w * scale - 1e-6)), max(1, math.ceil(h * scale - 1e-6))):
         return None
     pal = png._palette_for(svg, lay, png.MAP_COLOURS)
-    return pngbands.encode(pal.indices(lay), lay.width, lay.height, pal.rgb, png.COMPRESS_LEVEL, tiles.TILE,
-                           text={"pbem-viewbox": " ".join(f"{v:g}" for v in rect)}, filtered=True)
+    return pngbands.encode_bands(pal.bands(lay), lay.width, lay.height, pal.rgb, png.COMPRESS_LEVEL,
+                                 text={"pbem-viewbox": " ".join(f"{v:g}" for v in rect)})
 
 
 def big_board(sc, max_width: int) -> bool:

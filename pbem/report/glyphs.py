@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from html import unescape
 
-__all__ = ["outline"]
+__all__ = ["outline", "words"]
 
 _TOKEN = re.compile(r"<(svg|g)\b([^>]*?)(/?)>|</g>|</svg>|<text\b([^>]*)>([^<]*)</text>")
 _ATTR = re.compile(r'\s([A-Za-z_:][-A-Za-z0-9_:.]*)="([^"]*)"')
@@ -177,8 +177,10 @@ def _face(style: str) -> _Face:
     return got
 
 
-def _path(attrs: str, content: str, inherited: dict[str, str]) -> str | None:
-    """The path of one text's glyphs ("" when it draws nothing), None to leave it a text."""
+def _shaped(attrs: str, content: str, inherited: dict[str, str]):
+    """A text shaped as ``_path`` draws it: (own attributes, face, glyph infos, positions,
+    x scale, y scale, the first glyph's pen, y), "" when it draws nothing, None when it is
+    left as a text."""
     if "?" in inherited:
         return None
     own = dict(_ATTR.findall(attrs))
@@ -198,17 +200,11 @@ def _path(attrs: str, content: str, inherited: dict[str, str]) -> str | None:
     bold, slanted = weight in ("bold", "700"), style != "normal"
     if bold and slanted:                                 # no bold oblique face is bundled
         return None
-    # SVG's default white space: new lines dropped, tabs as spaces, the ends trimmed, runs
-    # of spaces as one
-    text = re.sub(" +", " ", unescape(content).replace("\n", "").replace("\t", " ")).strip(" ")
+    text = _spaced(content)
     if not text:
         return ""
     face = _face("bold" if bold else "oblique" if slanted else "regular")
-    buf = _hb.Buffer()
-    buf.add_str(text)
-    buf.guess_segment_properties()
-    _hb.shape(face.font, buf)
-    infos, places = buf.glyph_infos, buf.glyph_positions
+    infos, places = _shape(face, text)
     if any(g.codepoint == 0 for g in infos):             # a character the face lacks
         return None
     k = size / face.upem
@@ -226,6 +222,29 @@ def _path(attrs: str, content: str, inherited: dict[str, str]) -> str | None:
     if anchor not in ("start", "middle", "end"):
         return None
     pen = x - {"start": 0.0, "middle": advance / 2, "end": advance}[anchor]
+    return own, st, face, text, infos, places, kx, k, pen, y
+
+
+def _spaced(content: str) -> str:
+    """A text's characters as SVG's default white space lays them out: new lines dropped,
+    tabs as spaces, the ends trimmed, runs of spaces as one."""
+    return re.sub(" +", " ", unescape(content).replace("\n", "").replace("\t", " ")).strip(" ")
+
+
+def _shape(face, text: str):
+    buf = _hb.Buffer()
+    buf.add_str(text)
+    buf.guess_segment_properties()
+    _hb.shape(face.font, buf)
+    return buf.glyph_infos, buf.glyph_positions
+
+
+def _path(attrs: str, content: str, inherited: dict[str, str]) -> str | None:
+    """The path of one text's glyphs ("" when it draws nothing), None to leave it a text."""
+    got = _shaped(attrs, content, inherited)
+    if not got:
+        return got
+    own, _st, face, _text, infos, places, kx, k, pen, y = got
     d: list[str] = []
     for g, p in zip(infos, places):
         got = face.glyph(g.codepoint, kx, k)
@@ -237,3 +256,38 @@ def _path(attrs: str, content: str, inherited: dict[str, str]) -> str | None:
         return ""
     paint = "".join(f' {n}="{v}"' for n, v in own.items() if n in _PAINT)
     return f'<path{paint} d="{"".join(d)}" fill-rule="nonzero" shape-rendering="geometricPrecision"/>'
+
+
+def words(attrs: str, content: str, inherited: dict[str, str]) -> list[tuple[float, str]] | None:
+    """A text (laid from its start) as its words: [(x, word)], each word a text of its own at
+    x drawing exactly the glyphs, at exactly the places, that the whole text's path draws
+    for it (``_path``: the same pen, added up the same way, so the same numbers); None when
+    that cannot be said (no shaper, another anchor, a squeezed text, a word that shapes
+    otherwise alone)."""
+    if not _harfbuzz() or "textLength" in attrs:
+        return None
+    got = _shaped(attrs, content, inherited)
+    if not got or got[1].get("text-anchor", "start") != "start":
+        return None
+    _own, _st, face, text, infos, places, kx, _k, pen, _y = got
+    starts, at = [], 0                                   # each word's first character
+    for w in text.split(" "):
+        starts.append((at, w))
+        at += len(w) + 1
+    out, i = [], 0
+    for first, w in starts:
+        if not w:
+            return None
+        while i < len(infos) and infos[i].cluster < first:
+            pen += places[i].x_advance * kx
+            i += 1
+        j = i
+        while j < len(infos) and infos[j].cluster < first + len(w):
+            j += 1
+        alone_i, alone_p = _shape(face, w)               # shaped alone: the same glyphs and places
+        if ([g.codepoint for g in alone_i] != [g.codepoint for g in infos[i:j]]
+                or [(p.x_advance, p.x_offset, p.y_offset) for p in alone_p]
+                != [(p.x_advance, p.x_offset, p.y_offset) for p in places[i:j]]):
+            return None
+        out.append((pen, w))
+    return out

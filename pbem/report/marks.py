@@ -115,6 +115,8 @@ def info_line(view: dict, marks: dict, sc) -> str:
 
 
 def fit(text: str, size: float, width: float, bold: bool = False) -> float:
-    """The largest font size up to ``size`` at which ``text`` fits ``width``."""
+    """The largest font size up to ``size``, in half pixels, at which ``text`` fits ``width``.
+    (Half pixels: a title that changes only at its end, map after map, keeps its size, so
+    the pictures of its other words are kept: ``tiles._title_items``.)"""
     w = text_width(text, size, bold)
-    return size if w <= width else max(5.0, size * width / w)
+    return size if w <= width else max(5.0, math.floor(2 * size * width / w) / 2)

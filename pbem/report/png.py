@@ -98,11 +98,12 @@ def _tiled_png(svg: str, max_width: int, colours: int) -> bytes | None:
     if lay is None:
         return None
     pal = _palette_for(svg, lay, colours)
-    return pngbands.encode(pal.indices(lay), lay.width, lay.height, pal.rgb, COMPRESS_LEVEL, tiles.TILE,
-                           filtered=True)
+    return pngbands.encode_bands(pal.bands(lay), lay.width, lay.height, pal.rgb, COMPRESS_LEVEL)
 
 
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b")
+_HEIGHT = re.compile(r'\s(?:height|viewBox)="[^"]*"')
+_EXTEND = 16                             # colours a palette takes in at once (an area's, a marker's)
 
 
 class _Palette:
@@ -129,28 +130,63 @@ class _Palette:
         self.svg_colours = svg_colours
         self.serial = next(_serials)
 
+    def extend(self, named: frozenset) -> bool:
+        """Add the SVG colours ``named`` that it lacks, exactly, after its own (when there is
+        room): the indices of the tiles quantised before stay right (no entry moves), so the
+        tiles are not quantised again; False when there is no room."""
+        entries = [tuple(self.rgb[i:i + 3]) for i in range(0, len(self.rgb), 3)]
+        new = []
+        for c in sorted(named - self.svg_colours):
+            rgb = tuple(int(c[k:k + 2], 16) for k in (1, 3, 5))
+            if rgb not in entries and rgb not in new:
+                new.append(rgb)
+        if len(new) > _EXTEND or len(entries) + len(new) > 256:
+            return False                          # another board, most likely: its own palette
+        entries += new
+        self.rgb = bytes(v for e in entries for v in e)
+        self.image.putpalette(self.rgb + self.rgb[-3:] * (256 - len(entries)))
+        self.svg_colours = self.svg_colours | named
+        return True
+
     def quantise(self, im):
         from PIL import Image
         return im.quantize(palette=self.image, dither=Image.Dither.NONE)
 
-    def indices(self, lay) -> bytes:
-        """The palette indices of ``lay``'s picture, each row led by a 0 (PNG's filter
-        type None, ``pngbands.encode``'s ``filtered``): each tile's kept."""
+    def tile(self, key, im):
+        """The palette indices of a tile's picture ``im`` (kept by its ``key``)."""
+        t = _indices.get((self.serial, key))
+        if t is None:
+            t = _indices[self.serial, key] = self.quantise(im)
+            while len(_indices) > _KEPT_INDICES:
+                _indices.popitem(last=False)
+        else:
+            _indices.move_to_end((self.serial, key))
+        return t
+
+    def bands(self, lay) -> list:
+        """``lay``'s picture as ``pngbands.encode_bands`` wants it: a band per row of tiles, its
+        key the palette and the keys of what is laid there (the same key, the same rows)."""
         from PIL import Image
 
         from pbem.report.tiles import TILE
-        out = Image.new("P", (lay.width + 1, lay.height), self.blank)
-        out.paste(0, (0, 0, 1, lay.height))
-        for x, y, key, im in [*((c * TILE, r * TILE, *got) for (c, r), got in lay.cells.items()), *lay.bands]:
-            t = _indices.get((self.serial, key))
-            if t is None:
-                t = _indices[self.serial, key] = self.quantise(im)
-                while len(_indices) > _KEPT_INDICES:
-                    _indices.popitem(last=False)
-            else:
-                _indices.move_to_end((self.serial, key))
-            out.paste(t, (1 + x, y))
-        return out.tobytes()
+        rows: dict[int, list] = {}
+        for (c, r), (key, im) in lay.cells.items():
+            rows.setdefault(r, []).append((c * TILE, r * TILE, key, im))
+        out = []
+        for r in range((lay.height + TILE - 1) // TILE):
+            y0, y1 = r * TILE, min(lay.height, (r + 1) * TILE)
+            laid = sorted(rows.get(r, []), key=lambda t: t[0])
+            laid += [b for b in lay.bands if b[1] < y1 and b[1] + b[3].height > y0]   # pasted over, in order
+            key = (self.serial, lay.width, y0, y1, tuple((x, y, k) for x, y, k, _im in laid))
+
+            def make(y0=y0, y1=y1, laid=laid) -> bytes:
+                band = Image.new("P", (lay.width + 1, y1 - y0), self.blank)
+                band.paste(0, (0, 0, 1, y1 - y0))
+                for x, y, k, im in laid:
+                    band.paste(self.tile(k, im), (1 + x, y - y0))
+                return band.tobytes()
+            out.append((key, make))
+        return out
 
 
 _KEPT_INDICES = 6000                     # tiles' palette indices kept, 16 KiB each, all palettes together
@@ -165,14 +201,18 @@ _PALETTES = 256
 def _palette_for(svg: str, lay, colours: int) -> _Palette:
     """The board's palette that has every colour ``svg`` names; a new one made from this
     picture when none has."""
-    root = svg[:svg.find(">") + 1]
+    # the board and the width: a map grown taller (more eliminated units) keeps its palette
+    root = _HEIGHT.sub("", svg[:svg.find(">") + 1])
     key = (root, lay.width, colours)
-    named = frozenset(c.lower() for c in _COLOUR.findall(svg))
+    named = frozenset(c.lower() for c in set(_COLOUR.findall(svg)))
     got = _palettes.get(key, [])
     for pal in got:
         if named <= pal.svg_colours:
             _palettes.move_to_end(key)
             return pal
+    if got and got[-1].extend(named):            # a colour new to the game (an area, a marker)
+        _palettes.move_to_end(key)
+        return got[-1]
     pal = _Palette(lay.rgb(), named, colours)
     _palettes[key] = [*got[-3:], pal]
     while len(_palettes) > _PALETTES:

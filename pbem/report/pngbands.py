@@ -20,7 +20,7 @@ import struct
 import zlib
 from collections import OrderedDict
 
-__all__ = ["encode", "adler32_combine"]
+__all__ = ["encode", "encode_bands", "adler32_combine", "SUB"]
 
 _BASE = 65521
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -55,6 +55,7 @@ class _Bands:
     def clear(self) -> None:
         self.got.clear()
         self.size = 0
+        _keyed.clear()
 
     def __len__(self) -> int:
         return len(self.got)
@@ -77,10 +78,65 @@ class _Bands:
 
 
 _bands = _Bands()
+SUB = 32                 # rows a piece of a keyed band (``encode_bands``): a small change recompresses few
+_keyed: OrderedDict = OrderedDict()      # a band's key -> its pieces ((deflate, Adler-32, length), ...)
+_KEYED = 2048                            # bands (of about 10-20 KB each)
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(data, zlib.crc32(kind)))
+
+
+def _stream(pieces: list[tuple[bytes, int, int]], level: int) -> bytes:
+    """The zlib stream of the raw deflate ``pieces`` ((deflate, Adler-32 of its data, its data's
+    length), in order): a header for the default window and the level, an empty final fixed
+    block, the Adler-32 of the whole."""
+    adler = 1
+    for _comp, a, n in pieces:
+        adler = adler32_combine(adler, a, n)
+    flevel = 0 if level < 2 else 1 if level < 6 else 2 if level == 6 else 3
+    cmf, flg = 0x78, flevel << 6
+    flg += 31 - ((cmf << 8) + flg) % 31
+    return bytes((cmf, flg)) + b"".join(p[0] for p in pieces) + b"\x03\x00" + struct.pack(">I", adler)
+
+
+def _png(width: int, height: int, palette: bytes, stream: bytes, text: dict[str, str] | None) -> bytes:
+    out = [_SIGNATURE, _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)),
+           _chunk(b"PLTE", palette)]
+    for k, v in (text or {}).items():
+        out.append(_chunk(b"tEXt", k.encode("latin-1") + b"\0" + v.encode("latin-1")))
+    out += [_chunk(b"IDAT", stream), _chunk(b"IEND", b"")]
+    return b"".join(out)
+
+
+def encode_bands(bands, width: int, height: int, palette: bytes, level: int = 6,
+                 text: dict[str, str] | None = None) -> bytes:
+    """``encode`` of a picture given as its bands of rows, top to bottom: ``bands`` [(key,
+    rows)], ``rows()`` the band's filtered rows (each led by its filter byte 0).  A band whose
+    key was met before (its tiles the same) is neither made nor looked at; a new one is
+    compressed ``SUB`` rows at a time, each piece found by its digest when those rows were
+    compressed before (a change in a few rows recompresses only theirs)."""
+    stride = width + 1
+    pieces: list[tuple[bytes, int, int]] = []
+    rows_seen = 0
+    for key, rows in bands:
+        full = (key, stride, level)
+        got = _keyed.get(full)
+        if got is None:
+            raw = rows()
+            assert len(raw) % stride == 0
+            step = SUB * stride
+            got = tuple((*_bands.piece(raw[i:i + step], level), len(raw[i:i + step]))
+                        for i in range(0, len(raw), step))
+            _keyed[full] = got
+            while len(_keyed) > _KEYED:
+                _keyed.popitem(last=False)
+        else:
+            _keyed.move_to_end(full)
+        pieces += got
+        rows_seen += sum(n for _c, _a, n in got) // stride
+    assert rows_seen == height and 0 < len(palette) <= 768 and len(palette) % 3 == 0
+    return _png(width, height, palette, _stream(pieces, level), text)
 
 
 def encode(indices: bytes, width: int, height: int, palette: bytes, level: int = 6, band: int = 128,
@@ -92,21 +148,8 @@ def encode(indices: bytes, width: int, height: int, palette: bytes, level: int =
     if not filtered:
         indices = b"".join(b"\x00" + indices[y * width:(y + 1) * width] for y in range(height))
     assert len(indices) == stride * height and 0 < len(palette) <= 768 and len(palette) % 3 == 0
-    pieces: list[bytes] = []
-    adler = 1
+    pieces: list[tuple[bytes, int, int]] = []
     for y0 in range(0, height, band):
         raw = indices[y0 * stride:min(height, y0 + band) * stride]
-        comp, a = _bands.piece(raw, level)
-        pieces.append(comp)
-        adler = adler32_combine(adler, a, len(raw))
-    # zlib header for the default window (0x78), the level's flag; an empty final fixed block
-    flevel = 0 if level < 2 else 1 if level < 6 else 2 if level == 6 else 3
-    cmf, flg = 0x78, flevel << 6
-    flg += 31 - ((cmf << 8) + flg) % 31
-    stream = bytes((cmf, flg)) + b"".join(pieces) + b"\x03\x00" + struct.pack(">I", adler)
-    out = [_SIGNATURE, _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)),
-           _chunk(b"PLTE", palette)]
-    for k, v in (text or {}).items():
-        out.append(_chunk(b"tEXt", k.encode("latin-1") + b"\0" + v.encode("latin-1")))
-    out += [_chunk(b"IDAT", stream), _chunk(b"IEND", b"")]
-    return b"".join(out)
+        pieces.append((*_bands.piece(raw, level), len(raw)))
+    return _png(width, height, palette, _stream(pieces, level), text)

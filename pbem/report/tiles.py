@@ -270,7 +270,8 @@ def _items(svg: str):
             if line.startswith("<title>"):
                 i += 1
                 continue
-            items.append(("", line, box(line)))
+            bar = _title_items(line, root) if line.startswith(TITLE_BAR) else None
+            items += bar or [("", _paper(line), box(line))]
             i += 1
             continue
         j, depth = i + 1, d                          # a block: to the line closing it
@@ -285,9 +286,56 @@ def _items(svg: str):
             items += _layer(body, i, j)
         else:
             text = "\n".join(body[i:j])
-            items.append(("", text, box(text)))
+            items.append(("", _paper(text), box(text)))
         i = j
     return root, always, items
+
+
+def _paper(text: str) -> str:
+    """``text`` with a size of "100%" (the paper) made as wide and as tall as any map: 100 %
+    of a tile's picture would be the tile (``layout``)."""
+    return text.replace('width="100%" height="100%"', 'width="100000" height="100000"') if '100%"' in text else text
+
+
+TITLE_BAR = '<g class="title-bar">'
+_X = re.compile(r'\sx="[^"]*"')
+_BAR_PART = re.compile(r"<rect\b[^>]*/>|<text\b([^>]*)>([^<]*)</text>")
+_bars: dict[tuple[str, str], list | None] = {}
+
+
+def _title_items(line: str, root: str) -> list | None:
+    """The title bar (``mapsvg``: one line, a group of a rectangle and its texts) as the
+    items of a layer of its own: its rectangle, and each text as its words (``glyphs.words``:
+    each word exactly the glyphs the whole text draws there), so a title that changes at
+    its end (the head, the step) draws only the words that changed.  Words lie apart (a
+    space between them), so drawing them one by one is drawing them together.  None when
+    it is not such a group, or its texts cannot be cut so."""
+    key = (line, root)
+    if key in _bars:
+        return _bars[key]
+    from html import escape
+
+    from pbem.report import glyphs
+    got: list | None = None
+    inner = line[len(TITLE_BAR):-len("</g>")] if line.endswith("</g>") else None
+    inherited = {k: v for k, v in glyphs._ATTR.findall(root) if k in glyphs._PLACE or k in glyphs._UNKNOWN_INHERITED}
+    if inner is not None and not any(k in glyphs._UNKNOWN_INHERITED for k in inherited):
+        parts = list(_BAR_PART.finditer(inner))
+        if parts and "".join(m.group(0) for m in parts) == inner:
+            got = []
+            for m in parts:
+                ws = glyphs.words(m.group(1), m.group(2), inherited) if m.group(0).startswith("<text") else None
+                if ws is None:
+                    got.append(m.group(0))
+                    continue
+                for x, w in ws:
+                    attrs = _X.sub(f' x="{x!r}"', m.group(1), count=1)
+                    got.append(f"<text{attrs}>{escape(w, quote=False)}</text>")
+            got = [(TITLE_BAR, t, box(t, TITLE_BAR)) for t in got]
+    if len(_bars) > 2_000:
+        _bars.clear()
+    _bars[key] = got
+    return got
 
 
 _layers: dict[str, list] = {}
@@ -304,7 +352,7 @@ def _layer(body: list[str], i: int, j: int) -> list:
     line = tag + ">"
     got = []
     if drawn:                                        # the group's own frame, title: an item of it
-        got.append((line, drawn, box(drawn, line)))
+        got.append((line, _paper(drawn), box(drawn, line)))
     k = i + 1
     while k < j - 1:
         m, depth = k + 1, _depth(body[k])
@@ -312,7 +360,7 @@ def _layer(body: list[str], i: int, j: int) -> list:
             depth += _depth(body[m])
             m += 1
         text = "\n".join(body[k:m])
-        got.append((line, text, box(text, line)))
+        got.append((line, _paper(text), box(text, line)))
         k = m
     if len(_layers) > 2_000:
         _layers.clear()
@@ -368,9 +416,7 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     sw, sh = float(m.group(1)), float(m.group(2))
     # "100%" of a tile would be the tile: the paper as wide and as tall as any map, so that
     # a map grown taller (more eliminated units) has the tiles of the one before
-    full = 'width="100000" height="100000"'
-    items = [(lay, t.replace('width="100%" height="100%"', full), b) if '100%"' in t else (lay, t, b)
-             for lay, t, b in items]
+    # (``_paper``: done as the items are read)
     if window is None:
         width = min(max_width, int(sw)) if max_width and sw > max_width else int(sw)
         s = width / sw
@@ -387,6 +433,12 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     spans: list[tuple[set[int], int, int]] = []
     title = [k for k, (lay, _t, b) in enumerate(items) if not lay and b and b != EVERYWHERE
              and b[2] - b[0] >= sw / 2 and b[3] - b[1] <= ts]
+    bar = [k for k, (lay, _t, b) in enumerate(items) if lay == TITLE_BAR and b and b != EVERYWHERE]
+    if bar:                                          # the title bar, cut into its words
+        x0, x1 = min(items[k][2][0] for k in bar), max(items[k][2][2] for k in bar)
+        y0, y1 = min(items[k][2][1] for k in bar), max(items[k][2][3] for k in bar)
+        if x1 - x0 >= sw / 2 and y1 - y0 <= ts:
+            title = sorted(title + bar)
     if title and window is None:
         spans.append((set(title), max(0, math.floor(min(items[k][2][1] for k in title) * s)),
                       min(height, math.ceil(max(items[k][2][3] for k in title) * s))))
@@ -444,7 +496,8 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     # one picture of the block of tiles they span and cut (a tile alone costs about 2.5 times
     # its share of a block, measured); the tiles are then laid from them and their items'
     # pictures as any other.
-    stills = {cr: _still(items, [k for k in per[cr] if k < under]) for cr in missing}
+    over: dict[int, bool] = {}
+    stills = {cr: _still(items, [k for k in per[cr] if k < under], over) for cr in missing}
     lack = {cr: key for cr, ks in stills.items() if ks
             for key in (_base_key(items, ks, s, cr, height, ts, "fixed"),) if key not in _kept}
     if len(lack) >= 3:
@@ -489,7 +542,7 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     for c, r in missing:
         low = [k for k in per[c, r] if k < under]
         key = _base_key(items, low, s, (c, r), height, ts, "under") if low else None
-        still = _still(items, low) if key is not None and key not in _kept else low
+        still = _still(items, low, over) if key is not None and key not in _kept else low
         boards[c, r] = (key, still, low[len(still):])
         for k in low[len(still):] + [k for k in per[c, r] if k >= under]:
             meets[k] = meets.get(k, 0) + 1
@@ -579,6 +632,9 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
                 return None
             with Image.open(io.BytesIO(png)) as im:
                 return im.convert("RGB").crop((0, 0, TILE, bottom - top))
+        band = (0, top, width, bottom)
+        paint.prepare([paint.request(k, band, limit=None) for k in sorted({k for c in new for k in pieces[c][1]})
+                       if k >= first])                # the new pictures together, on sheets
         for c in new:
             below = [k for k in pieces[c][1] if k < first]
             piece = None
@@ -637,12 +693,18 @@ def _key(items, ks: list[int], right: float, head: tuple) -> tuple:
 _OVERLAYS = ('class="areas"', 'class="highlights"', 'class="objectives"', 'class="title-bar"')
 
 
-def _still(items, ks: list[int]) -> list[int]:
+def _still(items, ks: list[int], seen: dict | None = None) -> list[int]:
     """The first of a tile's items ``ks`` up to the first of a layer that changes from map to
-    map (``_OVERLAYS``): the board as every map of the scenario draws it there."""
+    map (``_OVERLAYS``): the board as every map of the scenario draws it there.  ``seen``:
+    what is known of the items, by index (a layout's tiles share most of theirs)."""
+    if seen is None:
+        seen = {}
     for i, k in enumerate(ks):
-        lay, text, _b = items[k]
-        if any(o in lay or text.startswith("<g " + o) for o in _OVERLAYS):
+        got = seen.get(k)
+        if got is None:
+            lay, text, _b = items[k]
+            got = seen[k] = any(o in lay or text.startswith("<g " + o) for o in _OVERLAYS)
+        if got:
             return ks[:i]
     return ks
 
