@@ -11,6 +11,7 @@ from msgspec import Struct
 
 from pbem.core.events import Event, register
 from pbem.core.scenario import Scenario
+from pbem.games.advanced_tobruk.noting import touch, walk
 from pbem.games.advanced_tobruk.state import TobrukState
 
 
@@ -204,9 +205,7 @@ def apply_effect(st: TobrukState, uid: str, what: str, detail: str = "") -> None
         _clear_bots_on(st, uid)
     elif what == "eliminated":
         u.eliminated = True
-        for q in st.pieces.values():
-            if q.holder == uid:
-                q.holder = ""
+        _drop_held(st, uid)
     elif what == "ceasefire":
         p.fired = True                       # 17.53: may not fire this turn
     elif what == "ammo":                     # 17.25: one round a shot (the key as the note or card wrote it)
@@ -215,6 +214,16 @@ def apply_effect(st: TobrukState, uid: str, what: str, detail: str = "") -> None
         p.ammo = {**p.ammo, key: max(0, p.ammo.get(key, 0) - int(n))}
     elif what == "steps":
         p.steps = int(detail)
+
+
+def _drop_held(st: TobrukState, uid: str) -> None:
+    """The weapons ``uid`` held are nobody's now (8.4, 11.21): every piece looked at, the ones
+    changed noted (``noting.touch``), not every unit's markers derived again."""
+    pieces = st.pieces
+    for w, q in walk(pieces):
+        if q.holder == uid:
+            q.holder = ""
+            touch(pieces, w)
 
 
 def _pivoted(p, pivot: list[int]) -> None:
@@ -268,9 +277,7 @@ def _morale(st: TobrukState, ev: MoraleChecked, sc: Scenario) -> None:
         _clear_bots_on(st, ev.unit)
     elif ev.result in ("surrendered", "intimidated"):
         p.broken, p.surrendered = False, True
-        for q in st.pieces.values():          # 11.21 surrendered units drop their weapons
-            if q.holder == ev.unit:
-                q.holder = ""
+        _drop_held(st, ev.unit)               # 11.21 surrendered units drop their weapons
     elif ev.result == "eliminated":
         apply_effect(st, ev.unit, "eliminated")
     elif ev.result == "courage":
@@ -302,7 +309,7 @@ def _melee_ended(st: TobrukState, ev: MeleeEnded, sc: Scenario) -> None:
         st.pieces[uid].broken = False
     for uid in ev.eliminated:
         apply_effect(st, uid, "eliminated")
-    for u in st.units.values():
+    for _, u in walk(st.units):               # the pieces in the hex are asked for
         if u.hex == ev.hex:
             p = st.pieces[u.id]
             p.melee = p.attacker = False

@@ -12,19 +12,22 @@ from collections.abc import Callable
 import msgspec
 
 from pbem.core.hexgrid import DIRECTIONS
-from pbem.core.reduce import no_reducer
+from pbem.core.reduce import Handlers
 from pbem.core.scenario import Scenario
 from pbem.core.state import Decision
 from pbem.games.advanced_tobruk import data, events as E
 from pbem.games.advanced_tobruk.board.facing import SPINES
 from pbem.games.advanced_tobruk.board.ground import in_bunker
 from pbem.games.advanced_tobruk.arty_events import ART_REDUCERS
-from pbem.games.advanced_tobruk.fire_events import FIRE_REDUCERS
+from pbem.games.advanced_tobruk.fire_events import FIRE_REDUCERS, _drop_held
 from pbem.games.advanced_tobruk.fog_events import FOG_REDUCERS
 from pbem.games.advanced_tobruk.mine_events import MINE_REDUCERS
 from pbem.games.advanced_tobruk.notes.notes import NOTE_REDUCERS
+from pbem.games.advanced_tobruk.noting import ALL as _ALL, Asked as _Asked, touch as _touch, walk as _walk
 from pbem.games.advanced_tobruk.perimeter_events import PERIMETER_REDUCERS, apply_cover
 from pbem.games.advanced_tobruk.state import FireOrder, Pending, Shot, StandingOrders, Step, TobrukState
+
+GAME = "advanced-tobruk"
 
 SEGMENT = {"setup": "setup", "indirect": "combat", "direct-fire": "combat", "movement": "movement",
            "final-fire": "movement", "infiltration": "close-assault", "melee": "close-assault", "end": "end"}
@@ -190,7 +193,7 @@ def _infiltrated(st: TobrukState, ev: E.Infiltrated, sc: Scenario) -> None:
         st.melees = [*st.melees, ev.hex]
         st.melee_attacker[ev.hex] = u.side
     attacking = st.melee_attacker[ev.hex]
-    for v in st.units.values():
+    for _, v in _walk(st.units):                  # the units in the hex are asked for (in_bunker)
         if v.hex == ev.hex and not v.eliminated and data.is_personnel(sc, v.id) and not in_bunker(st, sc, v.id):
             p = st.pieces[v.id]
             p.melee = True
@@ -200,9 +203,7 @@ def _infiltrated(st: TobrukState, ev: E.Infiltrated, sc: Scenario) -> None:
 
 def _eliminated(st: TobrukState, ev: E.UnitEliminated, sc: Scenario) -> None:
     _touch(st.units, ev.unit)                     # the core eliminated it (in its hex): its markers change
-    for q in st.pieces.values():
-        if q.holder == ev.unit:
-            q.holder = ""
+    _drop_held(st, ev.unit)
 
 
 def _turn_ended(st: TobrukState, ev: E.TurnEnded, sc: Scenario) -> list[str]:
@@ -240,59 +241,6 @@ REDUCERS: dict[type, Callable[[TobrukState, E.Event, Scenario], None]] = {
 }
 
 
-_ALL = object()          # noted by an _Asked that was walked: every unit's markers are derived again
-
-
-class _Asked:
-    """A dict as a reducer sees it while ``reduce`` runs: every key it asks for is
-    noted in ``asked`` (one set for the pieces and the units), and anything that walks
-    the whole dict notes all of them (``every``).  The units whose piece or unit a
-    reducer did not ask for are as they were, so their markers are too."""
-
-    __slots__ = ("d", "asked")
-
-    def __init__(self, d: dict, asked: set | None = None):
-        self.d, self.asked = d, set() if asked is None else asked
-
-    @property
-    def every(self) -> bool:
-        return _ALL in self.asked
-
-    def __getitem__(self, k):
-        self.asked.add(k)
-        return self.d[k]
-
-    def get(self, k, default=None):
-        self.asked.add(k)
-        return self.d.get(k, default)
-
-    def __setitem__(self, k, v):
-        self.asked.add(k)
-        self.d[k] = v
-
-    def __contains__(self, k) -> bool:
-        return k in self.d
-
-    def __len__(self) -> int:
-        return len(self.d)
-
-    def __iter__(self):
-        self.asked.add(_ALL)
-        return iter(self.d)
-
-    def keys(self):
-        self.asked.add(_ALL)
-        return self.d.keys()
-
-    def values(self):
-        self.asked.add(_ALL)
-        return self.d.values()
-
-    def items(self):
-        self.asked.add(_ALL)
-        return self.d.items()
-
-
 # reducers that change no piece and no unit (the step, the orders, the score): no marker can change
 # (and the side notes' rolls and openings: the notes' reducer of SecretRevealed and NoteRolled does nothing)
 _NO_PIECES = frozenset({_nothing, _passed, _acted, _standing, _opp_passed, _vp,
@@ -301,35 +249,33 @@ _NO_PIECES = frozenset({_nothing, _passed, _acted, _standing, _opp_passed, _vp,
 _SELF_MARKING = frozenset({_phase, _turn_ended})
 
 
-def _walk(d):
-    """Every (key, value) of a dict of the state, the reducer's ``_Asked`` or not, without
-    asking for them all: a reducer that walks every piece to change a few asks for those
-    (``_touch``), so only their markers are derived again."""
-    return (d.d if isinstance(d, _Asked) else d).items()
+# each event type's reducer and how its markers are found again (``reduce``): 0 it changes no piece
+# and no unit, 1 it says which units it changed, 2 it runs with the noting view
+_HANDLERS = Handlers(GAME, {cls: (fn, 0 if fn in _NO_PIECES else 1 if fn in _SELF_MARKING else 2)
+                            for cls, fn in REDUCERS.items()})
+_new = object.__new__
 
 
-def _touch(d, k) -> None:
-    if isinstance(d, _Asked):
-        d.asked.add(k)
-
-
-def reduce(st: TobrukState, ev: E.Event, sc: Scenario, game: str) -> None:
-    fn = REDUCERS.get(ev.__class__)
-    if fn is None:
-        no_reducer(game, ev)
-        return
-    if fn in _NO_PIECES:
+def reduce(st: TobrukState, ev: E.Event, sc: Scenario, game: str = GAME) -> None:
+    """The game's part of ``ev`` (the game's ``reduce``: replay calls it for every event), then
+    the markers of the units it touched."""
+    got = _HANDLERS[ev.__class__]
+    if got is None:
+        return                                    # a core event the game adds nothing to
+    fn, how = got
+    if how == 0:
         fn(st, ev, sc)
         return
     # The markers (a report's status column) follow from a unit's piece, its elimination
     # and the turn (winded, 6.413): only the units the event touched are derived again
     # (all of them when it walked every piece or unit).
-    if fn in _SELF_MARKING:
+    if how == 1:
         touched = fn(st, ev, sc)
     else:
         pieces, units = st.pieces, st.units
         touched = set()
-        wp, wu = _Asked(pieces, touched), _Asked(units, touched)
+        wp, wu = _new(_Asked), _new(_Asked)       # _Asked(pieces, touched), _Asked(units, touched)
+        wp.d, wp.asked, wu.d, wu.asked = pieces, touched, units, touched
         st.pieces, st.units = wp, wu
         try:
             fn(st, ev, sc)
@@ -343,6 +289,8 @@ def reduce(st: TobrukState, ev: E.Event, sc: Scenario, game: str) -> None:
                 st.units = units
             else:
                 touched.add(_ALL)
+        if not touched:
+            return
         if _ALL in touched:
             touched = st.units
     units, pieces, turn = st.units, st.pieces, st.turn
