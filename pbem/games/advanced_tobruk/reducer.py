@@ -43,13 +43,16 @@ def _other(sc: Scenario, side: str) -> str:
 def _phase(st: TobrukState, ev: E.PhaseStarted, sc: Scenario) -> list[str]:
     """A phase begins; the units whose markers may change (it reads plain dicts: ``_SELF_MARKING``):
     a new Movement Segment's movers, and the winded ones whose marker ends (6.413) as the turns go by."""
-    st.step = Step(segment=SEGMENT.get(ev.name, ev.name), phase=ev.name, first=ev.side, to_act=ev.side)
+    name, side = ev.name, ev.side
+    st.step = Step(SEGMENT.get(name, name), name, side, side)     # segment, phase, first, to_act
     st.pending = None
-    touched = []
-    movement = ev.name == "movement"              # a new Movement Segment: MP counts start again
     turn, units = st.turn, st.units
+    if name != "movement":
+        return [uid for uid, p in st.pieces.items()
+                if p.winded and turn - p.winded > 1 and uid in units and "winded" in units[uid].marks]
+    touched = []                                  # a new Movement Segment: MP counts start again
     for uid, p in st.pieces.items():
-        if movement and (p.mp or p.move or p.reversed or p.pinned or p.path or p.continued):
+        if p.mp or p.move or p.reversed or p.pinned or p.path or p.continued:
             touched.append(uid)
             p.mp, p.move, p.reversed, p.pinned, p.path = "", "", False, False, []
             if p.continued:                       # 6.541: the arrow of last turn is replaced by this turn's
@@ -84,12 +87,15 @@ def _faced(st: TobrukState, ev: E.Faced, sc: Scenario) -> None:
         p.moved = True                            # 6.532: pivoting in place is movement
 
 
-def _began(st: TobrukState, ev: E.MoveBegan, sc: Scenario) -> None:
+def _began(st: TobrukState, ev: E.MoveBegan, sc: Scenario) -> list[str]:
+    """The movers' pieces (it names them: ``_SELF_MARKING``)."""
+    pieces = st.pieces
     for u in ev.units:
-        p = st.pieces[u]
+        p = pieces[u]
         p.moving, p.move = True, ev.move
         if ev.move == "run":
             p.winded = st.turn                    # 6.413
+    return ev.units
 
 
 def _carried(st: TobrukState, movers: list[str]) -> list[str]:
@@ -100,23 +106,27 @@ def _carried(st: TobrukState, movers: list[str]) -> list[str]:
     return [w for w, p in pieces.items() if p.holder in movers and not units[w].eliminated]
 
 
-def _stepped(st: TobrukState, ev: E.Stepped, sc: Scenario) -> None:
+def _stepped(st: TobrukState, ev: E.Stepped, sc: Scenario) -> list[str]:
+    """A step of a move: the movers and the weapons they carry (8.4), which it names (``_SELF_MARKING``)."""
     st.pending = None
     if st.decision is not None and st.decision.kind == "opportunity-fire":
         st.decision = None
-    for u in [*ev.units, *_carried(st, ev.units)]:
-        was = st.units[u].hex
-        st.units[u].hex = ev.hex
-        p = st.pieces[u]
-        if u in ev.units:
+    units, pieces, movers, h = st.units, st.pieces, ev.units, ev.hex
+    moved = [*movers, *_carried(st, movers)]
+    for u in moved:
+        unit = units[u]
+        was = unit.hex
+        unit.hex = h
+        p = pieces[u]
+        if u in movers:
             p.mp, p.moved = ev.spent, True
-            if ev.hex != was and was:
-                p.path = [*(p.path or [was]), ev.hex]      # 13.441 the path, for fire at it
+            if h != was and was:
+                p.path = [*(p.path or [was]), h]          # 13.441 the path, for fire at it
             if ev.cover:
                 apply_cover(p, ev.cover)                   # 31.02, 31.256, 33.74 (cover_moves.py)
-            elif ev.hex != was and (p.full or p.rim >= 0):
+            elif h != was and (p.full or p.rim >= 0):
                 apply_cover(p, "top")                      # out of the hex, out of its cover
-            if ev.hex != was:
+            if h != was:
                 p.hd = ""                                  # 33.81: hull defilade stays in its hex
             if ev.what != "turret":
                 p.bot, p.bot_turn = "", 0         # 13.461: a firer that moves loses its Burst on Target
@@ -124,21 +134,25 @@ def _stepped(st: TobrukState, ev: E.Stepped, sc: Scenario) -> None:
                 p.reversed = True
         else:
             p.gun_moved = True
-    if ev.units and ev.facing >= 0:
-        p = st.pieces[ev.units[0]]
+    if movers and ev.facing >= 0:
+        p = pieces[movers[0]]
         p.facing = ev.facing
         p.turret = ev.turret if ev.turret != ev.facing else -1
+    return moved
 
 
-def _ended(st: TobrukState, ev: E.MoveEnded, sc: Scenario) -> None:
+def _ended(st: TobrukState, ev: E.MoveEnded, sc: Scenario) -> list[str]:
+    """The movers' pieces (it names them: ``_SELF_MARKING``)."""
     st.pending = None
     if st.decision is not None and st.decision.kind == "opportunity-fire":
         st.decision = None
+    pieces = st.pieces
     for u in ev.units:
-        p = st.pieces[u]
+        p = pieces[u]
         p.moving = False
         p.moved = True
         p.continued = ev.continued
+    return ev.units
 
 
 def _exited(st: TobrukState, ev: E.UnitExited, sc: Scenario) -> None:
@@ -245,8 +259,9 @@ REDUCERS: dict[type, Callable[[TobrukState, E.Event, Scenario], None]] = {
 # (and the side notes' rolls and openings: the notes' reducer of SecretRevealed and NoteRolled does nothing)
 _NO_PIECES = frozenset({_nothing, _passed, _acted, _standing, _opp_passed, _vp,
                         NOTE_REDUCERS[E.SecretRevealed], NOTE_REDUCERS[E.NoteRolled]})
-# reducers that walk the pieces themselves and return the units they changed (plain dicts, no _Asked)
-_SELF_MARKING = frozenset({_phase, _turn_ended})
+# reducers that return the units they changed (plain dicts, no _Asked): those that walk the pieces
+# themselves, and those whose every piece and unit is one the event names (a move's, a side note's)
+_SELF_MARKING = frozenset({_phase, _turn_ended, _began, _stepped, _ended, NOTE_REDUCERS[E.SecretRecorded]})
 
 
 # each event type's reducer and how its markers are found again (``reduce``): 0 it changes no piece
