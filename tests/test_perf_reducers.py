@@ -32,11 +32,15 @@ from pbem.core.reduce import CORE, Handlers, no_reducer, reduce_core
 from pbem.core.state import encode_state
 from pbem.games.advanced_tobruk import fire_events as TF, reducer as TR
 from pbem.games.crete import events as CRE, reducer as CR
+from pbem.games.eben_emael import events as EBE, reducer as EBR
+from pbem.games.formation import events as FME, reducer as FMR
+from pbem.games.panzer_corps import events as PCE, reducer as PCR
 from pbem.games.crete.board import enemies, map_of
 from pbem.games.red_devils import events as RDE, reducer as RD
 from pbem.games.red_devils.terrain import FERRY, crossings, unbridged_rijn
 
 TOBRUK = [n for n in EXAMPLES if n.startswith("tobruk")]
+PANZER_CORPS = ("dunkerque", "el-alamein", "kharkov", "operation-compass")
 
 
 # --- the plain code, as it was ---------------------------------------------------------------
@@ -150,10 +154,58 @@ def noting_tobruk_reduce(st, ev, sc) -> None:
                 u.marks = marks
 
 
+def plain_pc_phase(st, ev) -> None:
+    st.attacks = []
+    st.declarations_closed = False
+    st.current = 0
+    st.picking = False
+    for u in st.units.values():
+        u.moved = u.attacked = u.defended = False
+
+
+def plain_eben_phase(st, ev, sc) -> None:
+    st.actions, st.declarations_closed, st.current = [], False, 0
+    st.fired, st.mine_hits = {}, {}
+    if st.last_turn_placed != ev.turn:
+        st.placed_forts, st.last_turn_placed = [], ev.turn
+    for u in st.units.values():
+        u.moved = u.attacked = u.defended = False
+
+
+def plain_admin_begun(st, ev, sc) -> None:
+    st.fm.snafu, st.fm.snafu_used = ev.snafu, False
+    st.fm.sp_done = False
+    st.fm.scored = []
+    st.fm.cups = {}
+    for u in st.units.values():
+        u.moved = False
+
+
+PC_PLAIN = {**PCR.REDUCERS, PCE.PhaseStarted: plain_pc_phase}
+EBEN_PLAIN = {**EBR.REDUCERS, EBE.PhaseStarted: plain_eben_phase}
+FM_PLAIN = {**FMR.REDUCERS, FME.AdminBegun: plain_admin_begun}
+
+
 def plain_apply(name: str, tobruk=noting_tobruk_reduce):
     """Ruleset.apply of the game, its own part the plain code."""
     def apply(st, ev, sc):
-        if name == "red-devils":
+        if name.startswith("eben-emael"):
+            reduce_core(st, ev)
+            plain_dispatch("eben-emael", EBEN_PLAIN, st, ev, sc)
+        elif name.startswith("mirages"):
+            before = FMR.BEFORE.get(type(ev))
+            if before is not None:
+                before(st, ev, sc)
+            reduce_core(st, ev)
+            plain_dispatch("mirages", FM_PLAIN, st, ev, sc)
+        elif name in PANZER_CORPS:
+            reduce_core(st, ev)
+            fn = PC_PLAIN.get(type(ev))
+            if fn is None:
+                no_reducer(name, ev)
+            else:
+                fn(st, ev)
+        elif name == "red-devils":
             if type(ev) is RDE.UnitMoved:
                 plain_rd_crossed(st, ev, sc)
             reduce_core(st, ev)
@@ -196,7 +248,13 @@ def _same_after_every_event(g, apply_plain, again: int = 2) -> int:
     return n
 
 
-@pytest.mark.parametrize("name", ["crete", "red-devils", *TOBRUK])
+def test_every_example_is_compared():
+    assert set(PANZER_CORPS) < set(EXAMPLES) and len(TOBRUK) == 3
+    assert all(n in ("crete", "red-devils", *PANZER_CORPS, *TOBRUK) or n.startswith(("eben-emael", "mirages"))
+               for n in EXAMPLES)
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
 def test_the_reducers_give_the_plain_reducers_state_after_every_event(played_example, name):
     g = played_example(name).game()
     n = _same_after_every_event(g, plain_apply(name))
@@ -239,7 +297,8 @@ def _one_of_each(played_example) -> list:
 def test_handlers_find_each_types_reducer_and_raise_as_no_reducer_does(played_example):
     evs = _one_of_each(played_example)
     assert any(type(e) in CORE for e in evs) and any(type(e).motion is not None for e in evs)
-    for game, reducers in (("crete", CR.REDUCERS), ("red-devils", RD.REDUCERS), ("advanced-tobruk", TR.REDUCERS)):
+    for game, reducers in (("crete", CR.REDUCERS), ("red-devils", RD.REDUCERS), ("advanced-tobruk", TR.REDUCERS),
+                           ("eben-emael", EBR.REDUCERS), ("mirages", FMR.REDUCERS), ("kharkov", PCR.REDUCERS)):
         table = Handlers(game, reducers)
         for ev in evs:
             cls = type(ev)
@@ -265,6 +324,13 @@ def test_the_games_reduce_is_the_reducer_modules_own():
     assert Crete.reduce is CR.reduce and RedDevils.reduce is RD.reduce and AdvancedTobruk.reduce is TR.reduce
     assert RedDevils.reduce_before is RD.reduce_before and RedDevils._reads_before
     assert AdvancedTobruk.apply is Ruleset.apply and not AdvancedTobruk._reads_before
+    from pbem.games.eben_emael.rules import EbenEmael
+    from pbem.games.formation.rules import MiragesRules
+    from pbem.games.panzer_corps.kharkov import Kharkov
+    assert EbenEmael.reduce is EBR.reduce and MiragesRules.reduce is FMR.reduce_event
+    assert MiragesRules.reduce_before is FMR.reduce_before and MiragesRules._reads_before
+    k = Kharkov()
+    assert k._handlers.game == "kharkov" and dict(k._handlers) == PCR.REDUCERS
 
 
 def test_an_enemy_in_a_crete_hex_is_the_one_board_enemies_finds(played_example):
