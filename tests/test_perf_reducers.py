@@ -2,11 +2,13 @@
 give the state the plain reducers give, after every event (correctness only: the figures come
 from tests/benchmark.py --only games).
 
-- every game's ``reduce`` (and Red Devils' ``reduce_before``) is the reducer module's own
-  function (one call less an event), which finds each event type's handler once
-  (``core.reduce.Handlers``: None for a core event, the ``no_reducer`` error for an unknown one);
-- Crete (3.0) and Red Devils (3.0) clear a unit's moved / attacked / defended flags at a phase's
-  start only where one is set; Crete's air drop (5.2) looks for an enemy in the hex in one pass,
+- every game's ``reduce`` (and Red Devils' and Mirages' ``reduce_before``) is the reducer
+  module's own function (one call less an event; the Panzer Corps family's method looks the
+  handler up itself), which finds each event type's handler once (``core.reduce.Handlers``:
+  None for a core event, the ``no_reducer`` error for an unknown one);
+- a phase's start clears a unit's moved / attacked / defended flags only where one is set
+  (Crete 3.0, Red Devils 3.0, Panzer Corps 5.0, Eben Emael 3.0; Mirages' Admin Phase, moved
+  only); Crete's air drop (5.2) looks for an enemy in the hex in one pass,
   not through a map of every hex (``board.enemies``);
 - Red Devils' move (4.6, 4.7, 11.0) reads the ferry and unbridged Neder Rijn hexsides from a
   table made once per scenario (``terrain.crossings``), and a move that touches none of their
