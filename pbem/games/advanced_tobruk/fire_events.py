@@ -182,8 +182,9 @@ def _clear_bots_on(st: TobrukState, uid: str) -> None:
         p.bot, p.bot_turn = "", 0
 
 
-def apply_effect(st: TobrukState, uid: str, what: str, detail: str = "") -> None:
-    """One damage effect on a unit (13.6-13.8, 9.33, 17.6)."""
+def apply_effect(st: TobrukState, uid: str, what: str, detail: str = "") -> list[str]:
+    """One damage effect on a unit (13.6-13.8, 9.33, 17.6); the other units it changed (the
+    weapons an eliminated unit held)."""
     p = st.pieces[uid]
     u = st.units[uid]
     if what == "kkill":
@@ -205,7 +206,7 @@ def apply_effect(st: TobrukState, uid: str, what: str, detail: str = "") -> None
         _clear_bots_on(st, uid)
     elif what == "eliminated":
         u.eliminated = True
-        _drop_held(st, uid)
+        return _drop_held(st, uid)
     elif what == "ceasefire":
         p.fired = True                       # 17.53: may not fire this turn
     elif what == "ammo":                     # 17.25: one round a shot (the key as the note or card wrote it)
@@ -214,16 +215,20 @@ def apply_effect(st: TobrukState, uid: str, what: str, detail: str = "") -> None
         p.ammo = {**p.ammo, key: max(0, p.ammo.get(key, 0) - int(n))}
     elif what == "steps":
         p.steps = int(detail)
+    return []
 
 
-def _drop_held(st: TobrukState, uid: str) -> None:
+def _drop_held(st: TobrukState, uid: str) -> list[str]:
     """The weapons ``uid`` held are nobody's now (8.4, 11.21): every piece looked at, the ones
-    changed noted (``noting.touch``), not every unit's markers derived again."""
+    changed noted (``noting.touch``) and returned, not every unit's markers derived again."""
     pieces = st.pieces
+    dropped = []
     for w, q in walk(pieces):
         if q.holder == uid:
             q.holder = ""
             touch(pieces, w)
+            dropped.append(w)
+    return dropped
 
 
 def _pivoted(p, pivot: list[int]) -> None:
@@ -251,41 +256,52 @@ def _gun_fired(st: TobrukState, ev: GunFired, sc: Scenario) -> None:
         apply_effect(st, uid, what, detail)
 
 
-def _losses(st: TobrukState, losses: list[list[str]]) -> None:
+def _losses(st: TobrukState, losses: list[list[str]]) -> list[str]:
+    """Casualty steps (15.8) and their fates; the units changed."""
+    touched = []
     for uid, steps, fate in losses:
         p = st.pieces[uid]
         p.steps = int(steps)
+        touched.append(uid)
         if fate == "eliminated":
-            apply_effect(st, uid, "eliminated")
+            touched += apply_effect(st, uid, "eliminated")
         elif fate == "surrendered":
             p.surrendered, p.broken = True, False
+    return touched
 
 
-def _casualty(st: TobrukState, ev: CasualtyAttack, sc: Scenario) -> None:
+def _casualty(st: TobrukState, ev: CasualtyAttack, sc: Scenario) -> list[str]:
+    """The firers marked, the losses; it names the units it changed (reducer.py, ``_SELF_MARKING``)."""
+    pieces = st.pieces
+    touched = []
     if ev.mark_fired:
         for f in ev.firers:
-            st.pieces[f].fired = True
+            pieces[f].fired = True
+        touched += ev.firers
     if ev.pivot and ev.firers:
-        _pivoted(st.pieces[ev.firers[0]], ev.pivot)
-    _losses(st, ev.losses)
+        _pivoted(pieces[ev.firers[0]], ev.pivot)
+        touched.append(ev.firers[0])
+    return touched + _losses(st, ev.losses)
 
 
-def _morale(st: TobrukState, ev: MoraleChecked, sc: Scenario) -> None:
+def _morale(st: TobrukState, ev: MoraleChecked, sc: Scenario) -> list[str]:
+    """The unit checked (and the weapons it drops); it names them (reducer.py, ``_SELF_MARKING``)."""
     p = st.pieces[ev.unit]
     if ev.result == "broken":
         p.broken = True
         _clear_bots_on(st, ev.unit)
     elif ev.result in ("surrendered", "intimidated"):
         p.broken, p.surrendered = False, True
-        _drop_held(st, ev.unit)               # 11.21 surrendered units drop their weapons
+        return [ev.unit, *_drop_held(st, ev.unit)]   # 11.21 surrendered units drop their weapons
     elif ev.result == "eliminated":
-        apply_effect(st, ev.unit, "eliminated")
+        return [ev.unit, *apply_effect(st, ev.unit, "eliminated")]
     elif ev.result == "courage":
         p.courage = True
     elif ev.result == "pinned":
         p.pinned = True
     elif ev.result == "rallied":
         p.broken = p.surrendered = False
+    return [ev.unit]
 
 
 def _suppression(st: TobrukState, ev: SuppressionChecked, sc: Scenario) -> None:
