@@ -17,8 +17,9 @@ from tests/benchmark.py --only games).
   inline, as for every game); its reducers that walk every piece or unit to change a few
   (a holder's weapons dropped, 8.4 / 11.21; a melee's hex, 22.23 / 22.55) walk the plain dict
   and note the units they changed, so only those units' markers are derived again; a move's step,
-  start and end, a side note, a casualty attack and a morale check name the units they change
-  themselves (no noting view).
+  start and end, a side note, a casualty attack, a morale check, a gun's and indirect fire and a
+  direct hit name the units they change themselves, and the batteries' and smoke's reducers run
+  without the view (they change no piece and no unit).
 
 The reference is the plain code, kept here: the old handlers, the old dispatch, and for Advanced
 Tobruk every unit's markers derived again after every event (the reducer before issue 29).  Every
@@ -128,13 +129,17 @@ class OldAsked(TR._Asked):
         return self.d.get(k, default)
 
 
+OLD_NO_PIECES = {TR._nothing, TR._passed, TR._acted, TR._standing, TR._opp_passed, TR._vp,
+                 TR.NOTE_REDUCERS[TR.E.SecretRevealed], TR.NOTE_REDUCERS[TR.E.NoteRolled]}   # as it was
+
+
 def noting_tobruk_reduce(st, ev, sc) -> None:
     """The reducer before this round (its dispatch and view, verbatim but for OldAsked)."""
     fn = TR.REDUCERS.get(ev.__class__)
     if fn is None:
         no_reducer("advanced-tobruk", ev)
         return
-    if fn in TR._NO_PIECES:
+    if fn in OLD_NO_PIECES:
         fn(st, ev, sc)
         return
     if fn in (TR._phase, TR._turn_ended):          # _SELF_MARKING as it was
@@ -425,3 +430,36 @@ def test_the_events_are_decoded_afresh_for_each_replay(played_example):
     g = played_example("crete").game()
     a, b = next(_events(g)), next(_events(g))
     assert a is not b and msgspec.json.encode(a) == msgspec.json.encode(b)
+
+
+@pytest.mark.parametrize("name", TOBRUK)
+def test_tobruk_reducers_without_the_view_ask_for_no_unit_or_only_those_they_name(played_example, name):
+    """Run under the noting view, every reducer of ``_NO_PIECES`` asks for no piece and no unit,
+    and every one that names its units (``_SELF_MARKING``, but for the two that walk them all)
+    asks for no unit it does not name."""
+    g = played_example(name).game()
+    sc = g.scenario
+    st = g.state(0)
+    seen = set()
+    for ev in _events(g, again=0):
+        fn = TR.REDUCERS.get(type(ev))
+        if fn is None or fn in (TR._phase, TR._turn_ended) or not (fn in TR._NO_PIECES or fn in TR._SELF_MARKING):
+            g.rules.apply(st, ev, sc)
+            continue
+        reduce_core(st, ev, True)
+        pieces, units = st.pieces, st.units
+        asked = set()
+        st.pieces, st.units = TR._Asked(pieces, asked), TR._Asked(units, asked)
+        named = fn(st, ev, sc)
+        assert st.pieces.d is pieces and st.units.d is units
+        st.pieces, st.units = pieces, units
+        if fn in TR._NO_PIECES:
+            assert not asked, (type(ev).__name__, asked)
+        else:
+            assert TR._ALL not in asked and asked <= set(named), (type(ev).__name__, asked, named)
+        for uid in named or []:                      # the markers, as reduce derives them
+            u = st.units.get(uid)
+            if u is not None:
+                u.marks = TR.markers(st.pieces[uid], st.turn, u.eliminated)
+        seen.add(fn)
+    assert seen

@@ -240,9 +240,11 @@ def _pivoted(p, pivot: list[int]) -> None:
             p.turret = pivot[1] if pivot[1] != p.facing else -1
 
 
-def _gun_fired(st: TobrukState, ev: GunFired, sc: Scenario) -> None:
+def _gun_fired(st: TobrukState, ev: GunFired, sc: Scenario) -> list[str]:
+    """The firer, its firegroup and what it hit; it names them (reducer.py, ``_SELF_MARKING``)."""
     p = st.pieces[ev.firer]
     p.fired = True                                      # 13.102 F marker
+    touched = [ev.firer, *ev.group]
     for f in ev.group:
         st.pieces[f].fired = True
     _pivoted(p, ev.pivot)
@@ -253,7 +255,9 @@ def _gun_fired(st: TobrukState, ev: GunFired, sc: Scenario) -> None:
     elif p.bot != ev.target:
         p.bot, p.bot_turn = "", 0                       # 13.461 switched targets
     for uid, what, detail in ev.effects:
-        apply_effect(st, uid, what, detail)
+        touched.append(uid)
+        touched += apply_effect(st, uid, what, detail)
+    return touched
 
 
 def _losses(st: TobrukState, losses: list[list[str]]) -> list[str]:

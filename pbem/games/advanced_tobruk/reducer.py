@@ -18,8 +18,8 @@ from pbem.core.state import Decision
 from pbem.games.advanced_tobruk import data, events as E
 from pbem.games.advanced_tobruk.board.facing import SPINES
 from pbem.games.advanced_tobruk.board.ground import in_bunker
-from pbem.games.advanced_tobruk.arty_events import ART_REDUCERS
-from pbem.games.advanced_tobruk.fire_events import FIRE_REDUCERS, _casualty, _drop_held, _morale
+from pbem.games.advanced_tobruk.arty_events import ART_NAMING, ART_NO_PIECES, ART_REDUCERS
+from pbem.games.advanced_tobruk.fire_events import FIRE_REDUCERS, _casualty, _drop_held, _gun_fired, _morale
 from pbem.games.advanced_tobruk.fog_events import FOG_REDUCERS
 from pbem.games.advanced_tobruk.mine_events import MINE_REDUCERS
 from pbem.games.advanced_tobruk.notes.notes import NOTE_REDUCERS
@@ -258,11 +258,11 @@ REDUCERS: dict[type, Callable[[TobrukState, E.Event, Scenario], None]] = {
 # reducers that change no piece and no unit (the step, the orders, the score): no marker can change
 # (and the side notes' rolls and openings: the notes' reducer of SecretRevealed and NoteRolled does nothing)
 _NO_PIECES = frozenset({_nothing, _passed, _acted, _standing, _opp_passed, _vp,
-                        NOTE_REDUCERS[E.SecretRevealed], NOTE_REDUCERS[E.NoteRolled]})
+                        NOTE_REDUCERS[E.SecretRevealed], NOTE_REDUCERS[E.NoteRolled], *ART_NO_PIECES})
 # reducers that return the units they changed (plain dicts, no _Asked): those that walk the pieces
 # themselves, and those whose every piece and unit is one the event names (a move's, a side note's)
 _SELF_MARKING = frozenset({_phase, _turn_ended, _began, _stepped, _ended, NOTE_REDUCERS[E.SecretRecorded],
-                          _casualty, _morale})
+                          _casualty, _morale, _gun_fired, *ART_NAMING})
 
 
 # each event type's reducer and how its markers are found again (``reduce``): 0 it changes no piece
