@@ -8,7 +8,8 @@ from tests/benchmark.py --only games).
   None for a core event, the ``no_reducer`` error for an unknown one);
 - a phase's start clears a unit's moved / attacked / defended flags only where one is set
   (Crete 3.0, Red Devils 3.0, Panzer Corps 5.0, Eben Emael 3.0; Mirages' Admin Phase, moved
-  only); Crete's air drop (5.2) looks for an enemy in the hex in one pass,
+  only); a Panzer Corps attack (9.1) finds its defenders and marks them in one pass over the
+  units; Crete's air drop (5.2) looks for an enemy in the hex in one pass,
   not through a map of every hex (``board.enemies``);
 - Red Devils' move (4.6, 4.7, 11.0) reads the ferry and unbridged Neder Rijn hexsides from a
   table made once per scenario (``terrain.crossings``), and a move that touches none of their
@@ -34,7 +35,7 @@ import pytest
 from conftest import EXAMPLES
 from pbem.core import events as CE
 from pbem.core.reduce import CORE, Handlers, no_reducer, reduce_core
-from pbem.core.state import encode_state
+from pbem.core.state import Attack, encode_state
 from pbem.games.advanced_tobruk import fire_events as TF, reducer as TR
 from pbem.games.crete import events as CRE, reducer as CR
 from pbem.games.eben_emael import events as EBE, reducer as EBR
@@ -198,7 +199,22 @@ def plain_admin_begun(st, ev, sc) -> None:
         u.moved = False
 
 
-PC_PLAIN = {**PCR.REDUCERS, PCE.PhaseStarted: plain_pc_phase}
+def plain_pc_declared(st, ev) -> None:
+    declared = [u.id for u in st.units.values()
+                if u.hex == ev.target and not u.eliminated and u.side != st.units[ev.attackers[0]].side]
+    st.attacks.append(Attack(target=ev.target, attackers=list(ev.attackers), retreat=list(ev.retreat),
+                             attacker_retreat=dict(ev.attacker_retreat), advance=ev.advance,
+                             advance_path=list(ev.advance_path),
+                             advance_more=[list(g) for g in ev.advance_more], ex_loss=ev.ex_loss,
+                             defenders=declared))
+    for a in ev.attackers:
+        st.units[a].attacked = True
+    for u in st.units.values():
+        if u.hex == ev.target and not u.eliminated:
+            u.defended = True
+
+
+PC_PLAIN = {**PCR.REDUCERS, PCE.PhaseStarted: plain_pc_phase, PCE.AttackDeclared: plain_pc_declared}
 EBEN_PLAIN = {**EBR.REDUCERS, EBE.PhaseStarted: plain_eben_phase}
 FM_PLAIN = {**FMR.REDUCERS, FME.AdminBegun: plain_admin_begun}
 

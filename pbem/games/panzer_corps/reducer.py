@@ -71,8 +71,8 @@ def _broke_off(st: St, ev: E.UnitBrokeOff) -> None:
 
 def _declared(st: St, ev: E.AttackDeclared) -> None:
     # 9.1: the attack, its defenders as they stand now; 9.1(3) each unit attacks and is attacked once
-    declared = [u.id for u in st.units.values()
-                if u.hex == ev.target and not u.eliminated and u.side != st.units[ev.attackers[0]].side]
+    here = [u for u in st.units.values() if u.hex == ev.target and not u.eliminated]   # one pass over the units
+    declared = [u.id for u in here if u.side != st.units[ev.attackers[0]].side]
     st.attacks.append(Attack(target=ev.target, attackers=list(ev.attackers), retreat=list(ev.retreat),
                              attacker_retreat=dict(ev.attacker_retreat), advance=ev.advance,
                              advance_path=list(ev.advance_path),
@@ -80,9 +80,8 @@ def _declared(st: St, ev: E.AttackDeclared) -> None:
                              defenders=declared))
     for a in ev.attackers:
         st.units[a].attacked = True
-    for u in st.units.values():
-        if u.hex == ev.target and not u.eliminated:
-            u.defended = True
+    for u in here:
+        u.defended = True
 
 
 def _closed(st: St, ev: E.DeclarationsClosed) -> None:
