@@ -260,7 +260,8 @@ REDUCERS: dict[type, Callable[[TobrukState, E.Event, Scenario], None]] = {
 _NO_PIECES = frozenset({_nothing, _passed, _acted, _standing, _opp_passed, _vp,
                         NOTE_REDUCERS[E.SecretRevealed], NOTE_REDUCERS[E.NoteRolled], *ART_NO_PIECES})
 # reducers that return the units they changed (plain dicts, no _Asked): those that walk the pieces
-# themselves, and those whose every piece and unit is one the event names (a move's, a side note's)
+# themselves, and those that change only units they can name (a move's, a side note's, a casualty
+# attack's, a morale check's, fire's; the weapons a unit drops: fire_events._drop_held)
 _SELF_MARKING = frozenset({_phase, _turn_ended, _began, _stepped, _ended, NOTE_REDUCERS[E.SecretRecorded],
                           _casualty, _morale, _gun_fired, *ART_NAMING})
 
@@ -274,7 +275,7 @@ _new = object.__new__
 
 def reduce(st: TobrukState, ev: E.Event, sc: Scenario, game: str = GAME) -> None:
     """The game's part of ``ev`` (the game's ``reduce``: replay calls it for every event), then
-    the markers of the units it touched."""
+    the markers of the units it touched.  ``game``: unused (the table's errors name GAME)."""
     got = _HANDLERS[ev.__class__]
     if got is None:
         return                                    # a core event the game adds nothing to
