@@ -16,7 +16,8 @@ gives (correctness only: the figures come from tests/benchmark.py --only games).
   lines of sight: the grid's alone) are kept per scenario;
 - the fog of war's flips (``fow.update``, 32.12, 32.22) are skipped for a position already
   found with nothing to be seen (``fow.sight_position``);
-- the game's ``apply`` skips ``Ruleset.apply``'s hooks it does not use;
+- the game has no ``apply`` of its own (replay inlines the core's step and the game's reducer,
+  tests/test_perf_reducers.py);
 - ``sequence.can_act`` in a fire phase asks first the target and firer it found the last time
   (``eligible_firers(..., only=)``), whatever they are now the plain search's answer;
 - ``relief.in_use`` (a deir or wadi on the map, 33) is found once per scenario;
@@ -465,6 +466,7 @@ def test_the_reducers_run_without_the_noting_view_change_no_piece():
 
 
 def test_the_games_apply_is_the_rulesets_apply():
-    # AdvancedTobruk.apply skips reduce_before: valid while the game has none
+    # no apply of the game's own: Ruleset.apply, whose reduce_before the game does not have
+    assert AdvancedTobruk.apply is Ruleset.apply
     assert AdvancedTobruk.reduce_before is Ruleset.reduce_before
     assert AdvancedTobruk.eliminated_stay

@@ -210,3 +210,20 @@ def no_reducer(game: str, ev: E.Event) -> None:
     """A game's reducer met an event it does not know: fine for a core event, else a bug."""
     if type(ev) not in CORE and not (ev.motion is not None and ev.motion.core):
         raise ValueError(f"{game}: no reducer for {type(ev).__name__}")
+
+
+class Handlers(dict):
+    """A game's reducers by event type (its ``REDUCERS``) for a ``reduce`` called at every
+    event: ``handlers[type(ev)]`` is the type's reducer, None for a core event the game adds
+    nothing to, and an unknown game event raises as ``no_reducer`` does.  A type met for the
+    first time is looked up once (an event's class, its ``motion`` and ``CORE`` never change)."""
+
+    def __init__(self, game: str, reducers: dict):
+        super().__init__(reducers)
+        self.game = game
+
+    def __missing__(self, cls: type):
+        if cls not in CORE and not (cls.motion is not None and cls.motion.core):
+            raise ValueError(f"{self.game}: no reducer for {cls.__name__}")
+        self[cls] = None
+        return None

@@ -190,7 +190,10 @@ def _observers(st, ev: IndirectFired, sc: Scenario) -> list[str]:
     return [fo, op] if op else [fo]
 
 
-def _fired(st, ev: IndirectFired, sc: Scenario) -> None:
+def _fired(st, ev: IndirectFired, sc: Scenario) -> list[str]:
+    """The battery or weapon that fired and the units marked; it names the units it changed
+    (reducer.py, ``_SELF_MARKING``)."""
+    touched = []
     _stage(st, ev.stage)
     if ev.spotter:
         st.indirect.leaders = [*st.indirect.leaders, ev.spotter]      # 18.102 one battery a turn
@@ -200,13 +203,15 @@ def _fired(st, ev: IndirectFired, sc: Scenario) -> None:
     for u in ev.mark:
         if u in st.pieces:
             st.pieces[u].fired = True                    # 18.864, 18.101, 20.02 F marker
+            touched.append(u)
     if ev.what in ("mortar", "gun") and ev.source in st.pieces:
         p = st.pieces[ev.source]
+        touched.append(ev.source)
         if p.bot != ev.final:
             p.bot, p.bot_turn = "", 0                    # 13.461 another target: its BOT marker goes
     ssr = sc.tables.data.artillery
     if ev.source not in ssr:
-        return
+        return touched
     b = _battery(st, ev.source)
     b.side = ev.side
     b.cff, b.ffe, b.kind = ev.final, True, ev.what
@@ -218,13 +223,16 @@ def _fired(st, ev: IndirectFired, sc: Scenario) -> None:
         b.roll_left = int((ssr[ev.source].get("rolling") or {}).get("turns", 0)) if ev.ffe else \
             max(0, b.roll_left - 1)
         b.lift = b.roll_left == 0
+    return touched
 
 
-def _direct_hit(st, ev: DirectHitRolled, sc: Scenario) -> None:
-    """19.71, 13.461: a direct hit by a mortar or an on-board gun places its BOT marker in the hex."""
+def _direct_hit(st, ev: DirectHitRolled, sc: Scenario) -> list[str]:
+    """19.71, 13.461: a direct hit by a mortar or an on-board gun places its BOT marker in the hex
+    (it names the firer: reducer.py, ``_SELF_MARKING``)."""
     p = st.pieces.get(ev.source)
     if ev.hit and p is not None and p.bot != ev.hex:
         p.bot, p.bot_turn = ev.hex, st.turn
+    return [ev.source]
 
 
 def _struck(st, ev: VehicleStruck, sc: Scenario) -> None:
@@ -266,6 +274,11 @@ def _turn_ended(st, ev: IndirectTurnEnded, sc: Scenario) -> None:
         smoke[h] = 2
     st.smoke = smoke
 
+
+# the reducers that name the units they change, and those that change no piece and no unit (the
+# batteries, smoke and the phase's stage only): reducer.py's _SELF_MARKING and _NO_PIECES
+ART_NAMING = (_fired, _direct_hit)
+ART_NO_PIECES = (_contact, _smoke, _located, _cb, _turn_ended)
 
 ART_REDUCERS: dict[type, Callable] = {
     ContactRolled: _contact, IndirectFired: _fired, DirectHitRolled: _direct_hit, VehicleStruck: _struck,

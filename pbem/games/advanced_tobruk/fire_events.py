@@ -11,6 +11,7 @@ from msgspec import Struct
 
 from pbem.core.events import Event, register
 from pbem.core.scenario import Scenario
+from pbem.games.advanced_tobruk.noting import touch, walk
 from pbem.games.advanced_tobruk.state import TobrukState
 
 
@@ -181,8 +182,9 @@ def _clear_bots_on(st: TobrukState, uid: str) -> None:
         p.bot, p.bot_turn = "", 0
 
 
-def apply_effect(st: TobrukState, uid: str, what: str, detail: str = "") -> None:
-    """One damage effect on a unit (13.6-13.8, 9.33, 17.6)."""
+def apply_effect(st: TobrukState, uid: str, what: str, detail: str = "") -> list[str]:
+    """One damage effect on a unit (13.6-13.8, 9.33, 17.6); the other units it changed (the
+    weapons an eliminated unit held)."""
     p = st.pieces[uid]
     u = st.units[uid]
     if what == "kkill":
@@ -204,9 +206,7 @@ def apply_effect(st: TobrukState, uid: str, what: str, detail: str = "") -> None
         _clear_bots_on(st, uid)
     elif what == "eliminated":
         u.eliminated = True
-        for q in st.pieces.values():
-            if q.holder == uid:
-                q.holder = ""
+        return _drop_held(st, uid)
     elif what == "ceasefire":
         p.fired = True                       # 17.53: may not fire this turn
     elif what == "ammo":                     # 17.25: one round a shot (the key as the note or card wrote it)
@@ -215,6 +215,20 @@ def apply_effect(st: TobrukState, uid: str, what: str, detail: str = "") -> None
         p.ammo = {**p.ammo, key: max(0, p.ammo.get(key, 0) - int(n))}
     elif what == "steps":
         p.steps = int(detail)
+    return []
+
+
+def _drop_held(st: TobrukState, uid: str) -> list[str]:
+    """The weapons ``uid`` held are nobody's now (8.4, 11.21): every piece looked at, the ones
+    changed noted (``noting.touch``) and returned, not every unit's markers derived again."""
+    pieces = st.pieces
+    dropped = []
+    for w, q in walk(pieces):
+        if q.holder == uid:
+            q.holder = ""
+            touch(pieces, w)
+            dropped.append(w)
+    return dropped
 
 
 def _pivoted(p, pivot: list[int]) -> None:
@@ -226,9 +240,11 @@ def _pivoted(p, pivot: list[int]) -> None:
             p.turret = pivot[1] if pivot[1] != p.facing else -1
 
 
-def _gun_fired(st: TobrukState, ev: GunFired, sc: Scenario) -> None:
+def _gun_fired(st: TobrukState, ev: GunFired, sc: Scenario) -> list[str]:
+    """The firer, its firegroup and what it hit; it names them (reducer.py, ``_SELF_MARKING``)."""
     p = st.pieces[ev.firer]
     p.fired = True                                      # 13.102 F marker
+    touched = [ev.firer, *ev.group]
     for f in ev.group:
         st.pieces[f].fired = True
     _pivoted(p, ev.pivot)
@@ -239,46 +255,57 @@ def _gun_fired(st: TobrukState, ev: GunFired, sc: Scenario) -> None:
     elif p.bot != ev.target:
         p.bot, p.bot_turn = "", 0                       # 13.461 switched targets
     for uid, what, detail in ev.effects:
-        apply_effect(st, uid, what, detail)
+        touched.append(uid)
+        touched += apply_effect(st, uid, what, detail)
+    return touched
 
 
-def _losses(st: TobrukState, losses: list[list[str]]) -> None:
+def _losses(st: TobrukState, losses: list[list[str]]) -> list[str]:
+    """Casualty steps (15.8) and their fates; the units changed."""
+    touched = []
     for uid, steps, fate in losses:
         p = st.pieces[uid]
         p.steps = int(steps)
+        touched.append(uid)
         if fate == "eliminated":
-            apply_effect(st, uid, "eliminated")
+            touched += apply_effect(st, uid, "eliminated")
         elif fate == "surrendered":
             p.surrendered, p.broken = True, False
+    return touched
 
 
-def _casualty(st: TobrukState, ev: CasualtyAttack, sc: Scenario) -> None:
+def _casualty(st: TobrukState, ev: CasualtyAttack, sc: Scenario) -> list[str]:
+    """The firers marked, the losses; it names the units it changed (reducer.py, ``_SELF_MARKING``)."""
+    pieces = st.pieces
+    touched = []
     if ev.mark_fired:
         for f in ev.firers:
-            st.pieces[f].fired = True
+            pieces[f].fired = True
+        touched += ev.firers
     if ev.pivot and ev.firers:
-        _pivoted(st.pieces[ev.firers[0]], ev.pivot)
-    _losses(st, ev.losses)
+        _pivoted(pieces[ev.firers[0]], ev.pivot)
+        touched.append(ev.firers[0])
+    return touched + _losses(st, ev.losses)
 
 
-def _morale(st: TobrukState, ev: MoraleChecked, sc: Scenario) -> None:
+def _morale(st: TobrukState, ev: MoraleChecked, sc: Scenario) -> list[str]:
+    """The unit checked (and the weapons it drops); it names them (reducer.py, ``_SELF_MARKING``)."""
     p = st.pieces[ev.unit]
     if ev.result == "broken":
         p.broken = True
         _clear_bots_on(st, ev.unit)
     elif ev.result in ("surrendered", "intimidated"):
         p.broken, p.surrendered = False, True
-        for q in st.pieces.values():          # 11.21 surrendered units drop their weapons
-            if q.holder == ev.unit:
-                q.holder = ""
+        return [ev.unit, *_drop_held(st, ev.unit)]   # 11.21 surrendered units drop their weapons
     elif ev.result == "eliminated":
-        apply_effect(st, ev.unit, "eliminated")
+        return [ev.unit, *apply_effect(st, ev.unit, "eliminated")]
     elif ev.result == "courage":
         p.courage = True
     elif ev.result == "pinned":
         p.pinned = True
     elif ev.result == "rallied":
         p.broken = p.surrendered = False
+    return [ev.unit]
 
 
 def _suppression(st: TobrukState, ev: SuppressionChecked, sc: Scenario) -> None:
@@ -302,7 +329,7 @@ def _melee_ended(st: TobrukState, ev: MeleeEnded, sc: Scenario) -> None:
         st.pieces[uid].broken = False
     for uid in ev.eliminated:
         apply_effect(st, uid, "eliminated")
-    for u in st.units.values():
+    for _, u in walk(st.units):               # the pieces in the hex are asked for
         if u.hex == ev.hex:
             p = st.pieces[u.id]
             p.melee = p.attacker = False

@@ -12,19 +12,22 @@ from collections.abc import Callable
 import msgspec
 
 from pbem.core.hexgrid import DIRECTIONS
-from pbem.core.reduce import no_reducer
+from pbem.core.reduce import Handlers
 from pbem.core.scenario import Scenario
 from pbem.core.state import Decision
 from pbem.games.advanced_tobruk import data, events as E
 from pbem.games.advanced_tobruk.board.facing import SPINES
 from pbem.games.advanced_tobruk.board.ground import in_bunker
-from pbem.games.advanced_tobruk.arty_events import ART_REDUCERS
-from pbem.games.advanced_tobruk.fire_events import FIRE_REDUCERS
+from pbem.games.advanced_tobruk.arty_events import ART_NAMING, ART_NO_PIECES, ART_REDUCERS
+from pbem.games.advanced_tobruk.fire_events import FIRE_REDUCERS, _casualty, _drop_held, _gun_fired, _morale
 from pbem.games.advanced_tobruk.fog_events import FOG_REDUCERS
 from pbem.games.advanced_tobruk.mine_events import MINE_REDUCERS
 from pbem.games.advanced_tobruk.notes.notes import NOTE_REDUCERS
+from pbem.games.advanced_tobruk.noting import ALL as _ALL, Asked as _Asked, touch as _touch, walk as _walk
 from pbem.games.advanced_tobruk.perimeter_events import PERIMETER_REDUCERS, apply_cover
 from pbem.games.advanced_tobruk.state import FireOrder, Pending, Shot, StandingOrders, Step, TobrukState
+
+GAME = "advanced-tobruk"
 
 SEGMENT = {"setup": "setup", "indirect": "combat", "direct-fire": "combat", "movement": "movement",
            "final-fire": "movement", "infiltration": "close-assault", "melee": "close-assault", "end": "end"}
@@ -40,13 +43,16 @@ def _other(sc: Scenario, side: str) -> str:
 def _phase(st: TobrukState, ev: E.PhaseStarted, sc: Scenario) -> list[str]:
     """A phase begins; the units whose markers may change (it reads plain dicts: ``_SELF_MARKING``):
     a new Movement Segment's movers, and the winded ones whose marker ends (6.413) as the turns go by."""
-    st.step = Step(segment=SEGMENT.get(ev.name, ev.name), phase=ev.name, first=ev.side, to_act=ev.side)
+    name, side = ev.name, ev.side
+    st.step = Step(SEGMENT.get(name, name), name, side, side)     # segment, phase, first, to_act
     st.pending = None
-    touched = []
-    movement = ev.name == "movement"              # a new Movement Segment: MP counts start again
     turn, units = st.turn, st.units
+    if name != "movement":
+        return [uid for uid, p in st.pieces.items()
+                if p.winded and turn - p.winded > 1 and uid in units and "winded" in units[uid].marks]
+    touched = []                                  # a new Movement Segment: MP counts start again
     for uid, p in st.pieces.items():
-        if movement and (p.mp or p.move or p.reversed or p.pinned or p.path or p.continued):
+        if p.mp or p.move or p.reversed or p.pinned or p.path or p.continued:
             touched.append(uid)
             p.mp, p.move, p.reversed, p.pinned, p.path = "", "", False, False, []
             if p.continued:                       # 6.541: the arrow of last turn is replaced by this turn's
@@ -81,12 +87,15 @@ def _faced(st: TobrukState, ev: E.Faced, sc: Scenario) -> None:
         p.moved = True                            # 6.532: pivoting in place is movement
 
 
-def _began(st: TobrukState, ev: E.MoveBegan, sc: Scenario) -> None:
+def _began(st: TobrukState, ev: E.MoveBegan, sc: Scenario) -> list[str]:
+    """The movers' pieces (it names them: ``_SELF_MARKING``)."""
+    pieces = st.pieces
     for u in ev.units:
-        p = st.pieces[u]
+        p = pieces[u]
         p.moving, p.move = True, ev.move
         if ev.move == "run":
             p.winded = st.turn                    # 6.413
+    return ev.units
 
 
 def _carried(st: TobrukState, movers: list[str]) -> list[str]:
@@ -97,23 +106,27 @@ def _carried(st: TobrukState, movers: list[str]) -> list[str]:
     return [w for w, p in pieces.items() if p.holder in movers and not units[w].eliminated]
 
 
-def _stepped(st: TobrukState, ev: E.Stepped, sc: Scenario) -> None:
+def _stepped(st: TobrukState, ev: E.Stepped, sc: Scenario) -> list[str]:
+    """A step of a move: the movers and the weapons they carry (8.4), which it names (``_SELF_MARKING``)."""
     st.pending = None
     if st.decision is not None and st.decision.kind == "opportunity-fire":
         st.decision = None
-    for u in [*ev.units, *_carried(st, ev.units)]:
-        was = st.units[u].hex
-        st.units[u].hex = ev.hex
-        p = st.pieces[u]
-        if u in ev.units:
+    units, pieces, movers, h = st.units, st.pieces, ev.units, ev.hex
+    moved = [*movers, *_carried(st, movers)]
+    for u in moved:
+        unit = units[u]
+        was = unit.hex
+        unit.hex = h
+        p = pieces[u]
+        if u in movers:
             p.mp, p.moved = ev.spent, True
-            if ev.hex != was and was:
-                p.path = [*(p.path or [was]), ev.hex]      # 13.441 the path, for fire at it
+            if h != was and was:
+                p.path = [*(p.path or [was]), h]          # 13.441 the path, for fire at it
             if ev.cover:
                 apply_cover(p, ev.cover)                   # 31.02, 31.256, 33.74 (cover_moves.py)
-            elif ev.hex != was and (p.full or p.rim >= 0):
+            elif h != was and (p.full or p.rim >= 0):
                 apply_cover(p, "top")                      # out of the hex, out of its cover
-            if ev.hex != was:
+            if h != was:
                 p.hd = ""                                  # 33.81: hull defilade stays in its hex
             if ev.what != "turret":
                 p.bot, p.bot_turn = "", 0         # 13.461: a firer that moves loses its Burst on Target
@@ -121,21 +134,25 @@ def _stepped(st: TobrukState, ev: E.Stepped, sc: Scenario) -> None:
                 p.reversed = True
         else:
             p.gun_moved = True
-    if ev.units and ev.facing >= 0:
-        p = st.pieces[ev.units[0]]
+    if movers and ev.facing >= 0:
+        p = pieces[movers[0]]
         p.facing = ev.facing
         p.turret = ev.turret if ev.turret != ev.facing else -1
+    return moved
 
 
-def _ended(st: TobrukState, ev: E.MoveEnded, sc: Scenario) -> None:
+def _ended(st: TobrukState, ev: E.MoveEnded, sc: Scenario) -> list[str]:
+    """The movers' pieces (it names them: ``_SELF_MARKING``)."""
     st.pending = None
     if st.decision is not None and st.decision.kind == "opportunity-fire":
         st.decision = None
+    pieces = st.pieces
     for u in ev.units:
-        p = st.pieces[u]
+        p = pieces[u]
         p.moving = False
         p.moved = True
         p.continued = ev.continued
+    return ev.units
 
 
 def _exited(st: TobrukState, ev: E.UnitExited, sc: Scenario) -> None:
@@ -190,7 +207,7 @@ def _infiltrated(st: TobrukState, ev: E.Infiltrated, sc: Scenario) -> None:
         st.melees = [*st.melees, ev.hex]
         st.melee_attacker[ev.hex] = u.side
     attacking = st.melee_attacker[ev.hex]
-    for v in st.units.values():
+    for _, v in _walk(st.units):                  # the units in the hex are asked for (in_bunker)
         if v.hex == ev.hex and not v.eliminated and data.is_personnel(sc, v.id) and not in_bunker(st, sc, v.id):
             p = st.pieces[v.id]
             p.melee = True
@@ -200,9 +217,7 @@ def _infiltrated(st: TobrukState, ev: E.Infiltrated, sc: Scenario) -> None:
 
 def _eliminated(st: TobrukState, ev: E.UnitEliminated, sc: Scenario) -> None:
     _touch(st.units, ev.unit)                     # the core eliminated it (in its hex): its markers change
-    for q in st.pieces.values():
-        if q.holder == ev.unit:
-            q.holder = ""
+    _drop_held(st, ev.unit)
 
 
 def _turn_ended(st: TobrukState, ev: E.TurnEnded, sc: Scenario) -> list[str]:
@@ -240,96 +255,44 @@ REDUCERS: dict[type, Callable[[TobrukState, E.Event, Scenario], None]] = {
 }
 
 
-_ALL = object()          # noted by an _Asked that was walked: every unit's markers are derived again
-
-
-class _Asked:
-    """A dict as a reducer sees it while ``reduce`` runs: every key it asks for is
-    noted in ``asked`` (one set for the pieces and the units), and anything that walks
-    the whole dict notes all of them (``every``).  The units whose piece or unit a
-    reducer did not ask for are as they were, so their markers are too."""
-
-    __slots__ = ("d", "asked")
-
-    def __init__(self, d: dict, asked: set | None = None):
-        self.d, self.asked = d, set() if asked is None else asked
-
-    @property
-    def every(self) -> bool:
-        return _ALL in self.asked
-
-    def __getitem__(self, k):
-        self.asked.add(k)
-        return self.d[k]
-
-    def get(self, k, default=None):
-        self.asked.add(k)
-        return self.d.get(k, default)
-
-    def __setitem__(self, k, v):
-        self.asked.add(k)
-        self.d[k] = v
-
-    def __contains__(self, k) -> bool:
-        return k in self.d
-
-    def __len__(self) -> int:
-        return len(self.d)
-
-    def __iter__(self):
-        self.asked.add(_ALL)
-        return iter(self.d)
-
-    def keys(self):
-        self.asked.add(_ALL)
-        return self.d.keys()
-
-    def values(self):
-        self.asked.add(_ALL)
-        return self.d.values()
-
-    def items(self):
-        self.asked.add(_ALL)
-        return self.d.items()
-
-
 # reducers that change no piece and no unit (the step, the orders, the score): no marker can change
 # (and the side notes' rolls and openings: the notes' reducer of SecretRevealed and NoteRolled does nothing)
 _NO_PIECES = frozenset({_nothing, _passed, _acted, _standing, _opp_passed, _vp,
-                        NOTE_REDUCERS[E.SecretRevealed], NOTE_REDUCERS[E.NoteRolled]})
-# reducers that walk the pieces themselves and return the units they changed (plain dicts, no _Asked)
-_SELF_MARKING = frozenset({_phase, _turn_ended})
+                        NOTE_REDUCERS[E.SecretRevealed], NOTE_REDUCERS[E.NoteRolled], *ART_NO_PIECES})
+# reducers that return the units they changed (plain dicts, no _Asked): those that walk the pieces
+# themselves, and those that change only units they can name (a move's, a side note's, a casualty
+# attack's, a morale check's, fire's; the weapons a unit drops: fire_events._drop_held)
+_SELF_MARKING = frozenset({_phase, _turn_ended, _began, _stepped, _ended, NOTE_REDUCERS[E.SecretRecorded],
+                          _casualty, _morale, _gun_fired, *ART_NAMING})
 
 
-def _walk(d):
-    """Every (key, value) of a dict of the state, the reducer's ``_Asked`` or not, without
-    asking for them all: a reducer that walks every piece to change a few asks for those
-    (``_touch``), so only their markers are derived again."""
-    return (d.d if isinstance(d, _Asked) else d).items()
+# each event type's reducer and how its markers are found again (``reduce``): 0 it changes no piece
+# and no unit, 1 it says which units it changed, 2 it runs with the noting view
+_HANDLERS = Handlers(GAME, {cls: (fn, 0 if fn in _NO_PIECES else 1 if fn in _SELF_MARKING else 2)
+                            for cls, fn in REDUCERS.items()})
+_new = object.__new__
 
 
-def _touch(d, k) -> None:
-    if isinstance(d, _Asked):
-        d.asked.add(k)
-
-
-def reduce(st: TobrukState, ev: E.Event, sc: Scenario, game: str) -> None:
-    fn = REDUCERS.get(ev.__class__)
-    if fn is None:
-        no_reducer(game, ev)
-        return
-    if fn in _NO_PIECES:
+def reduce(st: TobrukState, ev: E.Event, sc: Scenario, game: str = GAME) -> None:
+    """The game's part of ``ev`` (the game's ``reduce``: replay calls it for every event), then
+    the markers of the units it touched.  ``game``: unused (the table's errors name GAME)."""
+    got = _HANDLERS[ev.__class__]
+    if got is None:
+        return                                    # a core event the game adds nothing to
+    fn, how = got
+    if how == 0:
         fn(st, ev, sc)
         return
     # The markers (a report's status column) follow from a unit's piece, its elimination
     # and the turn (winded, 6.413): only the units the event touched are derived again
     # (all of them when it walked every piece or unit).
-    if fn in _SELF_MARKING:
+    if how == 1:
         touched = fn(st, ev, sc)
     else:
         pieces, units = st.pieces, st.units
         touched = set()
-        wp, wu = _Asked(pieces, touched), _Asked(units, touched)
+        wp, wu = _new(_Asked), _new(_Asked)       # _Asked(pieces, touched), _Asked(units, touched)
+        wp.d, wp.asked, wu.d, wu.asked = pieces, touched, units, touched
         st.pieces, st.units = wp, wu
         try:
             fn(st, ev, sc)
@@ -343,6 +306,8 @@ def reduce(st: TobrukState, ev: E.Event, sc: Scenario, game: str) -> None:
                 st.units = units
             else:
                 touched.add(_ALL)
+        if not touched:
+            return
         if _ALL in touched:
             touched = st.units
     units, pieces, turn = st.units, st.pieces, st.turn

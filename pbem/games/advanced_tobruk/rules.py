@@ -22,7 +22,6 @@ from __future__ import annotations
 from pbem.core import orders as O
 from pbem.core.hexgrid import DIRECTIONS
 from pbem.core.orders import OrderError
-from pbem.core.reduce import reduce_core
 from pbem.core.ruleset import Ctx, Ruleset, find_unit
 from pbem.core.scenario import Scenario
 from pbem.core.state import UnitState
@@ -43,7 +42,7 @@ from pbem.games.advanced_tobruk.schema import TobrukData, TobrukVictory
 from pbem.games.advanced_tobruk.state import Piece, TobrukState
 from pbem.games.advanced_tobruk.steps import FORMS, INTERRUPTS, MOVES, STEPS
 
-GAME = "advanced-tobruk"
+GAME = reducer.GAME                # "advanced-tobruk"
 class AdvancedTobruk(Ruleset):
     game = GAME
     ruleset_version = "3"          # 3: one pause a move, answered for its whole path (6.6 by email)
@@ -90,14 +89,9 @@ class AdvancedTobruk(Ruleset):
             u.marks = reducer.markers(st.pieces[uid], st.turn, u.eliminated)
         return st
 
-    def reduce(self, st: TobrukState, ev: E.Event, sc: Scenario) -> None:
-        reducer.reduce(st, ev, sc, self.game)
-
-    def apply(self, state: TobrukState, ev: E.Event, sc: Scenario) -> None:
-        """Ruleset.apply without its two calls that do nothing here (replay's hot loop): the game
-        has no ``reduce_before``; the core part, then the game's (``eliminated_stay``)."""
-        reduce_core(state, ev, self.eliminated_stay)
-        reducer.reduce(state, ev, sc, GAME)
+    # Ruleset.reduce(st, ev, sc): the reducer's own, one call less an event (and no ``apply`` of
+    # the game's: replay runs the core's step and this inline, as for every game)
+    reduce = staticmethod(reducer.reduce)
 
     def lint(self, sc: Scenario) -> list[str]:
         return lint_scenario(sc)

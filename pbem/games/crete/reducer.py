@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pbem.core.reduce import no_reducer
+from pbem.core.reduce import Handlers
 from pbem.core.scenario import Scenario
 from pbem.games.crete import events as E
 from pbem.games.crete.airborne import plan_name, read_plan
-from pbem.games.crete.board import enemies, gd, map_of, printed
+from pbem.games.crete.board import gd, map_of, printed
 from pbem.games.crete.state import CW, GERMAN, CreteState, Fight, other
 
 
@@ -45,8 +45,9 @@ def owed(st: CreteState, uid: str) -> None:
 
 def phase_started(st: CreteState, ev: E.PhaseStarted, sc: Scenario) -> None:
     cd = st.crete
-    for u in st.units.values():
-        u.moved = u.attacked = u.defended = False
+    for u in st.units.values():               # 3.0: "moved", "attacked", "defended" are this phase's
+        if u.moved or u.attacked or u.defended:     # (read first: a write costs 4x a read, most are clear)
+            u.moved = u.attacked = u.defended = False
     if ev.name == "air-landing":
         cd.air_used = []                      # 11.4: every air unit once per Game-Turn
     # 7.1, 7.7: the units that begin a movement phase in a track
@@ -85,8 +86,16 @@ def air_dropped(st: CreteState, ev: E.AirDropped, sc: Scenario) -> None:
         cd.t1[m] = cd.t1.get(m, 0) + 1
     if ev.hex:
         st.units[ev.unit].hex = ev.hex
-        if not enemies(st, ev.hex, GERMAN):   # 5.2: onto Commonwealth units it fights first
+        if not _enemy_in(st, ev.hex, GERMAN):     # 5.2: onto Commonwealth units it fights first
             note_airfield(st, sc, ev.unit, ev.hex)
+
+
+def _enemy_in(st: CreteState, h: str, side: str) -> bool:
+    """Whether ``board.enemies(st, h, side)`` has any: one pass, no map of every hex."""
+    for u in st.units.values():
+        if u.hex == h and u.side != side and not u.eliminated:
+            return True
+    return False
 
 
 def unit_landed(st: CreteState, ev: E.UnitLanded, sc: Scenario) -> None:
@@ -222,10 +231,12 @@ REDUCERS: dict[type, Callable[[CreteState, E.Event, Scenario], None]] = {
 }
 
 
-def reduce(game: str, st: CreteState, ev: E.Event, sc: Scenario) -> None:
-    """Apply Crete's part of ``ev`` (after the core part)."""
-    handler = REDUCERS.get(type(ev))
-    if handler is None:
-        no_reducer(game, ev)
-        return
-    handler(st, ev, sc)
+_HANDLERS = Handlers("crete", REDUCERS)
+
+
+def reduce(st: CreteState, ev: E.Event, sc: Scenario) -> None:
+    """Apply Crete's part of ``ev`` (after the core part); the game's ``reduce`` (replay calls it
+    for every event: the handler of each event type found once, ``Handlers``)."""
+    fn = _HANDLERS[ev.__class__]
+    if fn is not None:
+        fn(st, ev, sc)

@@ -79,8 +79,7 @@ class Crete(Ruleset):
 
     # --- reducer ------------------------------------------------------------------
 
-    def reduce(self, st: CreteState, ev: E.Event, sc: Scenario) -> None:
-        reducer.reduce(self.game, st, ev, sc)
+    reduce = staticmethod(reducer.reduce)      # Ruleset.reduce(st, ev, sc), one call less an event
 
     # --- sealed secrets: the drop plan (1.0) ----------------------------------------
 

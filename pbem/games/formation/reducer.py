@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pbem.core.reduce import no_reducer
+from pbem.core.reduce import Handlers, no_reducer
 from pbem.core.scenario import Scenario
 from pbem.games.formation import events as E
 from pbem.games.formation.board import formation_of, gd, hq_formation
@@ -231,7 +231,8 @@ def admin_begun(st: FormationState, ev: E.AdminBegun, sc: Scenario) -> None:
     st.fm.scored = []
     st.fm.cups = {}                            # 9.2: both AP marker cups refilled
     for u in st.units.values():
-        u.moved = False
+        if u.moved:                            # read first: a write costs 4x a read
+            u.moved = False
 
 
 def recovered(st: FormationState, ev: E.FormationRecovered, sc: Scenario) -> None:
@@ -330,3 +331,14 @@ def reduce(game: str, st: FormationState, ev: E.Event, sc: Scenario) -> None:
         no_reducer(game, ev)
         return
     fn(st, ev, sc)
+
+
+_HANDLERS = Handlers("mirages", REDUCERS)
+
+
+def reduce_event(st: FormationState, ev: E.Event, sc: Scenario) -> None:
+    """``reduce`` as the game's ``reduce`` (replay calls it for every event: each type's handler
+    found once, ``Handlers``)."""
+    fn = _HANDLERS[ev.__class__]
+    if fn is not None:
+        fn(st, ev, sc)

@@ -88,11 +88,9 @@ class MiragesRules(Ruleset):
                                           drm=gd(sc).initiative_track[0]))
         return out
 
-    def reduce_before(self, st: FormationState, ev: E.Event, sc: Scenario) -> None:
-        reducer.reduce_before(st, ev, sc)
-
-    def reduce(self, st: FormationState, ev: E.Event, sc: Scenario) -> None:
-        reducer.reduce(self.game, st, ev, sc)
+    # Ruleset.reduce_before and .reduce (st, ev, sc): the reducer's own, one call less an event
+    reduce_before = staticmethod(reducer.reduce_before)
+    reduce = staticmethod(reducer.reduce_event)
 
     # --- orders -------------------------------------------------------------------------------
 

@@ -75,6 +75,7 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
         # the turn (5.0, steps.py): the kernel's handle, awaiting and deadline defaults read them
         self.steps, self.interrupts = steps_of(self)
         self.forms = forms_of(self)            # the order forms: HELP and the set-up choices (core/forms.py)
+        self._handlers = reducer.handlers(self.game)   # reduce: each event type's reducer found once
 
     step_name = staticmethod(step_name)        # movement, reinforcement, else combat (5.0)
     sequence_rule = "5.0"                      # the sequence of play: whose phase it is
@@ -194,8 +195,11 @@ class PanzerCorps(Decisions, Combat, Reinforcements, Movement, Ruleset):
         return evs + self.setup_events(st, sc)
 
     def reduce(self, st: PanzerCorpsState, ev: E.Event, sc: Scenario) -> None:
-        """After the core reducer (pbem.core.reduce): only what this family adds (reducer.py)."""
-        reducer.reduce(self.game, st, ev)
+        """After the core reducer (pbem.core.reduce): only what this family adds (reducer.py:
+        ``reduce``, its handler of each event type found once)."""
+        fn = self._handlers[ev.__class__]
+        if fn is not None:
+            fn(st, ev)
 
     def lint(self, sc: Scenario) -> list[str]:
         return lint_family(self.p, self.known_features(), sc) + self.lint_game(sc)

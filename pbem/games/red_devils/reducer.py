@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pbem.core.reduce import no_reducer
+from pbem.core.reduce import Handlers
 from pbem.core.scenario import Scenario
 from pbem.core.state import Attack, Decision
 from pbem.games.red_devils import events as E
 from pbem.games.red_devils.airborne import POLISH_SECRET, landing_due
 from pbem.games.red_devils.state import Doctrine, Pending, RedDevilsState
-from pbem.games.red_devils.terrain import FERRY, terrain, unbridged_rijn
+from pbem.games.red_devils.terrain import crossings, terrain
 
 
 def _owed_done(st: RedDevilsState, uid: str) -> None:
@@ -31,7 +31,8 @@ def _phase(st: RedDevilsState, ev: E.PhaseStarted, sc: Scenario) -> None:
     """3.0: a new phase; 4.6 a new player-turn's swim; 9.0 the landing that begins it."""
     st.attacks, st.current = [], 0
     for u in st.units.values():
-        u.moved = u.attacked = u.defended = False
+        if u.moved or u.attacked or u.defended:           # read first: a write costs 4x a read
+            u.moved = u.attacked = u.defended = False
     st.fired, st.hit, st.mode, st.pending = [], [], {}, None
     if ev.name == "movement":
         st.swim = False
@@ -64,14 +65,19 @@ def _landing_rolled(st: RedDevilsState, ev: E.AirLandingResolved, sc: Scenario) 
 
 
 def _crossed(st: RedDevilsState, ev: E.UnitMoved, sc: Scenario) -> None:
-    """Before the core moves the unit: the ferry or the unbridged Rijn on its way from where it stood."""
-    u = st.units[ev.unit]
-    trail = ([u.hex] if u.hex else []) + list(ev.path)
+    """Before the core moves the unit: the ferry or the unbridged Rijn on its way from where it stood
+    (the hexsides of ``terrain.crossings``: a move that touches none of their hexes crosses none)."""
+    here = st.units[ev.unit].hex
+    sides, ends = crossings(sc)
+    if here not in ends and ends.isdisjoint(ev.path):
+        return
+    trail = ([here] if here else []) + list(ev.path)
     for a, b in zip(trail, trail[1:]):
-        if FERRY in sc.board.side_features(a, b):
+        kind = sides.get((a, b) if a < b else (b, a))
+        if kind == "ferry":
             st.ferry_turn = st.turn                       # 4.7 one unit per game-turn
-        elif unbridged_rijn(st, sc, a, b):
-            st.swim = True                                # 4.6 one crossing per player-turn
+        elif kind == "unbridged" or (kind == "rail" and st.bridge == "destroyed"):
+            st.swim = True                                # 4.6 one crossing per player-turn (11.0)
 
 
 def _moved(st: RedDevilsState, ev: E.UnitMoved, sc: Scenario) -> None:
@@ -217,21 +223,19 @@ REDUCERS: dict[type, Callable[[RedDevilsState, E.Event, Scenario], None]] = {
 }
 
 
-BEFORE: dict[type, Callable[[RedDevilsState, E.Event, Scenario], None]] = {E.UnitMoved: _crossed}
+_HANDLERS = Handlers("red-devils", REDUCERS)
 
 
 def reduce_before(st: RedDevilsState, ev: E.Event, sc: Scenario) -> None:
-    """What reads where a unit stood before the core part moves it (Ruleset.reduce_before)."""
-    fn = BEFORE.get(type(ev))
+    """What reads where a unit stood before the core part moves it (Ruleset.reduce_before, called
+    for every event): the crossings of a move (4.6, 4.7)."""
+    if ev.__class__ is E.UnitMoved:
+        _crossed(st, ev, sc)
+
+
+def reduce(st: RedDevilsState, ev: E.Event, sc: Scenario) -> None:
+    """This game's part of applying ``ev`` (after the core part); an event it does not know raises,
+    unless a core one (``Handlers``: each event type's reducer found once)."""
+    fn = _HANDLERS[ev.__class__]
     if fn is not None:
         fn(st, ev, sc)
-
-
-def reduce(st: RedDevilsState, ev: E.Event, sc: Scenario, game: str) -> None:
-    """This game's part of applying ``ev`` (after the core part); an event it does not know raises,
-    unless a core one."""
-    fn = REDUCERS.get(type(ev))
-    if fn is None:
-        no_reducer(game, ev)
-        return
-    fn(st, ev, sc)

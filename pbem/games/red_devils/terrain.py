@@ -89,6 +89,24 @@ def _find_rijn_sides(sc: Scenario) -> dict[tuple[str, str], str]:
     return out
 
 
+def crossings(sc: Scenario) -> tuple[dict[tuple[str, str], str], frozenset[str]]:
+    """The hexsides a move's reducer looks at, once per scenario: (a, b) with a < b -> "ferry"
+    (4.7) or, a Neder Rijn hexside without a road bridge (4.6), "rail" / "unbridged" as
+    ``rijn_sides`` says; and every hex on one of them (a move touching none crosses none)."""
+    return once_per_scenario(_CROSSINGS, sc, _find_crossings)
+
+
+_CROSSINGS: dict = {}
+
+
+def _find_crossings(sc: Scenario) -> tuple[dict[tuple[str, str], str], frozenset[str]]:
+    out = dict(rijn_sides(sc))
+    for (a, b), f in sc.board.hexsides.items():
+        if FERRY in f:
+            out[(a, b) if a < b else (b, a)] = "ferry"
+    return out, frozenset(h for k in out for h in k)
+
+
 def minor_river(sc: Scenario, a: str, b: str) -> bool:
     """A minor river hexside (4.9), from a set made once per scenario."""
     return ((a, b) if a < b else (b, a)) in once_per_scenario(_MINOR, sc, _find_minor_sides)

@@ -611,7 +611,10 @@ def check_sealed(ctx: Ctx, order: O.Secret | O.Unveil) -> None:
 
 # --- the reducer -----------------------------------------------------------------------------
 
-def _apply(st: TobrukState, sc: Scenario, side: str, name: str, text: str) -> None:
+def _apply(st: TobrukState, sc: Scenario, side: str, name: str, text: str) -> list[str]:
+    """A side note's meaning in the state; the units whose piece it changed (their markers:
+    reducer.py, ``_SELF_MARKING``)."""
+    touched: list[str] = []
     n = st.notes.get(side) or Notes()
     n.names = {**n.names, name: text}
     w = text.split()
@@ -624,9 +627,11 @@ def _apply(st: TobrukState, sc: Scenario, side: str, name: str, text: str) -> No
         n.op = {**n.op, args[0]: args[1]}
     elif kind == "crew":
         st.pieces[args[0]].holder = args[1]
+        touched.append(args[0])
     elif kind in ("apcr", "heat"):
         p = st.pieces[args[0]]
         p.ammo = {**p.ammo, kind.upper(): int(args[1])}
+        touched.append(args[0])
     elif kind == "command":
         n.command = args[0]
     elif kind == "elite":
@@ -634,11 +639,13 @@ def _apply(st: TobrukState, sc: Scenario, side: str, name: str, text: str) -> No
     elif kind == "hide":
         for u in args[0].split("+"):
             p = st.pieces[u]
+            touched.append(u)
             p.hidden_at = args[1]
             if len(args) > 2 and (data.is_vehicle(sc, u) or data.is_heavy(sc, u)):
                 p.facing = spine(args[2])
     elif kind == "dummy":
         st.pieces[args[0]].dummy = True
+        touched.append(args[0])
     elif kind == "mine":
         dummy = args[1] == "dummy"
         st.minefields = {**st.minefields, args[0]: Minefield(
@@ -649,12 +656,14 @@ def _apply(st: TobrukState, sc: Scenario, side: str, name: str, text: str) -> No
     elif kind == "ammo":
         n.ammo = {**n.ammo, args[0]: int(args[1])}
     st.notes = {**st.notes, side: n}
+    return touched
 
 
-def _recorded(st: TobrukState, ev: CE.SecretRecorded, sc: Scenario) -> None:
+def _recorded(st: TobrukState, ev: CE.SecretRecorded, sc: Scenario) -> list[str]:
     # Only the host's copy carries the payload; a side note's meaning enters the state here.
     if ev.payload and (ev.name.startswith(RESERVED) or ev.name == "command"):
-        _apply(st, sc, ev.side, ev.name, ev.payload)
+        return _apply(st, sc, ev.side, ev.name, ev.payload)
+    return []
 
 
 def _nothing(st: TobrukState, ev, sc: Scenario) -> None:
