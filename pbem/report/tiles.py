@@ -293,7 +293,8 @@ def _items(svg: str):
 
 def _paper(text: str) -> str:
     """``text`` with a size of "100%" (the paper) made as wide and as tall as any map: 100 %
-    of a tile's picture would be the tile (``layout``)."""
+    of a tile's picture would be the tile, and a map grown taller (more eliminated units)
+    keeps the tiles of the one before."""
     return text.replace('width="100%" height="100%"', 'width="100000" height="100000"') if '100%"' in text else text
 
 
@@ -414,9 +415,6 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
         return None
     root, always, items = parsed
     sw, sh = float(m.group(1)), float(m.group(2))
-    # "100%" of a tile would be the tile: the paper as wide and as tall as any map, so that
-    # a map grown taller (more eliminated units) has the tiles of the one before
-    # (``_paper``: done as the items are read)
     if window is None:
         width = min(max_width, int(sw)) if max_width and sw > max_width else int(sw)
         s = width / sw
