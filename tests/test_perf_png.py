@@ -184,6 +184,13 @@ def test_a_map_grown_taller_with_a_new_colour_keeps_its_palette_and_its_tiles_in
     finally:
         png._Palette.quantise = plain_q
     assert len(png._palettes) == 1 and len(next(iter(png._palettes.values()))) == 1   # one palette
+    # another board of the same width made its palette since: the colour still goes to this one
+    own = next(iter(png._palettes.values()))[0]
+    other = png._Palette(Image.new("RGB", (4, 4), (9, 9, 9)), frozenset({"#090909", "#0a0b0c"}), png.MAP_COLOURS)
+    next(iter(png._palettes.values())).append(other)
+    third = taller.replace("</svg>", '<circle cx="260" cy="300" r="20" fill="#34ab12"/>\n</svg>')
+    png._tiled_png(third, png.MAP_WIDTH, png.MAP_COLOURS)
+    assert "#34ab12" in own.svg_colours and "#34ab12" not in other.svg_colours
     assert 0 < sum(x * y for x, y in quantised) < 0.25 * w * h                    # the new tiles only
     truth = tiles.picture(taller, png.MAP_WIDTH, lambda s, w: png._resvg(s, w, True))
     with Image.open(io.BytesIO(got)) as b, Image.open(io.BytesIO(first)) as a:

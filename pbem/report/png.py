@@ -210,9 +210,12 @@ def _palette_for(svg: str, lay, colours: int) -> _Palette:
         if named <= pal.svg_colours:
             _palettes.move_to_end(key)
             return pal
-    if got and got[-1].extend(named):            # a colour new to the game (an area, a marker)
+    # a colour new to the game (an area, a marker): taken in by the palette of the board
+    # that shares most of its colours (boards of one width share the key)
+    near = max(got, key=lambda p: len(named & p.svg_colours), default=None)
+    if near is not None and near.extend(named):
         _palettes.move_to_end(key)
-        return got[-1]
+        return near
     pal = _Palette(lay.rgb(), named, colours)
     _palettes[key] = [*got[-3:], pal]
     while len(_palettes) > _PALETTES:
