@@ -299,3 +299,17 @@ class ImapServer:
                     send(f"{tag} OK bye")
                     return
                 send(f"{tag} OK {cmd} done")
+
+
+def crash_once(monkeypatch, point: str) -> list[str]:
+    """The next pass of the host's crash checkpoint ``point`` raises ``SimulatedCrash``
+    (once); returns the list the points that fired are added to."""
+    from pbem.host import SimulatedCrash, crash
+    fired: list[str] = []
+
+    def boom(name):
+        if name == point and not fired:
+            fired.append(name)
+            raise SimulatedCrash(name)
+    monkeypatch.setattr(crash, "checkpoint", boom)
+    return fired

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 import pbem.host as H
 from mail_helpers import (AXIS, BRITISH, CLOCK, EXAMPLE, HOST_ADDR, SEED, SmtpCapture, answers, deliver, doc,
                           game_arg, game_store, log_bytes, make_host, message, new_game, outbox, parse, reopen,
-                          secret, text_of)
+                          secret, text_of, crash_once)
 from pbem.host import mail as M
 from pbem.cli import main
 from pbem.engine import Game
@@ -429,17 +429,6 @@ def test_message_without_message_id_is_still_applied_once(host, game):
 CRASH_POINTS = ["started", "journaled", "applied", "spool-written", "spooled", "recorded", "filed", "sent"]
 
 
-def _crash_once(monkeypatch, point):
-    fired = []
-
-    def boom(name):
-        if name == point and not fired:
-            fired.append(name)
-            raise SimulatedCrash(name)
-    monkeypatch.setattr(crash, "checkpoint", boom)
-    return fired
-
-
 @pytest.mark.parametrize("point", CRASH_POINTS)
 @pytest.mark.parametrize("orders, applied", [
     (TURN1, TURN1.split("\n")[:-1]),
@@ -451,7 +440,7 @@ def test_a_crash_at_any_point_leaves_the_message_unprocessed_or_fully_processed(
     game = new_game(host, dice=[4, 2, 6, 1])
     welcome = len(outbox(host))
     deliver(host, orders_mail(game, orders=orders))
-    fired = _crash_once(monkeypatch, point)
+    fired = crash_once(monkeypatch, point)
     with pytest.raises(SimulatedCrash):
         Host.open(host.cfg.root).poll()
     assert fired == [point]
@@ -479,7 +468,7 @@ def test_a_crash_while_sending_by_smtp_resends_the_same_message_id(tmp_path, mon
         host = make_host(tmp_path / "h", smtp_port=smtp.port)
         game = new_game(host)
         deliver(host, orders_mail(game))
-        _crash_once(monkeypatch, "sent")
+        crash_once(monkeypatch, "sent")
         with pytest.raises(SimulatedCrash):
             host.poll()
         monkeypatch.setattr(crash, "checkpoint", lambda name: None)
@@ -496,7 +485,7 @@ def test_another_writer_between_crash_and_restart(tmp_path, monkeypatch):
     host = make_host(tmp_path / "h")
     game = new_game(host)
     deliver(host, orders_mail(game, orders="move 5Pz 0512 0612 0713\n", head=reopen(game).head()[1]))
-    _crash_once(monkeypatch, "journaled")
+    crash_once(monkeypatch, "journaled")
     with pytest.raises(SimulatedCrash):
         host.poll()
     monkeypatch.setattr(crash, "checkpoint", lambda name: None)
@@ -883,7 +872,7 @@ def test_rotate_secret_stopped_half_way_is_simply_run_again(host, game, monkeypa
     another secret, and the player gets exactly one mail, with the one in force."""
     old = secret(game, "axis")
     before = len(outbox(host))
-    _crash_once(monkeypatch, "rotated")
+    crash_once(monkeypatch, "rotated")
     with pytest.raises(SimulatedCrash):
         Host.open(host.cfg.root).rotate_secret(reopen(game), "axis")
     # files: the new secret is in force already; the database rolled the whole rotation back

@@ -228,17 +228,11 @@ def test_a_mails_started_record_written_with_its_first_write_keeps_the_same_jour
 def test_a_refused_mail_crashed_before_its_record_is_answered_once(tmp_path, monkeypatch, point):
     """A refused mail's started record is written before its answer is spooled
     (``_keep_started``): a crash after that finds the job, and the refusal is mailed once."""
-    from mail_helpers import BRITISH, answers, deliver, message
-    from pbem.host import Host, SimulatedCrash, crash
+    from mail_helpers import BRITISH, answers, crash_once, deliver, message
+    from pbem.host import Host, SimulatedCrash
     root, _ = _host_copy(tmp_path, monkeypatch)
     deliver(Host.open(root), message(BRITISH, "Token: not-the-secret\npass\n", mid="m2@example.org"))
-    fired = []
-
-    def boom(name):
-        if name == point and not fired:
-            fired.append(name)
-            raise SimulatedCrash(name)
-    monkeypatch.setattr(crash, "checkpoint", boom)
+    crash_once(monkeypatch, point)
     with pytest.raises(SimulatedCrash):
         Host.open(root).poll()
     again = Host.open(root)

@@ -117,30 +117,33 @@ def _off(a, b, by: int = 24) -> float:
     return diff.point(lambda v: 255 if v > by else 0).histogram()[255] / (a.size[0] * a.size[1])
 
 
-def test_a_map_on_its_boards_fixed_palette_looks_as_the_plain_picture(played_example):
-    Image = pytest.importorskip("PIL.Image")
-    from pbem.report.render import report_svg
-    g = played_example("el-alamein").game()
-    entries = g.entries()
-    tiles._kept.clear()
-    png._palettes.clear()
+def _counting_quantise(monkeypatch) -> list:
+    """The sizes of the pictures ``png._Palette.quantise`` quantises from now on."""
     quantised = []
     plain_q = png._Palette.quantise
 
     def count(self, im):
         quantised.append(im.size)
         return plain_q(self, im)
+    monkeypatch.setattr(png._Palette, "quantise", count)
+    return quantised
+
+
+def test_a_map_on_its_boards_fixed_palette_looks_as_the_plain_picture(played_example, monkeypatch):
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report.render import report_svg
+    g = played_example("el-alamein").game()
+    entries = g.entries()
+    tiles._kept.clear()
+    png._palettes.clear()
+    quantised = _counting_quantise(monkeypatch)
     for at in (120, 131):
         st = g.state(at)
         svg = report_svg(g, "axis", st, entries[:at + 1], at - 6, entries[at].hash)
         truth = tiles.picture(svg, png.MAP_WIDTH, lambda s, w: png._resvg(s, w, True))
         want = png._encode_palette(truth, png.MAP_COLOURS)     # the plain path: octree of the whole, Pillow's PNG
         quantised.clear()
-        png._Palette.quantise = count
-        try:
-            got = png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS)
-        finally:
-            png._Palette.quantise = plain_q
+        got = png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS)
         with Image.open(io.BytesIO(want)) as a, Image.open(io.BytesIO(got)) as b:
             assert b.mode == "P" and a.size == b.size
             a, b = a.convert("RGB"), b.convert("RGB")
@@ -155,7 +158,7 @@ def test_a_map_on_its_boards_fixed_palette_looks_as_the_plain_picture(played_exa
 
 
 
-def test_a_map_grown_taller_with_a_new_colour_keeps_its_palette_and_its_tiles_indices(played_example):
+def test_a_map_grown_taller_with_a_new_colour_keeps_its_palette_and_its_tiles_indices(played_example, monkeypatch):
     # Advanced Tobruk's map grows as units are lost, and an area or a marker brings a colour
     # the first map had not: the palette takes the colour in (exactly) instead of being made
     # again from the new picture, which quantised every tile again and changed every band
@@ -172,17 +175,9 @@ def test_a_map_grown_taller_with_a_new_colour_keeps_its_palette_and_its_tiles_in
     taller = svg.replace(f'height="{h}" viewBox="0 0 {w} {h}"', f'height="{h + 90}" viewBox="0 0 {w} {h + 90}"', 1)
     assert taller != svg
     taller = taller.replace("</svg>", '<circle cx="200" cy="300" r="40" fill="#12ab34"/>\n</svg>')
-    quantised = []
-    plain_q = png._Palette.quantise
-
-    def count(self, im):
-        quantised.append(im.size)
-        return plain_q(self, im)
-    png._Palette.quantise = count
-    try:
-        got = png._tiled_png(taller, png.MAP_WIDTH, png.MAP_COLOURS)
-    finally:
-        png._Palette.quantise = plain_q
+    quantised = _counting_quantise(monkeypatch)
+    got = png._tiled_png(taller, png.MAP_WIDTH, png.MAP_COLOURS)
+    quantised = list(quantised)                  # the taller map's, not the one drawn below
     assert len(png._palettes) == 1 and len(next(iter(png._palettes.values()))) == 1   # one palette
     # another board of the same width made its palette since: the colour still goes to this one
     own = next(iter(png._palettes.values()))[0]

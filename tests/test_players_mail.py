@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from mail_helpers import (AXIS, BRITISH, CLOCK, HOST_ADDR, SmtpCapture, deliver, game_store, log_bytes, make_host,
-                          message, new_game, reopen, secret)
+                          message, new_game, reopen, secret, crash_once)
 from mail_helpers import text_of as _text_of
 from pbem import staging
 from pbem.engine import Game
@@ -226,13 +226,7 @@ def test_a_final_cut_short_by_a_crash_applies_the_staged_orders_once(tmp_path, s
     from pbem.host import SimulatedCrash, crash
     host, game = table(tmp_path, smtp)
     send(host, game, smtp, "DRAFT\nmove 8Pz 0612 0712\n")
-    fired = []
-
-    def boom(name):
-        if name == point and not fired:
-            fired.append(name)
-            raise SimulatedCrash(name)
-    monkeypatch.setattr(crash, "checkpoint", boom)
+    crash_once(monkeypatch, point)
     deliver(host, message(AXIS, f"Token: {secret(game, 'axis')}\n\nFINAL\n", mid="f1@example.org"))
     with pytest.raises(SimulatedCrash):
         Host.open(host.cfg.root).poll()

@@ -9,10 +9,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from mail_helpers import (AXIS, BRITISH, CLOCK, HOST_ADDR, SEED, answers, deliver, make_host, message, outbox,
-                          text_of)
+                          text_of, crash_once)
 from pbem.engine import Game
 from pbem.host import Host, SimulatedCrash
-from pbem.host import crash
 from pbem.host import mail as M
 
 TURN1 = "move 8Pz 0612 0712 0812\nend\nattack 0913 with 8Pz\nend\n"
@@ -155,13 +154,7 @@ def test_a_crash_at_any_point_applies_the_orders_once_and_answers_once(root, mon
     game = new_game(host)
     welcomes = len(outbox(host))
     deliver(host, orders_mail(game))
-    fired = []
-
-    def boom(name):
-        if name == point and not fired:
-            fired.append(name)
-            raise SimulatedCrash(name)
-    monkeypatch.setattr(crash, "checkpoint", boom)
+    fired = crash_once(monkeypatch, point)
     with pytest.raises(SimulatedCrash):
         Host.open(root).poll()
     assert fired == [point]

@@ -126,8 +126,8 @@ def encode_bands(bands, width: int, height: int, palette: bytes, level: int = 6,
             raw = rows()
             assert len(raw) % stride == 0
             step = SUB * stride
-            got = tuple((*_bands.piece(raw[i:i + step], level), len(raw[i:i + step]))
-                        for i in range(0, len(raw), step))
+            got = tuple((*_bands.piece(part, level), len(part))
+                        for part in (raw[i:i + step] for i in range(0, len(raw), step)))
             _keyed[full] = got
             while len(_keyed) > _KEYED:
                 _keyed.popitem(last=False)
