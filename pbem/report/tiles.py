@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import accumulate
 
+from pbem.report import tilegrid
 from pbem.report.sprites import SPRITE_MAX, Kept, Painter
 
 __all__ = ["picture", "layout", "Layout", "TILE"]
@@ -256,39 +258,55 @@ def _items(svg: str):
     """The map as (root tag, always, [(layer open line or "", item text, box)]): each
     top-level group's children one by one, the other top-level elements alone;
     ``always``: what every tile holds (the defs).  None when the SVG is not a map."""
+    got = _parse(svg)
+    return None if got is None else got[:3]
+
+
+def _parse(svg: str):
+    """``_items``, and [(start, layer)]: where each kept layer's list of items (``_layer``,
+    the title bar's) begins in the items (``tilegrid.segments``)."""
     lines = svg.rstrip("\n").split("\n")
     if len(lines) < 3 or not lines[0].startswith("<svg") or lines[-1] != "</svg>":
         return None
     root, body = lines[0], lines[1:-1]
     always: list[str] = []
     items: list[tuple[str, str, tuple | None]] = []
+    layers: list[tuple[int, list]] = []
+    ds = list(map(_depths.get, body))               # each line's depth, and the depth after it
+    if None in ds:
+        ds = [_depth(line) if d is None else d for line, d in zip(body, ds)]
+    level = list(accumulate(ds))
     i = 0
     while i < len(body):
         line = body[i]
-        d = _depth(line)
+        d = ds[i]
         if d <= 0:                                   # one line: an element of its own
             if line.startswith("<title>"):
                 i += 1
                 continue
             bar = _title_items(line, root) if line.startswith(TITLE_BAR) else None
+            if bar:
+                layers.append((len(items), bar))
             items += bar or [("", _paper(line), box(line))]
             i += 1
             continue
-        j, depth = i + 1, d                          # a block: to the line closing it
-        while j < len(body) and depth > 0:
-            depth += _depth(body[j])
-            j += 1
-        if depth != 0:
+        base = level[i] - d                          # a block: to the line closing it
+        try:
+            j = level.index(base, i + 1) + 1
+        except ValueError:
+            return None
+        if min(level[i:j]) < base:                   # closed further than it opened
             return None
         if line.startswith("<defs"):
             always += body[i:j]
         elif line.startswith("<g") and body[j - 1] == "</g>" and d == 1:
-            items += _layer(body, i, j)
+            layers.append((len(items), _layer(body, i, j)))
+            items += layers[-1][1]
         else:
             text = "\n".join(body[i:j])
             items.append(("", _paper(text), box(text)))
         i = j
-    return root, always, items
+    return root, always, items, layers
 
 
 def _paper(text: str) -> str:
@@ -409,11 +427,11 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     in the tiles as any other's)."""
     from PIL import Image
     import io
-    parsed = _items(svg)
+    parsed = _parse(svg)
     m = _SIZE.search(parsed[0]) if parsed else None
     if m is None:
         return None
-    root, always, items = parsed
+    root, always, items, layers = parsed
     sw, sh = float(m.group(1)), float(m.group(2))
     if window is None:
         width = min(max_width, int(sw)) if max_width and sw > max_width else int(sw)
@@ -429,9 +447,11 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     # them, pasted over the tiles; the tiles leave it out, so they keep their pixels.  (The
     # legend, drawn as a band, costs more than its tiles: it changes with each view.)
     spans: list[tuple[set[int], int, int]] = []
-    title = [k for k, (lay, _t, b) in enumerate(items) if not lay and b and b != EVERYWHERE
+    segs = tilegrid.segments(items, layers)
+    loose = [k for st, en, obj in segs if obj is None or (obj and obj[0][0] == TITLE_BAR) for k in range(st, en)]
+    title = [k for k in loose if not items[k][0] and (b := items[k][2]) and b != EVERYWHERE
              and b[2] - b[0] >= sw / 2 and b[3] - b[1] <= ts]
-    bar = [k for k, (lay, _t, b) in enumerate(items) if lay == TITLE_BAR and b and b != EVERYWHERE]
+    bar = [k for k in loose if items[k][0] == TITLE_BAR and items[k][2] and items[k][2] != EVERYWHERE]
     if bar:                                          # the title bar, cut into its words
         x0, x1 = min(items[k][2][0] for k in bar), max(items[k][2][2] for k in bar)
         y0, y1 = min(items[k][2][1] for k in bar), max(items[k][2][3] for k in bar)
@@ -442,53 +462,34 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
                       min(height, math.ceil(max(items[k][2][3] for k in title) * s))))
     spans = [sp for sp in spans if sp[2] > sp[1]]
     members = set().union(*(sp[0] for sp in spans)) if spans else set()
-    per: dict[tuple[int, int], list[int]] = {}
-    in_span: list[list[int]] = [[] for _ in spans]
     cells = _cells.setdefault((ts, cols, rows), {})
     if len(cells) > 100_000:
         cells.clear()
-    for k, (_lay, _text, b) in enumerate(items):
-        if b is None:
-            continue
-        for i, (_m, top, bottom) in enumerate(spans):
-            if b[1] * s < bottom and b[3] * s > top:
-                in_span[i].append(k)
-        if k in members:
-            continue
-        got = cells.get(b)
-        if got is None:                              # the tiles a box meets, kept by the box
-            c0, c1 = max(0, int(b[0] // ts)) if b[0] > -math.inf else 0, min(cols - 1, int(b[2] // ts)) \
-                if b[2] < math.inf else cols - 1
-            r0, r1 = max(0, int(b[1] // ts)) if b[1] > -math.inf else 0, min(rows - 1, int(b[3] // ts)) \
-                if b[3] < math.inf else rows - 1
-            got = cells[b] = tuple((c, r) for c in range(c0, c1 + 1) for r in range(r0, r1 + 1))
-        for cr in got:
-            ks = per.get(cr)
-            if ks is None:
-                per[cr] = [k]
-            else:
-                ks.append(k)
+    # the tiles each item meets and the tiles' keys, a board layer's share kept (``tilegrid``)
+    placed = tilegrid.place(items, segs, members, spans, s, TILE, ts, cols, rows, cells, _clip)
+    in_span, parts = placed.in_span, placed.parts
     for r in range(rows):                            # a row of tiles a band covers is not drawn
         if any(top <= r * TILE and min(height, (r + 1) * TILE) <= bottom for _m, top, bottom in spans):
             for c in range(cols):
-                per.pop((c, r), None)
+                parts.pop((c, r), None)
     font = re.search(r'\sfont-family="[^"]*"', root)
     fam = font.group(0) if font else ""
     ox = oy = 0                                      # the picture's corner in the map's picture
     if window is not None:
-        per = {(c, r): ks for (c, r), ks in per.items() if wc0 <= c < wc0 + wnc and wr0 <= r < wr0 + wnr}
+        parts = {(c, r): p for (c, r), p in parts.items() if wc0 <= c < wc0 + wnc and wr0 <= r < wr0 + wnr}
         ox, oy = wc0 * TILE, wr0 * TILE
         wpx, hpx = min(wnc * TILE, width - ox), min(wnr * TILE, height - oy)
-        if wpx <= 0 or hpx <= 0 or not per:
+        if wpx <= 0 or hpx <= 0 or not parts:
             return None
 
     # a key names the part of its tile the picture shows: a tile cut from a picture drawn whole
-    # is blank past the picture's edge, so a taller map (more eliminated units) draws it again
-    tiles = {(c, r): _key(items, ks, (c + 1) * ts, (s, c, r, min(TILE, height - r * TILE)))
-             for (c, r), ks in per.items()}
+    # is blank past the picture's edge, so a taller map (more eliminated units) draws it again;
+    # then the tile's items, a run of them at a time (``tilegrid``: each run's layer and SVG)
+    tiles = {(c, r): (s, c, r, min(TILE, height - r * TILE), *p) for (c, r), p in parts.items()}
     have = {cr: _kept[key] for cr, key in tiles.items() if key in _kept}      # taken now: kept while drawing
     missing = [cr for cr in tiles if cr not in have]
-    under = _board_end(items)
+    per = {cr: placed.items_of(cr) for cr in missing}
+    under = max((en for _st, en, obj in segs if obj and 'class="hex-numbers"' in obj[0][0]), default=0)
     # The boards the missing tiles lack (``_still``: the board as the first map drew it there),
     # when they lie close together (a map's first picture, a close-up somewhere new), drawn in
     # one picture of the block of tiles they span and cut (a tile alone costs about 2.5 times
@@ -705,16 +706,6 @@ def _still(items, ks: list[int], seen: dict | None = None) -> list[int]:
         if got:
             return ks[:i]
     return ks
-
-
-def _board_end(items) -> int:
-    """The index of the first item over the board's layers (after the hex numbers, which
-    ``mapsvg`` draws under the place names, moves and counters); 0 when none is found."""
-    end = 0
-    for k, (lay, _t, _b) in enumerate(items):
-        if 'class="hex-numbers"' in lay:
-            end = k + 1
-    return end
 
 
 _clipped: dict[tuple[str, str, float], str] = {}
