@@ -31,6 +31,22 @@ class Share:
 
 
 _shares: OrderedDict = OrderedDict()
+_met: OrderedDict = OrderedDict()          # layers met once on a grid (their share not made)
+
+
+def _again(layer: list, ts: float, cols: int, rows: int) -> bool:
+    """Whether ``layer`` was met on this grid before (a board layer, not this map's moves):
+    only such a layer's share is made and kept."""
+    key = (id(layer), ts, cols, rows)
+    if key in _shares and _shares[key].layer is layer:
+        return True
+    if _met.get(key) is layer:
+        del _met[key]
+        return True
+    _met[key] = layer
+    while len(_met) > _KEEP:
+        _met.popitem(last=False)
+    return False
 
 
 def share(layer: list, ts: float, cols: int, rows: int, cells: dict, clip) -> Share:
@@ -43,6 +59,14 @@ def share(layer: list, ts: float, cols: int, rows: int, cells: dict, clip) -> Sh
     if got is not None and got.layer is layer:
         _shares.move_to_end(key)
         return got
+    got = _make(layer, ts, cols, rows, cells, clip)
+    _shares[key] = got
+    while len(_shares) > _KEEP:
+        _shares.popitem(last=False)
+    return got
+
+
+def _make(layer: list, ts: float, cols: int, rows: int, cells: dict, clip) -> Share:
     per: dict[tuple[int, int], list[int]] = {}
     for i, (_lay, _text, b) in enumerate(layer):
         if b is None:
@@ -63,10 +87,7 @@ def share(layer: list, ts: float, cols: int, rows: int, cells: dict, clip) -> Sh
                 text = clip(text, lay, right)
             out += (lay, text)
         token[cr] = tuple(out)
-    got = _shares[key] = Share(layer, {cr: tuple(ks) for cr, ks in per.items()}, token)
-    while len(_shares) > _KEEP:
-        _shares.popitem(last=False)
-    return got
+    return Share(layer, {cr: tuple(ks) for cr, ks in per.items()}, token)
 
 
 def tiles_of(b: tuple, ts: float, cols: int, rows: int, cells: dict) -> tuple:
@@ -119,7 +140,7 @@ def place(items: list, segs: list, members: set, spans: list, s: float, tile: in
     in_span: list[list[int]] = [[] for _ in spans]
     near_rows = [range(max(0, top // tile), min(rows, (bottom - 1) // tile + 1)) for _m, top, bottom in spans]
     for st, en, obj in segs:
-        if obj is not None and en > st and not any(st <= m < en for m in members):
+        if obj is not None and en > st and not any(st <= m < en for m in members) and _again(obj, ts, cols, rows):
             sh = share(obj, ts, cols, rows, cells, clip)
             kept.append((st, sh))
             for cr, tok in sh.token.items():
