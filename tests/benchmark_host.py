@@ -245,6 +245,12 @@ def _forget_maps() -> None:
     except ImportError:
         pass
     try:
+        from pbem.report import tilegrid
+        tilegrid._shares.clear()
+        tilegrid._met.clear()
+    except ImportError:
+        pass
+    try:
         from pbem.report import closeup, pngbands
         png._palettes.clear()
         pngbands._bands.clear()
