@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import io
+import math
 import re
 import random
 import zlib
@@ -379,3 +380,50 @@ def test_a_closeup_rectangle_is_whole_tiles_at_its_scale_inside_the_map():
     # a map lower than the block: its whole height; a window narrower than a tile: as before
     assert closeup.focus_rect(svg.replace('913', '300'), [(50.0, 50.0)], 20.0, 1.5, 1400)[1::2] == (0.0, 300.0)
     assert closeup.focus_rect(svg, [(50.0, 50.0)], 20.0, 1.5, 100)[2] == 66.0
+
+
+def test_a_closeups_first_board_at_its_scale_is_the_whole_board_and_a_closeup_elsewhere_draws_none(played_example):
+    # Crete: the first close-up at the labels' scale draws the board under every tile of the
+    # map at that scale, in one picture; a later close-up of another corner of the board then
+    # draws no board at all, only its items' pictures, and looks as drawn whole (the plain path)
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report import closeup
+    from pbem.report.render import report_svg
+    g = played_example("crete").game()
+    entries = g.entries()
+    tiles._kept.clear()
+    closeup._drawn.clear()
+    at = entries[-1].seq
+    side = g.scenario.side_ids()[0]
+    svg = report_svg(g, side, g.state(at), entries[:at + 1], at - 3, entries[at].hash)
+    scale = closeup.label_scale(svg)
+    W, H = closeup.svg_size(svg)
+    plain = png._resvg
+    calls = []
+
+    def count(part, width, crisp):
+        out = plain(part, width, crisp)
+        with Image.open(io.BytesIO(out)) as im:
+            calls.append(im.size)
+        return out
+    png._resvg = count
+    try:
+        first = closeup.focus_rect(svg, [(0.0, 0.0)], 30.0, scale, png.MAP_WIDTH, 400)
+        closeup.closeup_png(svg, first, scale)
+        whole = (math.ceil(W * scale - 1e-9), math.ceil(H * scale - 1e-9))
+        assert any(w >= whole[0] - tiles.TILE and h >= whole[1] - tiles.TILE for w, h in calls), calls
+        calls.clear()
+        far = closeup.focus_rect(svg, [(W, H)], 30.0, scale, png.MAP_WIDTH, 400)
+        assert far[0] > first[0] + first[2] or far[1] > first[1] + first[3]      # elsewhere
+        got = closeup.closeup_png(svg, far, scale)
+    finally:
+        png._resvg = plain
+    size = (round(far[2] * scale), round(far[3] * scale))
+    # its items' pictures only (the legend's row, as wide as the map, among them): the board
+    # under the close-up alone would be as big as the close-up
+    assert sum(w * h for w, h in calls) < size[0] * size[1], calls
+    with Image.open(io.BytesIO(plain(closeup.closeup_svg(svg, far), size[0], True))) as im:
+        truth = im.convert("RGB")
+    with Image.open(io.BytesIO(got)) as b:
+        assert b.size == size
+        assert _off_near(b.convert("RGB"), truth, 64) < 1 / 5000

@@ -10,7 +10,8 @@ it, the picture of each of its items (``sprites``), each drawn only when no earl
 map had it.  A board that changed (a highlighted hex, an objective's holder, an area
 of the phase: ``_OVERLAYS``) is the board as every map draws it with those painted
 over it.  Boards no map drew yet are drawn in one block when they lie together (a
-first map, a close-up somewhere new) and cut.  The title bar, which names the head,
+first map) and cut; a close-up's first board at its scale is the whole board at that
+scale, so a later close-up anywhere draws no board (close-ups drift over a game).  The title bar, which names the head,
 is a band of whole rows laid over the tiles the same way.  A text that runs on past a
 tile's right edge is cut there (``_clip``), so the tile's key stays the same when only
 the far end of a long line changed.
@@ -47,6 +48,7 @@ class _Kept:
         self.images: OrderedDict = OrderedDict()
         self.packed: OrderedDict = OrderedDict()
         self.sprites = Kept()                          # sprites.Painter's pictures of items
+        self.whole: set = set()                        # the grids whose whole board was drawn (close-ups)
         self.size = 0
 
     def __contains__(self, key: str) -> bool:
@@ -59,6 +61,7 @@ class _Kept:
         self.images.clear()
         self.packed.clear()
         self.sprites.clear()
+        self.whole.clear()
         self.size = 0
 
     def __getitem__(self, key: str):
@@ -468,6 +471,7 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     # the tiles each item meets and the tiles' keys, a board layer's share kept (``tilegrid``)
     placed = tilegrid.place(items, segs, members, spans, s, TILE, ts, cols, rows, cells, _clip)
     in_span, parts = placed.in_span, placed.parts
+    whole_grid = list(parts)
     for r in range(rows):                            # a row of tiles a band covers is not drawn
         if any(top <= r * TILE and min(height, (r + 1) * TILE) <= bottom for _m, top, bottom in spans):
             for c in range(cols):
@@ -499,6 +503,16 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     stills = {cr: _still(items, [k for k in per[cr] if k < under], over) for cr in missing}
     lack = {cr: key for cr, ks in stills.items() if ks
             for key in (_base_key(items, ks, s, cr, height, ts, "fixed"),) if key not in _kept}
+    if window is not None and lack and (ts, cols, rows) not in _kept.whole:
+        # a close-up's first board at this scale: the whole board, in one picture
+        _kept.whole.add((ts, cols, rows))
+        for cr in whole_grid:
+            if cr not in per:
+                per[cr] = placed.items_of(cr)
+                stills[cr] = _still(items, [k for k in per[cr] if k < under], over)
+                key = _base_key(items, stills[cr], s, cr, height, ts, "fixed") if stills[cr] else None
+                if key is not None and key not in _kept:
+                    lack[cr] = key
     if len(lack) >= 3:
         c0, c1 = min(c for c, _r in lack), max(c for c, _r in lack)
         r0, r1 = min(r for _c, r in lack), max(r for _c, r in lack)
