@@ -292,6 +292,19 @@ def test_a_title_changed_at_its_end_draws_only_the_word_that_changed_over_its_ke
         assert _off(pic, whole.convert("RGB")) < 1 / 5000
 
 
+def _sized(plain):
+    """``plain`` (png._resvg) that notes the size of each picture it draws, and the notes."""
+    from PIL import Image
+    sizes: list[tuple[int, int]] = []
+
+    def count(svg, width, crisp):
+        out = plain(svg, width, crisp)
+        with Image.open(io.BytesIO(out)) as im:
+            sizes.append(im.size)
+        return out
+    return count, sizes
+
+
 def test_a_closeup_drawn_as_its_block_of_tiles_looks_as_drawn_whole(played_example):
     # Crete: a board wider than the mail's 1,400 px; the close-up is a block of whole tiles of
     # the map at the labels' scale (its corner on their grid, the step inside it); the first
@@ -307,14 +320,8 @@ def test_a_closeup_drawn_as_its_block_of_tiles_looks_as_drawn_whole(played_examp
     png._palettes.clear()
     closeup._drawn.clear()
     last = entries[-1].seq
-    drawn = []
     plain = png._resvg
-
-    def count(svg, width, crisp):
-        out = plain(svg, width, crisp)
-        with Image.open(io.BytesIO(out)) as im:
-            drawn.append(im.size[0] * im.size[1])
-        return out
+    count, sizes = _sized(plain)
     side = g.scenario.side_ids()[0]
     st = g.state(last)
     points = focus_points(g, side, st, entries, last - 3)
@@ -335,13 +342,13 @@ def test_a_closeup_drawn_as_its_block_of_tiles_looks_as_drawn_whole(played_examp
         with Image.open(io.BytesIO(plain(closeup.closeup_svg(svg, rect), size[0], True))) as im:
             truth = im.convert("RGB")
         assert truth.size == size
-        drawn.clear()
+        sizes.clear()
         png._resvg = count
         try:
             got = closeup.closeup_png(svg, rect, scale)
         finally:
             png._resvg = plain
-        pixels = sum(drawn)
+        pixels = sum(w * h for w, h in sizes)
         want = png._encode_palette(truth, png.MAP_COLOURS)
         with Image.open(io.BytesIO(got)) as b, Image.open(io.BytesIO(want)) as a:
             assert b.mode == "P" and b.size == size and b.text["pbem-viewbox"] == " ".join(f"{v:g}" for v in rect)
@@ -360,7 +367,7 @@ def test_a_closeup_drawn_as_its_block_of_tiles_looks_as_drawn_whole(played_examp
                 assert _off_near(b, truth, 64) < 1 / 5000 and _off(b, truth) < 1 / 40, at
         assert len(got) <= len(want) * 1.15, (len(got), len(want))
     # the second close-up drew only the pictures of what changed, a small part of its pixels
-    assert 0 < pixels < size[0] * size[1] / 4, drawn
+    assert 0 < pixels < size[0] * size[1] / 4, sizes
 
 
 def test_a_closeup_rectangle_is_whole_tiles_at_its_scale_inside_the_map():
@@ -399,13 +406,7 @@ def test_a_closeups_first_board_at_its_scale_is_the_whole_board_and_a_closeup_el
     scale = closeup.label_scale(svg)
     W, H = closeup.svg_size(svg)
     plain = png._resvg
-    calls = []
-
-    def count(part, width, crisp):
-        out = plain(part, width, crisp)
-        with Image.open(io.BytesIO(out)) as im:
-            calls.append(im.size)
-        return out
+    count, calls = _sized(plain)
     png._resvg = count
     try:
         first = closeup.focus_rect(svg, [(0.0, 0.0)], 30.0, scale, png.MAP_WIDTH, 400)

@@ -67,27 +67,39 @@ def share(layer: list, ts: float, cols: int, rows: int, cells: dict, clip) -> Sh
 
 
 def _make(layer: list, ts: float, cols: int, rows: int, cells: dict, clip) -> Share:
+    per = _assign(layer, range(len(layer)), ts, cols, rows, cells)
+    return Share(layer, {cr: tuple(ks) for cr, ks in per.items()}, _tokens(layer, per, ts, clip))
+
+
+def _assign(items: list, ks, ts: float, cols: int, rows: int, cells: dict) -> dict:
+    """{tile: [the items of ``ks`` that meet it, in order]} (an item of no box meets none)."""
     per: dict[tuple[int, int], list[int]] = {}
-    for i, (_lay, _text, b) in enumerate(layer):
+    for k in ks:
+        b = items[k][2]
         if b is None:
             continue
         for cr in tiles_of(b, ts, cols, rows, cells):
-            ks = per.get(cr)
-            if ks is None:
-                per[cr] = [i]
+            got = per.get(cr)
+            if got is None:
+                per[cr] = [k]
             else:
-                ks.append(i)
+                got.append(k)
+    return per
+
+
+def _tokens(items: list, per: dict, ts: float, clip) -> dict:
+    """{tile: (layer, SVG, ...) of its items in ``per``, texts cut at the tile's right edge}."""
     token = {}
     for cr, ks in per.items():
         right = (cr[0] + 1) * ts
         out: list[str] = []
-        for i in ks:
-            lay, text, b = layer[i]
+        for k in ks:
+            lay, text, b = items[k]
             if b[2] > right and "<text" in text:
                 text = clip(text, lay, right)
             out += (lay, text)
         token[cr] = tuple(out)
-    return Share(layer, {cr: tuple(ks) for cr, ks in per.items()}, token)
+    return token
 
 
 def tiles_of(b: tuple, ts: float, cols: int, rows: int, cells: dict) -> tuple:
@@ -154,38 +166,22 @@ def place(items: list, segs: list, members: set, spans: list, s: float, tile: in
                 near = {j for r in near_rows[i] for c in range(cols) for j in sh.per.get((c, r), ())}
                 in_span[i] += [st + j for j in sorted(near) if obj[j][2][1] * s < bottom and obj[j][2][3] * s > top]
             continue
-        run: dict = {}
         for k in range(st, en):
             b = items[k][2]
-            if b is None:
-                continue
-            for i, (_m, top, bottom) in enumerate(spans):
-                if b[1] * s < bottom and b[3] * s > top:
-                    in_span[i].append(k)
-            if k in members:
-                continue
-            for cr in tiles_of(b, ts, cols, rows, cells):
-                ks = run.get(cr)
-                if ks is None:
-                    run[cr] = [k]
-                else:
-                    ks.append(k)
-        for cr, ks in run.items():
-            right = (cr[0] + 1) * ts
-            out: list[str] = []
-            for k in ks:
-                lay, text, b = items[k]
-                if b[2] > right and "<text" in text:
-                    text = clip(text, lay, right)
-                out += (lay, text)
+            if b is not None:
+                for i, (_m, top, bottom) in enumerate(spans):
+                    if b[1] * s < bottom and b[3] * s > top:
+                        in_span[i].append(k)
+        run = _assign(items, [k for k in range(st, en) if k not in members], ts, cols, rows, cells)
+        for cr, tok in _tokens(items, run, ts, clip).items():
             got = parts.get(cr)
             if got is None:
-                parts[cr] = [tuple(out)]
+                parts[cr] = [tok]
             else:
-                got.append(tuple(out))
+                got.append(tok)
             got = loose.get(cr)
             if got is None:
-                loose[cr] = ks
+                loose[cr] = run[cr]
             else:
-                got += ks
+                got += run[cr]
     return Placed(parts, in_span, kept, loose)
