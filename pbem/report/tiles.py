@@ -11,8 +11,8 @@ map had it.  A board that changed (a highlighted hex, an objective's holder, an 
 of the phase: ``_OVERLAYS``) is the board as every map draws it with those painted
 over it.  Boards no map drew yet are drawn in one block when they lie together (a
 first map) and cut; a close-up's first board at its scale is the whole board at that
-scale, so a later close-up anywhere draws no board (close-ups drift over a game).  The title bar, which names the head,
-is a band of whole rows laid over the tiles the same way.  A text that runs on past a
+scale, so a later close-up anywhere draws no board (close-ups drift over a game).  The
+title bar, which names the head, is a band of whole rows laid over the tiles the same way.  A text that runs on past a
 tile's right edge is cut there (``_clip``), so the tile's key stays the same when only
 the far end of a long line changed.
 
@@ -471,7 +471,6 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     # the tiles each item meets and the tiles' keys, a board layer's share kept (``tilegrid``)
     placed = tilegrid.place(items, segs, members, spans, s, TILE, ts, cols, rows, cells, _clip)
     in_span, parts = placed.in_span, placed.parts
-    whole_grid = list(parts)
     for r in range(rows):                            # a row of tiles a band covers is not drawn
         if any(top <= r * TILE and min(height, (r + 1) * TILE) <= bottom for _m, top, bottom in spans):
             for c in range(cols):
@@ -495,10 +494,10 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     per = {cr: placed.items_of(cr) for cr in missing}
     under = max((en for _st, en, obj in segs if obj and 'class="hex-numbers"' in obj[0][0]), default=0)
     # The boards the missing tiles lack (``_still``: the board as the first map drew it there),
-    # when they lie close together (a map's first picture, a close-up somewhere new), drawn in
-    # one picture of the block of tiles they span and cut (a tile alone costs about 2.5 times
-    # its share of a block, measured); the tiles are then laid from them and their items'
-    # pictures as any other.
+    # when they lie close together (a map's first picture, a close-up's first board: the whole
+    # board at its scale), drawn in one picture of the block of tiles they span and cut (a
+    # tile alone costs about 2.5 times its share of a block, measured); the tiles are then
+    # laid from them and their items' pictures as any other.
     over: dict[int, bool] = {}
     stills = {cr: _still(items, [k for k in per[cr] if k < under], over) for cr in missing}
     lack = {cr: key for cr, ks in stills.items() if ks
@@ -506,7 +505,7 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     if window is not None and lack and (ts, cols, rows) not in _kept.whole:
         # a close-up's first board at this scale: the whole board, in one picture
         _kept.whole.add((ts, cols, rows))
-        for cr in whole_grid:
+        for cr in placed.parts:                      # every tile of the grid (a window has no band)
             if cr not in per:
                 per[cr] = placed.items_of(cr)
                 stills[cr] = _still(items, [k for k in per[cr] if k < under], over)
