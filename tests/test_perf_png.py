@@ -428,3 +428,38 @@ def test_a_closeups_first_board_at_its_scale_is_the_whole_board_and_a_closeup_el
     with Image.open(io.BytesIO(got)) as b:
         assert b.size == size
         assert _off_near(b.convert("RGB"), truth, 64) < 1 / 5000
+
+
+def test_a_map_grown_taller_keeps_its_items_pictures(played_example, monkeypatch):
+    # Advanced Tobruk's map grows as units are lost, and its title names the new head: the
+    # title bar's band and the tiles of the last and new rows are laid again from their items'
+    # pictures kept (a picture's key is the scale, the item and its pixels, not the map's
+    # size), so only the new head's word and the new item are drawn
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report import sprites
+    from pbem.report.render import report_svg
+    g = played_example("el-alamein").game()
+    entries = g.entries()
+    at = entries[-1].seq
+    svg = report_svg(g, "axis", g.state(at), entries, at - 3, entries[at].hash)
+    tiles._kept.clear()
+    png._palettes.clear()
+    png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS)
+    w, h = (int(v) for v in re.search(r'width="(\d+)" height="(\d+)"', svg).groups())
+    taller = svg.replace(f'height="{h}" viewBox="0 0 {w} {h}"', f'height="{h + 90}" viewBox="0 0 {w} {h + 90}"', 1)
+    taller = taller.replace("</svg>", '<circle cx="200" cy="300" r="40" fill="#12ab34"/>\n</svg>')
+    head = entries[at].hash[:12]
+    assert taller.count(head) >= 1
+    taller = taller.replace(head, "0123456789ab")       # and the next head: the title bar's band anew
+    drawn: list[str] = []
+    plain = sprites.Painter._draw
+    monkeypatch.setattr(sprites.Painter, "_draw", lambda self, x0, y0, w_, h_, body: drawn.append("".join(body))
+                        or plain(self, x0, y0, w_, h_, body))
+    got = png._tiled_png(taller, png.MAP_WIDTH, png.MAP_COLOURS)
+    assert any("0123456789ab" in d for d in drawn)        # the new head's word
+    old = [d for d in drawn if 'fill="#12ab34"' not in d and "0123456789ab" not in d]
+    assert not old, [d[:160] for d in old]
+    truth = tiles.picture(taller, png.MAP_WIDTH, lambda s, w_: png._resvg(s, w_, True))
+    with Image.open(io.BytesIO(got)) as b:
+        assert b.size == (truth.width, truth.height)
+        assert _off(b.convert("RGB"), truth) < 1 / 2000

@@ -96,8 +96,11 @@ class Painter:
                 min(self.width, math.ceil((b[2] - d) * s)), min(self.height, math.ceil((b[3] - d) * s)))
 
     def _key(self, req) -> tuple:
+        # the scale, the item and its pixels: not the map's size (its rectangle, cut at the
+        # picture's edge, says all the size changes), so a map grown taller (Advanced Tobruk's
+        # eliminated units) keeps its items' pictures
         lay, text, _b = self.items[req[0]]
-        return self.s, self.width, self.height, lay, text, req[1]
+        return self.s, lay, text, req[1]
 
     def prepare(self, reqs) -> None:
         """Draw the pictures ``reqs`` want that are not kept, the small ones of whole items
