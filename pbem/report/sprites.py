@@ -97,8 +97,8 @@ class Painter:
 
     def _key(self, req) -> tuple:
         # the scale, the item and its pixels: not the map's size (its rectangle, cut at the
-        # picture's edge, says all the size changes), so a map grown taller (Advanced Tobruk's
-        # eliminated units) keeps its items' pictures
+        # picture's edge, says all the size changes), so a map grown taller (more eliminated
+        # units) keeps its items' pictures
         lay, text, _b = self.items[req[0]]
         return self.s, lay, text, req[1]
 
