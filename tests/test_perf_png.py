@@ -159,11 +159,9 @@ def test_a_map_on_its_boards_fixed_palette_looks_as_the_plain_picture(played_exa
 
 
 
-def test_a_map_grown_taller_with_a_new_colour_keeps_its_palette_and_its_tiles_indices(played_example, monkeypatch):
-    # Advanced Tobruk's map grows as units are lost, and an area or a marker brings a colour
-    # the first map had not: the palette takes the colour in (exactly) instead of being made
-    # again from the new picture, which quantised every tile again and changed every band
-    Image = pytest.importorskip("PIL.Image")
+def _grown_taller(played_example):
+    """El Alamein's last map drawn with the map caches emptied first, and the same map 90
+    units taller with a new green circle: (the first PNG, the map, the taller one, its head)."""
     from pbem.report.render import report_svg
     g = played_example("el-alamein").game()
     entries = g.entries()
@@ -176,6 +174,16 @@ def test_a_map_grown_taller_with_a_new_colour_keeps_its_palette_and_its_tiles_in
     taller = svg.replace(f'height="{h}" viewBox="0 0 {w} {h}"', f'height="{h + 90}" viewBox="0 0 {w} {h + 90}"', 1)
     assert taller != svg
     taller = taller.replace("</svg>", '<circle cx="200" cy="300" r="40" fill="#12ab34"/>\n</svg>')
+    return first, svg, taller, entries[at].hash[:12]
+
+
+def test_a_map_grown_taller_with_a_new_colour_keeps_its_palette_and_its_tiles_indices(played_example, monkeypatch):
+    # Advanced Tobruk's map grows as units are lost, and an area or a marker brings a colour
+    # the first map had not: the palette takes the colour in (exactly) instead of being made
+    # again from the new picture, which quantised every tile again and changed every band
+    Image = pytest.importorskip("PIL.Image")
+    first, svg, taller, _head = _grown_taller(played_example)
+    w, h = (int(v) for v in re.search(r'width="(\d+)" height="(\d+)"', svg).groups())
     quantised = _counting_quantise(monkeypatch)
     got = png._tiled_png(taller, png.MAP_WIDTH, png.MAP_COLOURS)
     quantised = list(quantised)                  # the taller map's, not the one drawn below
@@ -437,18 +445,7 @@ def test_a_map_grown_taller_keeps_its_items_pictures(played_example, monkeypatch
     # size), so only the new head's word and the new item are drawn
     Image = pytest.importorskip("PIL.Image")
     from pbem.report import sprites
-    from pbem.report.render import report_svg
-    g = played_example("el-alamein").game()
-    entries = g.entries()
-    at = entries[-1].seq
-    svg = report_svg(g, "axis", g.state(at), entries, at - 3, entries[at].hash)
-    tiles._kept.clear()
-    png._palettes.clear()
-    png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS)
-    w, h = (int(v) for v in re.search(r'width="(\d+)" height="(\d+)"', svg).groups())
-    taller = svg.replace(f'height="{h}" viewBox="0 0 {w} {h}"', f'height="{h + 90}" viewBox="0 0 {w} {h + 90}"', 1)
-    taller = taller.replace("</svg>", '<circle cx="200" cy="300" r="40" fill="#12ab34"/>\n</svg>')
-    head = entries[at].hash[:12]
+    _first, _svg, taller, head = _grown_taller(played_example)
     assert taller.count(head) >= 1
     taller = taller.replace(head, "0123456789ab")       # and the next head: the title bar's band anew
     drawn: list[str] = []

@@ -116,8 +116,8 @@ def tiles_of(b: tuple, ts: float, cols: int, rows: int, cells: dict) -> tuple:
 
 def segments(items: list, layers: list) -> list:
     """The map's items as runs: [(start, end, layer object or None)], ``layers`` being
-    [(start, layer object)] as ``tiles._items`` added them (an item of no layer, or of a
-    layer not kept, is a run of its own with None)."""
+    [(start, layer object)] as ``tiles._parse`` added them (an item of no layer is a run
+    of its own, with None)."""
     out, at = [], 0
     for start, obj in layers:
         out += [(k, k + 1, None) for k in range(at, start)]
