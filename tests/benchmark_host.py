@@ -242,6 +242,7 @@ def _forget_maps() -> None:
     try:
         from pbem.report import tiles
         tiles._kept.clear()
+        getattr(tiles, "_parsed", []).clear()
     except ImportError:
         pass
     try:

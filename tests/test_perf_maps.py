@@ -18,6 +18,7 @@ import pytest
 
 from pbem.report import mapboard, mapsvg, png
 from pbem.report.render import report_svg
+from pbem.report.tilestore import TileStore
 
 
 def _fresh(sc, *args, **kw) -> str:
@@ -183,10 +184,13 @@ def test_kept_tiles_move_from_images_to_packed_pixels_and_come_back_the_same():
     ims = {f"t{i}": Image.frombytes("RGB", (tiles.TILE, tiles.TILE), rng.randbytes(tiles.TILE * tiles.TILE * 3))
            for i in range(6)}
     one = len(zlib.compress(ims["t0"].tobytes(), 1))
-    kept = tiles._Kept(hot=2, cold_bytes=one * 5 // 2)                  # two packed tiles fit
+    kept = TileStore(hot=2, cold_bytes=one * 5 // 2)                  # two packed tiles fit
     for key, im in ims.items():
         kept[key] = im
     assert list(kept.images) == ["t4", "t5"] and list(kept.packed) == ["t2", "t3"]
     assert kept.size <= one * 5 // 2 and "t0" not in kept and "t1" not in kept   # the oldest forgotten
     last = max(kept.packed, key=lambda k: int(k[1:]))
     assert kept[last].tobytes() == ims[last].tobytes() and last in kept.images
+    # ``get``: one look-up, None for a tile not kept, a packed one unpacked
+    assert kept.get("t0") is None and "t2" in kept.packed
+    assert kept.get("t2").tobytes() == ims["t2"].tobytes() and "t2" in kept.images

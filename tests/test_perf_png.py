@@ -21,6 +21,7 @@ import zlib
 import pytest
 
 from pbem.report import png, pngbands, tiles
+from pbem.report.tilestore import TileStore
 
 
 def test_adler32_combine_is_the_adler32_of_the_concatenation():
@@ -205,7 +206,7 @@ def test_a_map_grown_taller_with_a_new_colour_keeps_its_palette_and_its_tiles_in
 def test_kept_pictures_of_any_size_are_packed_and_come_back_the_same():
     Image = pytest.importorskip("PIL.Image")
     rng = random.Random(3)
-    kept = tiles._Kept(hot=1)
+    kept = TileStore(hot=1)
     band = Image.frombytes("RGB", (301, 40), rng.randbytes(301 * 40 * 3))   # a title band, not a tile
     kept["band"] = band
     kept["tile"] = Image.new("RGB", (tiles.TILE, tiles.TILE))
@@ -460,3 +461,29 @@ def test_a_map_grown_taller_keeps_its_items_pictures(played_example, monkeypatch
     with Image.open(io.BytesIO(got)) as b:
         assert b.size == (truth.width, truth.height)
         assert _off(b.convert("RGB"), truth) < 1 / 2000
+
+
+def test_a_big_boards_closeup_and_overview_read_the_map_once(played_example, monkeypatch):
+    # a mail of a big board lays the same map twice (the close-up's block of tiles, then the
+    # overview): the map is read into its items once, found again by the string itself; an
+    # equal text in another string is read anew (no hash of a big string) to the same items
+    from pbem.report import closeup
+    from pbem.report.render import map_attachments
+    g = played_example("crete").game()
+    entries = g.entries()
+    at = entries[-1].seq
+    side = g.scenario.side_ids()[0]
+    reads = []
+    plain = tiles._read
+    monkeypatch.setattr(tiles, "_read", lambda svg: reads.append(svg) or plain(svg))
+    tiles._kept.clear()
+    tiles._parsed.clear()
+    closeup._drawn.clear()
+    png._png_cache.clear()
+    got = map_attachments(g, side, g.state(at), entries[:at + 1], at - 3, entries[at].hash, svg=False)
+    assert [a.filename.rsplit("-", 1)[-1] for a in got] == ["closeup.png", f"{side}.png"]
+    assert len(reads) == 1
+    svg = reads[0]
+    again = "".join([svg[:10], svg[10:]])
+    assert again == svg and again is not svg
+    assert tiles._parse(again) == tiles._parse(svg) and len(reads) == 2

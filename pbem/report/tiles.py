@@ -28,7 +28,8 @@ import re
 from itertools import accumulate
 
 from pbem.report import tilegrid
-from pbem.report.sprites import SPRITE_MAX, Kept, Painter
+from pbem.report.sprites import SPRITE_MAX, Painter
+from pbem.report.tilestore import TileStore
 
 __all__ = ["picture", "layout", "Layout", "TILE"]
 
@@ -36,62 +37,7 @@ TILE = 128                 # px of the final picture
 MARGIN = 14.0              # SVG units added around every element's box
 
 
-class _Kept:
-    """The tiles drawn, by their SVG: the last ``hot`` as images, older ones as their
-    pixels compressed (zlib level 1, about a tenth of the bytes) up to ``cold_bytes``, the
-    least recently used forgotten first.  A host mails many games in turn, and each keeps
-    the tiles of its map between its mails."""
-
-    def __init__(self, hot: int = 3000, cold_bytes: int = 192 << 20):
-        from collections import OrderedDict
-        self.hot, self.cold_bytes = hot, cold_bytes
-        self.images: OrderedDict = OrderedDict()
-        self.packed: OrderedDict = OrderedDict()
-        self.sprites = Kept()                          # sprites.Painter's pictures of items
-        self.whole: set = set()                        # the grids whose whole board was drawn (close-ups)
-        self.size = 0
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.images or key in self.packed
-
-    def __len__(self) -> int:
-        return len(self.images) + len(self.packed)
-
-    def clear(self) -> None:
-        self.images.clear()
-        self.packed.clear()
-        self.sprites.clear()
-        self.whole.clear()
-        self.size = 0
-
-    def __getitem__(self, key: str):
-        im = self.images.get(key)
-        if im is not None:
-            self.images.move_to_end(key)
-            return im
-        from PIL import Image
-        import zlib
-        dims, data = self.packed.pop(key)
-        self.size -= len(data)
-        im = Image.frombytes("RGB", dims, zlib.decompress(data))
-        self[key] = im
-        return im
-
-    def __setitem__(self, key: str, im) -> None:
-        import zlib
-        self.images[key] = im
-        self.images.move_to_end(key)
-        while len(self.images) > self.hot:
-            old, oim = self.images.popitem(last=False)
-            data = zlib.compress(oim.tobytes(), 1)
-            self.packed[old] = (oim.size, data)
-            self.size += len(data)
-        while self.size > self.cold_bytes and self.packed:
-            _old, (_dims, data) = self.packed.popitem(last=False)
-            self.size -= len(data)
-
-
-_kept = _Kept()
+_kept = TileStore()
 _cells: dict[tuple, dict] = {}
 _boxes: dict[str, tuple[float, float, float, float] | None] = {}
 
@@ -265,9 +211,24 @@ def _items(svg: str):
     return None if got is None else got[:3]
 
 
+_parsed: list[tuple[str, tuple | None]] = []   # the last maps read, by the string itself
+
+
 def _parse(svg: str):
     """``_items``, and [(start, layer)]: where each kept layer's list of items (``_layer``,
-    the title bar's) begins in the items (``tilegrid.segments``)."""
+    the title bar's) begins in the items (``tilegrid.segments``).  The last few maps' are
+    kept, found by the string itself (not its text: no hash of a big string): a mail's
+    close-up and overview are the same map, read once."""
+    for text, got in _parsed:
+        if text is svg:
+            return got
+    got = _read(svg)
+    _parsed.insert(0, (svg, got))
+    del _parsed[4:]
+    return got
+
+
+def _read(svg: str):
     lines = svg.rstrip("\n").split("\n")
     if len(lines) < 3 or not lines[0].startswith("<svg") or lines[-1] != "</svg>":
         return None
@@ -489,7 +450,7 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     # is blank past the picture's edge, so a taller map (more eliminated units) draws it again;
     # then the tile's items, a run of them at a time (``tilegrid``: each run's layer and SVG)
     tiles = {(c, r): (s, c, r, min(TILE, height - r * TILE), *p) for (c, r), p in parts.items()}
-    have = {cr: _kept[key] for cr, key in tiles.items() if key in _kept}      # taken now: kept while drawing
+    have = {cr: im for cr, key in tiles.items() if (im := _kept.get(key)) is not None}   # taken now: kept while drawing
     missing = [cr for cr in tiles if cr not in have]
     per = {cr: placed.items_of(cr) for cr in missing}
     under = max((en for _st, en, obj in segs if obj and 'class="hex-numbers"' in obj[0][0]), default=0)
@@ -578,13 +539,14 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
         low, high = [k for k in ks if k < under], [k for k in ks if k >= under]
         base = None
         if key is not None:
-            if key in _kept:
-                base = _kept[key]
-            else:
+            base = _kept.get(key)
+            if base is None:
                 # the board as drawn on the first map (``_still``), what changes on it painted over
                 if still:
                     key0 = _base_key(items, still, s, (c, r), height, ts, "fixed")
-                    b0 = _kept[key0] if key0 in _kept else draw(still)
+                    b0 = _kept.get(key0)
+                    if b0 is None:
+                        b0 = draw(still)
                     if b0 is None:
                         return None
                     _kept[key0] = b0

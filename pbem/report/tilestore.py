@@ -1,0 +1,70 @@
+"""The tiles a host has drawn (``tiles.layout``), kept by their SVG between its mails."""
+from __future__ import annotations
+
+from pbem.report.sprites import Kept
+
+__all__ = ["TileStore"]
+
+
+class TileStore:
+    """The tiles drawn, by their SVG: the last ``hot`` as images, older ones as their
+    pixels compressed (zlib level 1, about a tenth of the bytes) up to ``cold_bytes``, the
+    least recently used forgotten first.  A host mails many games in turn, and each keeps
+    the tiles of its map between its mails."""
+
+    def __init__(self, hot: int = 3000, cold_bytes: int = 192 << 20):
+        from collections import OrderedDict
+        self.hot, self.cold_bytes = hot, cold_bytes
+        self.images: OrderedDict = OrderedDict()
+        self.packed: OrderedDict = OrderedDict()
+        self.sprites = Kept()                          # sprites.Painter's pictures of items
+        self.whole: set = set()                        # the grids whose whole board was drawn (close-ups)
+        self.size = 0
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.images or key in self.packed
+
+    def __len__(self) -> int:
+        return len(self.images) + len(self.packed)
+
+    def clear(self) -> None:
+        self.images.clear()
+        self.packed.clear()
+        self.sprites.clear()
+        self.whole.clear()
+        self.size = 0
+
+    def get(self, key: str):
+        """The tile's picture, or None: one look-up where ``in`` then ``[]`` take two (a key is
+        a long tuple, hashed again each time)."""
+        im = self.images.get(key)
+        if im is not None:
+            self.images.move_to_end(key)
+            return im
+        return self[key] if key in self.packed else None
+
+    def __getitem__(self, key: str):
+        im = self.images.get(key)
+        if im is not None:
+            self.images.move_to_end(key)
+            return im
+        from PIL import Image
+        import zlib
+        dims, data = self.packed.pop(key)
+        self.size -= len(data)
+        im = Image.frombytes("RGB", dims, zlib.decompress(data))
+        self[key] = im
+        return im
+
+    def __setitem__(self, key: str, im) -> None:
+        import zlib
+        self.images[key] = im
+        self.images.move_to_end(key)
+        while len(self.images) > self.hot:
+            old, oim = self.images.popitem(last=False)
+            data = zlib.compress(oim.tobytes(), 1)
+            self.packed[old] = (oim.size, data)
+            self.size += len(data)
+        while self.size > self.cold_bytes and self.packed:
+            _old, (_dims, data) = self.packed.popitem(last=False)
+            self.size -= len(data)
