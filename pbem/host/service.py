@@ -25,6 +25,7 @@ from pbem.host import mail as M
 from pbem.host.common import SECRETS_NAME, HostError, iso, utcnow
 from pbem.host.config import Config, find_host, load_config, password, write_config
 from pbem.host.deadlines import DeadlinesMixin
+from pbem.host.heap import mail_heap
 from pbem.host.inbox import InboxMixin
 from pbem.host.ingest import IngestMixin, Outcome
 from pbem.host.journal import JournalMixin
@@ -166,7 +167,7 @@ class Host(InboxMixin, NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, 
         What it did besides reading mail, and what went wrong, is in ``last_poll``."""
         outcomes: list[Outcome] = []
         self.last_poll = report = PollReport()
-        with self.locked():
+        with self.locked(), mail_heap():
             kind = self.cfg.incoming.get("kind", "maildir")
             if kind == "imap":
                 outcomes += self._poll_imap()
