@@ -111,3 +111,23 @@ def test_kept_pictures_stay_within_their_budget_the_least_recently_used_forgotte
     assert list(kept) == [4, 2, 5]
     kept.clear()
     assert kept.size == 0 and not kept
+
+
+def test_pictures_on_a_sheet_lie_apart_on_the_sheet_whose_shelves_leave_least_room():
+    # resvg's cost is the sheet's pixels, blank ones too: of the widths tried, the one whose
+    # shelves leave the least room; every picture inside it, GAP from any other
+    rng = random.Random(29)
+    sizes = sorted(((rng.randint(20, 140), rng.randint(12, 40)) for _ in range(80)),
+                   key=lambda wh: (wh[1], wh[0]), reverse=True)                    # the tallest first
+    widths = sprites._widths(sizes)
+    side = min(widths, key=lambda w: sprites._shelves(sizes, w)[0])
+    area, at = sprites._shelves(sizes, side)
+    boxes = [(x, y, x + w, y + h) for (w, h), (x, y) in zip(sizes, at)]
+    assert max(b[2] for b in boxes) * max(b[3] for b in boxes) == area
+    g = sprites.GAP
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert a[2] + g <= b[0] or b[2] + g <= a[0] or a[3] + g <= b[1] or b[3] + g <= a[1], (a, b)
+    pixels = sum(w * h for w, h in sizes)
+    assert pixels / area > 0.7 and area < sprites._shelves(sizes, 1024)[0]     # a fixed 1,024 px: more room
+    assert max(w for w, _h in sizes) in widths
