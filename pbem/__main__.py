@@ -7,7 +7,8 @@ The commands that only read and print (those two, and the help) are short-lived:
 they run with the garbage collector off and freeze what they made before Python
 exits, so neither collection passes while they import nor the full collection at
 interpreter exit (about a tenth of a `pbem state`) is spent on objects the exit
-frees anyway.  Commands that write (an order, the host) keep the collector as is.
+frees anyway.  Commands that write (an order, the host) keep the collector on (a host's
+poll tunes it while it handles mail: pbem.host.heap).
 """
 import gc
 import sys
