@@ -487,3 +487,27 @@ def test_a_big_boards_closeup_and_overview_read_the_map_once(played_example, mon
     again = "".join([svg[:10], svg[10:]])
     assert again == svg and again is not svg
     assert tiles._parse(again) == tiles._parse(svg) and len(reads) == 2
+
+
+def test_a_maps_digest_is_its_texts_made_once_per_string(monkeypatch):
+    # the PNG caches are keyed by the map's text (its SHA-256); a mail hands the same string
+    # to the close-up and the overview, and the viewers who see the same map share it: the
+    # digest is made once per string, and an equal text in another string has the same one
+    import hashlib
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="60" height="40" viewBox="0 0 60 40">\n'
+           '<circle cx="30" cy="20" r="12" fill="#336699"/>\n</svg>')
+    png._digests.clear()
+    made = []
+    real = hashlib.sha256
+    monkeypatch.setattr(png.hashlib, "sha256", lambda b: made.append(len(b)) or real(b))
+    d = png.digest(svg)
+    assert d == real(svg.encode()).digest() and png.digest(svg) == d and len(made) == 1
+    copy = "".join([svg[:5], svg[5:]])
+    assert copy == svg and copy is not svg
+    assert png.digest(copy) == d and len(made) == 2
+    assert png.digest(svg.replace("#336699", "#336690")) != d
+    png._png_cache.clear()
+    first = png.svg_to_png(svg)
+    drawn = []
+    monkeypatch.setattr(png, "_resvg", lambda *a: drawn.append(a) or b"")
+    assert png.svg_to_png(copy) == first and not drawn          # the equal text: the kept picture

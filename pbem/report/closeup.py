@@ -106,11 +106,10 @@ def closeup_png(svg: str, rect: tuple[float, float, float, float], scale: float)
     """The PNG of ``rect`` of ``svg`` at ``scale`` (None when it cannot be drawn), its
     viewBox in a ``pbem-viewbox`` text chunk; kept by its inputs (the viewers of one
     position often share it); one palette encode (``pngbands``)."""
-    import hashlib
-    key = (hashlib.sha256(svg.encode("utf-8")).digest(), rect, scale)
+    from pbem.report.png import COMPRESS_LEVEL, MAP_COLOURS, _has_pillow, _resvg, digest
+    key = (digest(svg), rect, scale)
     if key in _drawn:
         return _drawn[key]
-    from pbem.report.png import COMPRESS_LEVEL, MAP_COLOURS, _has_pillow, _resvg
     data = _tiled(svg, rect, scale) if _has_pillow() else None
     if data is not None:
         if len(_drawn) >= 32:

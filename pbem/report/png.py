@@ -29,7 +29,21 @@ _FAMILY = "DejaVu Sans"
 # (59 / 135 KB), and levels 1-5 save a few ms for 25-50 % more bytes.
 COMPRESS_LEVEL = 6
 
-_png_cache: dict[str, bytes | None] = {}
+_png_cache: dict[tuple, bytes | None] = {}
+_digests: list[tuple[str, bytes]] = []          # the last maps' digests, by the string itself
+
+
+def digest(svg: str) -> bytes:
+    """SHA-256 of a map's text, kept for the last few strings, found by the string itself:
+    a mail's maps (its close-up, its overview, each viewer's) are often one string, and a
+    map is 0.2-1 MB to encode and hash."""
+    for text, d in _digests:
+        if text is svg:
+            return d
+    d = hashlib.sha256(svg.encode("utf-8")).digest()
+    _digests.insert(0, (svg, d))
+    del _digests[4:]
+    return d
 
 
 def svg_to_png(svg: str, max_width: int = MAP_WIDTH, colours: int = MAP_COLOURS) -> bytes | None:
@@ -43,7 +57,7 @@ def svg_to_png(svg: str, max_width: int = MAP_WIDTH, colours: int = MAP_COLOURS)
     full-colour PNG, which a map's flat colours make it by far.  Without
     Pillow, or with ``colours=0``, the full-colour anti-aliased PNG goes.
     Cached by content and size, since every side often gets the same picture."""
-    key = hashlib.sha256(f"{max_width}:{colours}:{svg}".encode("utf-8")).hexdigest()
+    key = (max_width, colours, digest(svg))
     if key in _png_cache:
         return _png_cache[key]
     png: bytes | None = None
