@@ -4,6 +4,7 @@
     python tests/benchmark_host.py --quick          small sizes: does the script still run?
     python tests/benchmark_host.py --only mail      one part: mail | poll | workers
     python tests/benchmark_host.py --mails 200 --games 10    a smaller poll
+    python tests/benchmark_host.py --only poll --repeat 3    the poll three times, the least CPU counting
 
 Parts (CPU time throughout: the machine's 2 cores are shared, so wall-clock
 time says more about the neighbours than about pbem):
@@ -317,15 +318,34 @@ def answered(root: Path) -> dict[str, int]:
     return seen
 
 
-def bench_poll(work: Path, games: int, mails: int) -> float:
-    root, n = host_with_mails(work / "poll", games, mails)
-    c, w, _ = run_pbem(root, ["poll"])
-    seen = answered(root)
-    assert len(seen) == n and set(seen.values()) == {1}, (len(seen), n, sorted(set(seen.values())))
+def copy_host(src: Path, dst: Path) -> Path:
+    """A copy of the host at ``src`` at ``dst``, its register of games pointed at the copy
+    (``state/games.json`` names each game's folder by its absolute path)."""
+    shutil.copytree(src, dst, symlinks=True)
+    reg = dst / "state" / "games.json"
+    if reg.is_file():
+        reg.write_text(reg.read_text().replace(json.dumps(str(src))[:-1], json.dumps(str(dst))[:-1]))
+    return dst
+
+
+def bench_poll(work: Path, games: int, mails: int, repeat: int = 1) -> float:
+    """``pbem mail poll`` of the mails, on ``repeat`` copies of one host in turn: the least
+    CPU counts (on a shared machine a neighbour only ever adds to it)."""
+    template, n = host_with_mails(work / "poll", games, mails)
+    runs = []
+    for i in range(repeat):
+        root = copy_host(template, work / f"poll-{i}")
+        c, w, _ = run_pbem(root, ["poll"])
+        seen = answered(root)
+        assert len(seen) == n and set(seen.values()) == {1}, (len(seen), n, sorted(set(seen.values())))
+        runs.append((c, w))
+        shutil.rmtree(root)
+    shutil.rmtree(template)
+    c, w = min(runs)
     ok = "ok" if n / c >= 20 else "MISSED"
-    print(f"poll    `pbem mail poll`, {n:,} order mails over {games} games: CPU {c:6.1f} s = {n / c:5.1f} mails/s "
-          f"on one core (wall {w:.1f} s); every mail answered once [target >= 20 mails/s: {ok}]", flush=True)
-    shutil.rmtree(root)
+    each = f" (the least of {repeat} runs: {', '.join(f'{r:.1f}' for r, _w in runs)} s)" if repeat > 1 else ""
+    print(f"poll    `pbem mail poll`, {n:,} order mails over {games} games: CPU {c:6.1f} s{each} = {n / c:5.1f} "
+          f"mails/s on one core (wall {w:.1f} s); every mail answered once [target >= 20 mails/s: {ok}]", flush=True)
     return c
 
 
@@ -392,6 +412,8 @@ def main() -> None:
     ap.add_argument("--example", action="append", help="the mail part for these examples only")
     ap.add_argument("--mails", type=int, default=1000)
     ap.add_argument("--games", type=int, default=50)
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="the poll on this many copies of its host, the least CPU counting (a busy machine only adds)")
     ap.add_argument("--sizes", help="the mail part's log lengths, comma-separated (default 100,10000,100000)")
     ap.add_argument("--no-picture", action="store_true",
                     help="the mail part without the PNG pictures (png.svg_to_png and closeup.closeup_png "
@@ -413,7 +435,7 @@ def main() -> None:
         if "mail" in parts:
             bench_mail(work, sizes, names, 2 if args.quick else 5)
         if "poll" in parts:
-            bench_poll(work, games, mails)
+            bench_poll(work, games, mails, max(1, args.repeat))
         if "workers" in parts:
             bench_workers(work, games, mails)
 
