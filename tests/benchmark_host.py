@@ -243,7 +243,8 @@ def _forget_maps() -> None:
     try:
         from pbem.report import tiles
         tiles._kept.clear()
-        getattr(tiles, "_parsed", []).clear()
+        if hasattr(tiles._parse, "clear"):
+            tiles._parse.clear()
     except ImportError:
         pass
     try:

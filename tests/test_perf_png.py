@@ -477,7 +477,7 @@ def test_a_big_boards_closeup_and_overview_read_the_map_once(played_example, mon
     plain = tiles._read
     monkeypatch.setattr(tiles, "_read", lambda svg: reads.append(svg) or plain(svg))
     tiles._kept.clear()
-    tiles._parsed.clear()
+    tiles._parse.clear()
     closeup._drawn.clear()
     png._png_cache.clear()
     got = map_attachments(g, side, g.state(at), entries[:at + 1], at - 3, entries[at].hash, svg=False)
@@ -496,7 +496,7 @@ def test_a_maps_digest_is_its_texts_made_once_per_string(monkeypatch):
     import hashlib
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="60" height="40" viewBox="0 0 60 40">\n'
            '<circle cx="30" cy="20" r="12" fill="#336699"/>\n</svg>')
-    png._digests.clear()
+    png.digest.clear()
     made = []
     real = hashlib.sha256
     monkeypatch.setattr(png.hashlib, "sha256", lambda b: made.append(len(b)) or real(b))

@@ -15,6 +15,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from pbem.report import pngbands
+from pbem.report.bystring import ByString
 
 __all__ = ["svg_to_png", "MAP_WIDTH", "MAP_COLOURS", "FONT_FILES"]
 
@@ -30,20 +31,9 @@ _FAMILY = "DejaVu Sans"
 COMPRESS_LEVEL = 6
 
 _png_cache: dict[tuple, bytes | None] = {}
-_digests: list[tuple[str, bytes]] = []          # the last maps' digests, by the string itself
-
-
-def digest(svg: str) -> bytes:
-    """SHA-256 of a map's text, kept for the last few strings, found by the string itself:
-    a mail's maps (its close-up, its overview, each viewer's) are often one string, and a
-    map is 0.2-1 MB to encode and hash."""
-    for text, d in _digests:
-        if text is svg:
-            return d
-    d = hashlib.sha256(svg.encode("utf-8")).digest()
-    _digests.insert(0, (svg, d))
-    del _digests[4:]
-    return d
+# SHA-256 of a map's text (the PNG caches' key), kept for the last few maps: a mail's maps
+# (its close-up, its overview, each viewer's) are often one string, 0.2-1 MB to encode and hash
+digest = ByString(lambda svg: hashlib.sha256(svg.encode("utf-8")).digest())
 
 
 def svg_to_png(svg: str, max_width: int = MAP_WIDTH, colours: int = MAP_COLOURS) -> bytes | None:

@@ -28,6 +28,7 @@ import re
 from itertools import accumulate
 
 from pbem.report import tilegrid
+from pbem.report.bystring import ByString
 from pbem.report.sprites import SPRITE_MAX, Painter
 from pbem.report.tilestore import TileStore
 
@@ -211,24 +212,13 @@ def _items(svg: str):
     return None if got is None else got[:3]
 
 
-_parsed: list[tuple[str, tuple | None]] = []   # the last maps read, by the string itself
-
-
-def _parse(svg: str):
-    """``_items``, and [(start, layer)]: where each kept layer's list of items (``_layer``,
-    the title bar's) begins in the items (``tilegrid.segments``).  The last few maps' are
-    kept, found by the string itself (not its text: no hash of a big string): a mail's
-    close-up and overview are the same map, read once."""
-    for text, got in _parsed:
-        if text is svg:
-            return got
-    got = _read(svg)
-    _parsed.insert(0, (svg, got))
-    del _parsed[4:]
-    return got
+# ``_read``'s, kept for the last few maps: a mail's close-up and overview are one map, read once
+_parse = ByString(lambda svg: _read(svg))
 
 
 def _read(svg: str):
+    """``_items``, and [(start, layer)]: where each kept layer's list of items (``_layer``,
+    the title bar's) begins in the items (``tilegrid.segments``)."""
     lines = svg.rstrip("\n").split("\n")
     if len(lines) < 3 or not lines[0].startswith("<svg") or lines[-1] != "</svg>":
         return None
