@@ -213,6 +213,7 @@ def _items(svg: str):
 
 
 # ``_read``'s, kept for the last few maps: a mail's close-up and overview are one map, read once
+# (``_read`` looked up at each call, so a test can watch it)
 _parse = ByString(lambda svg: _read(svg))
 
 

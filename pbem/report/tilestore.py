@@ -41,19 +41,21 @@ class TileStore:
         if im is not None:
             self.images.move_to_end(key)
             return im
-        return self[key] if key in self.packed else None
-
-    def __getitem__(self, key: str):
-        im = self.images.get(key)
-        if im is not None:
-            self.images.move_to_end(key)
-            return im
+        got = self.packed.pop(key, None)
+        if got is None:
+            return None
         from PIL import Image
         import zlib
-        dims, data = self.packed.pop(key)
+        dims, data = got
         self.size -= len(data)
         im = Image.frombytes("RGB", dims, zlib.decompress(data))
         self[key] = im
+        return im
+
+    def __getitem__(self, key: str):
+        im = self.get(key)
+        if im is None:
+            raise KeyError(key)
         return im
 
     def __setitem__(self, key: str, im) -> None:
