@@ -11,21 +11,23 @@ Image = pytest.importorskip("PIL.Image")
 pytest.importorskip("uharfbuzz")
 
 
+def _draw(svg: str, opts):
+    import resvg
+    tree = resvg.usvg.Tree.from_str(svg, opts)
+    with Image.open(io.BytesIO(bytes(resvg.render(tree, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0))))) as im:
+        return im.convert("RGB")
+
+
 def _plain(svg: str):
     """resvg's own picture of ``svg``: its texts laid out by resvg, in the bundled fonts."""
-    import resvg_py
-    out = resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=list(png.FONT_FILES),
-                                font_family="DejaVu Sans", sans_serif_family="DejaVu Sans")
-    with Image.open(io.BytesIO(bytes(out))) as im:
-        return im.convert("RGB")
+    return _draw(svg, png._options())
 
 
 def _outlined(svg: str):
     out = glyphs.outline(svg)
     assert "<text" not in out and "<path" in out
-    import resvg_py
-    with Image.open(io.BytesIO(bytes(resvg_py.svg_to_bytes(svg_string=out, skip_system_fonts=True)))) as im:
-        return im.convert("RGB")                  # no font handed over: the texts are paths now
+    import resvg
+    return _draw(out, resvg.usvg.Options.default())   # no font handed over: the texts are paths now
 
 
 def _far(a, b, by: int) -> int:

@@ -179,7 +179,7 @@ def test_a_wreck_stays_in_its_hex_as_a_wreck(r33):
 
 
 def test_the_png_shows_the_shot_the_front_and_the_status(r33, after_p1_fires):
-    pytest.importorskip("resvg_py")
+    pytest.importorskip("resvg")
     from PIL import Image
 
     from pbem.report.png import svg_to_png

@@ -1,6 +1,6 @@
 """The map as a PNG for mail clients that show no SVG.
 
-resvg (through resvg-py) draws the SVG with the fonts bundled in
+resvg (through its binding ``resvg``) draws the SVG with the fonts bundled in
 ``pbem/report/fonts`` only, never the system's: the labels are placed with
 DejaVu Sans's own widths (``fontmetrics``), so the picture must be drawn in
 that font, and the same SVG gives the same picture on every machine,
@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import re
+import struct
+import threading
 from collections import OrderedDict
 from pathlib import Path
 
@@ -69,17 +72,57 @@ def svg_to_png(svg: str, max_width: int = MAP_WIDTH, colours: int = MAP_COLOURS)
 
 
 def _resvg(svg: str, width: int | None, crisp: bool) -> bytes:
-    """resvg's PNG of ``svg`` at ``width`` pixels (its own size for None), in the bundled fonts."""
-    import resvg_py
+    """resvg's PNG of ``svg`` at ``width`` pixels (its own size for None), in the bundled fonts;
+    ValueError when resvg refuses the SVG."""
+    import resvg
 
     from pbem.report.glyphs import outline
-    kw: dict = {"width": width} if width else {}
-    if crisp:
-        kw["shape_rendering"] = "crisp_edges"
     svg = outline(svg)                   # the texts as their glyphs' outlines, where it can
-    if "<text" in svg:                   # a text left: resvg lays it out, in the bundled fonts
-        kw.update(font_files=list(FONT_FILES), font_family=_FAMILY, sans_serif_family=_FAMILY)
-    return bytes(resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, **kw))
+    if crisp:                            # shapes unsmoothed: inherited by every element that names none
+        svg = _ROOT_TAG.sub(r'\g<0> shape-rendering="crispEdges"', svg, count=1)
+    try:
+        tree = resvg.usvg.Tree.from_str(svg, _options())
+    except BaseException as e:           # noqa: BLE001 - the binding turns a refusal into a Rust panic
+        if not isinstance(e, Exception) and type(e).__name__ != "PanicException":
+            raise                        # (a KeyboardInterrupt, a SystemExit)
+        raise ValueError(f"resvg refused the SVG: {e}") from None
+    w0, h0 = tree.int_size()
+    w, h, sx, sy = fit_width(w0, h0, width)
+    return bytes(resvg.render(tree, (sx, 0.0, 0.0, 0.0, sy, 0.0), bg_size=(w, h)))
+
+
+_ROOT_TAG = re.compile(r"<svg\b(?![^>]*\sshape-rendering=)")
+_local = threading.local()
+
+
+def _options():
+    """resvg's options, the bundled fonts loaded once (per thread: the binding's objects stay
+    in the thread that made them)."""
+    opts = getattr(_local, "options", None)
+    if opts is None:
+        from resvg import usvg
+        opts = usvg.Options.default()
+        for f in FONT_FILES:
+            opts.load_font_file(f)
+        opts.font_family = _FAMILY       # a text whose families are all unknown: the bundled face
+        opts.font_size = 16.0            # (CSS's medium, for a text that gives no size)
+        _local.options = opts
+    return opts
+
+
+def _f32(v: float) -> float:
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+def fit_width(w0: int, h0: int, width: int | None) -> tuple[int, int, float, float]:
+    """(width, height, x scale, y scale) of a ``w0`` x ``h0`` picture drawn ``width`` px wide
+    (its own size for None), reckoned in 32-bit floats as resvg's own command does (tiny-skia's
+    ``IntSize::scale_to_width`` and the scale from one size to the other), so a picture is
+    exactly as wide and high, and drawn at exactly the scale, as resvg's width option gives."""
+    if not width or width == w0:
+        return w0, h0, 1.0, 1.0
+    h = max(1, math.ceil(_f32(_f32(float(width) * float(h0)) / w0)))
+    return width, h, _f32(width / w0), _f32(h / h0)
 
 
 def _tiled_png(svg: str, max_width: int, colours: int) -> bytes | None:
