@@ -78,6 +78,8 @@ def _resvg(svg: str, width: int | None, crisp: bool) -> bytes:
 
     from pbem.report.glyphs import outline
     svg = outline(svg)                   # the texts as their glyphs' outlines, where it can
+    if "<text" in svg:                   # a text left for resvg: in the bundled face, whatever it names
+        svg = _FAMILIES.sub(f'font-family="{_FAMILY}"', svg)   # (a face the options lack draws nothing)
     if crisp:                            # shapes unsmoothed: inherited by every element that names none
         svg = _ROOT_TAG.sub(r'\g<0> shape-rendering="crispEdges"', svg, count=1)
     try:
@@ -91,6 +93,7 @@ def _resvg(svg: str, width: int | None, crisp: bool) -> bytes:
     return bytes(resvg.render(tree, (sx, 0.0, 0.0, 0.0, sy, 0.0), bg_size=(w, h)))
 
 
+_FAMILIES = re.compile(r'font-family="[^"]*"')
 _ROOT_TAG = re.compile(r"<svg\b(?![^>]*\sshape-rendering=)")
 _local = threading.local()
 
