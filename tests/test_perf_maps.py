@@ -18,7 +18,7 @@ import pytest
 
 from pbem.report import mapboard, mapsvg, png
 from pbem.report.render import report_svg
-from pbem.report.tilestore import TileStore
+from pbem.report.tilestore import Packed, TileStore
 
 
 def _fresh(sc, *args, **kw) -> str:
@@ -179,11 +179,12 @@ def test_kept_tiles_move_from_images_to_packed_pixels_and_come_back_the_same():
     Image = pytest.importorskip("PIL.Image")
     from pbem.report import tiles
     import random
-    import zlib
+
+    from zlib_ng import zlib_ng
     rng = random.Random(29)
     ims = {f"t{i}": Image.frombytes("RGB", (tiles.TILE, tiles.TILE), rng.randbytes(tiles.TILE * tiles.TILE * 3))
            for i in range(6)}
-    one = len(zlib.compress(ims["t0"].tobytes(), 1))
+    one = len(zlib_ng.compress(ims["t0"].tobytes(), 3))
     kept = TileStore(hot=2, cold_bytes=one * 5 // 2)                  # two packed tiles fit
     for key, im in ims.items():
         kept[key] = im
@@ -194,3 +195,13 @@ def test_kept_tiles_move_from_images_to_packed_pixels_and_come_back_the_same():
     # ``get``: one look-up, None for a tile not kept, a packed one unpacked
     assert kept.get("t0") is None and "t2" in kept.packed
     assert kept.get("t2").tobytes() == ims["t2"].tobytes() and "t2" in kept.images
+    # ``take``: a packed tile handed over packed (made the newest of them), unpacked when wanted
+    kept = TileStore(hot=2)
+    for key in ("t0", "t1", "t2", "t3"):
+        kept[key] = ims[key]
+    assert list(kept.packed) == ["t0", "t1"] and list(kept.images) == ["t2", "t3"]
+    got = kept.take("t0")
+    assert isinstance(got, Packed) and list(kept.packed) == ["t1", "t0"]          # not unpacked
+    assert kept.take("t2") is kept.images["t2"] and list(kept.images) == ["t3", "t2"]
+    assert tiles.image(got).tobytes() == ims["t0"].tobytes() and "t0" in kept.images
+    assert kept.take("t9") is None

@@ -203,6 +203,46 @@ def test_a_map_grown_taller_with_a_new_colour_keeps_its_palette_and_its_tiles_in
         assert b.convert("RGB").getpixel((200, 300)) == (0x12, 0xab, 0x34)           # the new colour, exact
         assert _off(b.convert("RGB"), truth) < 1 / 2000
 
+def test_a_map_whose_tiles_were_packed_unpacks_only_those_whose_pixels_it_needs(played_example, monkeypatch):
+    # a host mails many games in turn: a game's tiles are packed by the time its next mail comes,
+    # and most of them are wanted only for their palette indices (kept apart) or not at all
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report.render import report_svg
+    from pbem.report.tilestore import Packed
+    g = played_example("el-alamein").game()
+    entries = g.entries()
+    at = entries[-1].seq
+    svg = report_svg(g, "axis", g.state(at), entries, at - 3, entries[at].hash)
+    tiles._kept.clear()
+    png._palettes.clear()
+    first = png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS)
+    store = tiles._kept
+    for key in list(store.images):               # every picture packed, as after other games' mails
+        im = store.images.pop(key)
+        store.packed[key] = (im.size, __import__("zlib_ng").zlib_ng.compress(im.tobytes(), 3))
+    unpacked = []
+    plain_get = type(store).get
+
+    def counting_get(self, key):
+        if key[0] != "band":                     # a tile's (the title band's few pieces are taken whole)
+            unpacked.append(key)
+        return plain_get(self, key)
+    monkeypatch.setattr(type(store), "get", counting_get)
+    lay = tiles.layout(svg, png.MAP_WIDTH, lambda s, w: png._resvg(s, w, True))
+    assert lay.cells and all(isinstance(im, Packed) for _k, im in lay.cells.values())
+    unpacked.clear()
+    assert png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS) == first      # the same PNG, byte for byte
+    assert unpacked == []                                                 # every band written before
+    # a palette's indices forgotten: those tiles, and those only, are unpacked, and look the same
+    png._indices.clear()
+    pngbands._keyed.clear()
+    pngbands._bands.clear()
+    again = png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS)
+    assert 0 < len(unpacked) <= len(lay.cells)
+    with Image.open(io.BytesIO(again)) as a, Image.open(io.BytesIO(first)) as b:
+        assert a.convert("RGB").tobytes() == b.convert("RGB").tobytes()
+
+
 def test_kept_pictures_of_any_size_are_packed_and_come_back_the_same():
     Image = pytest.importorskip("PIL.Image")
     rng = random.Random(3)

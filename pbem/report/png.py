@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pbem.report import pngbands
 from pbem.report.bystring import ByString
+from pbem.report.tilestore import image
 
 __all__ = ["svg_to_png", "MAP_WIDTH", "MAP_COLOURS", "FONT_FILES"]
 
@@ -203,10 +204,11 @@ class _Palette:
         return im.quantize(palette=self.image, dither=Image.Dither.NONE)
 
     def tile(self, key, im):
-        """The palette indices of a tile's picture ``im`` (kept by its ``key``)."""
+        """The palette indices of a tile's picture ``im`` (kept by its ``key``; a
+        ``tilestore.Packed`` is unpacked only when they are not)."""
         t = _indices.get((self.serial, key))
         if t is None:
-            t = _indices[self.serial, key] = self.quantise(im)
+            t = _indices[self.serial, key] = self.quantise(image(im))
             while len(_indices) > _KEPT_INDICES:
                 _indices.popitem(last=False)
         else:

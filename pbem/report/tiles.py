@@ -30,7 +30,7 @@ from itertools import accumulate
 from pbem.report import tilegrid
 from pbem.report.bystring import ByString
 from pbem.report.sprites import SPRITE_MAX, Painter
-from pbem.report.tilestore import TileStore
+from pbem.report.tilestore import TileStore, image
 
 __all__ = ["picture", "layout", "Layout", "TILE"]
 
@@ -348,7 +348,8 @@ _SIZE = re.compile(r'\swidth="(' + _NUM + r')"\s+height="(' + _NUM + r')"')
 class Layout:
     """A map's picture as its tiles: ``cells`` {(column, row): (key, RGB image)} (the key:
     the tile's items, ``_key``), and ``bands`` [(x, y, key, RGB image)] pasted over them
-    there (the title bar's)."""
+    there (the title bar's); a cell's image may be a ``tilestore.Packed``, unpacked by
+    ``tilestore.image`` when its pixels are wanted."""
     __slots__ = ("width", "height", "cells", "bands")
 
     def __init__(self, width: int, height: int, cells: dict):
@@ -359,7 +360,7 @@ class Layout:
         from PIL import Image
         out = Image.new("RGB", (self.width, self.height), (255, 255, 255))
         for (c, r), (_key, im) in self.cells.items():
-            out.paste(im, (c * TILE, r * TILE))
+            out.paste(image(im), (c * TILE, r * TILE))
         for x, top, _key, im in self.bands:
             out.paste(im, (x, top))
         return out
@@ -441,7 +442,8 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
     # is blank past the picture's edge, so a taller map (more eliminated units) draws it again;
     # then the tile's items, a run of them at a time (``tilegrid``: each run's layer and SVG)
     tiles = {(c, r): (s, c, r, min(TILE, height - r * TILE), *p) for (c, r), p in parts.items()}
-    have = {cr: im for cr, key in tiles.items() if (im := _kept.get(key)) is not None}   # taken now: kept while drawing
+    # taken now, kept while drawing; a packed tile is unpacked only if its picture is wanted
+    have = {cr: im for cr, key in tiles.items() if (im := _kept.take(key)) is not None}
     missing = [cr for cr in tiles if cr not in have]
     per = {cr: placed.items_of(cr) for cr in missing}
     under = max((en for _st, en, obj in segs if obj and 'class="hex-numbers"' in obj[0][0]), default=0)

@@ -3,7 +3,28 @@ from __future__ import annotations
 
 from pbem.report.sprites import Kept
 
-__all__ = ["TileStore"]
+__all__ = ["TileStore", "Packed", "image"]
+
+
+class Packed:
+    """A kept tile whose pixels are packed: unpacked only when a picture needs them
+    (``image``).  A map wants most of its tiles only for their palette indices, kept
+    apart (``png._Palette``), or not at all when its band of rows was written before."""
+    __slots__ = ("store", "key")
+
+    def __init__(self, store: "TileStore", key):
+        self.store, self.key = store, key
+
+    def image(self):
+        im = self.store.get(self.key)
+        if im is None:                 # forgotten since it was taken: cannot be, it was made the newest
+            raise LookupError(f"tile {self.key!r} left the store")
+        return im
+
+
+def image(got):
+    """The picture of what ``TileStore.take`` gave."""
+    return got.image() if isinstance(got, Packed) else got
 
 
 class TileStore:
@@ -51,6 +72,18 @@ class TileStore:
         im = Image.frombytes("RGB", dims, zlib_ng.decompress(data))
         self[key] = im
         return im
+
+    def take(self, key):
+        """The tile's picture when it is at hand, a ``Packed`` when its pixels are packed (made
+        the newest of them, so it is not forgotten while the map is made), None when not kept."""
+        im = self.images.get(key)
+        if im is not None:
+            self.images.move_to_end(key)
+            return im
+        if key in self.packed:
+            self.packed.move_to_end(key)
+            return Packed(self, key)
+        return None
 
     def __getitem__(self, key: str):
         im = self.get(key)
