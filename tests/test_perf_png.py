@@ -160,9 +160,9 @@ def test_a_map_on_its_boards_fixed_palette_looks_as_the_plain_picture(played_exa
 
 
 
-def _grown_taller(played_example):
-    """El Alamein's last map drawn with the map caches emptied first, and the same map 90
-    units taller with a new green circle: (the first PNG, the map, the taller one, its head)."""
+def _last_map(played_example) -> tuple[str, bytes, str]:
+    """El Alamein's last map for the axis, its PNG drawn with the map caches emptied first,
+    and its head: (the map, the PNG, the head)."""
     from pbem.report.render import report_svg
     g = played_example("el-alamein").game()
     entries = g.entries()
@@ -170,12 +170,18 @@ def _grown_taller(played_example):
     svg = report_svg(g, "axis", g.state(at), entries, at - 3, entries[at].hash)
     tiles._kept.clear()
     png._palettes.clear()
-    first = png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS)
+    return svg, png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS), entries[at].hash
+
+
+def _grown_taller(played_example):
+    """El Alamein's last map drawn with the map caches emptied first, and the same map 90
+    units taller with a new green circle: (the first PNG, the map, the taller one, its head)."""
+    svg, first, head = _last_map(played_example)
     w, h = (int(v) for v in re.search(r'width="(\d+)" height="(\d+)"', svg).groups())
     taller = svg.replace(f'height="{h}" viewBox="0 0 {w} {h}"', f'height="{h + 90}" viewBox="0 0 {w} {h + 90}"', 1)
     assert taller != svg
     taller = taller.replace("</svg>", '<circle cx="200" cy="300" r="40" fill="#12ab34"/>\n</svg>')
-    return first, svg, taller, entries[at].hash[:12]
+    return first, svg, taller, head[:12]
 
 
 def test_a_map_grown_taller_with_a_new_colour_keeps_its_palette_and_its_tiles_indices(played_example, monkeypatch):
@@ -207,15 +213,8 @@ def test_a_map_whose_tiles_were_packed_unpacks_only_those_whose_pixels_it_needs(
     # a host mails many games in turn: a game's tiles are packed by the time its next mail comes,
     # and most of them are wanted only for their palette indices (kept apart) or not at all
     Image = pytest.importorskip("PIL.Image")
-    from pbem.report.render import report_svg
     from pbem.report.tilestore import Packed
-    g = played_example("el-alamein").game()
-    entries = g.entries()
-    at = entries[-1].seq
-    svg = report_svg(g, "axis", g.state(at), entries, at - 3, entries[at].hash)
-    tiles._kept.clear()
-    png._palettes.clear()
-    first = png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS)
+    svg, first, _head = _last_map(played_example)
     store = tiles._kept
     for key in list(store.images):               # every picture packed, as after other games' mails
         im = store.images.pop(key)
