@@ -242,6 +242,19 @@ def test_a_map_whose_tiles_were_packed_unpacks_only_those_whose_pixels_it_needs(
         assert a.convert("RGB").tobytes() == b.convert("RGB").tobytes()
 
 
+def test_a_packed_tile_gone_before_it_is_wanted_draws_the_map_whole(played_example, monkeypatch):
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report.tilestore import Packed
+    svg, first, _head = _last_map(played_example)
+    for cache in (png._indices, pngbands._keyed, png._png_cache):
+        cache.clear()
+    monkeypatch.setattr(TileStore, "take", lambda self, key: Packed(self, ("gone",)))
+    assert png._tiled_png(svg, png.MAP_WIDTH, png.MAP_COLOURS) is None       # not a wrong picture
+    got = png.svg_to_png(svg)                                                # but the map, drawn whole
+    with Image.open(io.BytesIO(got)) as a, Image.open(io.BytesIO(first)) as b:
+        assert a.size == b.size and _off(a.convert("RGB"), b.convert("RGB")) < 1 / 400
+
+
 def test_kept_pictures_of_any_size_are_packed_and_come_back_the_same():
     Image = pytest.importorskip("PIL.Image")
     rng = random.Random(3)

@@ -162,9 +162,12 @@ def _tiled(svg: str, rect: tuple[float, float, float, float], scale: float) -> b
         lay = None
     if lay is None or (lay.width, lay.height) != (max(1, math.ceil(w * scale - 1e-6)), max(1, math.ceil(h * scale - 1e-6))):
         return None
-    pal = png._palette_for(svg, lay, png.MAP_COLOURS)
-    return pngbands.encode_bands(pal.bands(lay), lay.width, lay.height, pal.rgb, png.COMPRESS_LEVEL,
-                                 text={"pbem-viewbox": " ".join(f"{v:g}" for v in rect)})
+    try:
+        pal = png._palette_for(svg, lay, png.MAP_COLOURS)
+        return pngbands.encode_bands(pal.bands(lay), lay.width, lay.height, pal.rgb, png.COMPRESS_LEVEL,
+                                     text={"pbem-viewbox": " ".join(f"{v:g}" for v in rect)})
+    except LookupError:                  # a packed tile forgotten before it was wanted: drawn whole
+        return None
 
 
 def big_board(sc, max_width: int) -> bool:

@@ -148,8 +148,11 @@ def _tiled_png(svg: str, max_width: int, colours: int) -> bytes | None:
         lay = None
     if lay is None:
         return None
-    pal = _palette_for(svg, lay, colours)
-    return pngbands.encode_bands(pal.bands(lay), lay.width, lay.height, pal.rgb, COMPRESS_LEVEL)
+    try:
+        pal = _palette_for(svg, lay, colours)
+        return pngbands.encode_bands(pal.bands(lay), lay.width, lay.height, pal.rgb, COMPRESS_LEVEL)
+    except LookupError:                  # a packed tile forgotten before it was wanted: drawn whole
+        return None
 
 
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b")

@@ -17,8 +17,8 @@ class Packed:
 
     def image(self):
         im = self.store.get(self.key)
-        if im is None:                 # forgotten since it was taken: cannot be, it was made the newest
-            raise LookupError(f"tile {self.key!r} left the store")
+        if im is None:                 # taken as the newest, so only after a map packed more than
+            raise LookupError(f"tile {self.key!r} left the store")   # the store holds: drawn whole
         return im
 
 
