@@ -213,12 +213,11 @@ def test_a_map_whose_tiles_were_packed_unpacks_only_those_whose_pixels_it_needs(
     # a host mails many games in turn: a game's tiles are packed by the time its next mail comes,
     # and most of them are wanted only for their palette indices (kept apart) or not at all
     Image = pytest.importorskip("PIL.Image")
-    from pbem.report.tilestore import Packed
+    from pbem.report.tilestore import Packed, pack
     svg, first, _head = _last_map(played_example)
     store = tiles._kept
     for key in list(store.images):               # every picture packed, as after other games' mails
-        im = store.images.pop(key)
-        store.packed[key] = (im.size, __import__("zlib_ng").zlib_ng.compress(im.tobytes(), 3))
+        store.packed[key] = pack(store.images.pop(key))
     unpacked = []
     plain_get = type(store).get
 
