@@ -39,3 +39,18 @@ def test_a_games_kept_owner_is_the_one_computed_afresh():
         for _ in range(2):                                      # computed, then kept
             assert aff.owner(game) == max(live, key=lambda w: hashlib.sha256(f"{w}\n{game}".encode()).digest())
         assert aff.mine(game) == (aff.owner(game) == live[0])
+
+
+def test_the_games_scenarios_are_their_groups(pg_url, tmp_path):
+    # ``Affinity``'s groups: one digest for the games of one scenario, another for another's
+    store = PgStore(pg_url, cache_root=tmp_path / "cache")
+    try:
+        for gid, sc in (("a1", "el-alamein"), ("a2", "el-alamein"), ("c1", "crete")):
+            players = {"axis": AXIS, "british": BRITISH} if sc == "el-alamein" else None
+            Game.create(store.game(gid), sc, players, seed_hex="22" * 32, game_id=gid, at=CLOCK)
+        groups = store.scenario_groups()
+        assert set(groups) == {"a1", "a2", "c1"}
+        assert groups["a1"] == groups["a2"] != groups["c1"]
+        assert groups["a1"] == hashlib.md5(store.game("a1").read("scenario.toml")).hexdigest()
+    finally:
+        store.close()

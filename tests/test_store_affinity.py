@@ -41,6 +41,28 @@ def test_each_game_has_one_owner_and_only_a_gone_workers_games_move():
     assert [sum(a.mine(g) for g in games[:20]) for a in small] == [10, 10]
 
 
+def test_the_games_of_one_scenario_go_to_one_worker_while_its_share_has_room():
+    # 30 games of six scenarios, five each, on two workers: each scenario's games on one
+    # worker (a board and its pictures drawn by one process) but where a share fills up
+    games = tuple(f"g{i:02d}" for i in range(30))
+    groups = {g: f"scenario-{i % 6}" for i, g in enumerate(games)}
+    names = ["a:1", "b:2"]
+    two = {w: Affinity(w, names, games, groups) for w in names}
+    owner = {g: two["a:1"].owner(g) for g in games}
+    assert all(two["b:2"].owner(g) == owner[g] for g in games)           # both agree
+    assert sorted(list(owner.values()).count(w) for w in names) == [15, 15]
+    split = [sc for sc in set(groups.values()) if len({owner[g] for g in games if groups[g] == sc}) > 1]
+    assert len(split) <= 1, split                                        # at most the scenario that fills a share
+    plain = Affinity("a:1", names, games)                                # no groups: each game on its own
+    spread = [sc for sc in set(groups.values()) if len({plain.owner(g) for g in games if groups[g] == sc}) > 1]
+    assert len(spread) > 1                                               # (what the groups are for)
+    one = Affinity("a:1", ["a:1"], games, groups)                        # b:2 died: every game to a:1
+    assert all(one.owner(g) == "a:1" for g in games)
+    three = Affinity("a:1", names + ["c:3"], games, groups)              # a third: shares of ten
+    assert sorted(list(three._owner.values()).count(w) for w in names + ["c:3"]) == [10, 10, 10]
+    assert Affinity("a:1", names, games, {}).owner("g01") == plain.owner("g01")   # no scenario known: as before
+
+
 @pytest.fixture
 def two_workers(tmp_path, pg_url, monkeypatch):
     """A database host with four games and two `pbem serve` processes (each a worker of
@@ -110,7 +132,7 @@ def _done_by(host, key: str, timeout: float = 60) -> str:
 
 def test_a_games_mails_go_to_one_worker_and_to_another_when_it_is_gone(two_workers):
     host, tokens, procs, alive = two_workers
-    owner = Affinity("", list(alive.values()), tuple(host.games())).owner
+    owner = Affinity("", list(alive.values()), tuple(host.games()), host.store.scenario_groups()).owner
     # A first mail for each game, not counted: a worker draws its first map cold, which on a
     # loaded machine once took the owner past the four intervals the other waits (a flake).
     for gid in tokens:
@@ -133,7 +155,7 @@ def test_a_games_mails_go_to_one_worker_and_to_another_when_it_is_gone(two_worke
 
 def test_a_stuck_workers_game_is_taken_over_after_four_intervals(two_workers):
     host, tokens, procs, alive = two_workers
-    owner = Affinity("", list(alive.values()), tuple(host.games())).owner
+    owner = Affinity("", list(alive.values()), tuple(host.games()), host.store.scenario_groups()).owner
     gid = "g1"
     stuck = next(pid for pid, w in alive.items() if w == owner(gid))
     other = next(w for pid, w in alive.items() if pid != stuck)

@@ -3,13 +3,15 @@
 With one process (the file store, or `pbem mail poll`) every message is taken in
 the inbox's order.  A worker of ``pbem serve`` on a database takes first the
 messages of its own games (``PgStore.affinity``: each game belongs to one live
-worker, each worker holding its share of the games), so that a game's maps, tiles and states are drawn and kept by one
-process and its lock is seldom wanted by two; a message of a game whose worker
-died goes to a live one at once.  When it has nothing of its own left it helps
-with the others' games, a whole game at a time (the one its worker would reach
-last first) when that worker has two games or more waiting, and only with
-messages that have waited two of its intervals (four for a worker's only game):
-a busy or stuck worker's mail is taken over, a fresh one is left to its worker.
+worker, each worker holding its share of the games, the games of one scenario
+together while a share has room), so that a game's maps, tiles and states, and its
+scenario's board, are drawn and kept by one process and its lock is seldom wanted
+by two; a message of a game whose worker died goes to a live one at once.  When it
+has nothing of its own left it helps with the others' games, a whole game at a time
+(one of a scenario it holds games of first, its board drawn here; else the one its
+worker would reach last) when that worker has two games or more waiting, and only
+with messages that have waited two of its intervals (four for a worker's only
+game): a busy or stuck worker's mail is taken over, a fresh one is left to its worker.
 
 Within one look a game's messages are taken in the inbox's order: once one is
 passed over (another process has it, or, for a worker, holds the game's lock), the
@@ -107,6 +109,8 @@ class InboxMixin:
                    (games_of[aff.owner(g)] >= 2 or now - waiting[0][1] >= 2 * grace)]
             if not due:
                 return outcomes
-            for ref, _since in theirs[due[-1]]:
+            # of those, one of a scenario this worker holds games of (its board drawn here) first
+            help_with = next((g for g in reversed(due) if aff.kin(g)), due[-1])
+            for ref, _since in theirs[help_with]:
                 if not take(ref):
                     break
