@@ -13,7 +13,8 @@ import hashlib
 
 from mail_helpers import AXIS, BRITISH, CLOCK
 from pbem.engine import Game
-from pbem.store.pg import Affinity, PgStore
+from pbem.store.affinity import Affinity
+from pbem.store.pg import PgStore
 
 
 def test_one_hosted_game_is_the_one_the_list_of_games_gives(pg_url, tmp_path):

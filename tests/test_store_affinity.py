@@ -17,7 +17,7 @@ from mail_helpers import AXIS, BRITISH, CLOCK, make_host, message
 from pbem.engine import Game
 from pbem.host import Host
 from pbem.host import mail as M
-from pbem.store.pg import Affinity
+from pbem.store.affinity import Affinity
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
