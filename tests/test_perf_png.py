@@ -430,6 +430,53 @@ def test_a_closeup_drawn_as_its_block_of_tiles_looks_as_drawn_whole(played_examp
     assert 0 < pixels < size[0] * size[1] / 4, sizes
 
 
+def test_a_closeup_under_the_title_bar_draws_only_the_titles_changed_words(played_example):
+    # The title bar names the head, so it changes with every map; a close-up whose block
+    # meets it lays it as a band over its tiles (as the overview does), so its tiles keep
+    # their pictures and only the title's changed pieces are drawn; the picture is the
+    # close-up drawn whole through its viewBox (the plain path)
+    Image = pytest.importorskip("PIL.Image")
+    from pbem.report import closeup
+    from pbem.report.render import report_svg
+    g = played_example("crete").game()
+    entries = g.entries()
+    last = entries[-1].seq
+    side = g.scenario.side_ids()[0]
+    svg = report_svg(g, side, g.state(last), entries[:last + 1], last - 3, entries[last].hash)
+    scale = closeup.label_scale(svg)
+    rect = closeup.focus_rect(svg, [(300.0, 120.0)], 30.0, scale, png.MAP_WIDTH)
+    assert rect[1] == 0.0                                       # the block's top row: the title bar's
+    head = entries[last].hash[:12]
+    assert f"head {head}" in svg
+    other = svg.replace(f"head {head}", "head 0123456789ab")
+    tiles._kept.clear()
+    png._palettes.clear()
+    closeup._drawn.clear()
+    plain = png._resvg
+    count, sizes = _sized(plain)
+    png._resvg = count
+    try:
+        closeup.closeup_png(svg, rect, scale)
+        sizes.clear()
+        got = closeup.closeup_png(other, rect, scale)
+    finally:
+        png._resvg = plain
+    assert sizes and all(h < tiles.TILE for _w, h in sizes), sizes   # the band's pieces, no tile
+    assert len(sizes) <= 3, sizes                               # the pieces the head's digits cross
+    ts = tiles.TILE / scale
+    window = (scale, round(rect[0] / ts), 0, math.ceil(rect[2] / ts - 1e-6), math.ceil(rect[3] / ts - 1e-6))
+    a, b = (tiles.layout(m, 0, lambda part, width: plain(part, width, True), window=window) for m in (svg, other))
+    assert a.cells.keys() == b.cells.keys() and all(a.cells[cr][0] == b.cells[cr][0] for cr in a.cells)
+    assert a.bands and [k for _x, _y, k, _im in a.bands] != [k for _x, _y, k, _im in b.bands]
+    size = (round(rect[2] * scale), round(rect[3] * scale))
+    with Image.open(io.BytesIO(plain(closeup.closeup_svg(other, rect), size[0], True))) as im:
+        truth = im.convert("RGB")
+    with Image.open(io.BytesIO(got)) as b:
+        b = b.convert("RGB")
+    assert b.size == truth.size == size
+    assert _off_near(b, truth, 64) < 1 / 5000 and _off(b, truth) < 1 / 40
+
+
 def test_a_closeup_rectangle_is_whole_tiles_at_its_scale_inside_the_map():
     from pbem.report import closeup
     svg = '<svg xmlns="http://www.w3.org/2000/svg" width="1990" height="913" viewBox="0 0 1990 913">\n</svg>'

@@ -379,8 +379,8 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
 
     ``window`` (scale, column, row, columns, rows): only that block of the tiles of the map
     drawn at ``scale`` (a close-up, ``closeup.py``), the picture as big as the block (to the
-    map's edge); ``max_width`` is then not used, and there is no title band (its items are
-    in the tiles as any other's)."""
+    map's edge); ``max_width`` is then not used, and the title band is laid in the block's
+    columns when it meets the block (each piece drawn alone: no block of bases at once)."""
     from PIL import Image
     import io
     parsed = _parse(svg)
@@ -413,7 +413,7 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
         y0, y1 = min(items[k][2][1] for k in bar), max(items[k][2][3] for k in bar)
         if x1 - x0 >= sw / 2 and y1 - y0 <= ts:
             title = sorted(title + bar)
-    if title and window is None:
+    if title:
         spans.append((set(title), max(0, math.floor(min(items[k][2][1] for k in title) * s)),
                       min(height, math.ceil(max(items[k][2][3] for k in title) * s))))
     spans = [sp for sp in spans if sp[2] > sp[1]]
@@ -566,9 +566,13 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
             return None
         _kept[tiles[c, r]] = have[c, r] = tile
     if window is not None:
-        return Layout(wpx, hpx, {(c - wc0, r - wr0): (tiles[c, r], have[c, r]) for c, r in tiles})
-    out = Layout(width, height, {cr: (tiles[cr], have[cr]) for cr in tiles})
-    for (mem, top, bottom), ks in zip(spans, in_span):
+        out = Layout(wpx, hpx, {(c - wc0, r - wr0): (tiles[c, r], have[c, r]) for c, r in tiles})
+        band_cols = range(wc0, min(cols, wc0 + wnc))   # a window's band: its columns, where it meets them
+        spans_in = [(sp, ks) for sp, ks in zip(spans, in_span) if sp[1] < oy + hpx and sp[2] > oy]
+    else:
+        out = Layout(width, height, {cr: (tiles[cr], have[cr]) for cr in tiles})
+        band_cols, spans_in = range(cols), list(zip(spans, in_span))
+    for (mem, top, bottom), ks in spans_in:
         # the band a piece per column of tiles, each kept by its SVG (its texts cut at its
         # right edge: the title changes at its end, with the head).  A new piece is what lies
         # under the title (kept apart by its own SVG: it seldom changes) with the pictures of
@@ -576,12 +580,12 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
         # what lies under, most of them new, are drawn in one band and cut
         y0, h = top / s, (bottom - top) / s
         first = min(mem)
-        pieces = _pieces(items, ks, s, ts, cols, top, bottom)
+        pieces = _pieces(items, ks, s, ts, band_cols, top, bottom)
         new = [c for c, (key, _kc) in pieces.items() if key not in _kept]
         bases = {c: _key(items, [k for k in pieces[c][1] if k < first], (c + 1) * ts, ("band", s, c, top, bottom, "under"))
                  for c in new}
         lacking = [c for c in new if bases[c] not in _kept]
-        if len(lacking) > cols / 2:
+        if window is None and len(lacking) > cols / 2:
             png = render("\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{sw!r}" height="{h!r}"{fam} '
                                     f'viewBox="0 {y0!r} {sw!r} {h!r}">', *always,
                                     _layered(items, [k for k in ks if k < first]), "</svg>"]), width)
@@ -620,15 +624,15 @@ def layout(svg: str, max_width: int, render, window: tuple | None = None) -> Lay
                     return None
             _kept[pieces[c][0]] = piece
         for c, (key, _kc) in pieces.items():
-            out.bands.append((c * TILE, top, key, _kept[key]))
+            out.bands.append((c * TILE - ox, top - oy, key, _kept[key]))
     return out
 
 
-def _pieces(items, ks: list[int], s: float, ts: float, cols: int, top: int, bottom: int) -> dict:
-    """A band's pieces, a column of tiles wide: {column: (key, its items)}; the key names its
-    items with their texts cut at its right edge (``_clip``)."""
+def _pieces(items, ks: list[int], s: float, ts: float, cols: range, top: int, bottom: int) -> dict:
+    """A band's pieces in the columns of tiles ``cols``, a column wide: {column: (key, its
+    items)}; the key names its items with their texts cut at its right edge (``_clip``)."""
     out = {}
-    for c in range(cols):
+    for c in cols:
         x0, x1 = c * ts, (c + 1) * ts
         kc = [k for k in ks if items[k][2][0] < x1 and items[k][2][2] > x0]
         out[c] = _key(items, kc, x1, ("band", s, c, top, bottom)), kc
