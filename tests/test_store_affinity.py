@@ -61,6 +61,17 @@ def test_the_games_of_one_scenario_go_to_one_worker_while_its_share_has_room():
     three = Affinity("a:1", names + ["c:3"], games, groups)              # a third: shares of ten
     assert sorted(list(three._owner.values()).count(w) for w in names + ["c:3"]) == [10, 10, 10]
     assert Affinity("a:1", names, games, {}).owner("g01") == plain.owner("g01")   # no scenario known: as before
+    # a worker helps first with the other's games of a scenario it holds games of (its board
+    # drawn there): seven scenarios, one of them split between the two shares of fifteen
+    groups = {g: f"scenario-{i % 7}" for i, g in enumerate(games)}
+    two = {w: Affinity(w, names, games, groups) for w in names}
+    owner = {g: two["a:1"].owner(g) for g in games}
+    kin = {w: [g for g in games if owner[g] != w and two[w].kin(g)] for w in names}
+    for w in names:
+        held = {groups[g] for g in games if owner[g] == w}
+        assert kin[w] == [g for g in games if owner[g] != w and groups[g] in held]
+    assert kin["a:1"] and kin["b:2"]
+    assert not two["a:1"].kin("not-hosted")                               # a group of its own, held by none
 
 
 @pytest.fixture
