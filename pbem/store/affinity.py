@@ -26,7 +26,6 @@ class Affinity:
         self.me, self.live, self.games = me, sorted(set(live)), tuple(games)
         self.groups = dict(groups or {})
         self._owner: dict[str, str] = {}
-        self._kin: set[str] | None = None            # the groups this worker holds games of (``kin``)
         if self.live and self.games:
             share = -(-len(set(self.games)) // len(self.live))
             held = dict.fromkeys(self.live, 0)
@@ -34,6 +33,8 @@ class Affinity:
                 w = next(w for w in self._order(self._group(g)) if held[w] < share)
                 self._owner[g] = w
                 held[w] += 1
+        # the groups of the hosted games this worker holds (``kin``)
+        self._kin = {self._group(g) for g, w in self._owner.items() if w == me}
 
     def _group(self, game: str) -> str:
         got = self.groups.get(game)
@@ -51,8 +52,6 @@ class Affinity:
     def kin(self, game: str) -> bool:
         """Another worker's game whose scenario this worker holds games of (its board and
         pictures already drawn here): the one to help with first."""
-        if self._kin is None:
-            self._kin = {self._group(g) for g, w in self._owner.items() if w == self.me}
         return self._group(game) in self._kin
 
     def mine(self, game: str) -> bool:
