@@ -132,7 +132,7 @@ def test_a_database_of_the_first_schema_is_brought_up_to_date_when_opened(pg_url
     [m] = store.stuck()
     assert (m["state"], m["tries"], m["first_error"], m["error"]) == ("waiting", 1, CLOCK,
                                                                      "SMTP 127.0.0.1: connection refused")
-    assert store._one("SELECT value FROM pbem_meta WHERE key = 'schema'")[0] == str(S.VERSION) == "3"
+    assert store._one("SELECT value FROM pbem_meta WHERE key = 'schema'")[0] == str(S.VERSION) == "4"
     assert _mail_storage(store) == "e"                              # schema 3: a mail's bytes stored as they are
     store.close()
 
@@ -152,9 +152,12 @@ def test_a_mails_bytes_are_stored_as_they_are_in_a_new_database_and_an_older_one
     store.close()
     with psycopg.connect(pg_url, autocommit=True) as c:             # as schema 2 left it
         c.execute("ALTER TABLE pbem_outgoing ALTER COLUMN data SET STORAGE EXTENDED")
+        c.execute("DROP TABLE pbem_costs")                         # (schema 4's)
         c.execute("UPDATE pbem_meta SET value = '2' WHERE key = 'schema'")
     store = PgStore(pg_url, cache_root=tmp_path)
     assert _mail_storage(store) == "e"
+    store.note_cost("g1", 12.5)                                     # schema 4: the games' costs
+    assert store._one("SELECT cpu, mails FROM pbem_costs WHERE game = 'g1'") == (12.5, 1)
     mail = b"To: a@x.org\r\nX-pbem-Kind: welcome\r\n\r\n" + b"QUFB" * 50_000 + b"\r\n"   # compressible
     store.spool_put("000001-x", [("00-axis-welcome.eml", mail)])
     size, length = store._one("SELECT pg_column_size(data), octet_length(data) FROM pbem_outgoing")

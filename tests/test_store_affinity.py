@@ -74,6 +74,99 @@ def test_the_games_of_one_scenario_go_to_one_worker_while_its_share_has_room():
     assert not two["a:1"].kin("not-hosted")                               # a group of its own, held by none
 
 
+
+def _loads(aff: Affinity, owners: dict[str, str], cost: dict[str, float]) -> dict[str, float]:
+    out = dict.fromkeys(aff.live, 0.0)
+    for g, w in owners.items():
+        out[w] += cost[g]
+    return out
+
+
+def test_a_rebalance_evens_out_the_work_moving_whole_scenarios_and_every_worker_follows_it():
+    # 20 games of five scenarios on two workers; equal shares of games put the three dear
+    # scenarios' games (40 ms a mail) and the cheap ones (10 ms) unevenly
+    games = tuple(f"g{i:02d}" for i in range(20))
+    groups = {g: f"scenario-{i % 5}" for i, g in enumerate(games)}
+    cost = {g: 40.0 if groups[g] in ("scenario-0", "scenario-1", "scenario-2") else 10.0 for g in games}
+    names = ["a:1", "b:2"]
+    for worker_b in ("b:2", "x:7", "q:3", "z:0"):                 # several hash orders
+        names = ["a:1", worker_b]
+        two = Affinity("a:1", names, games, groups)
+        before = _loads(two, {g: two.owner(g) for g in games}, cost)
+        owners = two.rebalanced(cost)
+        if max(before.values()) - min(before.values()) < 0.1 * max(before.values()):
+            continue                                               # this order happened to be even
+        assert owners is not None and set(owners) == set(games) and set(owners.values()) <= set(names)
+        after = _loads(two, owners, cost)
+        assert max(after.values()) < max(before.values())
+        assert max(after.values()) - min(after.values()) <= 40.0 * 4 / 2   # within half the dearest scenario
+        moved = {groups[g] for g in games if owners[g] != two.owner(g)}
+        for sc in moved:                                            # a scenario moves whole
+            assert len({owners[g] for g in games if groups[g] == sc}) == 1
+        # every worker follows the written placement, the other worker's Affinity too
+        follow = {w: Affinity(w, names, games, groups, owners) for w in names}
+        assert all(follow[w].owner(g) == owners[g] for w in names for g in games)
+        assert sum(follow[w].mine(g) for w in names for g in games) == len(games)
+        assert follow["a:1"].rebalanced(cost) is None               # even now: nothing worth a move
+        # a worker gone: its placed games go to the live one
+        alone = Affinity("a:1", ["a:1"], games, groups, owners)
+        assert all(alone.owner(g) == "a:1" for g in games)
+        break
+    else:
+        raise AssertionError("every order was even: the test proves nothing")
+    # a gain below LEAST_GAIN of the busier worker's load is not worth a move
+    even = {g: 10.0 for g in games}
+    two = Affinity("a:1", ["a:1", "b:2"], games)                    # ten games each
+    assert two.rebalanced(even) is None
+    lop = dict(even, **{next(g for g in games if two.owner(g) == "a:1"): 10.9})
+    assert two.rebalanced(lop) is None                              # 0.9 ms more on one side
+    assert two.rebalanced({g: 30.0 if two.owner(g) == "a:1" else 10.0 for g in games}) is not None
+    assert Affinity("a:1", ["a:1"], games).rebalanced(cost) is None  # one worker: nothing to even
+
+
+def test_the_workers_write_one_placement_by_the_costs_their_jobs_noted(pg_url, tmp_path):
+    """Two workers on one database: the costs their jobs note (pbem_costs), a placement
+    written once (compare and set) and read by both; nothing moved before enough mails."""
+    from pbem.store import pg_balance
+    from pbem.store.pg import PgStore
+    stores = [PgStore(pg_url, cache_root=tmp_path / n, worker=n) for n in ("a:1", "b:2")]
+    try:
+        for s in stores:
+            s.start_worker()
+        games = [f"g{i:02d}" for i in range(10)]
+        for g in games:
+            Game.create(stores[0].game(g), "el-alamein", {}, seed_hex=f"{int(g[1:]) + 1:064x}", game_id=g, at=CLOCK)
+        a, b = (s.affinity() for s in stores)
+        assert a.placed == {} and all(a.owner(g) == b.owner(g) for g in games)
+        heavy = [g for g in games if a.owner(g) == "a:1"]
+        assert heavy and len(heavy) < len(games)
+        for g in games[:4]:
+            stores[0].note_cost(g, 5.0)
+        for s in stores:
+            s._balance_due = 0.0
+        assert stores[0].affinity().placed == {}                  # 4 mails of 10 games: too little to go by
+        for _ in range(3):
+            for g in games:
+                (stores[0] if g in heavy else stores[1]).note_cost(g, 50.0 if g in heavy else 5.0)
+        assert stores[0]._one("SELECT round(cpu), mails FROM pbem_costs WHERE game = %s", (heavy[0],)) in (
+            (150, 3), (155, 4))
+        stores[0]._balance_due = 0.0
+        first = stores[0].affinity()
+        assert first.placed and sum(first.owner(g) == "b:2" for g in heavy) >= 1      # work moved to b:2
+        stores[1]._balance_due = float("inf")
+        second = stores[1].affinity()                              # the other reads it at its next look
+        assert second.placed == first.placed and all(second.owner(g) == first.owner(g) for g in games)
+        # a placement written on a stale read is refused (another worker wrote first)
+        text = stores[0]._one("SELECT value FROM pbem_meta WHERE key = 'placement'")[0]
+        assert json.loads(text)["epoch"] == 1
+        stale = Affinity("b:2", ["a:1", "b:2"], tuple(games), first.groups)
+        assert pg_balance.rebalance(stores[1], stale, '{"epoch": 0, "owners": {}}') is None
+        assert stores[0]._one("SELECT value FROM pbem_meta WHERE key = 'placement'")[0] == text
+    finally:
+        for s in stores:
+            s.stop_worker()
+            s.close()
+
 @pytest.fixture
 def two_workers(tmp_path, pg_url, monkeypatch):
     """A database host with four games and two `pbem serve` processes (each a worker of

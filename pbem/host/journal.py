@@ -47,6 +47,7 @@ class JournalMixin:
         orders touch a log, or its "done" record), not twice in a row; a crash before
         then leaves nothing done and nothing recorded, and the message gets a new job."""
         n = self.store.job_number()
+        self._job_cpu = (key, time.thread_time())    # what the job costs (``_done``: the store's balance)
         rec = {"status": "started", "job": f"{n:06d}-{hashlib.sha256(key.encode()).hexdigest()[:8]}",
                "at": iso(self.now()), **extra}
         if write:
@@ -73,6 +74,10 @@ class JournalMixin:
             # and when, by which Host (two may share a process): ``_ingest`` leaves a message
             # just done by another to the one that is filing it
             rec["done_by"], rec["done_at"] = self.journal_token, round(time.time(), 3)
+            began = getattr(self, "_job_cpu", None)
+            if began is not None and began[0] == key and rec.get("game"):
+                # its game's cost, in the job's transaction (the workers share out the games by it)
+                self.store.note_cost(str(rec["game"]), round((time.thread_time() - began[1]) * 1000, 3))
         rec.pop("text", None)                    # the orders live in the game log (or were refused)
         self.journal_put(key, rec)
         return rec

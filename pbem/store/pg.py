@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import socket
+import time
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
@@ -39,6 +40,7 @@ import msgspec
 
 from pbem.log import GENESIS, EventLog, LogError, Record, StaleHead, _check_at, _decoder, line_hash, walk_chain
 from pbem.store import SECRET_DOCS, StoreError
+from pbem.store import pg_balance
 from pbem.store import pg_schema as S
 from pbem.store.affinity import Affinity
 
@@ -410,19 +412,34 @@ class PgStore:
     def affinity(self) -> "Affinity | None":
         """The games this worker takes first (``Affinity``), among the workers alive now:
         those of pbem_workers with a session on this database (a killed worker's session
-        ends with it).  None when this process is no worker (`pbem mail poll`)."""
+        ends with it), following the placement the last rebalance wrote (pbem_meta's
+        'placement'), if one did.  None when this process is no worker (`pbem mail poll`)."""
         live = [w for (w,) in self._all(
             "SELECT w.worker FROM pbem_workers w WHERE EXISTS (SELECT 1 FROM pg_stat_activity a WHERE "
             "a.datname = current_database() AND a.application_name = left('pbem ' || w.worker, 63))")]
         if self.worker not in live:
             return None
         games = tuple(g for (g,) in self._all("SELECT game FROM pbem_heads ORDER BY game"))
+        row = self._one("SELECT value FROM pbem_meta WHERE key = 'placement'")
+        placed = row[0] if row else ""
         last = getattr(self, "_affinity", None)
-        if last is None or last.live != sorted(set(live)) or last.games != games:
+        if last is None or last.live != sorted(set(live)) or last.games != games or self._placed != placed:
             # each game's scenario, read again only when the games change (a new game)
             groups = last.groups if last is not None and last.games == games else self.scenario_groups()
-            last = self._affinity = Affinity(self.worker, live, games, groups)
+            last = self._affinity = Affinity(self.worker, live, games, groups,
+                                             json.loads(placed)["owners"] if placed else None)
+            self._placed = placed
+        if len(last.live) > 1 and time.monotonic() >= getattr(self, "_balance_due", 0.0):
+            self._balance_due = time.monotonic() + pg_balance.EVERY
+            got = pg_balance.rebalance(self, last, placed)       # now and then: the work evened out
+            if got is not None:
+                self._placed, last = got
+                self._affinity = last
         return last
+
+    def note_cost(self, game: str, ms: float) -> None:
+        """What a job of ``game`` cost this worker (CPU ms), in the job's transaction."""
+        self._run(pg_balance.NOTE_COST, (game, ms, S.COST_HALF_LIFE))
 
     def scenario_groups(self) -> dict[str, str]:
         """Each game's scenario, as a digest of its scenario.toml (``Affinity``'s groups)."""

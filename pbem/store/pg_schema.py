@@ -12,7 +12,7 @@ welcomes with secrets among them) and ``pbem_docs``.
 """
 from __future__ import annotations
 
-VERSION = 3
+VERSION = 4
 SCHEMA_LOCK = 0x7062656D5F736368          # "pbem_sch": the advisory lock taken while the schema is made
 
 # A mail's bytes are stored as they are, not offered to the server's compression: they
@@ -21,6 +21,16 @@ SCHEMA_LOCK = 0x7062656D5F736368          # "pbem_sch": the advisory lock taken 
 # trying, at about 2.4 ms of the server's CPU a mail (the server's CPU for 200 order
 # mails through `pbem serve`: 4.06 s, 2.74 s with this)
 OUTGOING_STORED = "ALTER TABLE pbem_outgoing ALTER COLUMN data SET STORAGE EXTERNAL"
+
+# What each game's mails cost the workers lately (CPU ms of their jobs, halved every
+# hour), which ``Affinity.rebalanced`` evens out among the workers
+COSTS = """CREATE TABLE IF NOT EXISTS pbem_costs (
+    game  text PRIMARY KEY,
+    cpu   double precision NOT NULL,
+    mails bigint NOT NULL,
+    at    timestamptz NOT NULL DEFAULT now()
+)"""
+COST_HALF_LIFE = 3600                     # s
 
 TABLES = f"""
 CREATE TABLE IF NOT EXISTS pbem_meta (
@@ -91,6 +101,7 @@ CREATE TABLE IF NOT EXISTS pbem_outgoing (
 );
 CREATE INDEX IF NOT EXISTS pbem_outgoing_job ON pbem_outgoing (job);
 {OUTGOING_STORED};
+{COSTS};
 CREATE TABLE IF NOT EXISTS pbem_workers (
     worker  text PRIMARY KEY,
     machine text NOT NULL,
@@ -108,7 +119,8 @@ MIGRATE = {
           ADD COLUMN IF NOT EXISTS last_try text NOT NULL DEFAULT '',
           ADD COLUMN IF NOT EXISTS error text NOT NULL DEFAULT ''""",
     3: OUTGOING_STORED,                  # (the mails already waiting stay as they were stored)
+    4: COSTS + ";\nREVOKE ALL ON pbem_costs FROM PUBLIC",
 }
 
 READABLE = ("pbem_heads", "pbem_events", "pbem_deadlines", "pbem_workers", "pbem_meta")
-PRIVATE = ("pbem_secrets", "pbem_jobs", "pbem_outgoing", "pbem_docs")
+PRIVATE = ("pbem_secrets", "pbem_jobs", "pbem_outgoing", "pbem_docs", "pbem_costs")
