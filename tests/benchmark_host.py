@@ -370,7 +370,7 @@ def bench_workers(work: Path, games: int, mails: int) -> None:
             seen = answered(root)
             assert len(seen) == n and set(seen.values()) == {1}, (k, len(seen), n, sorted(set(seen.values())))
             walls[k] = ran["seconds"]
-            split, shared = _who_answered(root)
+            split, shared, placed = _who_answered(root)
             s = cluster.server_cpu() - s0
             print(f"workers `pbem serve --workers {k}` on the database: {n:,} mails, wall {walls[k]:6.1f} s = "
                   f"{n / walls[k]:5.1f} mails/s, CPU {c:6.1f} s (+ the database server {s:.1f} s); every mail "
@@ -385,7 +385,8 @@ def bench_workers(work: Path, games: int, mails: int) -> None:
                 print(f"workers   worker {pid}: {jobs:4d} mails, CPU {cpu:6.1f} s, waiting for a core {runq:5.1f} s, "
                       f"idle or waiting otherwise {max(0.0, walls[k] - cpu - runq):5.1f} s", flush=True)
             if k > 1:
-                print(f"workers   games whose mails went to more than one worker: {shared} of {games}", flush=True)
+                print(f"workers   games whose mails went to more than one worker: {shared} of {games}; placements "
+                      f"written to even out the work (store/pg_balance.py): {placed}", flush=True)
             shutil.rmtree(root)
     finally:
         cluster.stop()
@@ -394,16 +395,18 @@ def bench_workers(work: Path, games: int, mails: int) -> None:
           f"time waiting for a core ({own[1]:.1f} s / {own[2]:.1f} s): {own[1] / own[2]:4.2f}x", flush=True)
 
 
-def _who_answered(root: Path) -> tuple[list[tuple[str, int]], int]:
-    """(worker, order mails it did) most first, and how many games had mails done by two workers."""
+def _who_answered(root: Path) -> tuple[list[tuple[str, int]], int, int]:
+    """(worker, order mails it did) most first, how many games had mails done by two workers,
+    and how many placements the workers wrote (``pg_balance``)."""
     from pbem.host import Host
     store = Host.open(root).store
     split = store._all("SELECT rec->>'worker', count(*) FROM pbem_jobs WHERE rec->>'kind' = 'orders' AND "
                        "rec->>'status' = 'done' GROUP BY 1 ORDER BY 2 DESC")
     shared = store._one("SELECT count(*) FROM (SELECT game FROM pbem_jobs WHERE rec->>'kind' = 'orders' AND "
                         "rec->>'status' = 'done' GROUP BY game HAVING count(DISTINCT rec->>'worker') > 1) t")[0]
+    row = store._one("SELECT value FROM pbem_meta WHERE key = 'placement'")
     store.close()
-    return [(w, int(n)) for w, n in split], int(shared)
+    return [(w, int(n)) for w, n in split], int(shared), json.loads(row[0])["epoch"] if row else 0
 
 
 def main() -> None:

@@ -163,3 +163,30 @@ def test_a_mails_bytes_are_stored_as_they_are_in_a_new_database_and_an_older_one
     size, length = store._one("SELECT pg_column_size(data), octet_length(data) FROM pbem_outgoing")
     assert size >= length == len(mail)                              # not compressed
     store.close()
+
+
+def test_the_transport_sends_its_own_spooled_mails_from_memory_and_reads_the_others(pg_url, tmp_path):
+    """A worker sends the mails it just committed without reading their bytes back from
+    the database; another process's, or a rolled-back job's, are never taken from memory."""
+    from pbem.store.pg import PgStore
+    mine, other = PgStore(pg_url, cache_root=tmp_path / "a", worker="a:1"), PgStore(pg_url, cache_root=tmp_path / "b",
+                                                                                    worker="b:2")
+    try:
+        one = [("00-axis-answer.eml", b"To: a@x.org\r\n\r\none\r\n"), ("01-british.eml", b"To: b@x.org\r\n\r\ntwo\r\n")]
+        mine.spool_put("000001-aa", one, "g1")
+        assert dict(mine._written) == {("000001-aa", 0): one[0][1], ("000001-aa", 1): one[1][1]}
+        with pytest.raises(RuntimeError), mine.transaction():          # a job that fails: nothing kept
+            mine.spool_put("000002-bb", [("00-x.eml", b"To: c@x.org\r\n\r\nlost\r\n")], "g1")
+            raise RuntimeError("the job failed after spooling")
+        assert ("000002-bb", 0) not in mine._written
+        other.spool_put("000003-cc", [("00-y.eml", b"To: d@x.org\r\n\r\nthree\r\n")], "g2")
+        sent = []
+        for item in mine.spool_items():
+            sent.append((item.label, item.data()))
+            item.done()
+        assert sent == [("000001-aa/00-axis-answer.eml", one[0][1]), ("000001-aa/01-british.eml", one[1][1]),
+                        ("000003-cc/00-y.eml", b"To: d@x.org\r\n\r\nthree\r\n")]     # read from the database
+        assert not mine._written and mine.spool_pending() == 0
+    finally:
+        mine.close()
+        other.close()

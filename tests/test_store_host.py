@@ -70,6 +70,31 @@ def test_orders_by_mail_are_applied_answered_and_reported_alike_on_both_stores(r
     assert host.pending() == 0 and Game(game.store).verify().ok
 
 
+
+def test_a_backlog_on_the_database_is_answered_as_it_goes_not_at_the_end_of_the_look(root, monkeypatch):
+    """A host on the database sends what it committed while it works through a backlog
+    (every two seconds; here after every job): the first answers leave before the last
+    orders are read, every mail once, and the poll counts them all."""
+    from pbem.host import inbox
+    host = Host.open(root)
+    game = new_game(host)
+    welcomes = len(outbox(host))
+    monkeypatch.setattr(inbox, "SEND_EVERY", 0.0)
+    seen = []                                                        # the outbox at each look at the spool
+    flush = host.flush
+    monkeypatch.setattr(host, "flush", lambda: (seen.append(len(outbox(host))), flush())[1])
+    for n in range(3):
+        deliver(host, message(AXIS, f"Token: {token(game, 'axis')}\npress note {n}\n", mid=f"b{n}@example.org"))
+    ocs = host.poll()
+    assert [oc.status for oc in ocs] == ["accepted"] * 3
+    sent_in_look = [x - welcomes for x in seen]
+    if host.store.shared:
+        assert sent_in_look == [0, 3, 6, 9]                          # after each job, and at the end (nothing left)
+    else:
+        assert sent_in_look == [0]                                   # the file store: at the end of the look
+    assert len(outbox(host)) == welcomes + 9 and host.pending() == 0
+    assert host.last_poll.sent == 9
+
 def test_a_redelivered_message_is_applied_once_and_answered_once(root):
     host = Host.open(root)
     game = new_game(host)

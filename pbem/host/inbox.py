@@ -25,6 +25,8 @@ from typing import Callable, Hashable, Iterable
 
 from pbem.host import mail as M
 
+SEND_EVERY = 2.0            # s: a host on the database sends what it committed this often in a backlog
+
 
 class InboxMixin:
     """The Host's pass over its inbox.  Uses ``store``, ``cfg`` and ``ingest_claimed``."""
@@ -42,6 +44,7 @@ class InboxMixin:
         # (`pbem mail poll`, a host's own poll) waits for the lock: it deals with every
         # message waiting, as its caller expects
         self._pass_busy = aff is not None
+        self._sent_at = time.monotonic()
         seen = getattr(self, "_inbox_seen", None)
         if seen is None:
             seen = self._inbox_seen = {}            # ref -> (game, first seen): read once while it waits
@@ -64,6 +67,7 @@ class InboxMixin:
                     passed.add(inc.game)
                 return False
             outcomes.append(oc)
+            self._send_meanwhile()
             return True
 
         while True:
@@ -114,3 +118,15 @@ class InboxMixin:
             for ref, _since in theirs[help_with]:
                 if not take(ref):
                     break
+
+    def _send_meanwhile(self) -> None:
+        """A host on the database (a worker of ``pbem serve``) sends what it committed every
+        SEND_EVERY seconds while it works through a backlog, not only when the look is done:
+        its players' answers wait no longer, and the mails' bytes are still in its memory
+        (``PgStore.spool_items``), not read back from the database."""
+        if not self.store.shared or time.monotonic() - self._sent_at < SEND_EVERY:
+            return
+        report = self.last_poll
+        report.sent += self.flush()
+        report.problems += self.flush_problems
+        self._sent_at = time.monotonic()

@@ -174,7 +174,7 @@ class Host(InboxMixin, NotifyMixin, IngestMixin, ScheduleMixin, DeadlinesMixin, 
             else:
                 outcomes += self._take_inbox(M.Maildir(self.inbox_path).messages, _read_file, self._take_file)
             report.did = self.tick()
-            report.sent = self.flush()
+            report.sent += self.flush()             # (and what a worker sent meanwhile: ``_send_meanwhile``)
             report.problems += self.flush_problems
         report.outcomes = outcomes
         report.problems += [oc.line() for oc in outcomes if oc.status == "error"]

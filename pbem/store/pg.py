@@ -43,6 +43,7 @@ from pbem.store import SECRET_DOCS, StoreError
 from pbem.store import pg_balance
 from pbem.store import pg_schema as S
 from pbem.store.affinity import Affinity
+from pbem.store.pg_spool import PgItem, Written
 
 _PAGE = 2000                                # lines read per query (memory stays flat in the log's length)
 _current: contextvars.ContextVar["_Tx | None"] = contextvars.ContextVar("pbem_pg_tx", default=None)
@@ -83,6 +84,7 @@ class PgStore:
         self.errors = (psycopg.Error, pool.PoolTimeout)
         self.cache_root = Path(cache_root) if cache_root else Path(os.environ.get("TMPDIR", "/tmp")) / "pbem-cache"
         self.worker = worker or f"{socket.gethostname()}:{os.getpid()}"
+        self._written = Written()              # the bytes of the mails this process spooled, to send
         import logging
         logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)   # its retries would print; one line is ours
         try:
@@ -290,6 +292,10 @@ class PgStore:
                                 [(job, n, game_id, name, data) for n, (name, data) in enumerate(mails)])
             crash.checkpoint("spool-written")
             tx.notify = True
+            # this process sends its own mails soon after: their bytes kept, not read back (a
+            # job's name is never used twice, so (job, n) names these bytes, once committed)
+            for n, (_name, data) in enumerate(mails):
+                tx.after.append(lambda n=n, data=data: self._written.keep((job, n), data))
         return True
 
     def spool_tried(self, error: str, at: str) -> None:
@@ -305,19 +311,22 @@ class PgStore:
         return {g: int(n) for g, n in self._all("SELECT game, count(*) FROM pbem_outgoing WHERE failed IS NULL "
                                                 "GROUP BY game")}
 
-    def spool_items(self) -> Iterator["_PgItem"]:
+    def spool_items(self) -> Iterator["PgItem"]:
         """The committed mails, in the order they were committed, one transaction each:
         the row is taken FOR UPDATE SKIP LOCKED (two workers never send one mail at
         once) and deleted once the transport took it."""
         skip: list[int] = []
         while True:
             with self.pool.connection() as c:
-                row = c.execute("SELECT id, job, name, data FROM pbem_outgoing WHERE failed IS NULL AND "
-                                "NOT (id = ANY(%s)) ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED", (skip,),
-                                binary=True).fetchone()
+                row = c.execute("SELECT id, job, n, name FROM pbem_outgoing WHERE failed IS NULL AND "
+                                "NOT (id = ANY(%s)) ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED", (skip,)).fetchone()
                 if row is None:
                     return
-                item = _PgItem(*row)
+                data = self._written.pop((row[1], row[2]), None)
+                if data is None:                    # another process's mail, or this one's from before
+                    data = c.execute("SELECT data FROM pbem_outgoing WHERE id = %s", (row[0],),
+                                     binary=True).fetchone()[0]
+                item = PgItem(row[0], row[1], row[3], data)
                 yield item
                 if item.state == "done":
                     c.execute("DELETE FROM pbem_outgoing WHERE id = %s", (item.id,))
@@ -455,24 +464,6 @@ class PgStore:
             if n.payload != self.worker:
                 return True
         return False
-
-
-class _PgItem:
-    def __init__(self, id: int, job: str, name: str, data: bytes):
-        self.id, self.job, self._data = id, job, bytes(data)
-        self.name = f"{job}-{Path(name).stem}"
-        self.label = f"{job}/{name}"
-        self.state = ""
-
-    def data(self) -> bytes:
-        return self._data
-
-    def done(self) -> None:
-        self.state = "done"
-
-    def fail(self, why: str = "") -> str:
-        self.state, self.why = "failed", why or "undeliverable"
-        return "the database (pbem_outgoing, failed)"
 
 
 class PgGame:
