@@ -111,6 +111,17 @@ def test_a_rebalance_evens_out_the_work_moving_whole_scenarios_and_every_worker_
         # a worker gone: its placed games go to the live one
         alone = Affinity("a:1", ["a:1"], games, groups, owners)
         assert all(alone.owner(g) == "a:1" for g in games)
+        # the workers started again (new names): the placement names none of them, and the
+        # games are shared out as if there were none
+        again = Affinity("c:5", ["c:5", "d:6"], games, groups, owners)
+        fresh = Affinity("c:5", ["c:5", "d:6"], games, groups)
+        assert all(again.owner(g) == fresh.owner(g) for g in games)
+        # one of two gone and a third started: the live one keeps its placed games, the rest
+        # are shared out within the shares (ten each)
+        mixed = Affinity("a:1", ["a:1", "e:9"], games, groups, owners)
+        assert all(mixed.owner(g) == "a:1" for g in games if owners[g] == "a:1")
+        held = sum(owners[g] == "a:1" for g in games)
+        assert sum(mixed.owner(g) == "e:9" for g in games) == len(games) - max(held, 10)
         break
     else:
         raise AssertionError("every order was even: the test proves nothing")

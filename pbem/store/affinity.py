@@ -27,23 +27,30 @@ class Affinity:
     Equal shares of games are not equal work (a big board's mail costs several times
     a small one's): ``placed`` (game -> worker), a placement ``rebalanced`` made from
     what the games' mails cost and one worker wrote for all (``PgStore.affinity``),
-    is followed instead, but for a game it does not place or places on a worker gone
-    (the first live worker of its scenario's order)."""
+    is followed instead; the games it does not place, or places on a worker gone (all
+    of them when the workers started again), are shared out as above among the room
+    the placed games leave."""
 
     def __init__(self, me: str, live: list[str], games: tuple[str, ...] = (), groups: dict[str, str] | None = None,
                  placed: dict[str, str] | None = None):
         self.me, self.live, self.games = me, sorted(set(live)), tuple(games)
         self.groups, self.placed = dict(groups or {}), dict(placed or {})
         self._owner: dict[str, str] = {}
-        if self.live and self.games and self.placed:
-            for g in set(self.games):
-                w = self.placed.get(g)
-                self._owner[g] = w if w in self.live else self._order(self._group(g))[0]
-        elif self.live and self.games:
-            share = -(-len(set(self.games)) // len(self.live))
+        if self.live and self.games:
+            hosted = set(self.games)
+            share = -(-len(hosted) // len(self.live))
             held = dict.fromkeys(self.live, 0)
-            for g in sorted(set(self.games), key=lambda g: (_digest(self._group(g)), _digest(g))):
-                w = next(w for w in self._order(self._group(g)) if held[w] < share)
+            rest = []
+            for g in sorted(hosted):
+                w = self.placed.get(g)
+                if w in held:                       # placed on a live worker: there
+                    self._owner[g] = w
+                    held[w] += 1
+                else:
+                    rest.append(g)
+            for g in sorted(rest, key=lambda g: (_digest(self._group(g)), _digest(g))):
+                order = self._order(self._group(g))
+                w = next((w for w in order if held[w] < share), order[0])
                 self._owner[g] = w
                 held[w] += 1
         # the groups of the hosted games this worker holds (``kin``)
