@@ -291,3 +291,13 @@ def test_a_stuck_workers_game_is_taken_over_after_four_intervals(two_workers):
         assert time.monotonic() - start >= 8.0          # its only game: left to it for four intervals first
     finally:
         os.kill(stuck, signal.SIGCONT)
+
+
+def test_a_placement_that_is_not_one_is_ignored():
+    """pbem_meta's placement edited by hand into something else: the games are shared out as
+    without one (a worker never stops on it), and the next placement written replaces it."""
+    from pbem.store import pg_balance
+    assert pg_balance.owners("") is None and pg_balance.owners("not json") is None
+    assert pg_balance.owners('{"epoch": 3}') is None and pg_balance.owners('{"owners": [1, 2]}') is None
+    assert pg_balance.owners('{"epoch": 3, "owners": {"g1": "a:1"}}') == {"g1": "a:1"}
+    assert pg_balance._epoch("garbage") == 0 and pg_balance._epoch('{"epoch": 7, "owners": {}}') == 7

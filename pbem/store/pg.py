@@ -435,8 +435,7 @@ class PgStore:
         if last is None or last.live != sorted(set(live)) or last.games != games or self._placed != placed:
             # each game's scenario, read again only when the games change (a new game)
             groups = last.groups if last is not None and last.games == games else self.scenario_groups()
-            last = self._affinity = Affinity(self.worker, live, games, groups,
-                                             json.loads(placed)["owners"] if placed else None)
+            last = self._affinity = Affinity(self.worker, live, games, groups, pg_balance.owners(placed))
             self._placed = placed
         if len(last.live) > 1 and time.monotonic() >= getattr(self, "_balance_due", 0.0):
             self._balance_due = time.monotonic() + pg_balance.EVERY

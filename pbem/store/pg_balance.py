@@ -10,7 +10,7 @@ import json
 from pbem.store import pg_schema as S
 from pbem.store.affinity import Affinity
 
-__all__ = ["EVERY", "NOTE_COST", "rebalance"]
+__all__ = ["EVERY", "NOTE_COST", "owners", "rebalance"]
 
 EVERY = 5.0                # s between a worker's looks at the costs
 MIN_MAILS = 20             # mails measured before the costs are gone by (and half the games)
@@ -18,6 +18,23 @@ MIN_MAILS = 20             # mails measured before the costs are gone by (and ha
 NOTE_COST = ("INSERT INTO pbem_costs (game, cpu, mails) VALUES (%s, %s, 1) ON CONFLICT (game) DO UPDATE SET "
              "cpu = pbem_costs.cpu * 0.5 ^ (extract(epoch FROM now() - pbem_costs.at) / %s) + EXCLUDED.cpu, "
              "mails = pbem_costs.mails + 1, at = now()")
+
+
+def owners(placed: str) -> dict[str, str] | None:
+    """The placement's owners (game -> worker) from its text; None for none, or for a text
+    that is not one (edited by hand): the games are then shared out as without one."""
+    try:
+        got = json.loads(placed)["owners"] if placed else None
+    except (ValueError, KeyError, TypeError):
+        return None
+    return got if isinstance(got, dict) else None
+
+
+def _epoch(placed: str) -> int:
+    try:
+        return int(json.loads(placed)["epoch"])
+    except (ValueError, KeyError, TypeError):
+        return 0
 
 
 def rebalance(store, aff: Affinity, placed: str) -> tuple[str, Affinity] | None:
@@ -33,7 +50,7 @@ def rebalance(store, aff: Affinity, placed: str) -> tuple[str, Affinity] | None:
     owners = aff.rebalanced({g: c for g, c, _n in seen})
     if owners is None:
         return None
-    text = json.dumps({"epoch": (json.loads(placed)["epoch"] if placed else 0) + 1, "owners": owners}, sort_keys=True)
+    text = json.dumps({"epoch": _epoch(placed) + 1, "owners": owners}, sort_keys=True)
     if placed:
         done = store._run("UPDATE pbem_meta SET value = %s WHERE key = 'placement' AND value = %s", (text, placed))
     else:

@@ -8,7 +8,8 @@ workers.  Only the host's own role (the one in ``[store] url``, which owns
 every table) reads the rest: ``pbem_secrets`` (seeds, players' secrets,
 staged orders and every sealed event line), ``pbem_jobs`` (the mail journal:
 its records name order lines a mail ignored), ``pbem_outgoing`` (the mails,
-welcomes with secrets among them) and ``pbem_docs``.
+welcomes with secrets among them), ``pbem_docs`` and ``pbem_costs`` (what each
+game's mails cost the workers, by which they share out the games).
 """
 from __future__ import annotations
 
