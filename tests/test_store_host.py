@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from mail_helpers import (AXIS, BRITISH, CLOCK, HOST_ADDR, SEED, answers, deliver, make_host, message, outbox,
+from mail_helpers import (AXIS, BRITISH, CLOCK, answers, deliver, make_host, message, outbox,
                           text_of, crash_once)
 from pbem.engine import Game
 from pbem.host import Host, SimulatedCrash

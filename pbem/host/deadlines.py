@@ -18,7 +18,6 @@ from pbem.host import crash
 from pbem.host.common import DEADLINE_NAME, REFEREE, Answer, HostError, fmt_duration, iso, parse_duration, \
     parse_time
 from pbem.host.journal import job_key
-from pbem.store.files import same_game
 
 
 POLICY_KEYS = ("period", "clock", "days", "minimum", "grace", "zone")

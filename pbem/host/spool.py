@@ -16,7 +16,6 @@ import itertools
 import json
 import os
 import re
-import shutil
 from email import policy
 from email.parser import BytesHeaderParser
 
