@@ -94,6 +94,16 @@ def test_a_backlog_on_the_database_is_answered_as_it_goes_not_at_the_end_of_the_
         assert sent_in_look == [0]                                   # the file store: at the end of the look
     assert len(outbox(host)) == welcomes + 9 and host.pending() == 0
     assert host.last_poll.sent == 9
+    # a transport that fails is not tried again until the look's end (it says why there)
+    host.cfg.outgoing = {"kind": "smtp", "server": "127.0.0.1", "port": 9, "security": "none", "timeout": 5}
+    calls = []
+    monkeypatch.setattr(host, "flush", lambda: (calls.append(1), flush())[1])
+    for n in range(3, 6):
+        deliver(host, message(AXIS, f"Token: {token(game, 'axis')}\npress note {n}\n", mid=f"b{n}@example.org"))
+    assert [oc.status for oc in host.poll()] == ["accepted"] * 3
+    assert len(calls) == (2 if host.store.shared else 1) and host.pending() == 9
+    assert host.last_poll.sent == 0 and host.last_poll.problems
+    assert all("delivery failed" in p for p in host.last_poll.problems), host.last_poll.problems
 
 def test_a_redelivered_message_is_applied_once_and_answered_once(root):
     host = Host.open(root)

@@ -129,4 +129,5 @@ class InboxMixin:
         report = self.last_poll
         report.sent += self.flush()
         report.problems += self.flush_problems
-        self._sent_at = time.monotonic()
+        # the transport failed: not tried again until the look's end (its own flush says why)
+        self._sent_at = float("inf") if self.flush_problems else time.monotonic()
