@@ -171,9 +171,9 @@ def _deliver(host, raw: bytes) -> None:
 
 def bench_mail(work: Path, sizes: list[int], names: list[str], mails: int, repeat: int = 1) -> list[tuple]:
     """CPU per order mail for each example at each log length; returns rows.  With
-    ``repeat``, each log length's mails are timed on that many copies of its host in
-    turn (each from cold caches and its one untimed mail), each mail's least CPU counting
-    (a neighbour on a shared machine only ever adds to it)."""
+    ``repeat``, each log length's mails are timed on that many copies of its host (the
+    lengths in turn, then again; each run from cold caches and its one untimed mail),
+    each mail's least CPU counting (a neighbour on a shared machine only ever adds to it)."""
     from pbem.engine import Game
     from pbem.host import Host
     rows = []
@@ -181,9 +181,9 @@ def bench_mail(work: Path, sizes: list[int], names: list[str], mails: int, repea
         b = book(name)
         steps = b["steps"]
         start = len(steps) // 2
-        line = []
+        templates = {}
         for n in sizes:
-            template = work / f"mail-{name}-{n}"
+            template = templates[n] = work / f"mail-{name}-{n}"
             host = make_host(template)
             g = new_game(host, name, "g")
             host.welcome(g)
@@ -196,22 +196,29 @@ def bench_mail(work: Path, sizes: list[int], names: list[str], mails: int, repea
             seq = g.head()[0]
             for s in g.scenario.side_ids():
                 g.mark_reported(s, seq)
-            runs, floors = [], []
-            for r in range(repeat):
-                root = copy_host(template, work / f"mail-{name}-{n}-{r}") if repeat > 1 else template
+        # the log lengths in turn, then again (a busy spell of the machine falls on one run
+        # of each, not on every run of one)
+        runs: dict[int, list] = {n: [] for n in sizes}
+        floors: dict[int, list] = {n: [] for n in sizes}
+        events = {}
+        for r in range(repeat):
+            for n in sizes:
+                root = copy_host(templates[n], work / f"mail-{name}-{n}-{r}") if repeat > 1 else templates[n]
                 host = Host.open(root)
                 g = Game(host.games()["g"])
                 ts, floor = _time_mails(host, g, name, steps, start, mails)
-                runs.append(ts)
-                floors.append(floor)
-                events = Game(g.dir).head()[0] + 1
-                if root != template:
+                runs[n].append(ts)
+                floors[n].append(floor)
+                events[n] = Game(g.dir).head()[0] + 1
+                if root != templates[n]:
                     shutil.rmtree(root)
-            shutil.rmtree(template)
-            ts = [min(each) for each in zip(*runs)]
-            med, fl = statistics.median(ts), min(floors)
-            line.append((n, events, med, fl))
-            rows.append((name, n, events, med, fl))
+        line = []
+        for n in sizes:
+            shutil.rmtree(templates[n])
+            ts = [min(each) for each in zip(*runs[n])]
+            med, fl = statistics.median(ts), min(floors[n])
+            line.append((n, events[n], med, fl))
+            rows.append((name, n, events[n], med, fl))
         meds = [m for _n, _e, m, _f in line]
         flat = max(meds) / min(meds)
         parts = "; ".join(f"{e:>7,} events {m * 1000:6.1f} ms ({m / f:4.1f}x floor {f * 1000:4.1f} ms)"

@@ -131,3 +131,20 @@ def test_pictures_on_a_sheet_lie_apart_on_the_sheet_whose_shelves_leave_least_ro
     pixels = sum(w * h for w, h in sizes)
     assert pixels / area > 0.7 and area < sprites._shelves(sizes, 1024)[0]     # a fixed 1,024 px: more room
     assert max(w for w, _h in sizes) in widths
+
+
+def test_a_moves_picture_is_its_line_and_strokes_with_room_for_the_arrowhead_at_its_end_only():
+    # the polyline runs from (50, 71.3) to (212, 164.83), stroke 3, its arrowhead at the end:
+    # the picture keeps the box's whole margin (14) about the end, the stroke's (3.5) elsewhere
+    _root, always, items = tiles._items(SVG)
+    paint = sprites.Painter(items, 1.0, 600, 400, "", always, lambda ks: tiles._layered(items, ks),
+                            lambda s, w: png._resvg(s, w, True), sprites.Kept(), tiles.MARGIN)
+    move = next(k for k, it in enumerate(items) if 'class="move' in it[1])
+    _lay, _text, box = items[move]
+    assert box[0] <= 50 - tiles.MARGIN                              # the box: 14 about every point
+    _k, rect, whole = paint.request(move, (0, 0, 600, 400))
+    assert whole and rect == (46, 67, 226, 179)                     # 50 - 3.5 ... 212 + 14, 164.83 + 14
+    assert sprites._arrow_box('<g><rect x="1" y="1" width="5" height="5"/></g>', 14.0) is None   # not lines
+    # its marker at the start instead: the margin there, the stroke's at the end
+    plain = sprites._arrow_box('<polyline points="50,71.3 212,164.83" stroke-width="3" marker-start="url(#a)"/>', 14.0)
+    assert plain == (50 - 14, 71.3 - 14, 212 + 3.5, 164.83 + 3.5)

@@ -86,7 +86,15 @@ class Painter:
 
     def _pixels(self, lay: str, text: str, b: tuple) -> tuple[int, int, int, int]:
         """The pixels an item's box covers, with the margin its strokes need rather than the
-        box's (which also covers arrow heads, and is kept for an item that has them)."""
+        box's (which also covers arrow heads, and is kept for an item that has them; for a
+        move's arrow, around its head only: ``_arrow``)."""
+        if "marker" in text and "filter" not in text and "filter" not in lay and "marker" not in lay:
+            got = _arrow(text, self.margin)
+            if got is not None:
+                s = self.s
+                return (max(0, math.floor(max(got[0], b[0]) * s)), max(0, math.floor(max(got[1], b[1]) * s)),
+                        min(self.width, math.ceil(min(got[2], b[2]) * s)),
+                        min(self.height, math.ceil(min(got[3], b[3]) * s)))
         if "marker" in text or "marker" in lay or "filter" in text or "filter" in lay:
             m = self.margin
         else:
@@ -173,6 +181,62 @@ class Painter:
         with Image.open(io.BytesIO(png)) as im:
             pic = im.convert("RGBA")
         return pic if pic.size == (w, h) else None
+
+
+_ELEMENT = re.compile(r"<([a-z]+)\b([^>]*)>")
+_ATTRS = re.compile(r'\s(points|x1|y1|x2|y2|cx|cy|r|stroke-width|marker-start|marker-mid|marker-end)="([^"]*)"')
+_NUMS = re.compile(_NUM)
+
+
+_arrows: dict[tuple[str, float], tuple | None] = {}
+
+
+def _arrow(text: str, margin: float) -> tuple[float, float, float, float] | None:
+    """``_arrow_box``, kept by the item's text (a map's tiles ask for an arrow's box many times)."""
+    key = (text, margin)
+    if key not in _arrows:
+        if len(_arrows) > 20_000:
+            _arrows.clear()
+        _arrows[key] = _arrow_box(text, margin)
+    return _arrows[key]
+
+
+def _arrow_box(text: str, margin: float) -> tuple[float, float, float, float] | None:
+    """The box (SVG units) of an item drawn with lines, polylines and circles only (a move:
+    its casing, its path with an arrowhead at its end, its starting dot), its strokes with
+    their own margin and ``margin`` (what a box has for an arrowhead) about the points a
+    marker stands on only; None for any other item."""
+    if "transform" in text:
+        return None
+    xs: list[float] = []
+    ys: list[float] = []
+
+    def add(x: float, y: float, pad: float) -> None:
+        xs.extend((x - pad, x + pad))
+        ys.extend((y - pad, y + pad))
+    for tag, attrs in _ELEMENT.findall(text):
+        a = dict(_ATTRS.findall(attrs))
+        try:
+            pad = 2.0 + float(a.get("stroke-width", 1.0)) / 2
+            if tag in ("polyline", "line"):
+                if tag == "line":
+                    pts = [(float(a["x1"]), float(a["y1"])), (float(a["x2"]), float(a["y2"]))]
+                else:
+                    v = [float(n) for n in _NUMS.findall(a["points"])]
+                    pts = list(zip(v[0::2], v[1::2]))
+                if not pts:
+                    return None
+                for i, (x, y) in enumerate(pts):
+                    marked = ("marker-mid" in a or i == 0 and "marker-start" in a or
+                              i == len(pts) - 1 and "marker-end" in a)
+                    add(x, y, max(pad, margin) if marked else pad)
+            elif tag == "circle":
+                add(float(a["cx"]), float(a["cy"]), pad + float(a["r"]))
+            elif tag != "g":
+                return None
+        except (KeyError, ValueError):
+            return None
+    return (min(xs), min(ys), max(xs), max(ys)) if xs else None
 
 
 def _widths(sizes: list[tuple[int, int]]) -> set[int]:
