@@ -156,8 +156,10 @@ def test_a_mails_bytes_are_stored_as_they_are_in_a_new_database_and_an_older_one
         c.execute("UPDATE pbem_meta SET value = '2' WHERE key = 'schema'")
     store = PgStore(pg_url, cache_root=tmp_path)
     assert _mail_storage(store) == "e"
+    Game.create(store.game("g1"), "el-alamein", {}, seed_hex=SEED, game_id="g1", at=CLOCK)
     store.note_cost("g1", 12.5)                                     # schema 4: the games' costs
-    assert store._one("SELECT cpu, mails FROM pbem_costs WHERE game = 'g1'") == (12.5, 1)
+    store.note_cost("nobody-hosts-this", 9.0)                       # (a refused mail's: not kept)
+    assert store._all("SELECT game, cpu, mails FROM pbem_costs") == [("g1", 12.5, 1)]
     mail = b"To: a@x.org\r\nX-pbem-Kind: welcome\r\n\r\n" + b"QUFB" * 50_000 + b"\r\n"   # compressible
     store.spool_put("000001-x", [("00-axis-welcome.eml", mail)])
     size, length = store._one("SELECT pg_column_size(data), octet_length(data) FROM pbem_outgoing")

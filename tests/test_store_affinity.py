@@ -301,3 +301,27 @@ def test_a_placement_that_is_not_one_is_ignored():
     assert pg_balance.owners('{"epoch": 3}') is None and pg_balance.owners('{"owners": [1, 2]}') is None
     assert pg_balance.owners('{"epoch": 3, "owners": {"g1": "a:1"}}') == {"g1": "a:1"}
     assert pg_balance._epoch("garbage") == 0 and pg_balance._epoch('{"epoch": 7, "owners": {}}') == 7
+
+
+def test_a_rebalance_among_three_workers_lowers_the_busiest_and_keeps_scenarios_whole():
+    # 30 games of ten scenarios, three each, on three workers; a game of scenarios 0-2
+    # costs five times one of the others
+    games = tuple(f"g{i:02d}" for i in range(30))
+    groups = {g: f"scenario-{i % 10}" for i, g in enumerate(games)}
+    cost = {g: 50.0 if groups[g] in ("scenario-0", "scenario-1", "scenario-2") else 10.0 for g in games}
+    names = ["a:1", "b:2", "c:3"]
+    tried = 0
+    for extra in range(12):                                        # several hash orders
+        names = ["a:1", "b:2", f"c:{extra}"]
+        three = Affinity("a:1", names, games, groups)
+        before = _loads(three, {g: three.owner(g) for g in games}, cost)
+        owners = three.rebalanced(cost)
+        if owners is None:
+            continue
+        tried += 1
+        after = _loads(three, owners, cost)
+        assert max(after.values()) < max(before.values()) and set(owners.values()) <= set(names)
+        split_before = {sc for sc in set(groups.values()) if len({three.owner(g) for g in games if groups[g] == sc}) > 1}
+        split_after = {sc for sc in set(groups.values()) if len({owners[g] for g in games if groups[g] == sc}) > 1}
+        assert split_after <= split_before                          # no scenario newly cut in two
+    assert tried >= 3

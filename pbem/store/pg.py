@@ -447,7 +447,7 @@ class PgStore:
 
     def note_cost(self, game: str, ms: float) -> None:
         """What a job of ``game`` cost this worker (CPU ms), in the job's transaction."""
-        self._run(pg_balance.NOTE_COST, (game, ms, S.COST_HALF_LIFE))
+        self._run(pg_balance.NOTE_COST, (ms, game, S.COST_HALF_LIFE))
 
     def scenario_groups(self) -> dict[str, str]:
         """Each game's scenario, as a digest of its scenario.toml (``Affinity``'s groups)."""

@@ -15,7 +15,9 @@ __all__ = ["EVERY", "NOTE_COST", "owners", "rebalance"]
 EVERY = 5.0                # s between a worker's looks at the costs
 MIN_MAILS = 20             # mails measured before the costs are gone by (and half the games)
 
-NOTE_COST = ("INSERT INTO pbem_costs (game, cpu, mails) VALUES (%s, %s, 1) ON CONFLICT (game) DO UPDATE SET "
+# (a hosted game's only: a refused mail may name any game)
+NOTE_COST = ("INSERT INTO pbem_costs (game, cpu, mails) SELECT game, %s, 1 FROM pbem_heads WHERE game = %s "
+             "ON CONFLICT (game) DO UPDATE SET "
              "cpu = pbem_costs.cpu * 0.5 ^ (extract(epoch FROM now() - pbem_costs.at) / %s) + EXCLUDED.cpu, "
              "mails = pbem_costs.mails + 1, at = now()")
 
