@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pbem.report import pngbands
 from pbem.report.bystring import ByString
+from pbem.report.sprites import paste
 from pbem.report.tilestore import image
 
 __all__ = ["svg_to_png", "MAP_WIDTH", "MAP_COLOURS", "FONT_FILES"]
@@ -238,7 +239,7 @@ class _Palette:
                 band = Image.new("P", (lay.width + 1, y1 - y0), self.blank)
                 band.paste(0, (0, 0, 1, y1 - y0))
                 for x, y, k, im in laid:
-                    band.paste(self.tile(k, im), (1 + x, y - y0))
+                    paste(band, self.tile(k, im), 1 + x, y - y0)
                 return band.tobytes()
             out.append((key, make))
         return out

@@ -20,7 +20,7 @@ import math
 import re
 from collections import OrderedDict
 
-__all__ = ["Painter", "Kept", "SPRITE_MAX"]
+__all__ = ["Painter", "Kept", "SPRITE_MAX", "paste"]
 
 SPRITE_MAX = 4 * 128 * 128       # px: a bigger item is drawn in the part of each tile it meets
 SHEET_MAX = 2 * 128 * 128        # px: a bigger picture is drawn alone (the room beside it on a sheet costs)
@@ -65,6 +65,7 @@ class Painter:
         self.items, self.s, self.width, self.height = items, s, width, height
         self.fam, self.always, self.layered, self.render = fam, always, layered, render
         self.store, self.margin = store, margin
+        self._rects: dict[int, tuple[int, int, int, int]] = {}     # item -> its pixels (``_pixels``)
 
     def request(self, k: int, tile: tuple[int, int, int, int], limit: int | None = SPRITE_MAX):
         """The picture item ``k`` wants where it meets ``tile`` (a pixel rectangle): (k, rect,
@@ -77,7 +78,10 @@ class Painter:
         if not all(math.isfinite(v) for v in b):
             rect, whole = tile, False
         else:
-            rect, whole = self._pixels(lay, text, b), True
+            rect = self._rects.get(k)
+            if rect is None:                         # (an item meets several tiles: asked once each)
+                rect = self._rects[k] = self._pixels(lay, text, b)
+            whole = True
             if limit is not None and (rect[2] - rect[0]) * (rect[3] - rect[1]) > limit:
                 rect, whole = _meet(rect, tile), False
         if rect[2] <= rect[0] or rect[3] <= rect[1]:
@@ -159,7 +163,7 @@ class Painter:
         tile = base.copy()
         for x, y, im in got:                         # over an opaque picture: blended by the alpha
             if x < tx + tile.width and y < ty + tile.height and x + im.width > tx and y + im.height > ty:
-                tile.paste(im, (x - tx, y - ty), im)  # (Pillow clips what falls outside)
+                paste(tile, im, x - tx, y - ty, im)  # (Pillow clips what falls outside)
         return tile
 
     def _keep(self, req, pic):
@@ -237,6 +241,19 @@ def _arrow_box(text: str, margin: float) -> tuple[float, float, float, float] | 
         except (KeyError, ValueError):
             return None
     return (min(xs), min(ys), max(xs), max(ys)) if xs else None
+
+
+def paste(dst, src, x: int, y: int, mask=None) -> None:
+    """``dst.paste(src, (x, y), mask)`` by Pillow's core: ``dst`` a picture of this module's own
+    (made, copied or cropped here: loaded and writable), ``src`` of ``dst``'s mode, or RGBA
+    over RGB.  A map lays some 600 small pictures over each other, and the checks of
+    ``Image.paste`` (its argument forms, loading both pictures again) cost more than the
+    copy of a small one."""
+    box = (x, y, x + src.width, y + src.height)
+    if mask is None:
+        dst.im.paste(src.im, box)
+    else:
+        dst.im.paste(src.im, box, mask.im)
 
 
 def _widths(sizes: list[tuple[int, int]]) -> set[int]:
