@@ -300,7 +300,8 @@ def test_a_placement_that_is_not_one_is_ignored():
     assert pg_balance.owners("") is None and pg_balance.owners("not json") is None
     assert pg_balance.owners('{"epoch": 3}') is None and pg_balance.owners('{"owners": [1, 2]}') is None
     assert pg_balance.owners('{"epoch": 3, "owners": {"g1": "a:1"}}') == {"g1": "a:1"}
-    assert pg_balance._epoch("garbage") == 0 and pg_balance._epoch('{"epoch": 7, "owners": {}}') == 7
+    assert pg_balance._read("garbage") == (0, None) and pg_balance._read('{"epoch": 7, "owners": {}}') == (7, {})
+    assert pg_balance._read("[1, 2]") == (0, None)
 
 
 def test_a_rebalance_among_three_workers_lowers_the_busiest_and_keeps_scenarios_whole():

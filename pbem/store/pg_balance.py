@@ -25,18 +25,17 @@ NOTE_COST = ("INSERT INTO pbem_costs (game, cpu, mails) SELECT game, %s, 1 FROM 
 def owners(placed: str) -> dict[str, str] | None:
     """The placement's owners (game -> worker) from its text; None for none, or for a text
     that is not one (edited by hand): the games are then shared out as without one."""
-    try:
-        got = json.loads(placed)["owners"] if placed else None
-    except (ValueError, KeyError, TypeError):
-        return None
-    return got if isinstance(got, dict) else None
+    return _read(placed)[1]
 
 
-def _epoch(placed: str) -> int:
+def _read(placed: str) -> tuple[int, dict[str, str] | None]:
+    """(epoch, owners) of a placement's text; (0, None) for none or one that is not one."""
     try:
-        return int(json.loads(placed)["epoch"])
-    except (ValueError, KeyError, TypeError):
-        return 0
+        doc = json.loads(placed) if placed else {}
+        got = doc.get("owners")
+        return int(doc.get("epoch", 0)), got if isinstance(got, dict) else None
+    except (ValueError, TypeError, AttributeError):
+        return 0, None
 
 
 def rebalance(store, aff: Affinity, placed: str) -> tuple[str, Affinity] | None:
@@ -52,7 +51,7 @@ def rebalance(store, aff: Affinity, placed: str) -> tuple[str, Affinity] | None:
     owners = aff.rebalanced({g: c for g, c, _n in seen})
     if owners is None:
         return None
-    text = json.dumps({"epoch": _epoch(placed) + 1, "owners": owners}, sort_keys=True)
+    text = json.dumps({"epoch": _read(placed)[0] + 1, "owners": owners}, sort_keys=True)
     if placed:
         done = store._run("UPDATE pbem_meta SET value = %s WHERE key = 'placement' AND value = %s", (text, placed))
     else:
