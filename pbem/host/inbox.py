@@ -37,7 +37,22 @@ class InboxMixin:
         """Take the messages of ``listing()`` (refs, oldest first; ``read(ref)``: the raw
         message, None when it is gone) and ``handle(ref, raw, inc)`` each one taken: an
         Outcome, or None when another process has the message or its game in hand.
-        Returns the outcomes, appended to ``outcomes`` when given (kept if a read fails)."""
+        Returns the outcomes, appended to ``outcomes`` when given (kept if a read fails).
+        A worker says it is idle once, at the look's end, not after each message: the next
+        message's claim says what it does then (``ingest_claimed``)."""
+        self._in_look, self._idle_due = True, False
+        try:
+            return self._take_look(listing, read, handle, outcomes)
+        finally:
+            self._in_look = False
+            if self._idle_due:
+                self._idle_due = False
+                try:
+                    self.store.beat("")
+                except self.store.errors:           # the database failed: the next look says so
+                    pass
+
+    def _take_look(self, listing, read, handle, outcomes) -> list:
         aff, aff_at = self.store.affinity(), time.monotonic()
         # a worker of `pbem serve` passes over a game whose lock another holds (the game's
         # worker will take it, or this one at its next look); a poll that is no worker

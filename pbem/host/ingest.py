@@ -79,7 +79,10 @@ class IngestMixin:
                          "of this message was kept, and it is tried again on the next poll")
             self.log(oc.line())
         finally:
-            self.store.beat("")
+            if getattr(self, "_in_look", False):
+                self._idle_due = True               # said at the look's end (``_take_inbox``)
+            else:
+                self.store.beat("")
         return oc
 
     def ingest(self, raw: bytes, name: str, retry: bool = False, inc: M.Incoming | None = None) -> Outcome:

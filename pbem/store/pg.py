@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
-import json
 import os
 import socket
 import time
@@ -44,6 +43,8 @@ from pbem.store import pg_balance
 from pbem.store import pg_schema as S
 from pbem.store.affinity import Affinity
 from pbem.store.pg_spool import PgItem, Written
+from pbem.store.pg_tx import Tx as _Tx
+from pbem.store.pg_tx import lock_key, together as _together
 
 _PAGE = 2000                                # lines read per query (memory stays flat in the log's length)
 _current: contextvars.ContextVar["_Tx | None"] = contextvars.ContextVar("pbem_pg_tx", default=None)
@@ -57,18 +58,6 @@ def _driver():
         raise StoreError("[store] url names a PostgreSQL database, but psycopg is not installed: "
                          "pip install 'pbem[postgres]' (psycopg 3 and psycopg-pool)") from None
     return psycopg, psycopg_pool
-
-
-def lock_key(game: str) -> int:
-    """The game's advisory lock: a signed 64-bit number from its id."""
-    return int.from_bytes(hashlib.sha256(b"pbem game " + game.encode()).digest()[:8], "big", signed=True)
-
-
-class _Tx:
-    def __init__(self, store: "PgStore", conn):
-        self.store, self.conn = store, conn
-        self.after: list = []
-        self.notify = False
 
 
 class PgStore:
@@ -85,6 +74,7 @@ class PgStore:
         self.cache_root = Path(cache_root) if cache_root else Path(os.environ.get("TMPDIR", "/tmp")) / "pbem-cache"
         self.worker = worker or f"{socket.gethostname()}:{os.getpid()}"
         self._written = Written()              # the bytes of the mails this process spooled, to send
+        self._existing: set[str] = set()       # games whose heads row this process saw committed
         import logging
         logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)   # its retries would print; one line is ours
         try:
@@ -180,7 +170,7 @@ class PgStore:
         """A savepoint inside the job's transaction: what fails inside is undone."""
         tx = _current.get()
         if tx is not None and tx.store is self:
-            return tx.conn.transaction()
+            return tx.savepoint()
         return contextlib.nullcontext()
 
     @contextlib.contextmanager
@@ -216,16 +206,17 @@ class PgStore:
         free: a poll passes over a game another worker is busy with, rather than wait
         for it with a connection and a process idle.  ``doing``: this worker's beat,
         said in the same short transaction as the row is made (one commit, not two)."""
-        with self.pool.connection() as c:
+        with self.pool.connection() as c, _together(c):     # begin, both, commit: sent together
             c.execute("INSERT INTO pbem_jobs (key, source) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING",
                       (key, source))
             if doing:
                 c.execute("UPDATE pbem_workers SET beat = now(), doing = %s WHERE worker = %s", (doing, self.worker))
+            c.commit()
         with self.transaction() as tx:
             got = tx.conn.execute("SELECT 1 FROM pbem_jobs WHERE key = %s FOR UPDATE SKIP LOCKED",
                                   (key,)).fetchone() is not None
             if got and game:
-                got = tx.conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (lock_key(game),)).fetchone()[0]
+                got = tx.try_lock(game)
             yield bool(got)
 
     @contextlib.contextmanager
@@ -233,7 +224,7 @@ class PgStore:
         """A game's reports and deadlines, by one worker at a time: its lock if free, and
         its deadline row (FOR UPDATE SKIP LOCKED); else another worker has it now."""
         with self.transaction() as tx:
-            got = tx.conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (lock_key(gid),)).fetchone()[0]
+            got = tx.try_lock(gid)
             if got:
                 got = tx.conn.execute("SELECT 1 FROM pbem_deadlines WHERE game = %s FOR UPDATE SKIP LOCKED",
                                       (gid,)).fetchone() is not None or not self._has_deadline_row(tx, gid)
@@ -247,7 +238,17 @@ class PgStore:
         """Inside a transaction: wait for the game's lock (held until it ends)."""
         tx = _current.get()
         assert tx is not None and tx.store is self
-        tx.conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(gid),))
+        tx.lock(gid)
+
+    def held(self, gid: str) -> "_Tx | None":
+        """The transaction in progress when it holds ``gid``'s lock (``pg_tx``: what it
+        reads of that game is kept to its end), else None."""
+        tx = _current.get()
+        return tx if tx is not None and tx.store is self and tx.holds(gid) else None
+
+    def _tx(self) -> "_Tx | None":
+        tx = _current.get()
+        return tx if tx is not None and tx.store is self else None
 
     # --- the journal -----------------------------------------------------------------
 
@@ -280,13 +281,19 @@ class PgStore:
     # --- the spool ---------------------------------------------------------------------
 
     def spool_has(self, job: str) -> bool:
-        return self._one("SELECT 1 FROM pbem_outgoing WHERE job = %s LIMIT 1", (job,)) is not None
+        got = self._one("SELECT 1 FROM pbem_outgoing WHERE job = %s LIMIT 1", (job,)) is not None
+        tx = self._tx()
+        if tx is not None and not got:
+            tx.unspooled.add(job)                   # none but this transaction spools it (pg_tx)
+        return got
 
     def spool_put(self, job: str, mails: list[tuple[str, bytes]], game_id: str = "") -> bool:
         from pbem.host import crash
         with self.transaction() as tx:
-            if tx.conn.execute("SELECT 1 FROM pbem_outgoing WHERE job = %s LIMIT 1", (job,)).fetchone():
+            if job not in tx.unspooled and tx.conn.execute("SELECT 1 FROM pbem_outgoing WHERE job = %s LIMIT 1",
+                                                           (job,)).fetchone():
                 return False
+            tx.unspooled.discard(job)
             with tx.conn.cursor() as cur:
                 cur.executemany("INSERT INTO pbem_outgoing (job, n, game, name, data) VALUES (%s, %s, %s, %s, %s)",
                                 [(job, n, game_id, name, data) for n, (name, data) in enumerate(mails)])
@@ -364,7 +371,8 @@ class PgStore:
 
     def hosted(self, gid: str) -> "PgGame | None":
         """One hosted game by id (``games().get(gid)`` without listing every game)."""
-        return PgGame(self, gid) if self._one("SELECT 1 FROM pbem_heads WHERE game = %s", (gid,)) else None
+        game = PgGame(self, gid)
+        return game if game.exists() else None
 
     def register(self, game) -> None:
         from pbem.host.common import HostError
@@ -374,6 +382,7 @@ class PgStore:
         with self.transaction() as tx:
             tx.conn.execute("INSERT INTO pbem_deadlines (game, doc) VALUES (%s, '\\x7b7d') "
                             "ON CONFLICT (game) DO NOTHING", (game.game_id,))
+            tx.docs.pop((game.game_id, "deadline.json"), None)
 
     # --- the workers ---------------------------------------------------------------------
 
@@ -391,8 +400,9 @@ class PgStore:
 
     def beat(self, doing: str = "") -> None:
         """What this worker does now (its own short transaction, seen at once)."""
-        with self.pool.connection() as c:
+        with self.pool.connection() as c, _together(c):
             c.execute("UPDATE pbem_workers SET beat = now(), doing = %s WHERE worker = %s", (doing, self.worker))
+            c.commit()
 
     def workers(self) -> list[dict]:
         """Every worker with what it holds: the games whose advisory lock its sessions
@@ -469,6 +479,7 @@ class PgGame:
     """One game in the database: the game store ``pbem.engine.Game`` works on."""
 
     kind = "postgresql"
+    has_modes = False                           # ``mode`` is 0o600 for any document: the tables' grants guard them
 
     def __init__(self, store: PgStore, game_id: str):
         self.pg, self.game_id = store, game_id
@@ -509,16 +520,23 @@ class PgGame:
     # --- documents ---------------------------------------------------------------------
 
     def read(self, name: str, limit: int | None = None) -> bytes | None:
-        if name == "deadline.json":
-            row = self.pg._one("SELECT doc FROM pbem_deadlines WHERE game = %s", (self.game_id,))
+        tx = self.pg.held(self.game_id)             # under the game's lock: read once a transaction (pg_tx)
+        if tx is not None and (self.game_id, name) in tx.docs:
+            data = tx.docs[self.game_id, name]
         else:
-            table = "pbem_secrets" if name in SECRET_DOCS else "pbem_docs"
-            row = self.pg._one(f"SELECT data FROM {table} WHERE game = %s AND name = %s", (self.game_id, name),
-                               binary=True)
-        if row and limit is not None and len(row[0]) > limit:
+            if name == "deadline.json":
+                row = self.pg._one("SELECT doc FROM pbem_deadlines WHERE game = %s", (self.game_id,))
+            else:
+                table = "pbem_secrets" if name in SECRET_DOCS else "pbem_docs"
+                row = self.pg._one(f"SELECT data FROM {table} WHERE game = %s AND name = %s", (self.game_id, name),
+                                   binary=True)
+            data = bytes(row[0]) if row else None
+            if tx is not None:
+                tx.docs[self.game_id, name] = data
+        if data is not None and limit is not None and len(data) > limit:
             from pbem.log import FileRefused
             raise FileRefused(f"{self.path_of(name)} holds more than {limit:,} bytes, the most pbem reads of it")
-        return bytes(row[0]) if row else None
+        return data
 
     def mode(self, name: str) -> int | None:
         return None if self.read(name) is None else 0o600        # guarded by the table's grants, not a mode
@@ -527,11 +545,17 @@ class PgGame:
         if name == "deadline.json":
             self.pg._run("INSERT INTO pbem_deadlines (game, doc, next_due) VALUES (%s, %s, %s) ON CONFLICT (game) "
                          "DO UPDATE SET doc = EXCLUDED.doc, next_due = EXCLUDED.next_due",
-                         (self.game_id, data, _next_due(data)))
-            return
-        table = "pbem_secrets" if name in SECRET_DOCS else "pbem_docs"
-        self.pg._run(f"INSERT INTO {table} (game, name, data) VALUES (%s, %s, %s) ON CONFLICT (game, name) "
-                     "DO UPDATE SET data = EXCLUDED.data", (self.game_id, name, data))
+                         (self.game_id, data, S.next_due(data)))
+        else:
+            table = "pbem_secrets" if name in SECRET_DOCS else "pbem_docs"
+            self.pg._run(f"INSERT INTO {table} (game, name, data) VALUES (%s, %s, %s) ON CONFLICT (game, name) "
+                         "DO UPDATE SET data = EXCLUDED.data", (self.game_id, name, data))
+        tx = self.pg._tx()
+        if tx is not None:                          # what the transaction reads next is what it wrote
+            if tx.holds(self.game_id):
+                tx.docs[self.game_id, name] = bytes(data)
+            else:
+                tx.docs.pop((self.game_id, name), None)
 
     @contextlib.contextmanager
     def doc_lock(self, name: str) -> Iterator[None]:
@@ -559,15 +583,6 @@ class PgGame:
         self.write("seed", (seed.hex() + "\n").encode("ascii"))
 
 
-def _next_due(doc: bytes):
-    from pbem.host.common import parse_time
-    try:
-        waits = json.loads(doc).get("waits", {})
-        return min((parse_time(w["due"]) for w in waits.values()), default=None)
-    except Exception:                       # noqa: BLE001 - a record written by hand: no index, still kept
-        return None
-
-
 class PgEventLog:
     """A game's log in pbem_events, with the file log's interface (pbem.log.EventLog)."""
 
@@ -580,7 +595,13 @@ class PgEventLog:
         return f"PgEventLog({self.game.game_id!r})"
 
     def exists(self) -> bool:
-        return self.pg._one("SELECT 1 FROM pbem_heads WHERE game = %s", (self.game.game_id,)) is not None
+        gid = self.game.game_id
+        if gid in self.pg._existing:                # a heads row is never deleted
+            return True
+        got = self.pg._one("SELECT 1 FROM pbem_heads WHERE game = %s", (gid,)) is not None
+        if got and self.pg._tx() is None:           # committed (a transaction's own may yet roll back)
+            self.pg._existing.add(gid)
+        return got
 
     _LINE = ("SELECT e.seq, e.prev, coalesce(e.line, s.data) FROM pbem_events e LEFT JOIN pbem_secrets s "
              "ON e.line IS NULL AND s.game = e.game AND s.name = 'line:' || e.seq WHERE e.game = %s ")
@@ -654,8 +675,15 @@ class PgEventLog:
 
     def recorded_head(self) -> tuple[int, str] | None:
         """The anchor: the heads row every append compares and sets."""
-        row = self.pg._one("SELECT seq, hash FROM pbem_heads WHERE game = %s", (self.game.game_id,))
-        return (int(row[0]), row[1]) if row else None
+        gid = self.game.game_id
+        tx = self.pg.held(gid)                      # under the game's lock: read once a transaction (pg_tx)
+        if tx is not None and gid in tx.heads:
+            return tx.heads[gid]
+        row = self.pg._one("SELECT seq, hash FROM pbem_heads WHERE game = %s", (gid,))
+        got = (int(row[0]), row[1]) if row else None
+        if tx is not None:
+            tx.heads[gid] = got
+        return got
 
     check_anchor = EventLog.check_anchor          # the heads row must not contradict the last line
 
@@ -687,8 +715,8 @@ class PgEventLog:
         gid = self.game.game_id
         with self.pg.transaction() as tx:
             c = tx.conn
-            row = c.execute("SELECT seq, hash FROM pbem_heads WHERE game = %s", (gid,)).fetchone()
-            seq, h = (int(row[0]), row[1]) if row else (-1, GENESIS)
+            row = self.recorded_head()
+            seq, h = row if row else (-1, GENESIS)
             if expect_head is not None and expect_head != h:
                 raise self._stale(expect_head, seq, h)
             start, old = seq, h
@@ -717,8 +745,12 @@ class PgEventLog:
                 n = c.execute("UPDATE pbem_heads SET seq = %s, hash = %s WHERE game = %s AND hash = %s",
                               (seq, h, gid, old)).rowcount
             if n != 1:                              # another writer moved the head since it was read
+                tx.heads.pop(gid, None)
                 now = c.execute("SELECT seq, hash FROM pbem_heads WHERE game = %s", (gid,)).fetchone()
                 raise self._stale(old, *(now or (-1, GENESIS)))
+            if tx.holds(gid):
+                tx.heads[gid] = (seq, h)
+                tx.docs.update(((gid, name), line) for _g, name, line in sealed)
             with c.cursor() as cur:
                 cur.executemany("INSERT INTO pbem_events (game, seq, prev, hash, kind, at, line) VALUES "
                                 "(%s, %s, %s, %s, %s, %s, %s)", rows)

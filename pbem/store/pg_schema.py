@@ -125,3 +125,16 @@ MIGRATE = {
 
 READABLE = ("pbem_heads", "pbem_events", "pbem_deadlines", "pbem_workers", "pbem_meta")
 PRIVATE = ("pbem_secrets", "pbem_jobs", "pbem_outgoing", "pbem_docs", "pbem_costs")
+
+
+def next_due(doc: bytes):
+    """pbem_deadlines.next_due of a deadline document: its earliest due time (the index
+    workers look for due deadlines by), None when it has none or cannot be read."""
+    import json
+
+    from pbem.host.common import parse_time
+    try:
+        waits = json.loads(doc).get("waits", {})
+        return min((parse_time(w["due"]) for w in waits.values()), default=None)
+    except Exception:                       # noqa: BLE001 - a record written by hand: no index, still kept
+        return None

@@ -1,0 +1,91 @@
+"""One transaction of the PostgreSQL store, and what it learnt that cannot change
+before it ends, so that a job asks the server each thing once.
+
+Every statement is a round trip, and on this machine a round trip costs the server
+more CPU than most of the statements themselves (the wake-up on each side, measured
+in issue 29); over a network it costs its latency besides.  A job asked the same
+things again and again: its game's lock four times, a staged-orders document six
+times, the deadlines three.  What a transaction keeps here:
+
+* ``locks``: the games' advisory locks it holds.  A lock is held to the end of the
+  transaction, so asking for it again asks nothing.
+* ``docs`` and ``heads``: a game's documents and its heads row, read or written while
+  the transaction holds that game's lock.  Every writer of a game takes its lock
+  first (``PgEventLog.lock``, ``PgStore.game_turn``), so nothing but this transaction
+  changes them until it ends; without the lock nothing is kept (under READ
+  COMMITTED a second read may see another's commit).
+* ``unspooled``: the jobs found to have no mail in the spool.  A job's name is taken
+  once, by the worker holding its journal row, so none gains mail but by this
+  transaction.
+
+A savepoint rolled back (``savepoint``) forgets all of it: what was written inside
+is undone, and the locks taken inside are released with it.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from typing import Iterator
+
+__all__ = ["Tx", "lock_key", "together"]
+
+
+def lock_key(game: str) -> int:
+    """The game's advisory lock: a signed 64-bit number from its id."""
+    return int.from_bytes(hashlib.sha256(b"pbem game " + game.encode()).digest()[:8], "big", signed=True)
+
+
+class Tx:
+    def __init__(self, store, conn):
+        self.store, self.conn = store, conn
+        self.after: list = []              # run once committed
+        self.notify = False                # NOTIFY pbem at the commit
+        self.locks: set[int] = set()
+        self.docs: dict[tuple[str, str], bytes | None] = {}
+        self.heads: dict[str, tuple[int, str] | None] = {}
+        self.unspooled: set[str] = set()
+
+    def holds(self, game: str) -> bool:
+        """Whether this transaction holds ``game``'s lock."""
+        return lock_key(game) in self.locks
+
+    def lock(self, game: str) -> None:
+        """Wait for ``game``'s lock, unless this transaction holds it already."""
+        key = lock_key(game)
+        if key not in self.locks:
+            self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
+            self.locks.add(key)
+
+    def try_lock(self, game: str) -> bool:
+        """``game``'s lock if it is free (or held here already)."""
+        key = lock_key(game)
+        if key not in self.locks:
+            if not self.conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (key,)).fetchone()[0]:
+                return False
+            self.locks.add(key)
+        return True
+
+    def forget(self) -> None:
+        self.docs.clear()
+        self.heads.clear()
+        self.unspooled.clear()
+
+    @contextlib.contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """A savepoint: on an exception its writes and its locks are undone, and what
+        this transaction kept is forgotten (some of it may have been written inside)."""
+        locks = set(self.locks)
+        with self.conn.transaction():
+            try:
+                yield
+            except BaseException:           # psycopg's Rollback too, which the savepoint swallows
+                self.locks = locks
+                self.forget()
+                raise
+
+
+def together(conn):
+    """psycopg's pipeline mode (statements sent without waiting for each answer, a commit
+    among them) where the client library has it (libpq 14 and later), else one at a time."""
+    import psycopg
+    return conn.pipeline() if psycopg.Pipeline.is_supported() else contextlib.nullcontext()
