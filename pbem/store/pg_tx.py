@@ -10,10 +10,13 @@ times, the deadlines three.  What a transaction keeps here:
 * ``locks``: the games' advisory locks it holds.  A lock is held to the end of the
   transaction, so asking for it again asks nothing.
 * ``docs`` and ``heads``: a game's documents and its heads row, read or written while
-  the transaction holds that game's lock.  Every writer of a game takes its lock
-  first (``PgEventLog.lock``, ``PgStore.game_turn``), so nothing but this transaction
-  changes them until it ends; without the lock nothing is kept (under READ
-  COMMITTED a second read may see another's commit).
+  the transaction holds that game's lock.  The host's jobs and game turns write a
+  game only under its lock (``PgEventLog.lock``, ``PgStore.game_turn``), so nothing
+  but this transaction changes them until it ends; an append that raced anyway is
+  still refused by the head's compare-and-set.  (A document written without the
+  lock, by a command beside running workers, could be overwritten by a job that
+  read it before, with or without this.)  Without the lock nothing is kept: under
+  READ COMMITTED a second read may see another's commit.
 * ``unspooled``: the jobs found to have no mail in the spool.  A job's name is taken
   once, by the worker holding its journal row, so none gains mail but by this
   transaction.
