@@ -153,3 +153,25 @@ def test_a_job_asks_the_server_nothing_twice(tmp_path, pg_url, sent):
                                 and "pbem_events" not in s[1])
     assert [s for s, n in asked.items() if n > 1] == []
     assert len(selects(sent, "pg_advisory_xact_lock")) <= 1
+
+
+def test_under_the_lock_the_last_line_is_read_once_and_an_append_moves_it(store, sent):
+    game = new_game(store)
+    g = store.game("g1")
+    sent.clear()
+    with store.transaction():
+        store.game_lock("g1")
+        first = g.log.head()
+        assert g.log.head() == first and g.log.head_anchored() == (*first, first)
+        rec = g.log.append("PressSent", {"side": "axis", "text": "one"}, at=CLOCK)
+        assert g.log.head() == (rec.seq, rec.hash) and g.log.head_anchored() == (rec.seq, rec.hash, (rec.seq, rec.hash))
+    assert len(selects(sent, "FROM pbem_events")) == 2             # head(), then head_anchored()'s anchor with it
+    assert Game(game.store).head() == (rec.seq, rec.hash)          # as read afresh
+
+
+def test_the_log_read_backwards_in_growing_pages_gives_every_line(store):
+    g = store.game("g1")
+    new_game(store)
+    g.log.append_many([("PressSent", {"side": "axis", "text": str(i)}) for i in range(400)], at=CLOCK)
+    forwards = list(g.log.iter_lines())
+    assert len(forwards) > 400 and list(g.log.iter_lines_reversed()) == forwards[::-1]

@@ -44,7 +44,7 @@ from pbem.store import pg_schema as S
 from pbem.store.affinity import Affinity
 from pbem.store.pg_spool import PgItem, Written
 from pbem.store.pg_tx import Tx as _Tx
-from pbem.store.pg_tx import lock_key, together as _together
+from pbem.store.pg_tx import kept, lock_key, together as _together
 
 _PAGE = 2000                                # lines read per query (memory stays flat in the log's length)
 _current: contextvars.ContextVar["_Tx | None"] = contextvars.ContextVar("pbem_pg_tx", default=None)
@@ -520,19 +520,15 @@ class PgGame:
     # --- documents ---------------------------------------------------------------------
 
     def read(self, name: str, limit: int | None = None) -> bytes | None:
-        tx = self.pg.held(self.game_id)             # under the game's lock: read once a transaction (pg_tx)
-        if tx is not None and (self.game_id, name) in tx.docs:
-            data = tx.docs[self.game_id, name]
-        else:
+        def ask() -> bytes | None:
             if name == "deadline.json":
                 row = self.pg._one("SELECT doc FROM pbem_deadlines WHERE game = %s", (self.game_id,))
             else:
                 table = "pbem_secrets" if name in SECRET_DOCS else "pbem_docs"
                 row = self.pg._one(f"SELECT data FROM {table} WHERE game = %s AND name = %s", (self.game_id, name),
                                    binary=True)
-            data = bytes(row[0]) if row else None
-            if tx is not None:
-                tx.docs[self.game_id, name] = data
+            return bytes(row[0]) if row else None
+        data = kept(self.pg.held(self.game_id), "docs", (self.game_id, name), ask)    # once under the lock
         if data is not None and limit is not None and len(data) > limit:
             from pbem.log import FileRefused
             raise FileRefused(f"{self.path_of(name)} holds more than {limit:,} bytes, the most pbem reads of it")
@@ -631,14 +627,14 @@ class PgEventLog:
             yield from lines
 
     def iter_lines_reversed(self) -> Iterator[bytes]:
-        before = 1 << 62
-        while True:
-            page = self._page("AND e.seq < %s", (before,), "DESC")
+        before, n = 1 << 62, 64                     # a reader of the tail mostly stops within a few lines:
+        while True:                                 # pages grow from 64 to _PAGE, not 2,000 rows at once
+            page = self._page("AND e.seq < %s", (before,), "DESC", n)
             if not page:
                 return
             for _, _, ln in page:
                 yield ln
-            before = page[-1][0]
+            before, n = page[-1][0], min(_PAGE, 4 * n)
 
     def first_line(self) -> bytes | None:
         page = self._page("AND e.seq = 0", ())
@@ -653,37 +649,38 @@ class PgEventLog:
 
     def head(self) -> tuple[int, str]:
         """(seq, hash) of the last line, computed from its bytes as the file store does."""
-        page = self._page("", (), "DESC", 1)
-        if not page:
-            return -1, GENESIS
-        seq, prev, line = page[0]
-        return seq, line_hash(prev, line)
+        def ask() -> tuple[int, str]:
+            page = self._page("", (), "DESC", 1)
+            return (page[0][0], line_hash(page[0][1], page[0][2])) if page else (-1, GENESIS)
+        return kept(self.pg.held(self.game.game_id), "lasts", self.game.game_id, ask)    # once under the lock
 
     def head_anchored(self) -> tuple[int, str, tuple[int, str] | None]:
         """``head()`` and ``recorded_head()`` in one query (one snapshot): a state read from
         the cache reads both (``Game._at_head``)."""
+        gid = self.game.game_id
+        tx = self.pg.held(gid)                      # under the game's lock: read once a transaction (pg_tx)
+        if tx is not None and gid in tx.lasts and gid in tx.heads:
+            return (*tx.lasts[gid], tx.heads[gid])
         rows = self.pg._all(self._LINE[:7] + "(SELECT seq FROM pbem_heads WHERE game = e.game), (SELECT hash FROM "
                             "pbem_heads WHERE game = e.game), " + self._LINE[7:] + " ORDER BY e.seq DESC LIMIT 1",
-                            (self.game.game_id,))
+                            (gid,))
         if not rows:
             return -1, GENESIS, self.recorded_head()
         aseq, ahash, seq, prev, line = rows[0]
         if line is None:                                # as ``_page`` says it
             raise LogError("a sealed line is missing from pbem_secrets (this role may not read it, or it was "
                            "deleted)", seq + 1, self.path)
-        return seq, line_hash(prev, bytes(line)), (None if aseq is None else (int(aseq), ahash))
+        got = seq, line_hash(prev, bytes(line)), (None if aseq is None else (int(aseq), ahash))
+        if tx is not None:
+            tx.lasts[gid], tx.heads[gid] = got[:2], got[2]
+        return got
 
     def recorded_head(self) -> tuple[int, str] | None:
         """The anchor: the heads row every append compares and sets."""
-        gid = self.game.game_id
-        tx = self.pg.held(gid)                      # under the game's lock: read once a transaction (pg_tx)
-        if tx is not None and gid in tx.heads:
-            return tx.heads[gid]
-        row = self.pg._one("SELECT seq, hash FROM pbem_heads WHERE game = %s", (gid,))
-        got = (int(row[0]), row[1]) if row else None
-        if tx is not None:
-            tx.heads[gid] = got
-        return got
+        def ask() -> tuple[int, str] | None:
+            row = self.pg._one("SELECT seq, hash FROM pbem_heads WHERE game = %s", (self.game.game_id,))
+            return (int(row[0]), row[1]) if row else None
+        return kept(self.pg.held(self.game.game_id), "heads", self.game.game_id, ask)    # once under the lock
 
     check_anchor = EventLog.check_anchor          # the heads row must not contradict the last line
 
@@ -746,10 +743,11 @@ class PgEventLog:
                               (seq, h, gid, old)).rowcount
             if n != 1:                              # another writer moved the head since it was read
                 tx.heads.pop(gid, None)
+                tx.lasts.pop(gid, None)
                 now = c.execute("SELECT seq, hash FROM pbem_heads WHERE game = %s", (gid,)).fetchone()
                 raise self._stale(old, *(now or (-1, GENESIS)))
             if tx.holds(gid):
-                tx.heads[gid] = (seq, h)
+                tx.heads[gid] = tx.lasts[gid] = (seq, h)
                 tx.docs.update(((gid, name), line) for _g, name, line in sealed)
             with c.cursor() as cur:
                 cur.executemany("INSERT INTO pbem_events (game, seq, prev, hash, kind, at, line) VALUES "

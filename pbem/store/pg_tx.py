@@ -9,9 +9,9 @@ times, the deadlines three.  What a transaction keeps here:
 
 * ``locks``: the games' advisory locks it holds.  A lock is held to the end of the
   transaction, so asking for it again asks nothing.
-* ``docs`` and ``heads``: a game's documents and its heads row, read or written while
-  the transaction holds that game's lock.  The host's jobs and game turns write a
-  game only under its lock (``PgEventLog.lock``, ``PgStore.game_turn``), so nothing
+* ``docs``, ``heads`` and ``lasts``: a game's documents, its heads row and its last
+  line's (seq, hash), read or written while the transaction holds that game's lock
+  (``kept``).  The host's jobs and game turns write a game only under its lock (``PgEventLog.lock``, ``PgStore.game_turn``), so nothing
   but this transaction changes them until it ends; an append that raced anyway is
   still refused by the head's compare-and-set.  (A document written without the
   lock, by a command beside running workers, could be overwritten by a job that
@@ -30,7 +30,7 @@ import contextlib
 import hashlib
 from typing import Iterator
 
-__all__ = ["Tx", "lock_key", "together"]
+__all__ = ["Tx", "kept", "lock_key", "together"]
 
 
 def lock_key(game: str) -> int:
@@ -45,7 +45,8 @@ class Tx:
         self.notify = False                # NOTIFY pbem at the commit
         self.locks: set[int] = set()
         self.docs: dict[tuple[str, str], bytes | None] = {}
-        self.heads: dict[str, tuple[int, str] | None] = {}
+        self.heads: dict[str, tuple[int, str] | None] = {}     # pbem_heads (the anchor)
+        self.lasts: dict[str, tuple[int, str]] = {}            # the last line's (seq, hash)
         self.unspooled: set[str] = set()
 
     def holds(self, game: str) -> bool:
@@ -71,6 +72,7 @@ class Tx:
     def forget(self) -> None:
         self.docs.clear()
         self.heads.clear()
+        self.lasts.clear()
         self.unspooled.clear()
 
     @contextlib.contextmanager
@@ -92,3 +94,14 @@ def together(conn):
     among them) where the client library has it (libpq 14 and later), else one at a time."""
     import psycopg
     return conn.pipeline() if psycopg.Pipeline.is_supported() else contextlib.nullcontext()
+
+
+def kept(tx: Tx | None, kind: str, key, read):
+    """``read()``, asked once in ``tx`` and kept in its ``kind`` (docs, heads, lasts) by
+    ``key``; asked every time when ``tx`` is None (no transaction holding the game's lock)."""
+    if tx is None:
+        return read()
+    got = getattr(tx, kind)
+    if key not in got:
+        got[key] = read()
+    return got[key]
