@@ -164,9 +164,12 @@ def test_the_workers_write_one_placement_by_the_costs_their_jobs_noted(pg_url, t
         stores[0]._balance_due = 0.0
         first = stores[0].affinity()
         assert first.placed and sum(first.owner(g) == "b:2" for g in heavy) >= 1      # work moved to b:2
-        stores[1]._balance_due = float("inf")
+        # no next placement before its moves are measured (pg_balance.HOLD), by either worker
+        assert stores[0]._balance_due > time.monotonic() + pg_balance.HOLD - 10
+        stores[1]._balance_due = 0.0
         second = stores[1].affinity()                              # the other reads it at its next look
         assert second.placed == first.placed and all(second.owner(g) == first.owner(g) for g in games)
+        assert stores[1]._balance_due > time.monotonic() + pg_balance.HOLD - 10
         # a placement written on a stale read is refused (another worker wrote first)
         text = stores[0]._one("SELECT value FROM pbem_meta WHERE key = 'placement'")[0]
         assert json.loads(text)["epoch"] == 1

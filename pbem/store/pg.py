@@ -448,12 +448,14 @@ class PgStore:
             # each game's scenario, read again only when the games change (a new game)
             groups = last.groups if last is not None and last.games == games else self.scenario_groups()
             last = self._affinity = Affinity(self.worker, live, games, groups, pg_balance.owners(placed))
+            if placed != getattr(self, "_placed", placed):  # another's placement: its moves measured first
+                self._balance_due = time.monotonic() + pg_balance.HOLD
             self._placed = placed
         if len(last.live) > 1 and time.monotonic() >= getattr(self, "_balance_due", 0.0):
             self._balance_due = time.monotonic() + pg_balance.EVERY
             got = pg_balance.rebalance(self, last, placed)       # now and then: the work evened out
-            if got is not None:
-                self._placed, last = got
+            if got is not None:                                   # the next after its moves are measured
+                (self._placed, last), self._balance_due = got, time.monotonic() + pg_balance.HOLD
                 self._affinity = last
         return last
 
