@@ -48,6 +48,14 @@ def new_game(store, gid="g1") -> Game:
     return Game.create(store.game(gid), "el-alamein", {"axis": "a@x.org"}, seed_hex=SEED, game_id=gid, at=CLOCK)
 
 
+@pytest.fixture
+def g1(store, sent):
+    """Game g1's store, made; the statements counted from here."""
+    new_game(store)
+    sent.clear()
+    return store.game("g1")
+
+
 def test_under_the_games_lock_a_document_is_read_once_and_what_is_written_is_read_back(store, sent):
     new_game(store)
     g = store.game("g1")
@@ -65,10 +73,8 @@ def test_under_the_games_lock_a_document_is_read_once_and_what_is_written_is_rea
     assert g.read("staged.json") == b'{"a": 2}'                      # committed
 
 
-def test_without_the_lock_every_read_asks_the_server(store, sent):
-    new_game(store)
-    g = store.game("g1")
-    sent.clear()
+def test_without_the_lock_every_read_asks_the_server(store, sent, g1):
+    g = g1
     with store.transaction():
         g.read("staged.json")
         g.read("staged.json")
@@ -88,17 +94,15 @@ def test_what_another_commits_is_seen_by_a_transaction_without_the_games_lock(st
         assert g.read("scenario.toml") == b"x"
 
 
-def test_an_append_under_the_lock_keeps_the_new_head_and_a_stale_one_is_refused(store, sent, pg_url):
-    game = new_game(store)
-    g = store.game("g1")
-    sent.clear()
+def test_an_append_under_the_lock_keeps_the_new_head_and_a_stale_one_is_refused(store, sent, pg_url, g1):
+    g = g1
     with store.transaction():
         store.game_lock("g1")
         before = g.log.recorded_head()
         rec = g.log.append("PressSent", {"side": "axis", "text": "one"}, at=CLOCK)
         assert g.log.recorded_head() == (rec.seq, rec.hash) == (before[0] + 1, rec.hash)
     assert len(selects(sent, "FROM pbem_heads")) == 1                # read once; the append set it
-    assert g.log.read(verify=True)[-1].hash == rec.hash == Game(game.store).head()[1]    # the chain holds
+    assert g.log.read(verify=True)[-1].hash == rec.hash == Game(g).head()[1]    # the chain holds
     # a head kept here that another moved (outside the protocol) is caught by the compare-and-set
     from pbem.log import StaleHead
     with pytest.raises(StaleHead):
@@ -155,10 +159,8 @@ def test_a_job_asks_the_server_nothing_twice(tmp_path, pg_url, sent):
     assert len(selects(sent, "pg_advisory_xact_lock")) <= 1
 
 
-def test_under_the_lock_the_last_line_is_read_once_and_an_append_moves_it(store, sent):
-    game = new_game(store)
-    g = store.game("g1")
-    sent.clear()
+def test_under_the_lock_the_last_line_is_read_once_and_an_append_moves_it(store, sent, g1):
+    g = g1
     with store.transaction():
         store.game_lock("g1")
         first = g.log.head()
@@ -166,7 +168,7 @@ def test_under_the_lock_the_last_line_is_read_once_and_an_append_moves_it(store,
         rec = g.log.append("PressSent", {"side": "axis", "text": "one"}, at=CLOCK)
         assert g.log.head() == (rec.seq, rec.hash) and g.log.head_anchored() == (rec.seq, rec.hash, (rec.seq, rec.hash))
     assert len(selects(sent, "FROM pbem_events")) == 2             # head(), then head_anchored()'s anchor with it
-    assert Game(game.store).head() == (rec.seq, rec.hash)          # as read afresh
+    assert Game(g).head() == (rec.seq, rec.hash)          # as read afresh
 
 
 def test_the_log_read_backwards_in_growing_pages_gives_every_line(store):
