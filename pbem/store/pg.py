@@ -143,8 +143,8 @@ class PgStore:
         """Join the transaction in progress, or run one: committed at the end of the
         block (then ``after_commit`` callbacks and the wake-up), rolled back on any
         exception (a SimulatedCrash included)."""
-        tx = _current.get()
-        if tx is not None and tx.store is self:
+        tx = self._tx()
+        if tx is not None:
             yield tx
             return
         with self.pool.connection() as conn:
@@ -160,23 +160,23 @@ class PgStore:
             fn()
 
     def after_commit(self, fn) -> None:
-        tx = _current.get()
-        if tx is not None and tx.store is self:
+        tx = self._tx()
+        if tx is not None:
             tx.after.append(fn)
         else:
             fn()
 
     def atomic(self):
         """A savepoint inside the job's transaction: what fails inside is undone."""
-        tx = _current.get()
-        if tx is not None and tx.store is self:
+        tx = self._tx()
+        if tx is not None:
             return tx.savepoint()
         return contextlib.nullcontext()
 
     @contextlib.contextmanager
     def _conn(self):
-        tx = _current.get()
-        if tx is not None and tx.store is self:
+        tx = self._tx()
+        if tx is not None:
             yield tx.conn
         else:
             with self.pool.connection() as c:
@@ -236,17 +236,17 @@ class PgStore:
 
     def game_lock(self, gid: str) -> None:
         """Inside a transaction: wait for the game's lock (held until it ends)."""
-        tx = _current.get()
-        assert tx is not None and tx.store is self
+        tx = self._tx()
+        assert tx is not None
         tx.lock(gid)
 
     def held(self, gid: str) -> "_Tx | None":
         """The transaction in progress when it holds ``gid``'s lock (``pg_tx``: what it
         reads of that game is kept to its end), else None."""
-        tx = _current.get()
-        return tx if tx is not None and tx.store is self and tx.holds(gid) else None
+        tx = self._tx()
+        return tx if tx is not None and tx.holds(gid) else None
 
-    def _tx(self) -> "_Tx | None":
+    def _tx(self) -> "_Tx | None":                     # this store's transaction in progress, if any
         tx = _current.get()
         return tx if tx is not None and tx.store is self else None
 

@@ -28,12 +28,14 @@ is undone, and the locks taken inside are released with it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 from typing import Iterator
 
 __all__ = ["Tx", "kept", "lock_key", "together"]
 
 
+@functools.lru_cache(maxsize=4096)                 # asked at every read under a lock
 def lock_key(game: str) -> int:
     """The game's advisory lock: a signed 64-bit number from its id."""
     return int.from_bytes(hashlib.sha256(b"pbem game " + game.encode()).digest()[:8], "big", signed=True)
