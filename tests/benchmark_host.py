@@ -201,13 +201,15 @@ def bench_mail(work: Path, sizes: list[int], names: list[str], mails: int, repea
         runs: dict[int, list] = {n: [] for n in sizes}
         floors: dict[int, list] = {n: [] for n in sizes}
         events = {}
+        pics: dict[int, list] = {n: [] for n in sizes}
         for r in range(repeat):
             for n in sizes:
                 root = copy_host(templates[n], work / f"mail-{name}-{n}-{r}") if repeat > 1 else templates[n]
                 host = Host.open(root)
                 g = Game(host.games()["g"])
-                ts, floor = _time_mails(host, g, name, steps, start, mails)
+                ts, floor, drawn = _time_mails(host, g, name, steps, start, mails)
                 runs[n].append(ts)
+                pics[n].append(drawn)
                 floors[n].append(floor)
                 events[n] = Game(g.dir).head()[0] + 1
                 if root != templates[n]:
@@ -226,12 +228,49 @@ def bench_mail(work: Path, sizes: list[int], names: list[str], mails: int, repea
         ok = "ok" if max(meds) <= 0.050 and flat <= 1.2 else "MISSED"
         each = f" (each mail the least of {repeat} runs)" if repeat > 1 else ""
         print(f"mail    {name:<18} {parts}; max/min {flat:4.2f}{each} [target <= 50 ms, <= 1.2x: {ok}]", flush=True)
+        n = sizes[0]                                # where the CPU goes, at the first length
+        least = [min(zip(each_t, each_p)) for each_t, each_p in zip(zip(*runs[n]), zip(*pics[n]))]
+        if least and not _STUBBED:
+            med = {k: statistics.median(v) * 1000 for k, v in (
+                ("close-up", [p[0] for _t, p in least]), ("board", [p[1] for _t, p in least]),
+                ("rest", [t - p[0] - p[1] for t, p in least]))}
+            close = f"the close-up {med['close-up']:5.1f} ms, " if med["close-up"] else ""
+            print(f"mail    {name:<18} {line[0][1]:>7,} events: of a mail (medians) {close}"
+                  f"the whole board's PNG {med['board']:5.1f} ms, all else {med['rest']:5.1f} ms", flush=True)
     return rows
 
 
-def _time_mails(host, g, name: str, steps: list[str], start: int, mails: int) -> tuple[list[float], float]:
+_PICTURES = {"close-up": 0.0, "board": 0.0}     # CPU spent drawing each kind of PNG (``_count_pictures``)
+_STUBBED = False                                # --no-picture: the PNGs are stubs (nothing to count)
+
+
+def _count_pictures() -> None:
+    """Count the CPU of the mails' PNGs by kind: a big board's close-up and the whole board
+    (the pictures the three viewers of a position share are drawn once: the others cost nothing)."""
+    from pbem.report import closeup, png
+
+    def counted(f, kind: str):
+        if getattr(f, "counted", False):
+            return f
+
+        def run(*a, **k):
+            t = cpu()
+            try:
+                return f(*a, **k)
+            finally:
+                _PICTURES[kind] += cpu() - t
+        run.counted = True
+        return run
+    png.svg_to_png = counted(png.svg_to_png, "board")
+    closeup.closeup_png = counted(closeup.closeup_png, "close-up")
+
+
+def _time_mails(host, g, name: str, steps: list[str], start: int,
+                mails: int) -> tuple[list[float], float, list[tuple[float, float]]]:
     """One run of the mail part on ``host``: the caches emptied, one untimed order mail, the
-    floor (the median of three HELP mails), then each of the next ``mails`` steps' CPU."""
+    floor (the median of three HELP mails), then each of the next ``mails`` steps' CPU, and
+    each one's (close-up, whole board) CPU (``_count_pictures``)."""
+    _count_pictures()
     _forget_maps()                                  # each run starts as a fresh host process would
     # untimed: one order mail, as a host that has been running meets the next one
     # (imports, templates, the map's tiles of this game drawn once)
@@ -246,21 +285,25 @@ def _time_mails(host, g, name: str, steps: list[str], start: int, mails: int) ->
         t = cpu()
         host.poll()
         floor.append(cpu() - t)
-    ts = []
+    ts, drawn = [], []
     for i, step in enumerate(steps[start:start + mails]):
         side = side_of(g, step)
         _deliver(host, order_mail(g, side, (EXAMPLES / name / step).read_text(), f"m{i}@bench"))
+        before = dict(_PICTURES)
         t = cpu()
         oc = host.poll()
         ts.append(cpu() - t)
+        drawn.append((_PICTURES["close-up"] - before["close-up"], _PICTURES["board"] - before["board"]))
         assert [o.status for o in oc] == ["accepted"], (name, step, [o.line() for o in oc])
-    return ts, statistics.median(floor)
+    return ts, statistics.median(floor), drawn
 
 
 def no_picture() -> None:
     """Stub the PNG pictures out (``--no-picture``): the map's SVG is still drawn, its PNG
     and close-up are a few fixed bytes, so a mail costs what the host does besides them."""
+    global _STUBBED
     from pbem.report import closeup, png
+    _STUBBED = True
     png.svg_to_png = lambda svg, max_width=None, colours=None: b"\x89PNG (stub)"
     closeup.closeup_png = lambda svg, rect, scale: b"\x89PNG (stub close-up)"
 
