@@ -176,6 +176,7 @@ def bench_mail(work: Path, sizes: list[int], names: list[str], mails: int, repea
     each mail's least CPU counting (a neighbour on a shared machine only ever adds to it)."""
     from pbem.engine import Game
     from pbem.host import Host
+    _count_pictures()
     rows = []
     for name in names:
         b = book(name)
@@ -250,16 +251,12 @@ def _count_pictures() -> None:
     from pbem.report import closeup, png
 
     def counted(f, kind: str):
-        if getattr(f, "counted", False):
-            return f
-
         def run(*a, **k):
             t = cpu()
             try:
                 return f(*a, **k)
             finally:
                 _PICTURES[kind] += cpu() - t
-        run.counted = True
         return run
     png.svg_to_png = counted(png.svg_to_png, "board")
     closeup.closeup_png = counted(closeup.closeup_png, "close-up")
@@ -270,7 +267,6 @@ def _time_mails(host, g, name: str, steps: list[str], start: int,
     """One run of the mail part on ``host``: the caches emptied, one untimed order mail, the
     floor (the median of three HELP mails), then each of the next ``mails`` steps' CPU, and
     each one's (close-up, whole board) CPU (``_count_pictures``)."""
-    _count_pictures()
     _forget_maps()                                  # each run starts as a fresh host process would
     # untimed: one order mail, as a host that has been running meets the next one
     # (imports, templates, the map's tiles of this game drawn once)
