@@ -38,8 +38,7 @@ from typing import Any, Iterator
 import msgspec
 
 from pbem.log import GENESIS, EventLog, LogError, Record, StaleHead, _check_at, _decoder, line_hash, walk_chain
-from pbem.store import SECRET_DOCS, StoreError
-from pbem.store import pg_balance
+from pbem.store import SECRET_DOCS, StoreError, pg_balance
 from pbem.store import pg_schema as S
 from pbem.store.affinity import Affinity
 from pbem.store.pg_spool import PgItem, Written
@@ -75,6 +74,7 @@ class PgStore:
         self.worker = worker or f"{socket.gethostname()}:{os.getpid()}"
         self._written = Written()              # the bytes of the mails this process spooled, to send
         self._existing: set[str] = set()       # games whose heads row this process saw committed
+        self._affinity, self._placed, self._balance_due = None, None, 0.0   # the last look (``affinity``)
         import logging
         logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)   # its retries would print; one line is ours
         try:
@@ -443,15 +443,15 @@ class PgStore:
         games = tuple(g for (g,) in self._all("SELECT game FROM pbem_heads ORDER BY game"))
         row = self._one("SELECT value FROM pbem_meta WHERE key = 'placement'")
         placed = row[0] if row else ""
-        last = getattr(self, "_affinity", None)
+        last = self._affinity
         if last is None or last.live != sorted(set(live)) or last.games != games or self._placed != placed:
             # each game's scenario, read again only when the games change (a new game)
             groups = last.groups if last is not None and last.games == games else self.scenario_groups()
             last = self._affinity = Affinity(self.worker, live, games, groups, pg_balance.owners(placed))
-            if placed != getattr(self, "_placed", placed):  # another's placement: its moves measured first
+            if self._placed is not None and placed != self._placed:  # another's placement: measured first
                 self._balance_due = time.monotonic() + pg_balance.HOLD
             self._placed = placed
-        if len(last.live) > 1 and time.monotonic() >= getattr(self, "_balance_due", 0.0):
+        if len(last.live) > 1 and time.monotonic() >= self._balance_due:
             self._balance_due = time.monotonic() + pg_balance.EVERY
             got = pg_balance.rebalance(self, last, placed)       # now and then: the work evened out
             if got is not None:                                   # the next after its moves are measured
