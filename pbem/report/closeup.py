@@ -4,11 +4,10 @@ A mail client shows a PNG at its own size, and the mailed PNG is at most
 ``map_width`` pixels wide (1,400 by default).  A board whose map is wider is
 shrunk to fit, and its counters' labels with it: the 2,260-pixel board of a
 large scenario shrinks to 62 %, a 7-pixel counter id to 4 pixels, which no one
-can read.  So the picture is sized by the counters, not by the board: the scale
-at which the smallest counter label is ``READABLE`` pixels tall.  When the whole
-board at that scale fits ``map_width``, one PNG goes as before.  Otherwise the
-mail carries two: first the close-up, the area where this step happened (the
-moves, the hexes fought over; else the viewer's own units) at that scale, at
+can read.  A board that fits ``map_width`` at its own size goes as one PNG at that
+size.  A wider one (``big_board``) goes as two: first the close-up, the area where
+this step happened (the moves, the hexes fought over; else the viewer's own units)
+at the scale at which the smallest counter label is ``READABLE`` pixels tall, at
 most ``map_width`` by ``CLOSEUP_HEIGHT`` pixels; then the whole board shrunk to
 ``map_width`` (the overview, as before).  The text says that ``MAP SVG`` brings
 the whole map, sharp at any zoom (``note``).
